@@ -1,0 +1,6 @@
+from django.apps import AppConfig
+
+
+class AssistantConfig(AppConfig):
+    name = "assistant"
+    verbose_name = "Chat"

@@ -1,0 +1,48 @@
+"""The typed request frame: what the user wants done, to what, with which constraints and exceptions.
+
+The rule-based decomposer fills it from recognised entities; the compiler turns it into a workflow.
+Kept as plain data so an LLM decomposer can fill the same frame and reuse the compiler.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+__all__ = ["Operation", "RequestFrame"]
+
+Operation = Literal[
+    "query", "count", "free", "create", "move", "delete", "preference_get", "preference_set",
+    "undo", "yes", "no", "greet", "out_of_scope", "unknown",
+]
+
+
+@dataclass
+class RequestFrame:
+    operation: Operation
+    confidence: float
+    start: datetime | None = None
+    end: datetime | None = None
+    range_explicit: bool = False
+    at_time: datetime | None = None
+    duration_minutes: int | None = None
+    titles: list[str] = field(default_factory=list)
+    title_words: list[str] = field(default_factory=list)
+    category: str | None = None
+    people: list[str] = field(default_factory=list)
+    person_names: list[str] = field(default_factory=list)
+    calendars: list[str] = field(default_factory=list)
+    day_part: str | None = None
+    weekdays: list[int] = field(default_factory=list)
+    exclude_weekdays: list[int] = field(default_factory=list)
+    change_day_part: str | None = None
+    change_start: datetime | None = None
+    preference_key: str | None = None
+    wants_next: bool = False
+    error: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        return {k: (v.isoformat() if isinstance(v, datetime) else v) for k, v in data.items()}

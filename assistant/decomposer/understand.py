@@ -1,0 +1,261 @@
+"""From a sentence to a :class:`RequestFrame`: recognise entities, classify, fill the frame.
+
+Entities are found in layers, each masking what it consumed so the next does not read it again:
+time expressions and durations, exception clauses ("but not on Mondays"), constraint clauses
+("leave time for lunch"), people, calendars, categories and day parts, then titles (known ones from
+the user's calendars, else the words left over).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import datetime, timedelta
+
+from assistant.decomposer.frame import RequestFrame
+from assistant.decomposer.intent import classify, normalise
+from assistant.decomposer.lexicon import CATEGORY_WORDS, FILLER, GENERIC_EVENT_WORDS, PREFERENCE_WORDS, STOPWORDS
+from assistant.decomposer.world import World, tokens
+from assistant.timeexpr import TimeMatch, find_durations, find_times
+
+__all__ = ["understand"]
+
+_EXCEPTION_CUE = re.compile(
+    r"\b(?:except(?: for)?|excluding|other than|apart from|besides|but not|not on|not the|"
+    r"(?:do not|don't|dont|never) (?:touch|move|change|include)|leave(?: out)?|skip(?:ping)?|without)\b"
+)
+_CONSTRAINT = re.compile(
+    r"\b(?:leave|keep|protect|save|allow|make) (?:some )?(?:time|room|space|a gap)? ?(?:for|free for)\b[^,.;]*"
+    r"|\bkeep (?:my )?\w+ free\b|\bavoid(?:ing)? (?:my )?\w+\b"
+)
+_CLAUSE_END = re.compile(r"[,.;]| but | and (?=\w+ (?:my|the|all)\b)")
+_PEOPLE_AFTER = re.compile(r"\b(?:with|invite|inviting|and|for|meet|meeting|see|call|email)\s+([a-z][a-z.'-]*(?:\s+[a-z][a-z'-]*)?)")
+_POSSESSIVE = re.compile(r"\b([a-z][a-z-]+)'s\b")
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
+_CHANGE_LEAD = re.compile(r"\b(?:to|into|until|till|for|at|onto)\s*$")
+_QUANTIFIERS = frozenset(
+    "all every each any some my the a an our your recurring scheduled upcoming next current entire whole".split()
+)
+_NEXT_CUE = re.compile(r"\b(?:next|upcoming|when is|when's|when are|how soon|coming up)\b")
+_WEEKDAY_WORDS = re.compile(
+    r"\b(mon|tues|tue|wednes|wed|thurs|thu|fri|satur|sat|sun)(?:day)?s?\b"
+)
+_WEEKDAY_INDEX = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "wednes": 2, "thu": 3, "thurs": 3, "fri": 4,
+                  "sat": 5, "satur": 5, "sun": 6}
+_BARE_PERIOD = re.compile(r"\b(?:my|the|this|whole|entire)\s+(week|weekend|month|day)\b")
+
+
+def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
+    operation, confidence = classify(text)
+    frame = RequestFrame(operation=operation, confidence=confidence)
+    if operation in ("yes", "no", "greet", "undo"):
+        return frame
+    norm = normalise(text)
+    mask = [False] * len(norm)
+
+    def take(start: int, end: int) -> None:
+        for i in range(start, min(end, len(mask))):
+            mask[i] = True
+
+    times = find_times(norm, now=now)
+    bad = next((t for t in times if t.error), None)
+    if bad is not None:
+        frame.error = bad.error
+        return frame
+    if not times:
+        bare = _BARE_PERIOD.search(norm)
+        if bare:
+            times = [t for t in find_times(f"this {bare.group(1)}", now=now) if not t.error]
+            times = [_respan(t, bare.span()) for t in times]
+    exception_spans = [_clause(norm, m.start()) for m in _EXCEPTION_CUE.finditer(norm)]
+    constraint_spans = [m.span() for m in _CONSTRAINT.finditer(norm)]
+    for span in constraint_spans:
+        take(*span)
+        frame.notes.append("constraint: " + norm[span[0] : span[1]])
+
+    targets: list[TimeMatch] = []
+    for t in times:
+        take(*t.span)
+        if any(lo <= t.span[0] < hi for lo, hi in exception_spans):
+            frame.exclude_weekdays.extend(sorted(t.weekdays) or _weekday_of(t))
+            continue
+        if operation == "move" and _CHANGE_LEAD.search(norm[: t.span[0]]):
+            frame.change_day_part = t.day_part if not t.has_date and not t.has_time else None
+            frame.change_start = t.start if t.has_time else None
+            continue
+        targets.append(t)
+    for lo, hi in exception_spans:
+        for m in _WEEKDAY_WORDS.finditer(norm, lo, hi):
+            day = _WEEKDAY_INDEX.get(m.group(1))
+            if day is not None and day not in frame.exclude_weekdays:
+                frame.exclude_weekdays.append(day)
+        take(lo, hi)
+    _fill_range(frame, targets, now)
+
+    for d in find_durations(norm):
+        frame.duration_minutes = d.minutes
+        take(*d.span)
+
+    _fill_people(frame, norm, world, take)
+    _fill_calendars(frame, norm, world, take)
+    _fill_preference(frame, norm)
+    for category, pattern in CATEGORY_WORDS.items():
+        m = pattern.search(norm)
+        if m and not any(mask[m.start() : m.end()]):
+            frame.category = frame.category or category
+    frame.wants_next = bool(_NEXT_CUE.search(norm)) and not frame.range_explicit
+    residual = "".join(" " if mask[i] else ch for i, ch in enumerate(norm))
+    _fill_titles(frame, residual, world)
+    return frame
+
+
+def _respan(t: TimeMatch, span: tuple[int, int]) -> TimeMatch:
+    return TimeMatch(
+        text=t.text, span=span, start=t.start, end=t.end, grain=t.grain, is_interval=t.is_interval,
+        has_date=t.has_date, has_time=t.has_time, day_part=t.day_part, weekdays=t.weekdays, error=t.error,
+    )
+
+
+def _clause(text: str, start: int) -> tuple[int, int]:
+    m = _CLAUSE_END.search(text, start + 1)
+    return start, (m.start() if m else len(text))
+
+
+def _weekday_of(t: TimeMatch) -> list[int]:
+    return [t.start.weekday()] if t.start is not None and t.grain == "day" else []
+
+
+def _fill_range(frame: RequestFrame, targets: list[TimeMatch], now: datetime) -> None:
+    for t in targets:
+        if t.weekdays:
+            frame.weekdays.extend(sorted(t.weekdays))
+        if t.day_part and not t.has_date:
+            frame.day_part = t.day_part  # "afternoon classes": a filter, not a range
+            continue
+        if t.weekdays and not t.has_date:
+            continue
+        if t.start is None:
+            continue
+        end = t.end or (t.start + timedelta(days=365))
+        if t.has_time and not t.is_interval:
+            frame.at_time = t.start
+            if frame.operation in ("query", "count"):
+                end = t.start + timedelta(minutes=1)
+        if t.day_part and t.has_date:
+            frame.day_part = None
+        frame.start = t.start if frame.start is None else min(frame.start, t.start)
+        frame.end = end if frame.end is None else max(frame.end, end)
+        frame.range_explicit = True
+
+
+def _fill_people(frame: RequestFrame, norm: str, world: World, take: Callable[[int, int], None]) -> None:
+    seen: set[str] = set()
+    for m in _EMAIL.finditer(norm):
+        frame.people.append(m.group(0))
+        seen.add(m.group(0))
+        take(*m.span())
+    candidates: list[tuple[str, tuple[int, int]]] = []
+    for m in _PEOPLE_AFTER.finditer(norm):
+        candidates.append((m.group(1), m.span(1)))
+    for m in _POSSESSIVE.finditer(norm):
+        candidates.append((m.group(1), m.span(1)))
+    for name, span in candidates:
+        words = [w for w in name.split() if w not in STOPWORDS and w not in GENERIC_EVENT_WORDS]
+        if not words:
+            continue
+        found = world.people_named(" ".join(words)) or world.people_named(words[0])
+        if found:
+            for person in found[:1]:
+                if person.email not in seen:
+                    frame.people.append(person.email)
+                    seen.add(person.email)
+            frame.person_names.append(" ".join(words))
+            take(*span)
+        elif name.split()[0] not in STOPWORDS and not _looks_like_thing(name):
+            frame.person_names.append(" ".join(words))
+            take(*span)
+
+
+def _looks_like_thing(name: str) -> bool:
+    return any(w in GENERIC_EVENT_WORDS or CATEGORY_WORDS["class"].fullmatch(w) for w in name.split())
+
+
+def _fill_calendars(frame: RequestFrame, norm: str, world: World, take: Callable[[int, int], None]) -> None:
+    if "calendar" not in norm and not world.calendars:
+        return
+    for cal in world.calendars:
+        for label in {cal.name.casefold(), cal.key.casefold()}:
+            m = re.search(rf"\b{re.escape(label)}\b(?:\s+calendar)?", norm)
+            if m and (len(world.calendars) > 1 or "calendar" in norm[m.end() : m.end() + 10]):
+                if cal.key not in frame.calendars and not _is_category_word(label):
+                    frame.calendars.append(cal.key)
+                    take(*m.span())
+
+
+def _is_category_word(label: str) -> bool:
+    return any(p.fullmatch(label) for p in CATEGORY_WORDS.values())
+
+
+def _fill_preference(frame: RequestFrame, norm: str) -> None:
+    for key, pattern in PREFERENCE_WORDS.items():
+        if pattern.search(norm) and re.search(r"\bmy\b", norm):
+            frame.preference_key = key
+            if frame.operation == "query" and not frame.range_explicit:
+                frame.operation = "preference_get"
+            return
+
+
+def _stem(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def _fill_titles(frame: RequestFrame, residual: str, world: World) -> None:
+    cleaned = FILLER.sub(" ", residual)
+    residual_tokens = [w for w in tokens(cleaned)]
+    content = {_stem(w) for w in residual_tokens if w not in STOPWORDS and w not in GENERIC_EVENT_WORDS}
+    content -= {_stem(w) for w in frame.person_names}
+    best: list[tuple[float, str, list[str]]] = []
+    if content and frame.operation not in ("free", "preference_get", "out_of_scope"):
+        for title in world.titles:
+            distinct = [w for w in tokens(title) if w not in STOPWORDS and w not in GENERIC_EVENT_WORDS]
+            if not distinct:
+                continue
+            hits = [w for w in distinct if _stem(w) in content]
+            if hits:
+                best.append((len(hits) / len(distinct), title, hits))
+    if best:
+        top = max(score for score, _, _ in best)
+        chosen = [(title, hits) for score, title, hits in best if score == top]
+        frame.titles = [title for title, _ in chosen]
+        shared = set(chosen[0][1]).intersection(*[set(h) for _, h in chosen[1:]]) if len(chosen) > 1 else set()
+        frame.title_words = sorted(shared) if shared else chosen[0][1] if len(chosen) == 1 else []
+        if len(chosen) > 1 and not shared:
+            frame.title_words = []
+            frame.notes.append("several titles match: " + ", ".join(frame.titles))
+        return
+    # No known title: the words left over name the event ("a meeting with al" -> "meeting").
+    phrase = _leftover_phrase(residual_tokens, frame)
+    if phrase:
+        frame.titles = [phrase]
+        words = [w for w in phrase.split() if w not in GENERIC_EVENT_WORDS and not _is_category_word(w)]
+        if words and frame.operation in ("query", "count", "delete", "move"):
+            frame.title_words = [_stem(w) for w in words]
+
+
+def _leftover_phrase(words: list[str], frame: RequestFrame) -> str:
+    from assistant.decomposer.lexicon import COUNT_CUES, CREATE_VERBS, DELETE_VERBS, MOVE_VERBS, QUERY_CUES
+
+    kept: list[str] = []
+    for w in words:
+        if any(p.fullmatch(w) for p in (CREATE_VERBS, DELETE_VERBS, MOVE_VERBS, QUERY_CUES, COUNT_CUES)):
+            if kept:
+                break  # a second verb ends the object phrase ("remind me of X", "X i added")
+            continue
+        if w in _QUANTIFIERS or (w in STOPWORDS and w not in GENERIC_EVENT_WORDS):
+            if kept and w in {"of", "and", "the", "a", "an", "out", "to", "for", "on"}:
+                kept.append(w)
+            continue
+        kept.append(w)
+    while kept and kept[-1] in STOPWORDS and kept[-1] not in GENERIC_EVENT_WORDS:
+        kept.pop()
+    return " ".join(kept[:8])

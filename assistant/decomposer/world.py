@@ -1,0 +1,54 @@
+"""What the decomposer knows of the user's world: calendars, event titles, people.
+
+Built once per turn and read lazily, so a turn that needs no titles never lists events.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from functools import cached_property
+from typing import Any
+
+from skills.people import Person, people_search
+from skills.providers import provider_for
+from skills.providers.base import CalendarInfo, CalendarProvider
+
+__all__ = ["World"]
+
+_TITLE_HORIZON_BEFORE = timedelta(days=30)
+_TITLE_HORIZON_AFTER = timedelta(days=180)
+_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+
+@dataclass
+class World:
+    user: Any
+    now: datetime
+    _provider: CalendarProvider | None = field(default=None, repr=False)
+
+    @property
+    def provider(self) -> CalendarProvider:
+        if self._provider is None:
+            self._provider = provider_for(self.user)
+        return self._provider
+
+    @cached_property
+    def calendars(self) -> list[CalendarInfo]:
+        return self.provider.list_calendars()
+
+    @cached_property
+    def titles(self) -> list[str]:
+        """Distinct titles of the user's events around now: what "the check-in" can refer to."""
+        occurrences = self.provider.list_occurrences(
+            start=self.now - _TITLE_HORIZON_BEFORE, end=self.now + _TITLE_HORIZON_AFTER
+        )
+        return sorted({o.summary for o in occurrences if o.summary})
+
+    def people_named(self, name: str) -> list[Person]:
+        return people_search(user=self.user, query=name)
+
+
+def tokens(text: str) -> list[str]:
+    return _TOKEN.findall(text.casefold())

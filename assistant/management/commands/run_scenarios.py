@@ -1,0 +1,63 @@
+"""``manage.py run_scenarios PATH [PATH ...] [--decomposer rules|llm] [--json]``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.test.utils import override_settings
+
+from assistant.scenarios import run_scenario, scenario_files
+from assistant.scenarios.runner import ScenarioResult
+from assistant.scenarios.spec import ScenarioFormatError
+
+
+class Command(BaseCommand):
+    help = "Run scenario files (conversations with expected replies and final calendar checks)."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("paths", nargs="+", type=Path, help="Scenario files or folders of them.")
+        parser.add_argument("--decomposer", choices=["rules", "llm"], default="rules")
+        parser.add_argument("--json", action="store_true", help="Print one JSON object instead of a table.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        files = scenario_files(options["paths"])
+        missing = [str(p) for p in files if not p.exists()]
+        if missing:
+            raise CommandError(f"No such scenario file: {', '.join(missing)}")
+        if not files:
+            raise CommandError("No scenario files found in the given paths.")
+        results: list[ScenarioResult] = []
+        with override_settings(ASSISTANT_DECOMPOSER=options["decomposer"]):
+            for path in files:
+                try:
+                    results.append(run_scenario(path))
+                except ScenarioFormatError as exc:
+                    failed = ScenarioResult(name=path.stem, turns=0, checks=0)
+                    failed.failures.append(f"bad scenario file: {exc}")
+                    results.append(failed)
+        passed = sum(r.passed for r in results)
+        if options["json"]:
+            self.stdout.write(
+                json.dumps({"passed": passed, "total": len(results), "scenarios": [r.as_json() for r in results]})
+            )
+        else:
+            self._table(results, passed)
+        if passed != len(results):
+            raise SystemExit(1)
+
+    def _table(self, results: list[ScenarioResult], passed: int) -> None:
+        width = max([len(r.name) for r in results] + [8])
+        self.stdout.write(f"{'scenario':<{width}}  {'turns':>7}  {'checks':>7}  {'ms':>8}  result")
+        for r in results:
+            verdict = self.style.SUCCESS("pass") if r.passed else self.style.ERROR("FAIL")
+            self.stdout.write(
+                f"{r.name:<{width}}  {r.turns_passed:>3}/{r.turns:<3}  {r.checks_passed:>3}/{r.checks:<3}  "
+                f"{r.ms:>8.0f}  {verdict}"
+            )
+        for r in results:
+            for failure in r.failures:
+                self.stdout.write(f"  {r.name}: {failure}")
+        self.stdout.write(f"{passed}/{len(results)} scenarios passed")

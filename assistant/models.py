@@ -1,0 +1,82 @@
+"""Conversations and their messages; each assistant message carries a machine-readable reply kind."""
+
+from __future__ import annotations
+
+import uuid
+
+from django.conf import settings
+from django.db import models
+
+__all__ = ["Conversation", "Message", "ReplyKind"]
+
+
+class ReplyKind(models.TextChoices):
+    ANSWER = "answer"
+    CLARIFY = "clarify"
+    CHOOSE = "choose"
+    CONFIRM = "confirm"
+    DONE = "done"
+    ERROR = "error"
+
+
+class Conversation(models.Model):
+    """One chat thread of one user.
+
+    ``pending_run`` is the workflow waiting for this conversation's answer (at most one at a time);
+    ``context`` is what follow-up turns may refer to (last results, the pending question), stored so
+    that a conversation continues from the database alone after a restart.
+    """
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="conversations")
+    title = models.CharField(max_length=200, blank=True)
+    pending_run = models.ForeignKey(
+        "workflows.WorkflowRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    context = models.JSONField(default=dict, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["-updated_at"]
+
+    def __str__(self) -> str:
+        return self.title or f"Conversation {self.pk}"
+
+    @property
+    def channel_group(self) -> str:
+        """The channel-layer group its websocket listens on (names must be ASCII, under 100 chars)."""
+        return f"conversation.{self.pk.hex}"
+
+
+class Message(models.Model):
+    class Role(models.TextChoices):
+        USER = "user"
+        ASSISTANT = "assistant"
+
+    conversation = models.ForeignKey(Conversation, on_delete=models.CASCADE, related_name="messages")
+    role = models.CharField(max_length=16, choices=Role.choices)
+    kind = models.CharField(max_length=16, choices=ReplyKind.choices, blank=True)
+    text = models.TextField()
+    data = models.JSONField(default=dict, blank=True)
+    run = models.ForeignKey("workflows.WorkflowRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    trace_id = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+
+    def __str__(self) -> str:
+        return f"{self.role}: {self.text[:60]}"
+
+    def as_payload(self) -> dict[str, object]:
+        """The JSON the page renders, over the websocket and the HTTP fallback alike."""
+        return {
+            "id": self.pk,
+            "role": self.role,
+            "kind": self.kind,
+            "text": self.text,
+            "data": self.data,
+            "run_id": str(self.run_id) if self.run_id else None,
+            "created_at": self.created_at.isoformat() if self.created_at else None,
+        }

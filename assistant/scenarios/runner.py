@@ -1,0 +1,204 @@
+"""Running one scenario: build its world, play its turns through the chat path, check the result.
+
+Everything a scenario writes happens inside one transaction that is rolled back at the end, so a run
+leaves the database as it found it, and scenarios cannot see each other.  The clock is fixed with
+time-machine; ``restart: true`` drops every in-process cache and re-reads the user and the
+conversation from the database, as a server restart days later would.
+"""
+
+from __future__ import annotations
+
+import time as wallclock
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import time_machine
+from django.contrib.auth import get_user_model
+from django.core import mail
+from django.db import transaction
+from django.test.utils import override_settings
+
+from assistant.models import Conversation
+from assistant.runtime import drop_caches
+from assistant.scenarios.checks import run_check
+from assistant.scenarios.spec import Scenario, TurnSpec, load_scenario
+from assistant.scenarios.world import ScenarioWorld, build_world, local_dt, snapshot
+from assistant.services import chat_turn, conversation_create
+from skills.providers import provider_for
+from skills.providers.base import EventData, Scope
+
+__all__ = ["ScenarioResult", "run_scenario", "scenario_files"]
+
+
+@dataclass
+class ScenarioResult:
+    name: str
+    turns: int
+    checks: int
+    turns_passed: int = 0
+    checks_passed: int = 0
+    ms: float = 0.0
+    failures: list[str] = field(default_factory=list)
+    replies: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool:
+        return not self.failures and self.turns_passed == self.turns and self.checks_passed == self.checks
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "passed": self.passed,
+            "turns_passed": self.turns_passed,
+            "turns": self.turns,
+            "checks_passed": self.checks_passed,
+            "checks": self.checks,
+            "ms": round(self.ms, 1),
+            "failures": self.failures,
+        }
+
+
+def scenario_files(paths: list[Path]) -> list[Path]:
+    """The ``*.yaml``/``*.yml`` files named, or found in the folders named, in a stable order."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found.extend(sorted(p for p in path.iterdir() if p.suffix in (".yaml", ".yml")))
+        else:
+            found.append(path)
+    return found
+
+
+class _Rollback(Exception):  # noqa: N818 - control flow, never an error
+    pass
+
+
+@contextmanager
+def _isolated() -> Iterator[None]:
+    """Run inside a transaction that is always rolled back, with mail kept in memory."""
+    with override_settings(EMAIL_BACKEND="django.core.mail.backends.locmem.EmailBackend"):
+        mail.outbox = []
+        try:
+            with transaction.atomic():
+                yield
+                raise _Rollback
+        except _Rollback:
+            pass
+
+
+def run_scenario(path_or_scenario: Path | Scenario) -> ScenarioResult:
+    scenario = path_or_scenario if isinstance(path_or_scenario, Scenario) else load_scenario(path_or_scenario)
+    result = ScenarioResult(name=scenario.name, turns=len(scenario.turns), checks=len(scenario.final))
+    started = wallclock.perf_counter()
+    from celery import current_app
+
+    eager_before = current_app.conf.task_always_eager
+    current_app.conf.task_always_eager = True  # the runner's transaction is invisible to workers
+    try:
+        with _isolated():
+            _play(scenario, result)
+    finally:
+        current_app.conf.task_always_eager = eager_before
+        drop_caches()
+    result.ms = (wallclock.perf_counter() - started) * 1000
+    return result
+
+
+def _play(scenario: Scenario, result: ScenarioResult) -> None:
+    from zoneinfo import ZoneInfo
+
+    tz = ZoneInfo(scenario.timezone)
+    start = local_dt(scenario.now, tz)
+    with time_machine.travel(start, tick=False) as clock:
+        world = build_world(scenario, run_tag=f"sc{uuid.uuid4().hex[:10]}")
+        conversation = conversation_create(user=world.user, title=scenario.name)
+        for number, turn in enumerate(scenario.turns, start=1):
+            if turn.at:
+                clock.move_to(local_dt(turn.at, tz))
+            if turn.restart:
+                drop_caches()
+                world.user = get_user_model().objects.get(pk=world.user.pk)
+                conversation = Conversation.objects.get(pk=conversation.pk)
+            try:
+                _outside_edits(world, turn)
+            except Exception as exc:
+                result.failures.append(f"turn {number}: outside edit failed: {exc}")
+            problem = _turn(world, conversation, turn, result)
+            if problem:
+                result.failures.append(f"turn {number}: {problem}")
+            else:
+                result.turns_passed += 1
+            conversation = Conversation.objects.get(pk=conversation.pk)
+        final = snapshot(world)
+        for check in scenario.final:
+            problem = run_check(world, final, check)
+            if problem:
+                result.failures.append(f"check {check}: {problem}")
+            else:
+                result.checks_passed += 1
+
+
+def _turn(world: ScenarioWorld, conversation: Conversation, turn: TurnSpec, result: ScenarioResult) -> str | None:
+    before = snapshot(world)
+    try:
+        reply = chat_turn(user=world.user, conversation=conversation, text=turn.user)
+    except Exception as exc:  # a crash is a failed turn, reported, not a crashed runner
+        return f"crashed: {type(exc).__name__}: {exc}"
+    if reply is None:
+        return "no reply"
+    result.replies.append({"user": turn.user, "kind": reply.kind, "text": reply.text})
+    expect = turn.expect
+    text = reply.text.casefold()
+    if reply.kind not in expect.kinds:
+        return f"expected kind {'/'.join(expect.kinds)}, got {reply.kind}: {reply.text[:200]!r}"
+    for needle in expect.mentions:
+        options = [needle] if isinstance(needle, str) else needle
+        if not any(o.casefold() in text for o in options):
+            return f"reply does not mention {' or '.join(map(repr, options))}: {reply.text[:300]!r}"
+    for needle in expect.not_mentions:
+        if needle.casefold() in text:
+            return f"reply mentions {needle!r}: {reply.text[:300]!r}"
+    if expect.changed is not None:
+        changed = _changed(before, snapshot(world))
+        if changed != expect.changed:
+            return f"expected {expect.changed} events changed, got {changed}"
+    return None
+
+
+def _changed(before: dict[str, Any], after: dict[str, Any]) -> int:
+    added = after.keys() - before.keys()
+    removed = before.keys() - after.keys()
+    modified = sum(1 for k in before.keys() & after.keys() if before[k] != after[k])
+    return len(added) + len(removed) + modified
+
+
+def _outside_edits(world: ScenarioWorld, turn: TurnSpec) -> None:
+    """Edits by someone else, straight to the calendar store, behind the assistant's back."""
+    provider = provider_for(world.user)
+    for edit in turn.outside_edits:
+        event_id = world.handles[edit["event"]]
+        current = snapshot(world)
+        wanted = date.fromisoformat(edit["occurrence"]) if edit.get("occurrence") else None
+        target = next(
+            (
+                s
+                for s in current.values()
+                if s.event_id == event_id
+                and (wanted is None or (s.recurrence_id or s.start).astimezone(world.tz).date() == wanted)
+            ),
+            None,
+        )
+        if target is None:
+            raise LookupError(f"no occurrence {edit}")
+        if edit.get("deleted"):
+            provider.delete_event(event_id=event_id, recurrence_id=target.recurrence_id, scope=Scope.OCCURRENCE)
+            continue
+        day = target.start.astimezone(world.tz).date()
+        new_start = local_dt(f"{edit.get('date', day.isoformat())}T{edit['start']}", world.tz)
+        data = EventData(start=new_start, end=new_start + (target.end - target.start))
+        provider.update_event(event_id=event_id, recurrence_id=target.recurrence_id, data=data, scope=Scope.OCCURRENCE)

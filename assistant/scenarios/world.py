@@ -1,0 +1,142 @@
+"""Building a scenario's world in the database, and reading it back as occurrence snapshots."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from django.contrib.auth import get_user_model
+
+from assistant.scenarios.spec import EventSpec, Scenario
+from preferences.services import preference_set
+from skills.providers import provider_for
+from skills.providers.base import Occurrence
+from skills.services import calendar_create, event_create
+
+__all__ = ["OccState", "ScenarioWorld", "build_world", "local_dt", "snapshot"]
+
+SNAPSHOT_BEFORE = timedelta(days=62)
+SNAPSHOT_AFTER = timedelta(days=400)
+
+
+def local_dt(text: str, tz: ZoneInfo) -> datetime:
+    return datetime.fromisoformat(text).replace(tzinfo=tz)
+
+
+@dataclass(frozen=True, slots=True)
+class OccState:
+    """What 'unchanged' compares, and what checks read, of one occurrence."""
+
+    event_id: str
+    recurrence_id: datetime | None
+    summary: str
+    calendar: str
+    start: datetime
+    end: datetime
+    all_day: bool
+    transparent: bool
+    attendees: tuple[str, ...]
+
+    @classmethod
+    def of(cls, occ: Occurrence) -> OccState:
+        return cls(
+            event_id=occ.event_id,
+            recurrence_id=occ.recurrence_id,
+            summary=occ.summary,
+            calendar=occ.calendar_key,
+            start=occ.start,
+            end=occ.end,
+            all_day=occ.all_day,
+            transparent=occ.transparency == "transparent",
+            attendees=tuple(occ.attendees),
+        )
+
+    def same_as(self, other: OccState) -> bool:
+        return (self.start, self.end, self.summary, self.calendar) == (
+            other.start,
+            other.end,
+            other.summary,
+            other.calendar,
+        )
+
+
+@dataclass
+class ScenarioWorld:
+    user: Any
+    tz: ZoneInfo
+    now: datetime
+    handles: dict[str, str] = field(default_factory=dict)  # scenario event id -> master event id
+    initial: dict[str, OccState] = field(default_factory=dict)
+    people: dict[str, Any] = field(default_factory=dict)
+
+
+def _username(prefix: str, name: str) -> str:
+    return f"{prefix}-{name}"[:150]
+
+
+def _make_user(username: str, email: str, full_name: str) -> Any:
+    first, _, last = full_name.partition(" ")
+    return get_user_model().objects.create_user(
+        username=username, email=email, first_name=first, last_name=last, password=None
+    )
+
+
+def _add_event(calendar: Any, spec: EventSpec, tz: ZoneInfo) -> Any:
+    all_day = "T" not in spec.start
+    if all_day:
+        start_day = date.fromisoformat(spec.start)
+        end_day = date.fromisoformat(spec.end) if spec.end else start_day + timedelta(days=1)
+        if end_day <= start_day:
+            end_day = start_day + timedelta(days=1)  # an all-day "end" naming the same day means one day
+        return event_create(
+            calendar=calendar, summary=spec.summary, start=start_day, end=end_day, all_day=True, rrule=spec.rrule,
+            attendees=spec.attendees, visibility=spec.visibility, location=spec.location,
+            description=spec.description, transparency=spec.transparency,
+        )
+    start = local_dt(spec.start, tz)
+    end = local_dt(spec.end, tz) if spec.end else start + timedelta(hours=1)
+    return event_create(
+        calendar=calendar, summary=spec.summary, start=start, end=end, timezone=str(tz), rrule=spec.rrule,
+        attendees=spec.attendees, visibility=spec.visibility, location=spec.location,
+        description=spec.description, transparency=spec.transparency,
+    )
+
+
+def build_world(scenario: Scenario, *, run_tag: str) -> ScenarioWorld:
+    tz = ZoneInfo(scenario.timezone)
+    user = _make_user(_username(run_tag, "me"), f"me-{run_tag}@scenario.invalid", "Scenario User")
+    preference_set(user=user, key="timezone", value=scenario.timezone)
+    world = ScenarioWorld(user=user, tz=tz, now=local_dt(scenario.now, tz))
+    for key, value in scenario.preferences.items():
+        preference_set(user=user, key=key, value=value)
+    for cal_spec in scenario.calendars:
+        cal_tz = ZoneInfo(cal_spec.timezone) if cal_spec.timezone else tz
+        calendar = calendar_create(
+            owner=user, key=cal_spec.key, name=cal_spec.name, timezone=str(cal_tz), is_default=cal_spec.default
+        )
+        for ev in cal_spec.events:
+            event = _add_event(calendar, ev, cal_tz)
+            if ev.id:
+                world.handles[ev.id] = str(event.pk)
+    for i, (email, person) in enumerate(scenario.people.items()):
+        other = _make_user(_username(run_tag, f"p{i}"), email, person.name)
+        person_tz = ZoneInfo(person.timezone) if person.timezone else tz
+        preference_set(user=other, key="timezone", value=str(person_tz))
+        world.people[email] = other
+        if person.events:
+            calendar = calendar_create(
+                owner=other, key="personal", name="Personal", timezone=str(person_tz), is_default=True
+            )
+            for ev in person.events:
+                _add_event(calendar, ev, person_tz)
+    world.initial = snapshot(world)
+    return world
+
+
+def snapshot(world: ScenarioWorld) -> dict[str, OccState]:
+    """Every occurrence of the user's calendars around the scenario's time, by occurrence key."""
+    provider = provider_for(world.user)
+    occurrences = provider.list_occurrences(start=world.now - SNAPSHOT_BEFORE, end=world.now + SNAPSHOT_AFTER)
+    return {occ.occurrence_key: OccState.of(occ) for occ in occurrences}

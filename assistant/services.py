@@ -1,0 +1,122 @@
+"""The chat turn: the one function the websocket consumer, the HTTP view and the scenario runner call."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from django.db import transaction
+
+from assistant.decomposer import DecomposeRequest, decompose
+from assistant.models import Conversation, Message, ReplyKind
+from preferences.selectors import user_timezone
+from workflows import events
+from workflows.engine import run_start
+from workflows.models import RunStatus, WorkflowRun
+from workflows.tasks import dispatch_run
+from workflows.validation import WorkflowValidationError
+
+__all__ = ["chat_turn", "conversation_create", "run_settled"]
+
+logger = logging.getLogger("assistant")
+
+HISTORY_TURNS = 10
+
+
+def conversation_create(*, user: Any, title: str = "") -> Conversation:
+    return Conversation.objects.create(user=user, title=title[:200])
+
+
+def chat_turn(*, user: Any, conversation: Conversation, text: str) -> Message | None:
+    """Take one message from the user and produce the assistant's reply.
+
+    Returns the reply, or None when a worker will produce it later (it then arrives over the
+    websocket, and in the conversation's history).
+    """
+    if conversation.user_id != user.pk:
+        raise PermissionError("This conversation belongs to someone else.")
+    text = text.strip()
+    user_message = _message_add(conversation, role=Message.Role.USER, text=text)
+    if not conversation.title:
+        conversation.title = text[:80]
+        conversation.save(update_fields=["title", "updated_at"])
+    request = DecomposeRequest(
+        text=text,
+        user=user,
+        timezone=user_timezone(user=user),
+        history=[(m.role, m.text) for m in conversation.messages.order_by("-created_at", "-id")[1 : HISTORY_TURNS + 1]][
+            ::-1
+        ],
+        context=conversation.context,
+    )
+    decision = decompose(request)
+    if decision.kind != "workflow" or decision.workflow is None:
+        kind = decision.reply_kind or decision.kind
+        return _message_add(
+            conversation, role=Message.Role.ASSISTANT, kind=kind, text=decision.text, trace_id=decision.trace_id
+        )
+    try:
+        run = run_start(
+            user=user,
+            definition=decision.workflow,
+            timezone_name=request.timezone,
+            channel_group=conversation.channel_group,
+            trace_id=decision.trace_id,
+        )
+    except WorkflowValidationError as exc:
+        logger.error("trace %s: the plan for %r was invalid: %s", decision.trace_id, text, exc.errors)
+        return _message_add(
+            conversation,
+            role=Message.Role.ASSISTANT,
+            kind=ReplyKind.ERROR,
+            text="I could not put together a valid plan for that. Could you rephrase it?",
+            trace_id=decision.trace_id,
+        )
+    user_message.run = run
+    user_message.trace_id = decision.trace_id
+    user_message.save(update_fields=["run", "trace_id"])
+    dispatch_run(run.pk)
+    return Message.objects.filter(conversation=conversation, run=run, role=Message.Role.ASSISTANT).last()
+
+
+def run_settled(run: WorkflowRun) -> None:
+    """Engine listener: turn a run that paused, finished or failed into the assistant's reply."""
+    origin = Message.objects.filter(run=run, role=Message.Role.USER).select_related("conversation").first()
+    if origin is None:
+        return  # a run started outside a conversation (the scenario runner's direct runs, the bench)
+    conversation = origin.conversation
+    if run.status == RunStatus.PAUSED:
+        payload = run.pause_payload or {}
+        kind, text = payload.get("kind", ReplyKind.CONFIRM), payload.get("text", "")
+        data = {k: v for k, v in payload.items() if k not in ("kind", "text")}
+        conversation.pending_run = run
+    elif run.status == RunStatus.SUCCEEDED:
+        result = run.result or {}
+        kind, text = result.get("kind", ReplyKind.ANSWER), result.get("text", "")
+        data = result.get("data") or {}
+        conversation.pending_run = None
+    else:
+        kind = ReplyKind.ERROR
+        text = "I couldn't finish that: " + (run.error or "something went wrong.")
+        data = {}
+        conversation.pending_run = None
+    with transaction.atomic():
+        conversation.save(update_fields=["pending_run", "updated_at"])
+        _message_add(conversation, role=Message.Role.ASSISTANT, kind=kind, text=text, data=data, run=run)
+
+
+def _message_add(
+    conversation: Conversation,
+    *,
+    role: str,
+    text: str,
+    kind: str = "",
+    data: dict[str, Any] | None = None,
+    run: WorkflowRun | None = None,
+    trace_id: str = "",
+) -> Message:
+    message = Message.objects.create(
+        conversation=conversation, role=role, kind=kind, text=text, data=data or {}, run=run, trace_id=trace_id
+    )
+    events.publish(conversation.channel_group, {"type": "chat.message", "message": message.as_payload()})
+    return message

@@ -1,0 +1,627 @@
+/*
+ * The chat page: renders the history, talks to the conversation's websocket, and falls back to the
+ * HTTP endpoints (send/, messages/) whenever the socket is not open.
+ *
+ * Plain JavaScript with no build step and no dependencies, served by Django's staticfiles.
+ * Every piece of text from the server goes through textContent, never innerHTML: replies quote event
+ * summaries and other text that people outside the user's control can write.
+ */
+(function () {
+  "use strict";
+
+  var app = document.getElementById("app");
+  if (!app) {
+    return;
+  }
+
+  var KIND_LABELS = {
+    answer: "answer",
+    clarify: "clarify",
+    choose: "choose",
+    confirm: "confirm",
+    done: "done",
+    error: "error"
+  };
+  var POLL_INTERVAL_MS = 1500;
+  var POLL_GIVE_UP_MS = 3 * 60 * 1000;
+  var MAX_RECONNECT_DELAY_MS = 30000;
+
+  var config = {
+    conversationId: app.dataset.conversationId,
+    wsPath: app.dataset.wsPath,
+    sendUrl: app.dataset.sendUrl,
+    messagesUrl: app.dataset.messagesUrl,
+    loginUrl: app.dataset.loginUrl
+  };
+
+  var els = {
+    scroll: document.getElementById("chat-scroll"),
+    messages: document.getElementById("messages"),
+    empty: document.getElementById("empty-state"),
+    progress: document.getElementById("progress"),
+    progressStatus: document.getElementById("progress-status"),
+    progressList: document.getElementById("progress-list"),
+    form: document.getElementById("composer"),
+    input: document.getElementById("message-input"),
+    sendButton: document.getElementById("send-button"),
+    error: document.getElementById("composer-error"),
+    connection: document.getElementById("connection"),
+    title: document.getElementById("chat-title"),
+    currentLink: document.getElementById("current-conversation-link"),
+    sidebar: document.getElementById("sidebar"),
+    sidebarToggle: document.getElementById("sidebar-toggle")
+  };
+
+  var csrfInput = els.form.querySelector("input[name=csrfmiddlewaretoken]");
+  var csrfToken = csrfInput ? csrfInput.value : "";
+  var maxChars = parseInt(els.input.getAttribute("maxlength"), 10) || 2000;
+
+  var state = {
+    byId: new Map(), // message id -> <li>
+    lastId: 0,
+    busy: false,
+    pendingEl: null, // the user's bubble until the server echoes it back
+    pendingText: "",
+    socket: null,
+    reconnectAttempts: 0,
+    reconnectTimer: null,
+    pollTimer: null,
+    pollStarted: 0,
+    tasks: new Map() // task id -> <li> in the progress list, for the current turn
+  };
+
+  /* ---------------------------------------------------------------- rendering */
+
+  function el(tag, className, text) {
+    var node = document.createElement(tag);
+    if (className) {
+      node.className = className;
+    }
+    if (text !== undefined && text !== null) {
+      node.textContent = String(text);
+    }
+    return node;
+  }
+
+  function formatTime(iso) {
+    if (!iso) {
+      return "";
+    }
+    var date = new Date(iso);
+    if (isNaN(date.getTime())) {
+      return "";
+    }
+    return date.toLocaleTimeString([], { hour: "numeric", minute: "2-digit" });
+  }
+
+  function isNearBottom() {
+    var s = els.scroll;
+    return s.scrollHeight - s.scrollTop - s.clientHeight < 120;
+  }
+
+  function scrollToBottom() {
+    els.scroll.scrollTop = els.scroll.scrollHeight;
+  }
+
+  function updateEmptyState() {
+    els.empty.hidden = state.byId.size > 0 || state.pendingEl !== null;
+  }
+
+  function actionButton(label, onClick, extraClass) {
+    var button = el("button", "button button-small " + (extraClass || "button-secondary"), label);
+    button.type = "button";
+    button.addEventListener("click", function () {
+      if (!button.disabled) {
+        onClick();
+      }
+    });
+    return button;
+  }
+
+  function buildActions(payload) {
+    var data = payload.data || {};
+    if (payload.kind === "choose" && Array.isArray(data.options) && data.options.length) {
+      var options = el("div", "message-actions");
+      options.setAttribute("role", "group");
+      options.setAttribute("aria-label", "Options");
+      data.options.forEach(function (option) {
+        var label = option && typeof option === "object" ? option.label : option;
+        if (label === undefined || label === null || label === "") {
+          return;
+        }
+        var button = actionButton(String(label), function () {
+          send(String(label));
+        }, "button-option");
+        if (option && option.value !== undefined) {
+          button.dataset.value = String(option.value);
+        }
+        options.appendChild(button);
+      });
+      return options;
+    }
+    if (payload.kind === "confirm") {
+      var confirm = el("div", "message-actions");
+      confirm.setAttribute("role", "group");
+      confirm.setAttribute("aria-label", "Approve or decline");
+      confirm.appendChild(actionButton("Approve", function () { send("yes"); }, "button-primary"));
+      confirm.appendChild(actionButton("Decline", function () { send("no"); }, "button-secondary"));
+      return confirm;
+    }
+    return null;
+  }
+
+  function buildMessage(payload) {
+    var isUser = payload.role === "user";
+    var item = el("li", "message " + (isUser ? "message-user" : "message-assistant"));
+    if (payload.id !== undefined && payload.id !== null) {
+      item.dataset.id = String(payload.id);
+    }
+    item.dataset.role = payload.role || "assistant";
+
+    var bubble = el("div", "bubble");
+    var meta = el("div", "message-meta");
+    if (isUser) {
+      meta.appendChild(el("span", "visually-hidden", "You said"));
+    } else {
+      var kind = KIND_LABELS[payload.kind] ? payload.kind : "answer";
+      item.dataset.kind = kind;
+      var badge = el("span", "kind kind-" + kind, KIND_LABELS[kind]);
+      badge.setAttribute("aria-label", "Assistant, " + KIND_LABELS[kind]);
+      meta.appendChild(badge);
+    }
+    var time = formatTime(payload.created_at);
+    if (time) {
+      var timeEl = el("time", "message-time", time);
+      timeEl.dateTime = payload.created_at;
+      meta.appendChild(timeEl);
+    }
+    bubble.appendChild(meta);
+    bubble.appendChild(el("div", "message-text", payload.text || ""));
+
+    if (!isUser) {
+      if (payload.kind === "confirm") {
+        // The lead's week-view preview of the proposed changes goes here (a later issue).
+        var preview = el("div", "message-preview");
+        preview.dataset.preview = "";
+        preview.hidden = true;
+        bubble.appendChild(preview);
+      }
+      var actions = buildActions(payload);
+      if (actions) {
+        bubble.appendChild(actions);
+      }
+    }
+    item.appendChild(bubble);
+    return item;
+  }
+
+  /** Insert in id order (history, socket and polling may deliver the same message, or out of order). */
+  function renderMessage(payload) {
+    if (!payload || payload.id === undefined || payload.id === null) {
+      return null;
+    }
+    if (state.byId.has(payload.id)) {
+      return state.byId.get(payload.id);
+    }
+    var stick = isNearBottom() || payload.role === "user";
+    var item = buildMessage(payload);
+    var next = null;
+    state.byId.forEach(function (node, id) {
+      if (id > payload.id && (next === null || Number(next.dataset.id) > id)) {
+        next = node;
+      }
+    });
+    els.messages.insertBefore(item, next);
+    state.byId.set(payload.id, item);
+    state.lastId = Math.max(state.lastId, payload.id);
+
+    if (payload.role === "user") {
+      dropPending();
+      noteTitle(payload.text || "");
+    }
+    refreshActions();
+    updateEmptyState();
+    if (stick) {
+      scrollToBottom();
+    }
+    return item;
+  }
+
+  /** Only the newest reply's buttons stay live: an older question has already been answered. */
+  function refreshActions() {
+    var last = els.messages.lastElementChild;
+    els.messages.querySelectorAll(".message-actions button").forEach(function (button) {
+      var owner = button.closest(".message");
+      button.disabled = state.busy || owner !== last;
+    });
+  }
+
+  function noteTitle(text) {
+    if (els.title.textContent.trim() !== "New conversation" || !text) {
+      return;
+    }
+    var title = text.trim().slice(0, 80);
+    els.title.textContent = title;
+    document.title = title + " · Calendar Assistant";
+    if (els.currentLink) {
+      var span = els.currentLink.querySelector(".conversation-title");
+      if (span) {
+        span.textContent = title;
+      }
+    }
+  }
+
+  function showPending(text) {
+    dropPending();
+    var item = buildMessage({ role: "user", text: text, created_at: new Date().toISOString() });
+    item.classList.add("is-pending");
+    els.messages.appendChild(item);
+    state.pendingEl = item;
+    state.pendingText = text;
+    updateEmptyState();
+    scrollToBottom();
+  }
+
+  function dropPending() {
+    if (state.pendingEl) {
+      state.pendingEl.remove();
+      state.pendingEl = null;
+    }
+  }
+
+  /* ---------------------------------------------------------------- progress of the current turn */
+
+  var STATUS_TEXT = {
+    running: "running",
+    succeeded: "done",
+    failed: "failed",
+    skipped: "skipped",
+    paused: "waiting for you"
+  };
+
+  function progressReset() {
+    state.tasks.clear();
+    els.progressList.textContent = "";
+    els.progressStatus.textContent = "Thinking…";
+    els.progress.dataset.state = "working";
+    els.progress.hidden = false;
+  }
+
+  function progressTask(event, status) {
+    var id = String(event.task_id || "");
+    var item = state.tasks.get(id);
+    if (!item) {
+      item = el("li", "task");
+      item.appendChild(el("span", "task-icon"));
+      item.appendChild(el("span", "task-summary", event.summary || id));
+      item.appendChild(el("span", "task-status visually-hidden"));
+      els.progressList.appendChild(item);
+      state.tasks.set(id, item);
+    }
+    item.dataset.status = status;
+    item.querySelector(".task-status").textContent = ", " + (STATUS_TEXT[status] || status);
+    if (event.error) {
+      item.title = String(event.error);
+    }
+    els.progress.hidden = false;
+    if (isNearBottom()) {
+      scrollToBottom();
+    }
+  }
+
+  function progressDone(reply) {
+    els.progress.hidden = true;
+    els.progress.dataset.state = "idle";
+    if (!reply || state.tasks.size === 0) {
+      return;
+    }
+    // Keep the turn's steps with the reply they produced, folded away.
+    var details = el("details", "steps");
+    details.appendChild(el("summary", null, state.tasks.size === 1 ? "1 step" : state.tasks.size + " steps"));
+    var list = el("ol", "progress-list");
+    state.tasks.forEach(function (item) {
+      list.appendChild(item.cloneNode(true));
+    });
+    details.appendChild(list);
+    reply.querySelector(".bubble").appendChild(details);
+    state.tasks.clear();
+  }
+
+  /* ---------------------------------------------------------------- turns */
+
+  function setBusy(busy) {
+    state.busy = busy;
+    els.sendButton.disabled = busy;
+    els.form.setAttribute("aria-busy", busy ? "true" : "false");
+    refreshActions();
+  }
+
+  function showError(message) {
+    els.error.textContent = message;
+    els.error.hidden = !message;
+  }
+
+  function startTurn(text) {
+    showError("");
+    showPending(text);
+    progressReset();
+    setBusy(true);
+  }
+
+  function endTurn(reply) {
+    stopPolling();
+    progressDone(reply);
+    setBusy(false);
+  }
+
+  function failTurn(message, text) {
+    dropPending();
+    endTurn(null);
+    updateEmptyState();
+    showError(message);
+    if (text && !els.input.value) {
+      els.input.value = text;
+      autosize();
+    }
+  }
+
+  function send(raw) {
+    var text = String(raw || "").trim();
+    if (!text || state.busy) {
+      return false;
+    }
+    if (text.length > maxChars) {
+      showError("That message is too long: at most " + maxChars + " characters.");
+      return false;
+    }
+    startTurn(text);
+    var socket = state.socket;
+    if (socket && socket.readyState === WebSocket.OPEN) {
+      socket.send(JSON.stringify({ type: "chat.send", text: text }));
+    } else {
+      sendOverHttp(text);
+    }
+    return true;
+  }
+
+  function handleReply(payload) {
+    var item = renderMessage(payload);
+    if (payload.role === "assistant" && state.busy) {
+      endTurn(item);
+    }
+  }
+
+  /* ---------------------------------------------------------------- HTTP fallback */
+
+  function toLogin() {
+    window.location.assign(config.loginUrl + "?next=" + encodeURIComponent(window.location.pathname));
+  }
+
+  function fetchJson(url, options) {
+    options = options || {};
+    options.credentials = "same-origin";
+    options.headers = Object.assign({ Accept: "application/json" }, options.headers || {});
+    return fetch(url, options).then(function (response) {
+      if (response.redirected && response.url.indexOf(config.loginUrl) !== -1) {
+        toLogin();
+        throw new Error("signed out");
+      }
+      return response.json().catch(function () { return {}; }).then(function (body) {
+        return { status: response.status, body: body };
+      });
+    });
+  }
+
+  function sendOverHttp(text) {
+    fetchJson(config.sendUrl, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken },
+      body: JSON.stringify({ text: text })
+    }).then(function (result) {
+      if (result.status === 400) {
+        failTurn(result.body.error || "That message could not be sent.", text);
+        return;
+      }
+      if (result.status === 404) {
+        failTurn("This conversation no longer exists.", text);
+        return;
+      }
+      if (result.status >= 300) {
+        failTurn("The server could not answer (" + result.status + "). Please try again.", text);
+        return;
+      }
+      (result.body.messages || []).forEach(handleReply);
+      if (state.busy) {
+        // 202: a worker answers later; the reply will come over the socket or through polling.
+        startPolling();
+      }
+    }).catch(function (err) {
+      if (err && err.message === "signed out") {
+        return;
+      }
+      failTurn("Could not reach the server. Check your connection and try again.", text);
+    });
+  }
+
+  function catchUp() {
+    return fetchJson(config.messagesUrl + "?after=" + state.lastId).then(function (result) {
+      if (result.status === 200) {
+        (result.body.messages || []).forEach(handleReply);
+      }
+    });
+  }
+
+  function startPolling() {
+    stopPolling();
+    state.pollStarted = Date.now();
+    state.pollTimer = window.setInterval(function () {
+      if (!state.busy) {
+        stopPolling();
+        return;
+      }
+      if (Date.now() - state.pollStarted > POLL_GIVE_UP_MS) {
+        stopPolling();
+        setBusy(false);
+        els.progress.hidden = true;
+        showError("This is taking a while. The reply will appear here when it is ready.");
+        return;
+      }
+      catchUp().catch(function () { /* try again on the next tick */ });
+    }, POLL_INTERVAL_MS);
+  }
+
+  function stopPolling() {
+    if (state.pollTimer !== null) {
+      window.clearInterval(state.pollTimer);
+      state.pollTimer = null;
+    }
+  }
+
+  /* ---------------------------------------------------------------- websocket */
+
+  function setConnection(kind, text) {
+    els.connection.dataset.state = kind;
+    els.connection.textContent = text;
+  }
+
+  function onSocketEvent(event) {
+    switch (event.type) {
+      case "chat.message":
+        handleReply(event.message || {});
+        break;
+      case "task.started":
+        progressTask(event, "running");
+        break;
+      case "task.finished":
+        progressTask(event, event.status || "succeeded");
+        break;
+      case "workflow.paused":
+        els.progressStatus.textContent = "Waiting for your answer…";
+        break;
+      case "workflow.finished":
+        els.progressStatus.textContent = event.status === "failed" ? "Something failed." : "Writing the reply…";
+        break;
+      case "error":
+        if (state.busy) {
+          failTurn(event.message || "Something went wrong.", state.pendingEl ? state.pendingText : "");
+        } else {
+          showError(event.message || "Something went wrong.");
+        }
+        break;
+      default:
+        break; // newer servers may send more; an old page simply ignores them
+    }
+  }
+
+  function connect() {
+    if (!("WebSocket" in window)) {
+      setConnection("offline", "Offline mode");
+      return;
+    }
+    var scheme = window.location.protocol === "https:" ? "wss://" : "ws://";
+    var socket;
+    try {
+      socket = new WebSocket(scheme + window.location.host + config.wsPath);
+    } catch (err) {
+      setConnection("offline", "Offline mode");
+      return;
+    }
+    state.socket = socket;
+    setConnection("connecting", "Connecting…");
+
+    socket.addEventListener("open", function () {
+      state.reconnectAttempts = 0;
+      setConnection("online", "Live");
+      // Anything said while the socket was down (a reply finished by a worker, another tab).
+      catchUp().catch(function () {});
+    });
+    socket.addEventListener("message", function (message) {
+      var event;
+      try {
+        event = JSON.parse(message.data);
+      } catch (err) {
+        return;
+      }
+      onSocketEvent(event);
+    });
+    socket.addEventListener("close", function (closeEvent) {
+      if (state.socket === socket) {
+        state.socket = null;
+      }
+      if (closeEvent.code === 4401) {
+        toLogin();
+        return;
+      }
+      if (closeEvent.code === 4404) {
+        setConnection("offline", "Not found");
+        showError("This conversation is not available.");
+        return;
+      }
+      setConnection("offline", "Reconnecting…");
+      if (state.busy) {
+        startPolling(); // the turn goes on without us; fetch its reply over HTTP
+      }
+      var delay = Math.min(MAX_RECONNECT_DELAY_MS, 1000 * Math.pow(2, state.reconnectAttempts));
+      state.reconnectAttempts += 1;
+      window.clearTimeout(state.reconnectTimer);
+      state.reconnectTimer = window.setTimeout(connect, delay);
+    });
+  }
+
+  /* ---------------------------------------------------------------- composer */
+
+  function autosize() {
+    els.input.style.height = "auto";
+    els.input.style.height = Math.min(els.input.scrollHeight, 220) + "px";
+  }
+
+  els.form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    if (send(els.input.value)) {
+      els.input.value = "";
+      autosize();
+    }
+    els.input.focus();
+  });
+
+  els.input.addEventListener("keydown", function (event) {
+    if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      els.form.requestSubmit ? els.form.requestSubmit() : els.form.dispatchEvent(new Event("submit"));
+    }
+  });
+  els.input.addEventListener("input", function () {
+    autosize();
+    if (!els.error.hidden && els.input.value.length <= maxChars) {
+      showError("");
+    }
+  });
+
+  document.querySelectorAll(".suggestion").forEach(function (button) {
+    button.addEventListener("click", function () {
+      send(button.textContent);
+    });
+  });
+
+  if (els.sidebarToggle) {
+    els.sidebarToggle.addEventListener("click", function () {
+      var open = els.sidebar.classList.toggle("is-open");
+      els.sidebarToggle.setAttribute("aria-expanded", open ? "true" : "false");
+    });
+  }
+
+  /* ---------------------------------------------------------------- start */
+
+  var historyNode = document.getElementById("chat-history");
+  var initial = [];
+  try {
+    initial = JSON.parse(historyNode ? historyNode.textContent : "[]") || [];
+  } catch (err) {
+    initial = [];
+  }
+  initial.forEach(renderMessage);
+  updateEmptyState();
+  scrollToBottom();
+  connect();
+  els.input.focus();
+})();

@@ -1,0 +1,62 @@
+"""Admin for the local calendar store: browsing and support edits of calendars and events.
+
+Edits of events are saved through :func:`skills.services.event_save`, so an admin change gets a new
+etag (the expansion cache and pending workflows notice it) and a recomputed ``series_end``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from skills.models import Calendar, Event
+from skills.services import event_save
+
+__all__ = ["CalendarAdmin", "EventAdmin", "EventInline"]
+
+
+class EventInline(admin.TabularInline):
+    """The calendar's one-off events and series, for orientation; changes go through the event page."""
+
+    model = Event
+    fields = ("summary", "start", "end", "all_day", "rrule", "status")
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+    ordering = ("start",)
+
+    def get_queryset(self, request: HttpRequest) -> Any:
+        return super().get_queryset(request).filter(series__isnull=True)
+
+    def has_add_permission(self, request: HttpRequest, obj: Calendar | None = None) -> bool:
+        return False
+
+
+@admin.register(Calendar)
+class CalendarAdmin(admin.ModelAdmin):
+    list_display = ("name", "key", "owner", "timezone", "is_default", "created_at")
+    list_filter = ("is_default", "timezone")
+    search_fields = ("name", "key", "owner__username", "owner__email")
+    raw_id_fields = ("owner",)
+    inlines = (EventInline,)
+
+
+@admin.register(Event)
+class EventAdmin(admin.ModelAdmin):
+    list_display = ("summary", "calendar", "start", "end", "all_day", "is_recurring", "status", "sequence")
+    list_filter = ("status", "all_day", "visibility", "transparency")
+    search_fields = ("summary", "uid", "location", "operation_id", "calendar__name", "calendar__owner__email")
+    date_hierarchy = "start"
+    list_select_related = ("calendar",)
+    raw_id_fields = ("calendar", "series")
+    readonly_fields = ("etag", "sequence", "series_end", "operation_id", "created_at", "updated_at")
+
+    @admin.display(boolean=True, description="recurring")
+    def is_recurring(self, obj: Event) -> bool:
+        return obj.is_recurring
+
+    def save_model(self, request: HttpRequest, obj: Event, form: Any, change: bool) -> None:
+        event_save(event=obj, revise=change)

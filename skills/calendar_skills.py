@@ -1,0 +1,77 @@
+"""Read skills over the user's calendars, through whichever provider serves them."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, Field
+
+from skills.context import SkillContext
+from skills.filtering import filter_items
+from skills.providers.base import TransientProviderError
+from skills.registry import REGISTRY, RetryPolicy, skill
+from skills.schemas import EventCriteria, EventItem
+
+__all__ = ["CalendarList", "FindEventsInput", "FoundEvents", "find_events", "list_calendars"]
+
+REGISTRY.service("calendar", "Read and change the user's calendars (local, Google, CalDAV).")
+_RETRY = RetryPolicy(on=(TransientProviderError,))
+
+
+class FindEventsInput(EventCriteria):
+    start: datetime = Field(description="Start of the range, ISO 8601 with offset.")
+    end: datetime = Field(description="End of the range (exclusive), ISO 8601 with offset.")
+
+
+class FoundEvents(BaseModel):
+    events: list[EventItem]
+    count: int
+    start: datetime
+    end: datetime
+
+
+@skill(service="calendar", kind="read", retry=_RETRY)
+def find_events(ctx: SkillContext, params: FindEventsInput) -> FoundEvents:
+    """Find the user's events overlapping a time range, optionally narrowed by title, calendar, category
+    (class or meeting), attendee, part of day and weekdays.
+
+    Occurrences of recurring events count one by one.
+    """
+    calendar_ids = None
+    if params.calendars:
+        calendar_ids = [ctx.provider.calendar_by_key(key).id for key in params.calendars]
+    owner_email = getattr(ctx.user, "email", "") or ""
+    items = [
+        EventItem.from_occurrence(occ, owner_email=owner_email)
+        for occ in ctx.provider.list_occurrences(start=params.start, end=params.end, calendar_ids=calendar_ids)
+    ]
+    criteria = EventCriteria.model_validate(params.model_dump(exclude={"start", "end", "calendars"}))
+    kept = filter_items(items, criteria, ctx.tz)
+    return FoundEvents(events=kept, count=len(kept), start=params.start, end=params.end)
+
+
+class NoInput(BaseModel):
+    pass
+
+
+class CalendarSummary(BaseModel):
+    key: str
+    name: str
+    timezone: str
+    is_default: bool
+    provider: str
+
+
+class CalendarList(BaseModel):
+    calendars: list[CalendarSummary]
+
+
+@skill(service="calendar", kind="read", retry=_RETRY)
+def list_calendars(ctx: SkillContext, params: NoInput) -> CalendarList:
+    """List the user's calendars with their keys, zones and which one new events go to."""
+    return CalendarList(
+        calendars=[
+            CalendarSummary(key=c.key, name=c.name, timezone=c.timezone, is_default=c.is_default, provider=c.provider)
+            for c in ctx.provider.list_calendars()
+        ]
+    )

@@ -1,0 +1,137 @@
+"""Data-processing skills: pure transformations of events, and the free-slot search."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from skills.context import SkillContext
+from skills.filtering import filter_items
+from skills.freetime import free_intervals, merge, parse_hhmm, preference_blocks, working_window
+from skills.providers.base import TransientProviderError
+from skills.registry import REGISTRY, RetryPolicy, skill
+from skills.schemas import DAY_PARTS, DayPart, EventCriteria, EventItem, SkillInput, Slot
+
+__all__ = ["count_events", "filter_events", "free_slots", "sort_events"]
+
+REGISTRY.service("data", "Filter, sort and count events; search free time.")
+
+
+class EventsInput(SkillInput):
+    events: list[EventItem] = Field(description="Events from an earlier task's output.")
+
+
+class FilterInput(EventCriteria):
+    events: list[EventItem] = Field(description="Events from an earlier task's output.")
+
+
+class EventsOutput(BaseModel):
+    events: list[EventItem]
+    count: int
+
+
+@skill(service="data", kind="read")
+def filter_events(ctx: SkillContext, params: FilterInput) -> EventsOutput:
+    """Keep the events matching every given criterion (title words, calendar, category, part of day, weekdays)."""
+    criteria = EventCriteria.model_validate(params.model_dump(exclude={"events"}))
+    kept = filter_items(params.events, criteria, ctx.tz)
+    return EventsOutput(events=kept, count=len(kept))
+
+
+class SortInput(EventsInput):
+    by: Literal["start", "end", "summary", "duration"] = "start"
+    descending: bool = False
+    limit: int | None = Field(default=None, ge=1, description="Keep only the first N after sorting.")
+
+
+@skill(service="data", kind="read")
+def sort_events(ctx: SkillContext, params: SortInput) -> EventsOutput:
+    """Sort events by start, end, title or duration, optionally keeping only the first N."""
+    keys = {
+        "start": lambda e: (e.start, e.summary),
+        "end": lambda e: (e.end, e.summary),
+        "summary": lambda e: (e.summary.casefold(), e.start),
+        "duration": lambda e: (e.end - e.start, e.start),
+    }
+    ordered = sorted(params.events, key=keys[params.by], reverse=params.descending)
+    if params.limit:
+        ordered = ordered[: params.limit]
+    return EventsOutput(events=ordered, count=len(ordered))
+
+
+class CountOutput(BaseModel):
+    count: int
+
+
+@skill(service="data", kind="read")
+def count_events(ctx: SkillContext, params: EventsInput) -> CountOutput:
+    """Count events (each occurrence of a recurring event counts once)."""
+    return CountOutput(count=len(params.events))
+
+
+class FreeSlotsInput(SkillInput):
+    start: datetime = Field(description="Start of the search range, ISO 8601 with offset.")
+    end: datetime = Field(description="End of the search range (exclusive).")
+    duration_minutes: int = Field(default=60, ge=5, le=24 * 60, description="Length the slot must have.")
+    window_start: str | None = Field(default=None, pattern=r"^\d{2}:\d{2}$", description="Daily window start HH:MM.")
+    window_end: str | None = Field(default=None, pattern=r"^\d{2}:\d{2}$", description="Daily window end HH:MM.")
+    day_part: DayPart | None = Field(default=None, description="Search only in this part of each day.")
+    weekdays: list[int] = Field(default_factory=list, description="Only these weekdays (0=Monday).")
+    calendars: list[str] = Field(default_factory=list, description="Calendars whose events block time (all if empty).")
+    people: list[str] = Field(default_factory=list, description="Emails of people who must be free too.")
+    respect_preferences: bool = Field(
+        default=True, description="Treat lunch, gym and writing blocks as busy, and stay within working hours."
+    )
+    ignore_events: list[str] = Field(default_factory=list, description="Event keys not to count as busy.")
+    limit: int = Field(default=10, ge=1, le=500)
+
+
+class FreeSlotsOutput(BaseModel):
+    slots: list[Slot]
+    count: int
+    duration_minutes: int
+
+
+@skill(service="data", kind="read", retry=RetryPolicy(on=(TransientProviderError,)))
+def free_slots(ctx: SkillContext, params: FreeSlotsInput) -> FreeSlotsOutput:
+    """Find free time of at least a given length in a range: the user's busy events, the listed people's
+    busy times and the user's protected preferences (lunch, gym, writing block, working hours) all count.
+    """
+    provider = ctx.provider
+    calendar_ids = [provider.calendar_by_key(k).id for k in params.calendars] if params.calendars else None
+    ignored = set(params.ignore_events)
+    busy = [
+        (occ.start, occ.end)
+        for occ in provider.list_occurrences(start=params.start, end=params.end, calendar_ids=calendar_ids)
+        if occ.busy and occ.occurrence_key not in ignored
+    ]
+    if params.people:
+        for intervals in provider.free_busy(emails=params.people, start=params.start, end=params.end).values():
+            busy.extend((b.start, b.end) for b in intervals)
+    window = None
+    weekdays = frozenset(params.weekdays) if params.weekdays else None
+    if params.window_start and params.window_end:
+        window = (parse_hhmm(params.window_start), parse_hhmm(params.window_end))
+    elif params.day_part:
+        window = DAY_PARTS[params.day_part]
+    if params.respect_preferences:
+        busy.extend(preference_blocks(ctx.preferences, params.start, params.end, ctx.tz))
+        working = working_window(ctx.preferences)
+        if working is not None:
+            days, lo, hi = working
+            weekdays = days if weekdays is None else weekdays & days
+            window = (max(window[0], lo), min(window[1], hi)) if window else (lo, hi)
+    found = free_intervals(
+        start=params.start,
+        end=params.end,
+        busy=merge(busy),
+        tz=ctx.tz,
+        min_minutes=params.duration_minutes,
+        daily_window=window,
+        weekdays=weekdays,
+        limit=params.limit,
+    )
+    slots = [Slot(start=s.astimezone(ctx.tz), end=e.astimezone(ctx.tz)) for s, e in found]
+    return FreeSlotsOutput(slots=slots, count=len(slots), duration_minutes=params.duration_minutes)

@@ -1,0 +1,9 @@
+"""Errors a skill raises on purpose, whose message is fit to show the user as is."""
+
+from __future__ import annotations
+
+__all__ = ["SkillError"]
+
+
+class SkillError(Exception):
+    """The request cannot be done as asked; the message says why and what would work."""

@@ -1,0 +1,53 @@
+"""The one implementation of event criteria, shared by the find and filter skills."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from datetime import time
+from zoneinfo import ZoneInfo
+
+from skills.schemas import DAY_PARTS, EventCriteria, EventItem
+
+__all__ = ["filter_items", "in_day_part"]
+
+
+def in_day_part(moment: time, part: str) -> bool:
+    lo, hi = DAY_PARTS[part]
+    if lo < hi:
+        return lo <= moment < hi
+    return moment >= lo or moment < hi  # night wraps past midnight
+
+
+def filter_items(items: Iterable[EventItem], criteria: EventCriteria, tz: ZoneInfo) -> list[EventItem]:
+    text = (criteria.text or "").casefold().strip()
+    calendars = {c.casefold() for c in criteria.calendars}
+    attendee = (criteria.attendee or "").casefold().strip()
+    excluded_words = [w.casefold() for w in criteria.exclude_text if w.strip()]
+    kept = []
+    for item in items:
+        local = item.start.astimezone(tz)
+        haystack = f"{item.summary} {item.location}".casefold()
+        if text and not all(word in haystack for word in text.split()):
+            continue
+        if calendars and item.calendar.casefold() not in calendars and item.calendar_name.casefold() not in calendars:
+            continue
+        if criteria.category == "class" and not item.is_class:
+            continue
+        if criteria.category == "meeting" and not item.is_meeting:
+            continue
+        if criteria.category == "all_day" and not item.all_day:
+            continue
+        if criteria.category == "timed" and item.all_day:
+            continue
+        if attendee and not any(attendee in a.casefold() for a in item.attendees):
+            continue
+        if criteria.day_part and (item.all_day or not in_day_part(local.time(), criteria.day_part)):
+            continue
+        if criteria.weekdays and local.weekday() not in criteria.weekdays:
+            continue
+        if local.weekday() in criteria.exclude_weekdays:
+            continue
+        if any(w in item.summary.casefold() for w in excluded_words):
+            continue
+        kept.append(item)
+    return kept

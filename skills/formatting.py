@@ -1,0 +1,39 @@
+"""How dates and times are written to the user: days named in words, times in the user's zone."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from zoneinfo import ZoneInfo
+
+__all__ = ["format_day", "format_range", "format_span", "format_time"]
+
+
+def format_day(day: date) -> str:
+    """'Friday, March 13' (the year only when it is not the current one is the caller's business)."""
+    return f"{day:%A}, {day:%B} {day.day}"
+
+
+def format_time(moment: datetime, tz: ZoneInfo) -> str:
+    local = moment.astimezone(tz)
+    hour = local.hour % 12 or 12
+    suffix = "AM" if local.hour < 12 else "PM"
+    return f"{hour}:{local.minute:02d} {suffix}"
+
+
+def format_span(start: datetime, end: datetime, tz: ZoneInfo, *, all_day: bool = False) -> str:
+    """'9:00 AM – 10:15 AM' or 'all day'."""
+    if all_day:
+        return "all day"
+    return f"{format_time(start, tz)} – {format_time(end, tz)}"
+
+
+def format_range(start: datetime, end: datetime, tz: ZoneInfo) -> str:
+    """A date range in words: 'Monday, March 2' or 'Monday, March 2 – Sunday, March 8'."""
+    first = start.astimezone(tz).date()
+    last_moment = end.astimezone(tz)
+    last = last_moment.date()
+    if last_moment.time() == datetime.min.time() and last > first:
+        last = date.fromordinal(last.toordinal() - 1)  # an exclusive midnight end belongs to the day before
+    if first == last:
+        return format_day(first)
+    return f"{format_day(first)} – {format_day(last)}"

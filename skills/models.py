@@ -1,0 +1,167 @@
+"""The built-in calendar store: calendars, events with RFC 5545 recurrence, and applied writes.
+
+A recurring series is one master row plus one row per changed occurrence (RFC 5545 RECURRENCE-ID
+semantics), so moving one lecture never rewrites the rule and every other occurrence stays as it was.
+Writes go through :mod:`skills.services`, which keeps ``etag``, ``sequence`` and ``series_end`` right.
+"""
+
+from __future__ import annotations
+
+import uuid
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.db import models
+from django.db.models import F, Q
+
+__all__ = ["AppliedOperation", "Calendar", "Event", "new_etag", "new_uid", "validate_timezone"]
+
+
+def new_uid() -> str:
+    """A globally unique RFC 5545 UID, so exported events never collide with another system's."""
+    return f"{uuid.uuid4()}@calendar-assistant"
+
+
+def new_etag() -> str:
+    return uuid.uuid4().hex
+
+
+def validate_timezone(value: str) -> None:
+    """Reject names zoneinfo cannot load, so a typo cannot reach the recurrence expansion."""
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError) as exc:
+        raise ValidationError(f"{value!r} is not an IANA time zone (e.g. America/New_York).") from exc
+
+
+def default_timezone() -> str:
+    return str(settings.ASSISTANT_DEFAULT_TIMEZONE)
+
+
+class Calendar(models.Model):
+    """One of a user's calendars; ``key`` is the stable handle preferences and skills name it by."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="calendars")
+    key = models.SlugField(max_length=64)
+    name = models.CharField(max_length=200)
+    timezone = models.CharField(max_length=64, default=default_timezone, validators=[validate_timezone])
+    is_default = models.BooleanField(default=False)
+    color = models.CharField(max_length=16, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["owner_id", "name"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "key"], name="calendar_unique_owner_key"),
+            # New events go to the default calendar, so there must never be two to choose from.
+            models.UniqueConstraint(
+                fields=["owner"], condition=Q(is_default=True), name="calendar_one_default_per_owner"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.key})"
+
+
+class Event(models.Model):
+    """A one-off event, the master of a recurring series, or an override of one occurrence.
+
+    ``start``/``end`` are always set, also for all-day events (the local midnights of ``start_date``
+    and ``end_date`` in ``timezone``), so one indexed range filter finds every kind of event.
+    ``series_end`` is the end of a finite series' last occurrence (null when the rule never ends);
+    with ``start`` it lets SQL discard series that cannot overlap a window before any expansion.
+    Overrides share their master's ``uid`` and are keyed by ``recurrence_id``, the original start.
+    """
+
+    class Visibility(models.TextChoices):
+        DEFAULT = "default"
+        PUBLIC = "public"
+        PRIVATE = "private"
+
+    class Transparency(models.TextChoices):
+        OPAQUE = "opaque"
+        TRANSPARENT = "transparent"
+
+    class Status(models.TextChoices):
+        CONFIRMED = "confirmed"
+        CANCELLED = "cancelled"
+
+    calendar = models.ForeignKey(Calendar, on_delete=models.CASCADE, related_name="events")
+    uid = models.CharField(max_length=255, default=new_uid)
+    summary = models.CharField(max_length=255)
+    description = models.TextField(blank=True)
+    location = models.CharField(max_length=255, blank=True)
+    start = models.DateTimeField()
+    end = models.DateTimeField()
+    timezone = models.CharField(max_length=64, validators=[validate_timezone])
+    all_day = models.BooleanField(default=False)
+    start_date = models.DateField(null=True, blank=True)
+    end_date = models.DateField(null=True, blank=True, help_text="Exclusive, as in RFC 5545.")
+    rrule = models.TextField(blank=True, default="", help_text="RFC 5545 RRULE value, empty for none.")
+    exdates = models.JSONField(default=list, blank=True, help_text="Cancelled original starts, ISO UTC.")
+    series = models.ForeignKey(
+        "self", on_delete=models.CASCADE, null=True, blank=True, related_name="overrides"
+    )
+    recurrence_id = models.DateTimeField(null=True, blank=True)
+    attendees = models.JSONField(default=list, blank=True)
+    organizer = models.EmailField(blank=True)
+    visibility = models.CharField(max_length=16, choices=Visibility.choices, default=Visibility.DEFAULT)
+    transparency = models.CharField(max_length=16, choices=Transparency.choices, default=Transparency.OPAQUE)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.CONFIRMED)
+    sequence = models.PositiveIntegerField(default=0)
+    etag = models.CharField(max_length=32, default=new_etag, editable=False)
+    series_end = models.DateTimeField(null=True, blank=True, editable=False)
+    operation_id = models.CharField(max_length=128, blank=True, db_index=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["start", "pk"]
+        indexes = [models.Index(fields=["calendar", "start"], name="event_calendar_start")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["calendar", "uid"], condition=Q(series__isnull=True), name="event_unique_uid"
+            ),
+            models.UniqueConstraint(fields=["series", "recurrence_id"], name="event_unique_override"),
+            models.UniqueConstraint(
+                fields=["calendar", "operation_id"],
+                condition=~Q(operation_id=""),
+                name="event_unique_operation",
+            ),
+            models.CheckConstraint(condition=Q(end__gte=F("start")), name="event_end_after_start"),
+        ]
+
+    def __str__(self) -> str:
+        return self.summary
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return ZoneInfo(self.timezone)
+
+    @property
+    def is_recurring(self) -> bool:
+        return bool(self.rrule)
+
+
+class AppliedOperation(models.Model):
+    """A receipt for an update or delete carrying an idempotency key.
+
+    A workflow step may run again after a restart; the receipt lets the replay return the first
+    result instead of moving an event twice.  Creations need no receipt: ``Event.operation_id``
+    already names the write that created a row.
+    """
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    operation_id = models.CharField(max_length=128)
+    event = models.ForeignKey(Event, on_delete=models.SET_NULL, null=True, blank=True, related_name="+")
+    recurrence_id = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "operation_id"], name="applied_operation_unique")
+        ]
+
+    def __str__(self) -> str:
+        return self.operation_id

@@ -1,0 +1,209 @@
+"""The calendar provider contract every backend (local, Google, CalDAV) fulfils.
+
+Skills talk to calendars only through this interface, so a user's calendars can live in the built-in
+store, in Google Calendar or on a CalDAV server without a skill changing.  Like Django's session
+backends, the base class holds the shared behaviour and a grouped block of methods each backend must
+implement; backend failures are translated into the exceptions below so callers catch one family.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from enum import StrEnum
+from typing import Any
+
+__all__ = [
+    "BusyInterval",
+    "CalendarInfo",
+    "CalendarProvider",
+    "ConflictError",
+    "EventData",
+    "NotFoundError",
+    "Occurrence",
+    "PermissionDeniedError",
+    "ProviderError",
+    "Scope",
+    "TransientProviderError",
+]
+
+
+class ProviderError(Exception):
+    """Base of every error a calendar backend raises."""
+
+
+class NotFoundError(ProviderError):
+    """The calendar, event or occurrence does not exist (or is not the user's)."""
+
+
+class PermissionDeniedError(ProviderError):
+    """The user may not read or change this calendar."""
+
+
+class ConflictError(ProviderError):
+    """The event changed since it was read (its sequence/etag no longer matches)."""
+
+
+class TransientProviderError(ProviderError):
+    """A failure worth retrying: a timeout, a 5xx, a rate limit."""
+
+
+class Scope(StrEnum):
+    """Which part of a recurring series a change applies to."""
+
+    OCCURRENCE = "occurrence"
+    FOLLOWING = "following"
+    SERIES = "series"
+
+
+@dataclass(frozen=True, slots=True)
+class CalendarInfo:
+    """A calendar as skills see it; ``key`` is stable and what preferences name."""
+
+    id: str
+    key: str
+    name: str
+    timezone: str
+    is_default: bool = False
+    color: str = ""
+    provider: str = "local"
+
+
+@dataclass(frozen=True, slots=True)
+class Occurrence:
+    """One concrete instance of an event: a one-off event or one expansion of a series.
+
+    ``recurrence_id`` is the occurrence's original start (RFC 5545 RECURRENCE-ID), None for one-off
+    events; with ``event_id`` it addresses the occurrence even after it has been moved.
+    ``start``/``end`` are aware datetimes; for all-day events they are local midnights and
+    ``all_day`` is set.
+    """
+
+    event_id: str
+    calendar_id: str
+    calendar_key: str
+    calendar_name: str
+    uid: str
+    summary: str
+    start: datetime
+    end: datetime
+    timezone: str
+    all_day: bool = False
+    recurrence_id: datetime | None = None
+    is_recurring: bool = False
+    description: str = ""
+    location: str = ""
+    attendees: tuple[str, ...] = ()
+    organizer: str = ""
+    visibility: str = "default"
+    transparency: str = "opaque"
+    sequence: int = 0
+    etag: str = ""
+
+    @property
+    def occurrence_key(self) -> str:
+        """A string that names this occurrence across reads: event id plus original start."""
+        rid = self.recurrence_id.isoformat() if self.recurrence_id else ""
+        return f"{self.event_id}@{rid}" if rid else self.event_id
+
+    @property
+    def busy(self) -> bool:
+        """Whether this occurrence blocks time (all-day and transparent ones do not)."""
+        return not self.all_day and self.transparency != "transparent"
+
+
+@dataclass(frozen=True, slots=True)
+class BusyInterval:
+    """A busy span of someone's time, without any detail of what it is."""
+
+    start: datetime
+    end: datetime
+
+
+@dataclass(slots=True)
+class EventData:
+    """The fields of an event to create, or the fields to change (None: leave as is)."""
+
+    summary: str | None = None
+    start: datetime | None = None
+    end: datetime | None = None
+    timezone: str | None = None
+    all_day: bool | None = None
+    start_date: date | None = None
+    end_date: date | None = None
+    description: str | None = None
+    location: str | None = None
+    attendees: list[str] | None = None
+    visibility: str | None = None
+    transparency: str | None = None
+    rrule: str | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class CalendarProvider:
+    """Base class of calendar backends; one instance serves one user.
+
+    Subclasses implement the block below; the helpers here are built on it.
+    """
+
+    name = "base"
+
+    def __init__(self, user: Any) -> None:
+        self.user = user
+
+    # -- must implement ---------------------------------------------------------------------------
+    def list_calendars(self) -> list[CalendarInfo]:
+        raise NotImplementedError("subclasses of CalendarProvider must provide a list_calendars() method")
+
+    def list_occurrences(
+        self, *, start: datetime, end: datetime, calendar_ids: list[str] | None = None
+    ) -> list[Occurrence]:
+        """Occurrences overlapping [start, end), sorted by start."""
+        raise NotImplementedError("subclasses of CalendarProvider must provide a list_occurrences() method")
+
+    def get_occurrence(self, *, event_id: str, recurrence_id: datetime | None = None) -> Occurrence:
+        raise NotImplementedError("subclasses of CalendarProvider must provide a get_occurrence() method")
+
+    def create_event(self, *, calendar_id: str, data: EventData, operation_id: str = "") -> Occurrence:
+        raise NotImplementedError("subclasses of CalendarProvider must provide a create_event() method")
+
+    def update_event(
+        self,
+        *,
+        event_id: str,
+        data: EventData,
+        recurrence_id: datetime | None = None,
+        scope: Scope = Scope.OCCURRENCE,
+        expected_etag: str = "",
+        operation_id: str = "",
+    ) -> Occurrence:
+        raise NotImplementedError("subclasses of CalendarProvider must provide an update_event() method")
+
+    def delete_event(
+        self,
+        *,
+        event_id: str,
+        recurrence_id: datetime | None = None,
+        scope: Scope = Scope.OCCURRENCE,
+        expected_etag: str = "",
+        operation_id: str = "",
+    ) -> None:
+        raise NotImplementedError("subclasses of CalendarProvider must provide a delete_event() method")
+
+    def free_busy(self, *, emails: list[str], start: datetime, end: datetime) -> dict[str, list[BusyInterval]]:
+        """Busy intervals of other people, by email; unknown people map to an empty list."""
+        raise NotImplementedError("subclasses of CalendarProvider must provide a free_busy() method")
+
+    # -- shared behaviour -------------------------------------------------------------------------
+    def default_calendar(self) -> CalendarInfo:
+        calendars = self.list_calendars()
+        if not calendars:
+            raise NotFoundError("You have no calendar yet.")
+        return next((c for c in calendars if c.is_default), calendars[0])
+
+    def calendar_by_key(self, key: str) -> CalendarInfo:
+        wanted = key.casefold()
+        for cal in self.list_calendars():
+            if wanted in (cal.key.casefold(), cal.name.casefold(), cal.id):
+                return cal
+        raise NotFoundError(f"You have no calendar called {key!r}.")

@@ -1,0 +1,137 @@
+"""Writing the assistant's reply from the results of earlier tasks."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from itertools import groupby
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
+
+from pydantic import BaseModel, Field
+
+from skills.context import SkillContext
+from skills.formatting import format_day, format_range, format_span
+from skills.registry import REGISTRY, skill
+from skills.schemas import EventItem, SkillInput, Slot
+
+__all__ = ["compose_reply"]
+
+REGISTRY.service("reply", "Write the final reply to the user.")
+
+
+
+class ReplyInput(SkillInput):
+    style: Literal["agenda", "count", "slots", "preference", "calendars", "text"] = Field(
+        description="agenda: events by day; count: how many and which; slots: free times; text: as given."
+    )
+    kind: Literal["answer", "clarify", "error", "done"] = "answer"
+    events: list[EventItem] = Field(default_factory=list)
+    count: int | None = None
+    slots: list[Slot] = Field(default_factory=list)
+    start: datetime | None = Field(default=None, description="Start of the range the reply is about.")
+    end: datetime | None = Field(default=None, description="End of the range (exclusive).")
+    subject: str = Field(default="", description="What was asked about, e.g. 'classes' or 'events with Ann'.")
+    text: str = Field(default="", description="Text for style 'text', or a first line for the others.")
+    key: str = ""
+    value: Any = None
+    calendars: list[dict[str, Any]] = Field(default_factory=list)
+
+
+class Reply(BaseModel):
+    kind: str
+    text: str
+    data: dict[str, Any] = Field(default_factory=dict)
+
+
+def _n_events(n: int, noun: str = "event") -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def _agenda_lines(events: list[EventItem], tz: ZoneInfo) -> list[str]:
+    lines: list[str] = []
+    for day, group in groupby(events, key=lambda e: e.start.astimezone(tz).date()):
+        lines.append(format_day(day))
+        for e in group:
+            where = f" ({e.calendar_name})" if e.calendar_name else ""
+            lines.append(f"  • {format_span(e.start, e.end, tz, all_day=e.all_day)}  {e.summary}{where}")
+    return lines
+
+
+@skill(service="reply", kind="read")
+def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
+    """Write the reply: an agenda, a count, free slots or a plain text, with dates named in words and
+    times in the user's zone."""
+    tz = ctx.tz
+    period = _period(params.start, params.end, tz)
+    subject = params.subject or "events"
+    events = sorted(params.events, key=lambda e: (e.start, e.summary))
+    data: dict[str, Any] = {}
+    if params.style == "agenda":
+        data["events"] = [e.model_dump(mode="json") for e in events]
+        if not events:
+            text = f"You have no {subject} {period}."
+        else:
+            head = params.text or f"Here is your schedule {period}:"
+            summary = f"{_n_events(len(events), _singular(subject))} in all."
+            text = "\n".join([head, *_agenda_lines(events, tz), summary])
+    elif params.style == "count":
+        n = params.count if params.count is not None else len(events)
+        data["count"] = n
+        noun = _singular(subject)
+        if n == 0:
+            text = f"You have no {subject} {period}."
+        else:
+            listing = ", ".join(
+                f"{e.summary} ({format_span(e.start, e.end, tz, all_day=e.all_day)})" for e in events
+            )
+            text = f"You have {_n_events(n, noun)} {period}" + (f": {listing}." if listing else ".")
+    elif params.style == "slots":
+        data["slots"] = [s.model_dump(mode="json") for s in params.slots]
+        if not params.slots:
+            text = f"I found no free time {period} that fits."
+        else:
+            lines = [params.text or f"You are free {period}:"]
+            lines += [
+                f"  • {format_day(s.start.astimezone(tz).date())}, {format_span(s.start, s.end, tz)}"
+                for s in params.slots
+            ]
+            text = "\n".join(lines)
+    elif params.style == "preference":
+        data = {"key": params.key, "value": params.value}
+        label = params.key.replace("_", " ")
+        text = f"Your {label} is not set." if params.value is None else f"Your {label}: {_describe(params.value)}."
+    elif params.style == "calendars":
+        data["calendars"] = params.calendars
+        names = [f"{c['name']}{' (default)' if c.get('is_default') else ''}" for c in params.calendars]
+        text = "Your calendars: " + ", ".join(names) + "." if names else "You have no calendars yet."
+    else:
+        text = params.text
+    return Reply(kind=params.kind, text=text.replace(" :", ":").replace(" .", ".").strip(), data=data)
+
+
+def _period(start: datetime | None, end: datetime | None, tz: ZoneInfo) -> str:
+    """'on Friday, March 6' or 'from Monday, March 2 to Sunday, March 8' (empty without a range)."""
+    if start is None or end is None:
+        return ""
+    words = format_range(start, end, tz)
+    if " – " in words:
+        first, last = words.split(" – ")
+        return f"from {first} to {last}"
+    return f"on {words}"
+
+
+def _singular(subject: str) -> str:
+    return subject[:-1] if subject.endswith("s") and not subject.endswith("ss") else subject
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, dict):
+        parts = []
+        if "days" in value:
+            parts.append(", ".join(value["days"]))
+        if "start" in value and "end" in value:
+            parts.append(f"{value['start']}–{value['end']}")
+        return " ".join(parts) or str(value)
+    if isinstance(value, list):
+        return "; ".join(_describe(v) for v in value)
+    return str(value)

@@ -1,0 +1,119 @@
+"""Pydantic models that several skills exchange (events, slots, criteria): the DAG's common currency.
+
+Everything here is JSON-safe, because task outputs are stored with the run and travel to the browser.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, time
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from skills.providers.base import Occurrence
+
+__all__ = [
+    "DAY_PARTS",
+    "DayPart",
+    "EventCriteria",
+    "EventItem",
+    "SkillInput",
+    "Slot",
+    "is_class",
+]
+
+DayPart = Literal["morning", "afternoon", "evening", "night"]
+
+# The product's day parts (scenarios README); night wraps past midnight.
+DAY_PARTS: dict[str, tuple[time, time]] = {
+    "morning": (time(5), time(12)),
+    "afternoon": (time(12), time(17)),
+    "evening": (time(17), time(21)),
+    "night": (time(21), time(5)),
+}
+
+_CLASS_WORDS = re.compile(r"\b(lectures?|class(es)?|seminars?|labs?|tutorials?|courses?)\b", re.IGNORECASE)
+_SCHOOL_CALENDARS = re.compile(r"\b(school|classes|class|university|uni|college|courses?|campus)\b", re.IGNORECASE)
+
+
+def is_class(summary: str, calendar_name: str) -> bool:
+    """The product's definition: a class by its title, or by living on a school calendar."""
+    return bool(_CLASS_WORDS.search(summary) or _SCHOOL_CALENDARS.search(calendar_name))
+
+
+class SkillInput(BaseModel):
+    """Base of skill inputs: unknown params are an error, so a decomposer's typo cannot pass silently."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class EventItem(BaseModel):
+    """One occurrence as skills pass it along; ``key`` addresses it across reads (event@original start)."""
+
+    key: str
+    event_id: str
+    recurrence_id: datetime | None = None
+    calendar: str
+    calendar_name: str
+    summary: str
+    start: datetime
+    end: datetime
+    all_day: bool = False
+    timezone: str
+    location: str = ""
+    attendees: list[str] = Field(default_factory=list)
+    recurring: bool = False
+    is_class: bool = False
+    is_meeting: bool = False
+    etag: str = ""
+
+    @classmethod
+    def from_occurrence(cls, occ: Occurrence, *, owner_email: str = "") -> EventItem:
+        others = [a for a in occ.attendees if a.casefold() != owner_email.casefold()]
+        return cls(
+            key=occ.occurrence_key,
+            event_id=occ.event_id,
+            recurrence_id=occ.recurrence_id,
+            calendar=occ.calendar_key,
+            calendar_name=occ.calendar_name,
+            summary=occ.summary,
+            start=occ.start,
+            end=occ.end,
+            all_day=occ.all_day,
+            timezone=occ.timezone,
+            location=occ.location,
+            attendees=list(occ.attendees),
+            recurring=occ.is_recurring,
+            is_class=is_class(occ.summary, occ.calendar_name),
+            is_meeting=bool(others),
+            etag=occ.etag,
+        )
+
+    @property
+    def minutes(self) -> int:
+        return int((self.end - self.start).total_seconds() // 60)
+
+
+class Slot(BaseModel):
+    start: datetime
+    end: datetime
+
+    @property
+    def minutes(self) -> int:
+        return int((self.end - self.start).total_seconds() // 60)
+
+
+class EventCriteria(SkillInput):
+    """What to keep of a list of events; every given criterion must hold (an empty one always does)."""
+
+    text: str | None = Field(default=None, description="Words the title (or location) contains, any case.")
+    calendars: list[str] = Field(default_factory=list, description="Calendar keys or names to keep.")
+    category: Literal["class", "meeting", "all_day", "timed"] | None = Field(
+        default=None, description="class: lectures, seminars, labs...; meeting: has other attendees."
+    )
+    attendee: str | None = Field(default=None, description="An attendee's email or name.")
+    day_part: DayPart | None = Field(default=None, description="Keep events starting in this part of the day.")
+    weekdays: list[int] = Field(default_factory=list, description="Keep only these weekdays (0=Monday).")
+    exclude_weekdays: list[int] = Field(default_factory=list, description="Drop these weekdays (0=Monday).")
+    exclude_text: list[str] = Field(default_factory=list, description="Drop events whose title has any of these.")

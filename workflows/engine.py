@@ -1,0 +1,211 @@
+"""Drives runs: start, advance until done or paused, resume with an answer, cancel.
+
+The loop is: ask the scheduler what is ready, evaluate ``when`` conditions, run the batch through the
+executor, store the batch's results in one transaction, publish progress, repeat.  A pause stops the
+loop with the run stored; a resume continues it from the database alone, so the process that resumes
+need not be the one that paused (days and restarts may lie between).
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from collections.abc import Callable
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+from django.utils.module_loading import import_string
+
+from skills.context import NO_ANSWER, SkillContext
+from skills.providers import provider_for
+from skills.registry import REGISTRY, SkillRegistry
+from workflows import events
+from workflows.definition import WorkflowDefinition
+from workflows.executor import TaskOutcome, execute_batch
+from workflows.models import RunStatus, WorkflowRun
+from workflows.persistence import (
+    RunState,
+    run_claim,
+    run_create,
+    run_load,
+    run_pause,
+    run_resume_claim,
+    task_rows_save,
+)
+from workflows.references import ReferenceError_, evaluate_condition
+from workflows.scheduler import TaskStatus, blocked_tasks, is_finished, ready_tasks
+from workflows.validation import compile_workflow
+
+__all__ = ["run_advance", "run_cancel", "run_resume", "run_start"]
+
+logger = logging.getLogger("workflows")
+
+
+def run_start(
+    *,
+    user: Any,
+    definition: WorkflowDefinition,
+    timezone_name: str,
+    channel_group: str = "",
+    trace_id: str = "",
+    registry: SkillRegistry = REGISTRY,
+) -> WorkflowRun:
+    """Validate and store a new run (raises WorkflowValidationError listing every problem)."""
+    plan = compile_workflow(definition, registry=registry)
+    return run_create(
+        user=user, plan=plan, timezone_name=timezone_name, channel_group=channel_group, trace_id=trace_id
+    )
+
+
+def run_advance(run_id: uuid.UUID | str, *, claim: bool = True) -> WorkflowRun:
+    """Run a pending run until it finishes or pauses; a run someone else claimed is left alone."""
+    if claim and not run_claim(run_id):
+        return WorkflowRun.objects.get(pk=run_id)
+    state = run_load(run_id)
+    _drive(state)
+    _notify(state.run)
+    return state.run
+
+
+def run_resume(*, run_id: uuid.UUID | str, pause_id: uuid.UUID | str, user: Any, answer: Any) -> WorkflowRun | None:
+    """Continue a paused run with the user's answer; None if this pause was already answered."""
+    if not run_resume_claim(run_id=run_id, pause_id=pause_id, user=user, answer=answer):
+        return None
+    return run_advance(run_id, claim=False)
+
+
+def run_cancel(*, run_id: uuid.UUID | str, user: Any) -> bool:
+    """Set a paused or pending run aside; True if it was waiting and now is not."""
+    return bool(
+        WorkflowRun.objects.filter(
+            pk=run_id, user=user, status__in=[RunStatus.PAUSED, RunStatus.PENDING]
+        ).update(status=RunStatus.CANCELLED, pause_id=None, finished_at=timezone.now())
+    )
+
+
+def _drive(state: RunState) -> None:
+    run, plan = state.run, state.plan
+    tz = ZoneInfo(run.timezone)
+    provider = provider_for(run.user)  # one client for the whole run, never stored with it
+
+    def make_context(task_id: str) -> SkillContext:
+        row = state.rows[task_id]
+        return SkillContext(
+            user=run.user,
+            tz=tz,
+            run_id=str(run.pk),
+            task_id=task_id,
+            answer=row.answer if row.has_answer else NO_ANSWER,
+            _provider=provider,
+        )
+
+    while True:
+        statuses = state.statuses()
+        changed = []
+        for tid, (status, why) in blocked_tasks(plan, statuses).items():
+            row = state.rows[tid]
+            row.status, row.error, row.finished_at = status, why, timezone.now()
+            changed.append(row)
+        statuses = state.statuses()
+        outputs = state.outputs()
+        batch: list[str] = []
+        for tid in ready_tasks(plan, statuses):
+            condition = plan.conditions.get(tid)
+            try:
+                run_it = condition is None or evaluate_condition(condition, outputs)
+            except ReferenceError_ as exc:
+                row = state.rows[tid]
+                row.status, row.error, row.finished_at = TaskStatus.FAILED, str(exc), timezone.now()
+                changed.append(row)
+                continue
+            if run_it:
+                batch.append(tid)
+            else:
+                row = state.rows[tid]
+                row.status, row.error, row.finished_at = TaskStatus.SKIPPED, "condition was false", timezone.now()
+                changed.append(row)
+        if changed:
+            task_rows_save(changed)
+        if not batch:
+            if changed:
+                continue
+            break
+        for tid in batch:
+            events.publish(run.channel_group, _task_event("task.started", run, tid, plan.tasks[tid].summary))
+        outcomes = execute_batch(plan, batch, outputs, make_context)
+        paused = _store_outcomes(state, outcomes)
+        for outcome in outcomes:
+            event = _task_event("task.finished", run, outcome.task_id, plan.tasks[outcome.task_id].summary)
+            event.update(status=str(outcome.status), error=outcome.error)
+            events.publish(run.channel_group, event)
+        if paused is not None:
+            run_pause(run=run, task_id=paused.task_id, payload=paused.pause or {})
+            events.publish(run.channel_group, {"type": "workflow.paused", "run_id": str(run.pk)})
+            return
+    _finish(state)
+
+
+def _store_outcomes(state: RunState, outcomes: list[TaskOutcome]) -> TaskOutcome | None:
+    """Write a batch's results in one transaction; returns the outcome that pauses the run, if any.
+
+    Only one question waits at a time: a second task that paused in the same batch goes back to
+    pending and asks again after the first is answered.
+    """
+    paused: TaskOutcome | None = None
+    rows = []
+    for outcome in outcomes:
+        row = state.rows[outcome.task_id]
+        status = outcome.status
+        if status is TaskStatus.PAUSED:
+            if paused is None:
+                paused = outcome
+            else:
+                status = TaskStatus.PENDING
+        row.status = status
+        row.inputs = outcome.inputs
+        row.output = outcome.output
+        row.error = outcome.error
+        row.attempts += outcome.attempts
+        row.started_at = row.started_at or outcome.started_at
+        row.finished_at = outcome.finished_at if status in (TaskStatus.SUCCEEDED, TaskStatus.FAILED) else None
+        if status is TaskStatus.SUCCEEDED:
+            row.has_answer, row.answer = False, None
+        rows.append(row)
+    with transaction.atomic():
+        task_rows_save(rows)
+    return paused
+
+
+def _finish(state: RunState) -> None:
+    run, plan = state.run, state.plan
+    statuses = state.statuses()
+    if not is_finished(statuses):  # nothing ready yet unfinished: a bug in the scheduler, never silent
+        logger.error("run %s stalled with states %s", run.pk, statuses)
+    out = state.rows[plan.output_task]
+    failed = [row for row in state.rows.values() if row.status == TaskStatus.FAILED]
+    run.status = RunStatus.SUCCEEDED if out.status == TaskStatus.SUCCEEDED else RunStatus.FAILED
+    run.result = out.output
+    run.error = "; ".join(f"{row.task_id}: {row.error}" for row in failed)
+    run.finished_at = timezone.now()
+    run.pause_payload = None
+    run.save(update_fields=["status", "result", "error", "finished_at", "pause_payload", "updated_at"])
+    events.publish(
+        run.channel_group, {"type": "workflow.finished", "run_id": str(run.pk), "status": str(run.status)}
+    )
+
+
+def _task_event(kind: str, run: WorkflowRun, task_id: str, summary: str) -> dict[str, Any]:
+    return {"type": kind, "run_id": str(run.pk), "task_id": task_id, "summary": summary}
+
+
+def _listeners() -> list[Callable[[WorkflowRun], None]]:
+    return [import_string(path) for path in getattr(settings, "WORKFLOW_RUN_LISTENERS", [])]
+
+
+def _notify(run: WorkflowRun) -> None:
+    """Tell the configured listeners (the chat) that a run paused or settled."""
+    for listener in _listeners():
+        listener(run)
