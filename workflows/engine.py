@@ -60,21 +60,30 @@ def run_start(
     )
 
 
-def run_advance(run_id: uuid.UUID | str, *, claim: bool = True) -> WorkflowRun:
+def run_advance(
+    run_id: uuid.UUID | str, *, claim: bool = True, registry: SkillRegistry = REGISTRY
+) -> WorkflowRun:
     """Run a pending run until it finishes or pauses; a run someone else claimed is left alone."""
     if claim and not run_claim(run_id):
         return WorkflowRun.objects.get(pk=run_id)
-    state = run_load(run_id)
+    state = run_load(run_id, registry=registry)
     _drive(state)
     _notify(state.run)
     return state.run
 
 
-def run_resume(*, run_id: uuid.UUID | str, pause_id: uuid.UUID | str, user: Any, answer: Any) -> WorkflowRun | None:
+def run_resume(
+    *,
+    run_id: uuid.UUID | str,
+    pause_id: uuid.UUID | str,
+    user: Any,
+    answer: Any,
+    registry: SkillRegistry = REGISTRY,
+) -> WorkflowRun | None:
     """Continue a paused run with the user's answer; None if this pause was already answered."""
     if not run_resume_claim(run_id=run_id, pause_id=pause_id, user=user, answer=answer):
         return None
-    return run_advance(run_id, claim=False)
+    return run_advance(run_id, claim=False, registry=registry)
 
 
 def run_cancel(*, run_id: uuid.UUID | str, user: Any) -> bool:

@@ -17,6 +17,7 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
+from skills.registry import REGISTRY, SkillRegistry
 from workflows.definition import SCHEMA_VERSION, WorkflowDefinition
 from workflows.models import RunStatus, TaskRun, WorkflowRun
 from workflows.scheduler import TaskStatus
@@ -80,9 +81,10 @@ def run_create(
     return run
 
 
-def run_load(run_id: uuid.UUID | str) -> RunState:
+def run_load(run_id: uuid.UUID | str, *, registry: SkillRegistry = REGISTRY) -> RunState:
     run = WorkflowRun.objects.select_related("user").get(pk=run_id)
-    plan = compile_workflow(load_definition(run.definition, run.definition_version), max_tasks=1000)
+    definition = load_definition(run.definition, run.definition_version)
+    plan = compile_workflow(definition, registry=registry, max_tasks=1000)
     rows = {row.task_id: row for row in run.task_runs.all()}
     return RunState(run=run, plan=plan, rows=rows)
 
