@@ -80,7 +80,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         if self.group_name:
             await self.channel_layer.group_discard(self.group_name, self.channel_name)
 
-    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any) -> None:
+    async def receive(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, **kwargs: Any
+    ) -> None:
         """Decode the frame ourselves, so that a frame that is not JSON is answered, not a crash."""
         if text_data is None:
             await self.send_error("Send JSON text frames, not binary ones.")

@@ -76,7 +76,9 @@ def validation_message(exc: ValidationError) -> str:
 
 def _wants_json(request: HttpRequest) -> bool:
     """The page's script asks for JSON; a plain form post (no script) gets a redirect instead."""
-    return "application/json" in request.headers.get("Accept", "") or request.content_type == "application/json"
+    return (
+        "application/json" in request.headers.get("Accept", "") or request.content_type == "application/json"
+    )
 
 
 def _bad_request(message: str) -> JsonResponse:
@@ -122,7 +124,7 @@ def conversation_url(conversation: Conversation) -> str:
 @login_required
 @require_GET
 def conversation_detail(request: HttpRequest, conversation_id: uuid.UUID) -> HttpResponse:
-    """The chat page; the history is embedded as JSON so the script renders it the way it renders live ones."""
+    """The chat page; the history is embedded as JSON, so the script renders it like live messages."""
     conversation = _own_conversation(request, conversation_id)
     return render(
         request,

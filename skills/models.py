@@ -15,7 +15,15 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import F, Q
 
-__all__ = ["AppliedOperation", "Calendar", "Event", "new_etag", "new_uid", "validate_timezone"]
+__all__ = [
+    "AppliedOperation",
+    "Calendar",
+    "Event",
+    "default_timezone",
+    "new_etag",
+    "new_uid",
+    "validate_timezone",
+]
 
 
 def new_uid() -> str:

@@ -16,7 +16,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from dateutil.rrule import rrule, rrulestr
@@ -45,7 +45,7 @@ __all__ = [
 CACHE_SIZE = 512
 # Unbounded rules are expanded this far past the window asked for, so the next window a user pages to
 # is usually already expanded.
-INFINITE_LOOKAHEAD = timedelta(days=366)
+INFINITE_LOOKAHEAD = timedelta(days=92)
 _WEEKDAYS = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
 # Parts that pin instances to calendar days or clock times: a series moved to another day or time
 # cannot keep them as they are, and rewriting them is beyond a simple shift.
@@ -224,39 +224,38 @@ def overlaps(start: datetime, end: datetime, window_start: datetime, window_end:
     return start < window_end and (end > window_start or start >= window_start)
 
 
-def occurrence_from_row(
-    event: Event,
-    calendar: CalendarInfo,
-    *,
-    start: datetime | None = None,
-    end: datetime | None = None,
-    recurrence_id: datetime | None = None,
-    etag: str = "",
-) -> Occurrence:
-    """An occurrence with a row's details: the row itself, or one instance of its rule."""
-    zone = event.zone
+def _details(event: Event, calendar: CalendarInfo) -> dict[str, Any]:
+    """What every occurrence of a row has in common: all but its times and etag."""
     is_override = event.series_id is not None
+    return {
+        "event_id": str(event.series_id if is_override else event.pk),
+        "calendar_id": calendar.id,
+        "calendar_key": calendar.key,
+        "calendar_name": calendar.name,
+        "uid": event.uid,
+        "summary": event.summary,
+        "timezone": event.timezone,
+        "all_day": event.all_day,
+        "is_recurring": is_override or bool(event.rrule),
+        "description": event.description,
+        "location": event.location,
+        "attendees": tuple(event.attendees),
+        "organizer": event.organizer,
+        "visibility": event.visibility,
+        "transparency": event.transparency,
+        "sequence": event.sequence,
+    }
+
+
+def occurrence_from_row(event: Event, calendar: CalendarInfo) -> Occurrence:
+    """The one occurrence a one-off event or an override row stands for."""
+    zone = event.zone
     return Occurrence(
-        event_id=str(event.series_id if is_override else event.pk),
-        calendar_id=calendar.id,
-        calendar_key=calendar.key,
-        calendar_name=calendar.name,
-        uid=event.uid,
-        summary=event.summary,
-        start=(start or event.start).astimezone(zone),
-        end=(end or event.end).astimezone(zone),
-        timezone=event.timezone,
-        all_day=event.all_day,
-        recurrence_id=recurrence_id or (event.recurrence_id.astimezone(UTC) if event.recurrence_id else None),
-        is_recurring=is_override or bool(event.rrule),
-        description=event.description,
-        location=event.location,
-        attendees=tuple(event.attendees),
-        organizer=event.organizer,
-        visibility=event.visibility,
-        transparency=event.transparency,
-        sequence=event.sequence,
-        etag=etag or event.etag,
+        **_details(event, calendar),
+        start=event.start.astimezone(zone),
+        end=event.end.astimezone(zone),
+        recurrence_id=event.recurrence_id.astimezone(UTC) if event.recurrence_id else None,
+        etag=event.etag,
     )
 
 
@@ -316,6 +315,7 @@ class Expansion:
 def _expand(event: Event, calendar: CalendarInfo, horizon: datetime | None) -> Expansion:
     excluded = {datetime.fromisoformat(value).timestamp() for value in event.exdates}
     tag = _content_tag(event)
+    details = _details(event, calendar)
     starts: list[float] = []
     ends: list[float] = []
     occurrences: list[Occurrence] = []
@@ -329,9 +329,7 @@ def _expand(event: Event, calendar: CalendarInfo, horizon: datetime | None) -> E
         starts.append(moment)
         ends.append(end.timestamp())
         occurrences.append(
-            occurrence_from_row(
-                event, calendar, start=start, end=end, recurrence_id=original, etag=f"{tag}-{int(moment)}"
-            )
+            Occurrence(**details, start=start, end=end, recurrence_id=original, etag=f"{tag}-{int(moment)}")
         )
     longest = max((e - s for s, e in zip(starts, ends, strict=True)), default=0.0)
     return Expansion(starts, ends, occurrences, longest, horizon.timestamp() if horizon else None)

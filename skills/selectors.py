@@ -93,9 +93,9 @@ def occurrences_between(
     masters = [row.pk for row in rows if row.rrule]
     # Overrides of the candidate series, and any override moved into the window from a series that
     # itself lies elsewhere.
-    overrides = Event.objects.filter(calendar_id__in=by_id, series__isnull=False).filter(
-        Q(series_id__in=masters) | Q(start__lt=end, end__gte=start)
-    )
+    overrides = Event.objects.filter(
+        calendar_id__in=by_id, series__isnull=False, series__status=Event.Status.CONFIRMED
+    ).filter(Q(series_id__in=masters) | Q(start__lt=end, end__gte=start))
     replaced: defaultdict[int, set[float]] = defaultdict(set)
     keys: list[float] = []
     found: list[Occurrence] = []
@@ -136,6 +136,8 @@ def occurrence_get(
     Without ``recurrence_id`` a series answers with its first occurrence; a one-off ignores it,
     since it has only the one.
     """
+    if event.status == Event.Status.CANCELLED:
+        return None
     if not event.rrule:
         return occurrence_from_row(event, calendar)
     if recurrence_id is None:

@@ -33,6 +33,7 @@ __all__ = [
     "calendar_create",
     "event_apply",
     "event_create",
+    "event_delete",
     "event_place",
     "event_save",
     "occurrence_cancel",
@@ -161,6 +162,11 @@ def event_create(
     validate_timezone(event.timezone)
     event_place(event=event, start=start, end=end, all_day=all_day)
     return event_save(event=event, revise=False)
+
+
+def event_delete(*, event: Event) -> None:
+    """Delete a one-off event or a whole series; a series' overrides go with it (CASCADE)."""
+    event.delete()
 
 
 def _has_times(data: EventData) -> bool:
@@ -339,7 +345,7 @@ def series_split(*, master: Event, recurrence_id: datetime) -> Event:
 def series_truncate(*, master: Event, recurrence_id: datetime) -> None:
     """Delete the occurrence at ``recurrence_id`` and all after it (the whole series from the first)."""
     if count_before(master, recurrence_id) == 0:
-        master.delete()
+        event_delete(event=master)
         return
     master.overrides.filter(recurrence_id__gte=recurrence_id).delete()
     master.exdates = [x for x in master.exdates if datetime.fromisoformat(x) < recurrence_id]

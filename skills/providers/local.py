@@ -105,7 +105,9 @@ class LocalProvider(CalendarProvider):
         users = get_user_model().objects.filter(is_active=True)
         busy: dict[str, list[BusyInterval]] = {}
         for email in emails:
-            calendars = Calendar.objects.filter(owner__in=users.filter(email__iexact=email.strip()))
+            # A blank address would match every user who has none.
+            owners = users.filter(email__iexact=email.strip()) if email.strip() else users.none()
+            calendars = Calendar.objects.filter(owner__in=owners)
             occurrences = occurrences_between(
                 calendars=[calendar_info(c) for c in calendars], start=window[0], end=window[1]
             )
@@ -193,7 +195,7 @@ class LocalProvider(CalendarProvider):
             master, rid = self._resolve(event_id, recurrence_id, for_update=True)
             original = self._current(master, rid, expected_etag).recurrence_id
             if original is None or scope is Scope.SERIES:
-                master.delete()
+                services.event_delete(event=master)
             elif scope is Scope.OCCURRENCE:
                 self._require_occurrence(rid, scope)
                 services.occurrence_cancel(master=master, recurrence_id=original)

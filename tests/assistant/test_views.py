@@ -53,13 +53,20 @@ def send_json(client: Client, conversation: Conversation, body: Any) -> Any:
 
 @pytest.mark.parametrize(
     ("name", "method"),
-    [("chat", "get"), ("conversation", "get"), ("messages", "get"), ("message_send", "post"),
-     ("conversation_new", "post")],
+    [
+        ("chat", "get"),
+        ("conversation", "get"),
+        ("messages", "get"),
+        ("message_send", "post"),
+        ("conversation_new", "post"),
+    ],
 )
 def test_every_page_sends_anonymous_visitors_to_login(
     client: Client, conversation: Conversation, name: str, method: str
 ) -> None:
-    kwargs = {"conversation_id": conversation.pk} if name in ("conversation", "messages", "message_send") else {}
+    kwargs = (
+        {"conversation_id": conversation.pk} if name in ("conversation", "messages", "message_send") else {}
+    )
     url = reverse(name, kwargs=kwargs)
     response = getattr(client, method)(url)
     assert response.status_code == 302
@@ -121,7 +128,10 @@ def test_conversation_page_embeds_history_and_lists_conversations(
     conversation.title = "Plans"
     conversation.save()
     Message.objects.create(
-        conversation=conversation, role=Message.Role.ASSISTANT, kind=ReplyKind.ANSWER, text="<b>Free</b> all day"
+        conversation=conversation,
+        role=Message.Role.ASSISTANT,
+        kind=ReplyKind.ANSWER,
+        text="<b>Free</b> all day",
     )
     response = ada.get(reverse("conversation", kwargs={"conversation_id": conversation.pk}))
     assert response.status_code == 200

@@ -603,10 +603,27 @@
     });
   });
 
+  function setSidebar(open) {
+    els.sidebar.classList.toggle("is-open", open);
+    els.sidebarToggle.setAttribute("aria-expanded", open ? "true" : "false");
+  }
+
   if (els.sidebarToggle) {
-    els.sidebarToggle.addEventListener("click", function () {
-      var open = els.sidebar.classList.toggle("is-open");
-      els.sidebarToggle.setAttribute("aria-expanded", open ? "true" : "false");
+    els.sidebarToggle.addEventListener("click", function (event) {
+      event.stopPropagation();
+      setSidebar(!els.sidebar.classList.contains("is-open"));
+    });
+    // On small screens the sidebar is a drawer: a click beside it or Escape closes it.
+    document.addEventListener("click", function (event) {
+      if (els.sidebar.classList.contains("is-open") && !els.sidebar.contains(event.target)) {
+        setSidebar(false);
+      }
+    });
+    document.addEventListener("keydown", function (event) {
+      if (event.key === "Escape" && els.sidebar.classList.contains("is-open")) {
+        setSidebar(false);
+        els.sidebarToggle.focus();
+      }
     });
   }
 

@@ -1,0 +1,51 @@
+"""Our workflow engine: validating a 1,000-task DAG, and running a 100-task one with its rows stored.
+
+The runs go through the public entry points (``run_start`` then ``run_advance``), so each includes
+what a real run pays: validation, the run and task rows written, the claim, loading and
+re-validating the stored definition, every batch's results saved, the run finished.  Only the
+chat's run listeners are switched off: they belong to the chat, not the engine, and LangGraph has
+no counterpart to them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.test.utils import override_settings
+
+from assistant.bench.dags import fan_out_fan_in, layered
+from assistant.bench.skillset import BENCH_REGISTRY
+from assistant.bench.timing import Timing, measure
+from workflows.engine import run_advance, run_start
+from workflows.models import RunStatus
+from workflows.validation import compile_workflow
+
+__all__ = ["ENGINE_TASKS", "engine_per_task", "validate_1000"]
+
+ENGINE_TASKS = 100
+
+
+def validate_1000(*, repeat: int) -> Timing:
+    """``compile_workflow`` on the layered 1,000-task DAG (the definition is built once, untimed)."""
+    definition = layered()
+    assert len(definition.tasks) == 1000
+
+    def compile_it() -> None:
+        compile_workflow(definition, registry=BENCH_REGISTRY, max_tasks=1000)
+
+    return measure(compile_it, repeat=repeat, warmup=2)
+
+
+def engine_per_task(*, user: Any, repeat: int) -> Timing:
+    """A 100-task fan-out/fan-in run from start to finish, reported per task (run time / 100)."""
+    definition = fan_out_fan_in(ENGINE_TASKS - 2)
+    expected = ENGINE_TASKS - 2  # the sink sums one 1 from every parallel task
+
+    def run_once() -> None:
+        run = run_start(user=user, definition=definition, timezone_name="UTC", registry=BENCH_REGISTRY)
+        run = run_advance(run.pk, registry=BENCH_REGISTRY)
+        if run.status != RunStatus.SUCCEEDED or run.result != {"value": expected}:
+            raise RuntimeError(f"the bench run did not succeed: {run.status} {run.error} {run.result}")
+
+    with override_settings(WORKFLOW_RUN_LISTENERS=[]):
+        return measure(run_once, repeat=repeat, warmup=2).scaled(ENGINE_TASKS)

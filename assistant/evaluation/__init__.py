@@ -1,0 +1,1 @@
+"""Measuring the decomposer and the time resolver on labelled text from outside the project."""

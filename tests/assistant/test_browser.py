@@ -1,0 +1,211 @@
+"""The chat page in a real browser, against a real server: sign in, ask about the week, read the answer.
+
+How the server runs: this test does not use pytest-django's test database, because that one lives in
+memory and a separate server process cannot see it (Channels' ``ChannelsLiveServerTestCase`` refuses
+it for the same reason, and the settings give no file-backed test database).  Instead the test makes a
+throwaway SQLite file under ``tmp_path``, migrates it and seeds it in subprocesses (this file doubles as
+the seeding script), and starts ``daphne assistant.asgi:application`` on a free loopback port (static
+files come from WhiteNoise, which reads them from the apps with DEBUG on).  The server is then what an
+operator runs, with websockets, the in-memory channel layer and Celery in eager mode.
+
+The clock cannot be fixed across processes, so the seeded event is placed relative to the real
+current week (see :func:`event_slot`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+from zoneinfo import ZoneInfo
+
+import pytest
+
+pytestmark = pytest.mark.browser
+
+PROJECT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+TIMEZONE = "America/New_York"
+USERNAME = "ada"
+PASSWORD = "a calm and long passphrase"
+EVENT_SUMMARY = "Dinner with Marguerite"
+SCREENSHOT = Path("/tmp/chat.png")
+SERVER_START_TIMEOUT = 60
+REPLY_TIMEOUT_MS = 60_000
+
+
+def event_slot(now: datetime) -> tuple[datetime, datetime]:
+    """A half hour that is certainly inside the Monday–Sunday week of ``now`` (a local, aware time).
+
+    Today at 23:00 while that is still ahead; else tomorrow at noon, unless today is Sunday, whose
+    noon then is the only slot of this week left that is not in the next one.
+    """
+    today = now.date()
+    tonight = datetime.combine(today, datetime.min.time().replace(hour=23), tzinfo=now.tzinfo)
+    if now + timedelta(minutes=30) < tonight:
+        start = tonight
+    elif today.weekday() < 6:
+        start = datetime.combine(
+            today + timedelta(days=1), datetime.min.time().replace(hour=12), tzinfo=now.tzinfo
+        )
+    else:
+        start = datetime.combine(today, datetime.min.time().replace(hour=12), tzinfo=now.tzinfo)
+    monday = today - timedelta(days=today.weekday())
+    assert monday <= start.date() < monday + timedelta(days=7)
+    return start, start + timedelta(minutes=30)
+
+
+def seed() -> dict[str, str]:
+    """Run inside the server's database (as a subprocess): one user, a calendar and an event this week."""
+    import django
+
+    django.setup()
+    from django.contrib.auth import get_user_model
+
+    from preferences.services import preference_set
+    from skills.services import calendar_create, event_create
+
+    user = get_user_model().objects.create_user(username=USERNAME, password=PASSWORD)
+    preference_set(user=user, key="timezone", value=TIMEZONE)
+    calendar = calendar_create(
+        owner=user, key="personal", name="Personal", timezone=TIMEZONE, is_default=True
+    )
+    start, end = event_slot(datetime.now(ZoneInfo(TIMEZONE)))
+    event_create(calendar=calendar, summary=EVENT_SUMMARY, start=start, end=end, timezone=TIMEZONE)
+    return {"start": start.isoformat(), "end": end.isoformat()}
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def server_env(database: Path) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        DEBUG="1",
+        DJANGO_SETTINGS_MODULE="assistant.settings",
+        DATABASE_URL=f"sqlite:///{database}",
+        ALLOWED_HOSTS="127.0.0.1,localhost",
+        REDIS_URL="",
+        CELERY_BROKER_URL="memory://",
+        ASSISTANT_DECOMPOSER=os.environ.get("ASSISTANT_DECOMPOSER", "rules"),
+        PYTHONPATH=str(PROJECT),
+        PYTHONUNBUFFERED="1",
+    )
+    return env
+
+
+def run(args: list[str], env: dict[str, str]) -> str:
+    result = subprocess.run(
+        [sys.executable, *args],
+        cwd=PROJECT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    if result.returncode != 0:
+        pytest.fail(f"{' '.join(args)} failed:\n{result.stdout}\n{result.stderr}")
+    return result.stdout
+
+
+@pytest.fixture
+def live_server_url(tmp_path: Path) -> Iterator[str]:
+    """A migrated, seeded database file and a Daphne server on it; yields the server's base URL."""
+    env = server_env(tmp_path / "browser.sqlite3")
+    run(["manage.py", "migrate", "--noinput"], env)
+    run([str(Path(__file__)), "seed"], env)
+    port = free_port()
+    log = (tmp_path / "server.log").open("w")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "assistant.asgi:application"],
+        cwd=PROJECT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + SERVER_START_TIMEOUT
+        while True:
+            if server.poll() is not None:
+                pytest.fail("the server exited:\n" + (tmp_path / "server.log").read_text())
+            try:
+                with urllib.request.urlopen(f"{base}/healthz/", timeout=2) as response:
+                    if response.status == 200:
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail("the server did not answer /healthz/:\n" + (tmp_path / "server.log").read_text())
+            time.sleep(0.2)
+        yield base
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        log.close()
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install chromium)")
+def test_week_question_is_answered_in_the_browser(live_server_url: str, tmp_path: Path) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 820})
+            page_errors: list[str] = []
+            page.on("pageerror", lambda exc: page_errors.append(str(exc)))
+
+            page.goto(live_server_url + "/")
+            page.get_by_label("Username").fill(USERNAME)
+            page.get_by_label("Password").fill(PASSWORD)
+            page.get_by_role("button", name="Sign in").click()
+            page.wait_for_url("**/c/*/")
+
+            # The question goes over the websocket, not the HTTP fallback.
+            sync_api.expect(page.locator("#connection")).to_have_attribute("data-state", "online")
+            page.get_by_role("textbox", name="Message").fill("What's my week look like?")
+            page.get_by_role("button", name="Send").click()
+
+            user_bubble = page.locator(".message-user").last
+            sync_api.expect(user_bubble).to_contain_text("What's my week look like?")
+            reply = page.locator('.message-assistant[data-kind="answer"]').last
+            reply.wait_for(timeout=REPLY_TIMEOUT_MS)
+            page.screenshot(path=str(SCREENSHOT), full_page=True)  # before asserting, to see failures too
+            sync_api.expect(reply.locator(".kind")).to_have_text("answer")
+            sync_api.expect(reply.locator(".message-text")).to_contain_text(EVENT_SUMMARY)
+            sync_api.expect(page.locator("#send-button")).to_be_enabled()
+            assert page_errors == []
+        finally:
+            browser.close()
+
+
+if __name__ == "__main__":  # the seeding subprocess: ``python tests/assistant/test_browser.py seed``
+    if sys.argv[1:] != ["seed"]:
+        sys.exit("usage: test_browser.py seed")
+    sys.path.insert(0, str(PROJECT))
+    print(json.dumps(seed()))

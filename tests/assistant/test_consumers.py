@@ -1,0 +1,191 @@
+"""The chat websocket, through the real ASGI stack (origin check, session auth, routing).
+
+The consumer runs turns in worker threads, so these tests need real transactions
+(``transaction=True``) for those threads to see the rows the test created.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.contrib.auth import get_user_model
+from django.test import Client
+from pytest_django.fixtures import Settings
+
+from assistant.asgi import application
+from assistant.consumers import CLOSE_FORBIDDEN, CLOSE_NOT_FOUND
+from assistant.models import Conversation, Message, ReplyKind
+from assistant.services import conversation_create
+
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
+
+ORIGIN = (b"origin", b"http://localhost")
+TIMEOUT = 10
+REPLY_KINDS = {kind.value for kind in ReplyKind}
+
+
+@pytest.fixture(autouse=True)
+def in_memory_layer(settings: Settings) -> None:
+    """Whatever the environment says (REDIS_URL), these tests use the in-memory channel layer."""
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
+
+@sync_to_async
+def make_user(username: str) -> Any:
+    return get_user_model().objects.create_user(username=username, password="a long enough passphrase")
+
+
+@sync_to_async
+def make_conversation(user: Any) -> Conversation:
+    return conversation_create(user=user)
+
+
+@sync_to_async
+def session_cookie(user: Any) -> tuple[bytes, bytes]:
+    client = Client()
+    client.force_login(user)
+    return (b"cookie", f"sessionid={client.cookies['sessionid'].value}".encode())
+
+
+@sync_to_async
+def messages_of(conversation: Conversation) -> list[tuple[str, str]]:
+    return list(Message.objects.filter(conversation=conversation).values_list("role", "text"))
+
+
+def communicator_for(conversation_id: Any, *headers: tuple[bytes, bytes]) -> WebsocketCommunicator:
+    return WebsocketCommunicator(application, f"/ws/c/{conversation_id}/", headers=[ORIGIN, *headers])
+
+
+async def assert_closed_with(communicator: WebsocketCommunicator, code: int) -> None:
+    """Refused sockets are accepted then closed, so that the browser learns the code."""
+    await communicator.connect(timeout=TIMEOUT)
+    output = await communicator.receive_output(timeout=TIMEOUT)
+    assert output == {"type": "websocket.close", "code": code}
+
+
+async def test_anonymous_visitor_is_closed_with_4401() -> None:
+    user = await make_user("ada")
+    conversation = await make_conversation(user)
+    communicator = communicator_for(conversation.pk)
+    await assert_closed_with(communicator, CLOSE_FORBIDDEN)
+
+
+async def test_another_users_conversation_is_closed_with_4404() -> None:
+    ada, grace = await make_user("ada"), await make_user("grace")
+    theirs = await make_conversation(grace)
+    communicator = communicator_for(theirs.pk, await session_cookie(ada))
+    await assert_closed_with(communicator, CLOSE_NOT_FOUND)
+
+
+async def test_a_missing_conversation_is_closed_with_4404() -> None:
+    ada = await make_user("ada")
+    communicator = communicator_for("7a0f3c1e-0000-4000-8000-000000000000", await session_cookie(ada))
+    await assert_closed_with(communicator, CLOSE_NOT_FOUND)
+
+
+async def test_a_foreign_origin_is_refused() -> None:
+    ada = await make_user("ada")
+    conversation = await make_conversation(ada)
+    communicator = WebsocketCommunicator(
+        application,
+        f"/ws/c/{conversation.pk}/",
+        headers=[(b"origin", b"http://evil.example"), await session_cookie(ada)],
+    )
+    connected, _ = await communicator.connect(timeout=TIMEOUT)
+    assert not connected
+
+
+async def test_chat_send_echoes_the_message_and_delivers_the_reply() -> None:
+    ada = await make_user("ada")
+    conversation = await make_conversation(ada)
+    communicator = communicator_for(conversation.pk, await session_cookie(ada))
+    connected, _ = await communicator.connect(timeout=TIMEOUT)
+    assert connected
+
+    await communicator.send_json_to({"type": "chat.send", "text": "What's my week look like?"})
+    events = []
+    while True:
+        event = await communicator.receive_json_from(timeout=TIMEOUT)
+        events.append(event)
+        if event["type"] == "chat.message" and event["message"]["role"] == "assistant":
+            break
+    await communicator.disconnect()
+
+    chat = [e["message"] for e in events if e["type"] == "chat.message"]
+    assert chat[0]["role"] == "user"
+    assert chat[0]["text"] == "What's my week look like?"
+    assert chat[-1]["kind"] in REPLY_KINDS
+    assert chat[-1]["text"]
+    other = {e["type"] for e in events} - {"chat.message"}
+    assert other <= {"task.started", "task.finished", "workflow.paused", "workflow.finished"}
+    assert (await messages_of(conversation))[0] == ("user", "What's my week look like?")
+
+
+async def test_events_published_to_the_group_are_forwarded() -> None:
+    ada = await make_user("ada")
+    conversation = await make_conversation(ada)
+    communicator = communicator_for(conversation.pk, await session_cookie(ada))
+    await communicator.connect(timeout=TIMEOUT)
+
+    from channels.layers import get_channel_layer
+
+    layer = get_channel_layer()
+    assert layer is not None
+    event = {
+        "type": "task.finished",
+        "run_id": "r1",
+        "task_id": "t1",
+        "summary": "Read the calendar",
+        "status": "succeeded",
+        "error": "",
+    }
+    await layer.group_send(conversation.channel_group, event)
+    assert await communicator.receive_json_from(timeout=TIMEOUT) == event
+    await communicator.disconnect()
+
+
+@pytest.mark.parametrize(
+    ("frame", "error"),
+    [
+        ("this is not json", "not valid JSON"),
+        ('["chat.send"]', "Send an object"),
+        ('{"type": "chat.send"}', "required"),
+        ('{"type": "chat.send", "text": "   "}', "required"),
+        ('{"type": "chat.shout", "text": "hi"}', "type"),
+        ('{"type": "chat.send", "text": "' + "x" * 2001 + '"}', "at most 2000"),
+    ],
+)
+async def test_a_bad_frame_gets_an_error_event_and_the_socket_stays_open(frame: str, error: str) -> None:
+    ada = await make_user("ada")
+    conversation = await make_conversation(ada)
+    communicator = communicator_for(conversation.pk, await session_cookie(ada))
+    await communicator.connect(timeout=TIMEOUT)
+
+    await communicator.send_to(text_data=frame)
+    event = await communicator.receive_json_from(timeout=TIMEOUT)
+    assert event["type"] == "error"
+    assert error in event["message"]
+    assert await messages_of(conversation) == []
+
+    # Still usable afterwards.
+    await communicator.send_json_to({"type": "chat.send", "text": "hello"})
+    echoed = await communicator.receive_json_from(timeout=TIMEOUT)
+    assert echoed["type"] == "chat.message"
+    assert echoed["message"]["text"] == "hello"
+    while not (echoed["type"] == "chat.message" and echoed["message"]["role"] == "assistant"):
+        echoed = await communicator.receive_json_from(timeout=TIMEOUT)
+    await communicator.disconnect()
+
+
+async def test_a_binary_frame_gets_an_error_event() -> None:
+    ada = await make_user("ada")
+    conversation = await make_conversation(ada)
+    communicator = communicator_for(conversation.pk, await session_cookie(ada))
+    await communicator.connect(timeout=TIMEOUT)
+    await communicator.send_to(bytes_data=b"\x00\x01")
+    event = await communicator.receive_json_from(timeout=TIMEOUT)
+    assert event["type"] == "error"
+    await communicator.disconnect()

@@ -1,0 +1,99 @@
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+import time_machine
+from django.contrib.auth import get_user_model
+
+from preferences.services import preference_set
+from skills.catalog import REGISTRY
+from skills.context import SkillContext
+from skills.services import calendar_create, event_create
+
+NY = ZoneInfo("America/New_York")
+pytestmark = pytest.mark.django_db
+
+
+def at(day: int, hh: int, mm: int = 0) -> datetime:
+    return datetime(2026, 3, day, hh, mm, tzinfo=NY)
+
+
+@pytest.fixture
+def ctx() -> SkillContext:
+    user = get_user_model().objects.create_user("skills-user", "me@example.com")
+    school = calendar_create(owner=user, key="school", name="School", timezone="America/New_York")
+    personal = calendar_create(owner=user, key="personal", name="Personal", timezone="America/New_York", is_default=True)
+    event_create(calendar=school, summary="Calculus II Lecture", start=at(2, 14), end=at(2, 15, 15),
+                 rrule="FREQ=WEEKLY;BYDAY=MO,WE;COUNT=6")
+    event_create(calendar=personal, summary="Coffee with Lee", start=at(4, 9), end=at(4, 10))
+    event_create(calendar=personal, summary="Design review", start=at(4, 16), end=at(4, 17),
+                 attendees=["me@example.com", "ann@example.com"])
+    return SkillContext(user=user, tz=NY)
+
+
+def call(ctx: SkillContext, name: str, **params: object) -> dict:
+    definition = REGISTRY.get(name)
+    return definition.func(ctx, definition.input_model.model_validate(params)).model_dump(mode="json")
+
+
+def test_find_events_counts_occurrences_and_classifies(ctx: SkillContext) -> None:
+    out = call(ctx, "find_events", start=at(2, 0).isoformat(), end=at(9, 0).isoformat())
+    summaries = [e["summary"] for e in out["events"]]
+    assert summaries == ["Calculus II Lecture", "Coffee with Lee", "Calculus II Lecture", "Design review"]
+    by_summary = {e["summary"]: e for e in out["events"]}
+    assert by_summary["Calculus II Lecture"]["is_class"] is True
+    assert by_summary["Design review"]["is_meeting"] is True
+    assert by_summary["Coffee with Lee"]["is_meeting"] is False
+
+
+def test_find_events_filters_by_day_part_category_and_weekday(ctx: SkillContext) -> None:
+    afternoon_classes = call(
+        ctx, "find_events", start=at(2, 0).isoformat(), end=at(16, 0).isoformat(),
+        category="class", day_part="afternoon", exclude_weekdays=[0],
+    )
+    # Mondays dropped; wall time kept across the DST change of March 8 (14:00 local, offset changes).
+    assert [e["start"] for e in afternoon_classes["events"]] == [
+        "2026-03-04T14:00:00-05:00",
+        "2026-03-11T14:00:00-04:00",
+    ]
+
+
+def test_free_slots_respect_events_and_preferences(ctx: SkillContext) -> None:
+    preference_set(user=ctx.user, key="lunch_hours", value={"start": "12:00", "end": "13:00"})
+    preference_set(user=ctx.user, key="working_hours", value={"days": ["MO", "TU", "WE", "TH", "FR"], "start": "09:00", "end": "17:00"})
+    ctx._preferences = None
+    out = call(ctx, "free_slots", start=at(4, 0).isoformat(), end=at(5, 0).isoformat(), duration_minutes=60)
+    spans = [(s["start"][11:16], s["end"][11:16]) for s in out["slots"]]
+    # Wednesday March 4: coffee 9-10, lunch 12-13, calculus 14-15:15, review 16-17, work ends at 17.
+    assert spans == [("10:00", "12:00"), ("13:00", "14:00")]
+
+
+def test_free_slots_can_ignore_preferences_and_use_a_day_part(ctx: SkillContext) -> None:
+    out = call(
+        ctx, "free_slots", start=at(4, 0).isoformat(), end=at(5, 0).isoformat(), duration_minutes=30,
+        day_part="morning", respect_preferences=False,
+    )
+    spans = [(s["start"][11:16], s["end"][11:16]) for s in out["slots"]]
+    assert spans == [("05:00", "09:00"), ("10:00", "12:00")]
+
+
+def test_compose_reply_names_dates_in_words_and_local_times(ctx: SkillContext) -> None:
+    with time_machine.travel(at(2, 9), tick=False):
+        found = call(ctx, "find_events", start=at(2, 0).isoformat(), end=at(9, 0).isoformat())
+        reply = call(
+            ctx, "compose_reply", style="agenda", events=found["events"],
+            start=at(2, 0).isoformat(), end=at(9, 0).isoformat(),
+        )
+    assert reply["kind"] == "answer"
+    assert "Monday, March 2" in reply["text"] and "Sunday, March 8" in reply["text"]
+    assert "2:00 PM – 3:15 PM" in reply["text"]
+    assert "4 events" in reply["text"]
+
+
+def test_count_reply(ctx: SkillContext) -> None:
+    found = call(ctx, "find_events", start=at(4, 0).isoformat(), end=at(5, 0).isoformat())
+    reply = call(ctx, "compose_reply", style="count", events=found["events"], count=found["count"],
+                 start=at(4, 0).isoformat(), end=at(5, 0).isoformat())
+    assert reply["text"].startswith("You have 3 events on Wednesday, March 4")

@@ -1,0 +1,521 @@
+"""The local provider honours the CalendarProvider contract: scopes, isolation, etags, idempotency."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from skills import services
+from skills.models import Calendar, Event
+from skills.providers.base import (
+    BusyInterval,
+    ConflictError,
+    EventData,
+    NotFoundError,
+    Occurrence,
+    ProviderError,
+    Scope,
+)
+from skills.providers.local import LocalProvider
+
+NY = ZoneInfo("America/New_York")
+SPRING = (datetime(2026, 3, 1, tzinfo=NY), datetime(2026, 5, 1, tzinfo=NY))
+MAR_4 = datetime(2026, 3, 4, 19, 0, tzinfo=UTC)  # original start of Wednesday's lecture
+MAR_16 = datetime(2026, 3, 16, 18, 0, tzinfo=UTC)
+
+
+@pytest.fixture
+def user(django_user_model: Any) -> Any:
+    return django_user_model.objects.create_user("sam", "sam@example.com", first_name="Sam")
+
+
+@pytest.fixture
+def ann(django_user_model: Any) -> Any:
+    return django_user_model.objects.create_user("ann", "ann@example.com", first_name="Ann", last_name="Lee")
+
+
+@pytest.fixture
+def school(user: Any) -> Calendar:
+    return services.calendar_create(owner=user, key="school", name="School", timezone="America/New_York")
+
+
+@pytest.fixture
+def personal(user: Any) -> Calendar:
+    return services.calendar_create(
+        owner=user, key="personal", name="Personal", timezone="America/New_York", is_default=True
+    )
+
+
+@pytest.fixture
+def calc(school: Calendar) -> Event:
+    return services.event_create(
+        calendar=school,
+        summary="Calculus II Lecture",
+        start=datetime(2026, 3, 2, 14, 0, tzinfo=NY),
+        end=datetime(2026, 3, 2, 15, 15, tzinfo=NY),
+        timezone="America/New_York",
+        rrule="FREQ=WEEKLY;BYDAY=MO,WE;UNTIL=20260430T235959Z",
+    )
+
+
+@pytest.fixture
+def provider(user: Any) -> LocalProvider:
+    return LocalProvider(user)
+
+
+def _spring(provider: LocalProvider) -> list[Occurrence]:
+    return provider.list_occurrences(start=SPRING[0], end=SPRING[1])
+
+
+def _one_off(calendar: Calendar, summary: str, start: datetime, minutes: int = 60, **extra: Any) -> Event:
+    return services.event_create(
+        calendar=calendar,
+        summary=summary,
+        start=start,
+        end=start + timedelta(minutes=minutes),
+        timezone=calendar.timezone,
+        **extra,
+    )
+
+
+# -- calendars and reads ------------------------------------------------------------------------------------
+@pytest.mark.django_db
+def test_calendars_list_the_default_first(
+    provider: LocalProvider, school: Calendar, personal: Calendar
+) -> None:
+    calendars = provider.list_calendars()
+
+    assert [c.key for c in calendars] == ["personal", "school"]
+    assert provider.default_calendar().key == "personal"
+    assert calendars[0].provider == "local"
+
+
+@pytest.mark.django_db
+def test_listing_can_be_limited_to_one_calendar(
+    provider: LocalProvider, school: Calendar, personal: Calendar, calc: Event
+) -> None:
+    _one_off(personal, "Dentist", datetime(2026, 3, 3, 9, 0, tzinfo=NY))
+
+    listed = provider.list_occurrences(start=SPRING[0], end=SPRING[1], calendar_ids=[str(personal.pk)])
+
+    assert [o.summary for o in listed] == ["Dentist"]
+
+
+@pytest.mark.django_db
+def test_occurrences_of_all_calendars_come_sorted_by_start(
+    provider: LocalProvider, personal: Calendar, calc: Event
+) -> None:
+    _one_off(personal, "Dentist", datetime(2026, 3, 3, 9, 0, tzinfo=NY))
+
+    listed = provider.list_occurrences(start=SPRING[0], end=datetime(2026, 3, 5, tzinfo=NY))
+
+    assert [o.summary for o in listed] == ["Calculus II Lecture", "Dentist", "Calculus II Lecture"]
+
+
+@pytest.mark.django_db
+def test_naive_window_is_refused(provider: LocalProvider, school: Calendar) -> None:
+    with pytest.raises(ProviderError, match="time zone"):
+        provider.list_occurrences(start=datetime(2026, 3, 1), end=datetime(2026, 4, 1))
+
+
+# -- creating -----------------------------------------------------------------------------------------------
+@pytest.mark.django_db
+def test_create_timed_event(provider: LocalProvider, personal: Calendar) -> None:
+    created = provider.create_event(
+        calendar_id=str(personal.pk),
+        data=EventData(
+            summary="Lunch with Ann",
+            start=datetime(2026, 3, 10, 13, 0, tzinfo=NY),
+            end=datetime(2026, 3, 10, 14, 0, tzinfo=NY),
+            attendees=["ann@example.com"],
+        ),
+    )
+
+    assert created.start == datetime(2026, 3, 10, 13, 0, tzinfo=NY)
+    assert created.attendees == ("ann@example.com",)
+    assert created.organizer == "sam@example.com"
+    assert created.timezone == "America/New_York"
+    assert [o.summary for o in _spring(provider)] == ["Lunch with Ann"]
+
+
+@pytest.mark.django_db
+def test_create_all_day_event(provider: LocalProvider, personal: Calendar) -> None:
+    created = provider.create_event(
+        calendar_id=str(personal.pk), data=EventData(summary="Conference", start_date=date(2026, 3, 6))
+    )
+
+    assert created.all_day
+    assert (created.start, created.end) == (datetime(2026, 3, 6, tzinfo=NY), datetime(2026, 3, 7, tzinfo=NY))
+    assert not created.busy
+    listed = provider.list_occurrences(
+        start=datetime(2026, 3, 6, 12, 0, tzinfo=NY), end=datetime(2026, 3, 6, 13, 0, tzinfo=NY)
+    )
+    assert [o.summary for o in listed] == ["Conference"]
+
+
+@pytest.mark.django_db
+def test_create_with_end_before_start_is_refused(provider: LocalProvider, personal: Calendar) -> None:
+    with pytest.raises(ProviderError, match="end"):
+        provider.create_event(
+            calendar_id=str(personal.pk),
+            data=EventData(
+                summary="Backwards",
+                start=datetime(2026, 3, 10, 13, 0, tzinfo=NY),
+                end=datetime(2026, 3, 10, 12, 0, tzinfo=NY),
+            ),
+        )
+    assert not Event.objects.exists()
+
+
+@pytest.mark.django_db
+def test_create_replayed_with_the_same_operation_id_creates_once(
+    provider: LocalProvider, personal: Calendar
+) -> None:
+    data = EventData(
+        summary="Gym",
+        start=datetime(2026, 3, 3, 18, 0, tzinfo=NY),
+        end=datetime(2026, 3, 3, 19, 0, tzinfo=NY),
+    )
+
+    first = provider.create_event(calendar_id=str(personal.pk), data=data, operation_id="run-1:step-2")
+    again = provider.create_event(calendar_id=str(personal.pk), data=data, operation_id="run-1:step-2")
+
+    assert again.event_id == first.event_id
+    assert Event.objects.count() == 1
+
+
+# -- one occurrence ---------------------------------------------------------------------------------------
+@pytest.mark.django_db
+def test_moving_one_occurrence_leaves_the_others(provider: LocalProvider, calc: Event) -> None:
+    moved = provider.update_event(
+        event_id=str(calc.pk),
+        recurrence_id=MAR_4,
+        data=EventData(start=datetime(2026, 3, 4, 9, 0, tzinfo=NY)),
+    )
+
+    listed = _spring(provider)
+    assert moved.start == datetime(2026, 3, 4, 9, 0, tzinfo=NY)
+    assert moved.end == datetime(2026, 3, 4, 10, 15, tzinfo=NY)
+    assert len(listed) == 18
+    wednesday = next(o for o in listed if o.recurrence_id == MAR_4)
+    assert (wednesday.event_id, wednesday.start) == (str(calc.pk), datetime(2026, 3, 4, 9, 0, tzinfo=NY))
+    others = [o for o in listed if o.recurrence_id != MAR_4]
+    assert {o.start.astimezone(NY).hour for o in others} == {14}
+
+
+@pytest.mark.django_db
+def test_moved_occurrence_is_found_by_its_original_start(provider: LocalProvider, calc: Event) -> None:
+    provider.update_event(
+        event_id=str(calc.pk),
+        recurrence_id=MAR_4,
+        data=EventData(start=datetime(2026, 3, 5, 8, 0, tzinfo=NY)),
+    )
+
+    found = provider.get_occurrence(event_id=str(calc.pk), recurrence_id=MAR_4)
+
+    assert found.start == datetime(2026, 3, 5, 8, 0, tzinfo=NY)
+    assert found.recurrence_id == MAR_4
+
+
+@pytest.mark.django_db
+def test_moving_a_moved_occurrence_again_updates_its_override(provider: LocalProvider, calc: Event) -> None:
+    for hour in (9, 10):
+        provider.update_event(
+            event_id=str(calc.pk),
+            recurrence_id=MAR_4,
+            data=EventData(start=datetime(2026, 3, 4, hour, 0, tzinfo=NY)),
+        )
+
+    assert calc.overrides.count() == 1
+    assert provider.get_occurrence(event_id=str(calc.pk), recurrence_id=MAR_4).start.hour == 10
+
+
+@pytest.mark.django_db
+def test_deleting_one_occurrence_leaves_the_others(provider: LocalProvider, calc: Event) -> None:
+    provider.delete_event(event_id=str(calc.pk), recurrence_id=MAR_4)
+
+    listed = _spring(provider)
+    assert len(listed) == 17
+    assert MAR_4 not in {o.recurrence_id for o in listed}
+    with pytest.raises(NotFoundError):
+        provider.get_occurrence(event_id=str(calc.pk), recurrence_id=MAR_4)
+    calc.refresh_from_db()
+    assert calc.rrule == "FREQ=WEEKLY;BYDAY=MO,WE;UNTIL=20260430T235959Z"
+
+
+@pytest.mark.django_db
+def test_deleting_a_moved_occurrence_removes_it(provider: LocalProvider, calc: Event) -> None:
+    provider.update_event(
+        event_id=str(calc.pk),
+        recurrence_id=MAR_4,
+        data=EventData(start=datetime(2026, 3, 6, 9, 0, tzinfo=NY)),
+    )
+
+    provider.delete_event(event_id=str(calc.pk), recurrence_id=MAR_4)
+
+    assert len(_spring(provider)) == 17
+    assert not calc.overrides.exists()
+
+
+@pytest.mark.django_db
+def test_an_occurrence_change_must_name_the_occurrence(provider: LocalProvider, calc: Event) -> None:
+    with pytest.raises(ProviderError, match="recurrence_id"):
+        provider.update_event(event_id=str(calc.pk), data=EventData(summary="Calc"))
+
+
+@pytest.mark.django_db
+def test_an_occurrence_the_rule_never_generates_is_not_found(provider: LocalProvider, calc: Event) -> None:
+    with pytest.raises(NotFoundError):
+        provider.get_occurrence(event_id=str(calc.pk), recurrence_id=datetime(2026, 3, 3, 19, 0, tzinfo=UTC))
+
+
+# -- following and series ---------------------------------------------------------------------------------
+@pytest.mark.django_db
+def test_changing_following_occurrences_splits_the_series(provider: LocalProvider, calc: Event) -> None:
+    changed = provider.update_event(
+        event_id=str(calc.pk),
+        recurrence_id=MAR_16,
+        scope=Scope.FOLLOWING,
+        data=EventData(start=datetime(2026, 3, 16, 10, 0, tzinfo=NY)),
+    )
+
+    listed = _spring(provider)
+    early = [o for o in listed if o.start < datetime(2026, 3, 16, tzinfo=NY)]
+    late = [o for o in listed if o.start >= datetime(2026, 3, 16, tzinfo=NY)]
+    assert len(listed) == 18
+    assert {(o.event_id, o.start.hour) for o in early} == {(str(calc.pk), 14)}
+    assert {(o.event_id, o.start.hour) for o in late} == {(changed.event_id, 10)}
+    assert changed.event_id != str(calc.pk)
+    assert changed.uid != calc.uid
+
+
+@pytest.mark.django_db
+def test_splitting_a_counted_series_keeps_its_total(provider: LocalProvider, school: Calendar) -> None:
+    sync = services.event_create(
+        calendar=school,
+        summary="Team sync",
+        start=datetime(2026, 3, 2, 10, 0, tzinfo=NY),
+        end=datetime(2026, 3, 2, 10, 30, tzinfo=NY),
+        rrule="FREQ=WEEKLY;BYDAY=MO;COUNT=8",
+    )
+
+    provider.update_event(
+        event_id=str(sync.pk),
+        recurrence_id=datetime(2026, 3, 23, 14, 0, tzinfo=UTC),
+        scope=Scope.FOLLOWING,
+        data=EventData(summary="Team sync (new room)"),
+    )
+
+    summaries = [o.summary for o in _spring(provider)]
+    assert summaries == ["Team sync"] * 3 + ["Team sync (new room)"] * 5
+
+
+@pytest.mark.django_db
+def test_split_takes_later_overrides_along(provider: LocalProvider, calc: Event) -> None:
+    late = datetime(2026, 4, 1, 18, 0, tzinfo=UTC)
+    provider.update_event(event_id=str(calc.pk), recurrence_id=late, data=EventData(summary="Midterm"))
+
+    tail = provider.update_event(
+        event_id=str(calc.pk), recurrence_id=MAR_16, scope=Scope.FOLLOWING, data=EventData(location="Room 9")
+    )
+
+    midterm = provider.get_occurrence(event_id=tail.event_id, recurrence_id=late)
+    assert midterm.summary == "Midterm"
+    assert len(_spring(provider)) == 18
+
+
+@pytest.mark.django_db
+def test_deleting_following_occurrences_ends_the_series(provider: LocalProvider, calc: Event) -> None:
+    provider.delete_event(event_id=str(calc.pk), recurrence_id=MAR_16, scope=Scope.FOLLOWING)
+
+    listed = _spring(provider)
+    assert [o.start.date() for o in listed] == [
+        date(2026, 3, 2),
+        date(2026, 3, 4),
+        date(2026, 3, 9),
+        date(2026, 3, 11),
+    ]
+
+
+@pytest.mark.django_db
+def test_moving_the_series_shifts_every_wall_time(provider: LocalProvider, calc: Event) -> None:
+    provider.update_event(
+        event_id=str(calc.pk),
+        recurrence_id=MAR_4,
+        scope=Scope.SERIES,
+        data=EventData(start=datetime(2026, 3, 4, 9, 30, tzinfo=NY)),
+    )
+
+    listed = _spring(provider)
+    assert len(listed) == 18
+    assert {(o.start.astimezone(NY).hour, o.start.astimezone(NY).minute) for o in listed} == {(9, 30)}
+    assert {o.end - o.start for o in listed} == {timedelta(minutes=75)}
+
+
+@pytest.mark.django_db
+def test_moving_the_series_a_day_later_moves_its_weekdays(provider: LocalProvider, calc: Event) -> None:
+    provider.delete_event(event_id=str(calc.pk), recurrence_id=MAR_4)
+
+    provider.update_event(
+        event_id=str(calc.pk),
+        recurrence_id=datetime(2026, 3, 2, 19, 0, tzinfo=UTC),
+        scope=Scope.SERIES,
+        data=EventData(start=datetime(2026, 3, 3, 14, 0, tzinfo=NY)),
+    )
+
+    listed = _spring(provider)
+    assert {o.start.strftime("%a") for o in listed} == {"Tue", "Thu"}
+    assert date(2026, 3, 5) not in {o.start.date() for o in listed}
+    assert len(listed) == 17
+
+
+@pytest.mark.django_db
+def test_renaming_the_series_keeps_changed_occurrences(provider: LocalProvider, calc: Event) -> None:
+    provider.update_event(
+        event_id=str(calc.pk),
+        recurrence_id=MAR_4,
+        data=EventData(start=datetime(2026, 3, 4, 9, 0, tzinfo=NY)),
+    )
+
+    provider.update_event(event_id=str(calc.pk), scope=Scope.SERIES, data=EventData(summary="Calculus II"))
+
+    listed = _spring(provider)
+    assert {o.summary for o in listed if o.recurrence_id != MAR_4} == {"Calculus II"}
+    assert next(o for o in listed if o.recurrence_id == MAR_4).start.hour == 9
+
+
+@pytest.mark.django_db
+def test_deleting_the_series_removes_every_occurrence(provider: LocalProvider, calc: Event) -> None:
+    provider.delete_event(event_id=str(calc.pk), recurrence_id=MAR_4, scope=Scope.SERIES)
+
+    assert _spring(provider) == []
+
+
+# -- isolation and free/busy ------------------------------------------------------------------------------
+@pytest.mark.django_db
+def test_another_users_event_is_not_found(provider: LocalProvider, ann: Any) -> None:
+    theirs = services.calendar_create(owner=ann, key="work", name="Work", timezone="America/New_York")
+    secret = _one_off(theirs, "Offsite", datetime(2026, 3, 9, 9, 0, tzinfo=NY))
+
+    with pytest.raises(NotFoundError):
+        provider.get_occurrence(event_id=str(secret.pk))
+    with pytest.raises(NotFoundError):
+        provider.update_event(event_id=str(secret.pk), data=EventData(summary="Mine now"))
+    with pytest.raises(NotFoundError):
+        provider.delete_event(event_id=str(secret.pk))
+    with pytest.raises(NotFoundError):
+        provider.create_event(calendar_id=str(theirs.pk), data=EventData(summary="x", start=SPRING[0]))
+    with pytest.raises(NotFoundError):
+        provider.list_occurrences(start=SPRING[0], end=SPRING[1], calendar_ids=[str(theirs.pk)])
+    secret.refresh_from_db()
+    assert secret.summary == "Offsite"
+
+
+@pytest.mark.django_db
+def test_free_busy_gives_only_merged_intervals(provider: LocalProvider, ann: Any) -> None:
+    work = services.calendar_create(owner=ann, key="work", name="Work", timezone="America/New_York")
+    _one_off(work, "Secret offsite", datetime(2026, 3, 9, 9, 0, tzinfo=NY), minutes=120, visibility="private")
+    _one_off(work, "Prep", datetime(2026, 3, 9, 10, 30, tzinfo=NY), minutes=60)
+    _one_off(work, "Focus (free)", datetime(2026, 3, 9, 14, 0, tzinfo=NY), transparency="transparent")
+    services.event_create(calendar=work, summary="Holiday", start=date(2026, 3, 10), end=None, all_day=True)
+
+    busy = provider.free_busy(
+        emails=["ANN@example.com", "nobody@example.com"],
+        start=datetime(2026, 3, 9, tzinfo=NY),
+        end=datetime(2026, 3, 11, tzinfo=NY),
+    )
+
+    assert busy == {
+        "ANN@example.com": [
+            BusyInterval(
+                start=datetime(2026, 3, 9, 13, 0, tzinfo=UTC), end=datetime(2026, 3, 9, 15, 30, tzinfo=UTC)
+            )
+        ],
+        "nobody@example.com": [],
+    }
+
+
+# -- etags and idempotency --------------------------------------------------------------------------------
+@pytest.mark.django_db
+def test_a_stale_etag_is_a_conflict(provider: LocalProvider, personal: Calendar) -> None:
+    event = _one_off(personal, "Dentist", datetime(2026, 3, 3, 9, 0, tzinfo=NY))
+    read = provider.get_occurrence(event_id=str(event.pk))
+    provider.update_event(event_id=str(event.pk), data=EventData(location="Main St"))
+
+    with pytest.raises(ConflictError):
+        provider.update_event(
+            event_id=str(event.pk),
+            data=EventData(start=datetime(2026, 3, 3, 11, 0, tzinfo=NY)),
+            expected_etag=read.etag,
+        )
+    assert provider.get_occurrence(event_id=str(event.pk)).start.hour == 9
+
+
+@pytest.mark.django_db
+def test_every_write_changes_the_etag_and_sequence(provider: LocalProvider, personal: Calendar) -> None:
+    event = _one_off(personal, "Dentist", datetime(2026, 3, 3, 9, 0, tzinfo=NY))
+    read = provider.get_occurrence(event_id=str(event.pk))
+
+    written = provider.update_event(
+        event_id=str(event.pk), data=EventData(location="Main St"), expected_etag=read.etag
+    )
+
+    assert written.etag != read.etag
+    assert written.sequence == read.sequence + 1
+
+
+@pytest.mark.django_db
+def test_cancelling_one_occurrence_does_not_stale_a_read_of_another(
+    provider: LocalProvider, calc: Event
+) -> None:
+    monday = provider.get_occurrence(event_id=str(calc.pk), recurrence_id=MAR_16)
+    provider.delete_event(event_id=str(calc.pk), recurrence_id=MAR_4)
+
+    moved = provider.update_event(
+        event_id=str(calc.pk),
+        recurrence_id=MAR_16,
+        data=EventData(start=datetime(2026, 3, 16, 9, 0, tzinfo=NY)),
+        expected_etag=monday.etag,
+    )
+
+    assert moved.start.hour == 9
+
+
+@pytest.mark.django_db
+def test_renaming_the_series_stales_a_read_of_an_occurrence(provider: LocalProvider, calc: Event) -> None:
+    monday = provider.get_occurrence(event_id=str(calc.pk), recurrence_id=MAR_16)
+    provider.update_event(event_id=str(calc.pk), scope=Scope.SERIES, data=EventData(summary="Calc"))
+
+    with pytest.raises(ConflictError):
+        provider.delete_event(event_id=str(calc.pk), recurrence_id=MAR_16, expected_etag=monday.etag)
+
+
+@pytest.mark.django_db
+def test_update_replayed_with_the_same_operation_id_applies_once(
+    provider: LocalProvider, personal: Calendar
+) -> None:
+    event = _one_off(personal, "Standup", datetime(2026, 3, 3, 9, 0, tzinfo=NY))
+    read = provider.get_occurrence(event_id=str(event.pk))
+    move = EventData(start=datetime(2026, 3, 3, 10, 0, tzinfo=NY))
+
+    first = provider.update_event(
+        event_id=str(event.pk), data=move, expected_etag=read.etag, operation_id="op-7"
+    )
+    again = provider.update_event(
+        event_id=str(event.pk), data=move, expected_etag=read.etag, operation_id="op-7"
+    )
+
+    assert again == first
+    assert again.sequence == read.sequence + 1
+
+
+@pytest.mark.django_db
+def test_delete_replayed_with_the_same_operation_id_is_a_no_op(provider: LocalProvider, calc: Event) -> None:
+    provider.delete_event(event_id=str(calc.pk), recurrence_id=MAR_4, operation_id="op-9")
+
+    provider.delete_event(event_id=str(calc.pk), recurrence_id=MAR_4, operation_id="op-9")
+
+    assert len(_spring(provider)) == 17
