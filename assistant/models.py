@@ -59,7 +59,9 @@ class Message(models.Model):
     kind = models.CharField(max_length=16, choices=ReplyKind.choices, blank=True)
     text = models.TextField()
     data = models.JSONField(default=dict, blank=True)
-    run = models.ForeignKey("workflows.WorkflowRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    run = models.ForeignKey(
+        "workflows.WorkflowRun", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
     trace_id = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

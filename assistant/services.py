@@ -44,16 +44,21 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str) -> Message | 
         text=text,
         user=user,
         timezone=user_timezone(user=user),
-        history=[(m.role, m.text) for m in conversation.messages.order_by("-created_at", "-id")[1 : HISTORY_TURNS + 1]][
-            ::-1
-        ],
+        history=[
+            (m.role, m.text)
+            for m in conversation.messages.order_by("-created_at", "-id")[1 : HISTORY_TURNS + 1]
+        ][::-1],
         context=conversation.context,
     )
     decision = decompose(request)
     if decision.kind != "workflow" or decision.workflow is None:
         kind = decision.reply_kind or decision.kind
         return _message_add(
-            conversation, role=Message.Role.ASSISTANT, kind=kind, text=decision.text, trace_id=decision.trace_id
+            conversation,
+            role=Message.Role.ASSISTANT,
+            kind=kind,
+            text=decision.text,
+            trace_id=decision.trace_id,
         )
     try:
         run = run_start(
@@ -116,7 +121,13 @@ def _message_add(
     trace_id: str = "",
 ) -> Message:
     message = Message.objects.create(
-        conversation=conversation, role=role, kind=kind, text=text, data=data or {}, run=run, trace_id=trace_id
+        conversation=conversation,
+        role=role,
+        kind=kind,
+        text=text,
+        data=data or {},
+        run=run,
+        trace_id=trace_id,
     )
     events.publish(conversation.channel_group, {"type": "chat.message", "message": message.as_payload()})
     return message

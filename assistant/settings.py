@@ -25,7 +25,7 @@ if not SECRET_KEY:
             "SECRET_KEY is required when DEBUG is off: set it in the environment or in .env "
             "(python -c 'import secrets; print(secrets.token_urlsafe(50))' makes one)."
         )
-    SECRET_KEY = "insecure-debug-only-key"  # noqa: S105 - only ever used with DEBUG on
+    SECRET_KEY = "insecure-debug-only-key"
 
 ALLOWED_HOSTS = env.list("ALLOWED_HOSTS", default=["127.0.0.1", "localhost", "[::1]"])
 CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
@@ -79,9 +79,17 @@ DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / '
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     # WAL lets the websocket's reads proceed while a workflow writes; the timeout rides out the
     # short write locks two tabs can contend for.
+    # IMMEDIATE transactions take the write lock up front, so two writers queue on the timeout
+    # instead of one failing when it upgrades a read lock.  Tests use a file, not shared-cache
+    # memory, because SQLite's shared cache ignores the busy timeout.
     DATABASES["default"].setdefault("OPTIONS", {}).update(
-        {"timeout": 20, "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"}
+        {
+            "timeout": 20,
+            "transaction_mode": "IMMEDIATE",
+            "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+        }
     )
+    DATABASES["default"].setdefault("TEST", {}).setdefault("NAME", str(BASE_DIR / ".test-db.sqlite3"))
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="")

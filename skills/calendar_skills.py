@@ -43,7 +43,9 @@ def find_events(ctx: SkillContext, params: FindEventsInput) -> FoundEvents:
     owner_email = getattr(ctx.user, "email", "") or ""
     items = [
         EventItem.from_occurrence(occ, owner_email=owner_email)
-        for occ in ctx.provider.list_occurrences(start=params.start, end=params.end, calendar_ids=calendar_ids)
+        for occ in ctx.provider.list_occurrences(
+            start=params.start, end=params.end, calendar_ids=calendar_ids
+        )
     ]
     criteria = EventCriteria.model_validate(params.model_dump(exclude={"start", "end", "calendars"}))
     kept = filter_items(items, criteria, ctx.tz)
@@ -71,7 +73,9 @@ def list_calendars(ctx: SkillContext, params: NoInput) -> CalendarList:
     """List the user's calendars with their keys, zones and which one new events go to."""
     return CalendarList(
         calendars=[
-            CalendarSummary(key=c.key, name=c.name, timezone=c.timezone, is_default=c.is_default, provider=c.provider)
+            CalendarSummary(
+                key=c.key, name=c.name, timezone=c.timezone, is_default=c.is_default, provider=c.provider
+            )
             for c in ctx.provider.list_calendars()
         ]
     )

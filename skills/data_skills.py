@@ -34,7 +34,7 @@ class EventsOutput(BaseModel):
 
 @skill(service="data", kind="read")
 def filter_events(ctx: SkillContext, params: FilterInput) -> EventsOutput:
-    """Keep the events matching every given criterion (title words, calendar, category, part of day, weekdays)."""
+    """Keep the events matching every criterion given: title words, calendar, category, day part, weekdays."""
     criteria = EventCriteria.model_validate(params.model_dump(exclude={"events"}))
     kept = filter_items(params.events, criteria, ctx.tz)
     return EventsOutput(events=kept, count=len(kept))
@@ -75,14 +75,21 @@ class FreeSlotsInput(SkillInput):
     start: datetime = Field(description="Start of the search range, ISO 8601 with offset.")
     end: datetime = Field(description="End of the search range (exclusive).")
     duration_minutes: int = Field(default=60, ge=5, le=24 * 60, description="Length the slot must have.")
-    window_start: str | None = Field(default=None, pattern=r"^\d{2}:\d{2}$", description="Daily window start HH:MM.")
-    window_end: str | None = Field(default=None, pattern=r"^\d{2}:\d{2}$", description="Daily window end HH:MM.")
+    window_start: str | None = Field(
+        default=None, pattern=r"^\d{2}:\d{2}$", description="Daily window start HH:MM."
+    )
+    window_end: str | None = Field(
+        default=None, pattern=r"^\d{2}:\d{2}$", description="Daily window end HH:MM."
+    )
     day_part: DayPart | None = Field(default=None, description="Search only in this part of each day.")
     weekdays: list[int] = Field(default_factory=list, description="Only these weekdays (0=Monday).")
-    calendars: list[str] = Field(default_factory=list, description="Calendars whose events block time (all if empty).")
+    calendars: list[str] = Field(
+        default_factory=list, description="Calendars whose events block time (all if empty)."
+    )
     people: list[str] = Field(default_factory=list, description="Emails of people who must be free too.")
     respect_preferences: bool = Field(
-        default=True, description="Treat lunch, gym and writing blocks as busy, and stay within working hours."
+        default=True,
+        description="Treat lunch, gym and writing blocks as busy, and stay within working hours.",
     )
     ignore_events: list[str] = Field(default_factory=list, description="Event keys not to count as busy.")
     limit: int = Field(default=10, ge=1, le=500)
@@ -108,7 +115,9 @@ def free_slots(ctx: SkillContext, params: FreeSlotsInput) -> FreeSlotsOutput:
         if occ.busy and occ.occurrence_key not in ignored
     ]
     if params.people:
-        for intervals in provider.free_busy(emails=params.people, start=params.start, end=params.end).values():
+        for intervals in provider.free_busy(
+            emails=params.people, start=params.start, end=params.end
+        ).values():
             busy.extend((b.start, b.end) for b in intervals)
     window = None
     weekdays = frozenset(params.weekdays) if params.weekdays else None

@@ -29,7 +29,11 @@ def filter_items(items: Iterable[EventItem], criteria: EventCriteria, tz: ZoneIn
         haystack = f"{item.summary} {item.location}".casefold()
         if text and not all(word in haystack for word in text.split()):
             continue
-        if calendars and item.calendar.casefold() not in calendars and item.calendar_name.casefold() not in calendars:
+        if (
+            calendars
+            and item.calendar.casefold() not in calendars
+            and item.calendar_name.casefold() not in calendars
+        ):
             continue
         if criteria.category == "class" and not item.is_class:
             continue

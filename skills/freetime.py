@@ -61,9 +61,13 @@ def preference_blocks(
             blocks.append((_at(day, parse_hhmm(lunch["start"]), tz), _at(day, parse_hhmm(lunch["end"]), tz)))
         for session in gym if isinstance(gym, list) else []:
             if isinstance(session, Mapping) and session.get("day") == code:
-                blocks.append((_at(day, parse_hhmm(session["start"]), tz), _at(day, parse_hhmm(session["end"]), tz)))
+                blocks.append(
+                    (_at(day, parse_hhmm(session["start"]), tz), _at(day, parse_hhmm(session["end"]), tz))
+                )
         if isinstance(writing, Mapping) and code in writing.get("days", []):
-            blocks.append((_at(day, parse_hhmm(writing["start"]), tz), _at(day, parse_hhmm(writing["end"]), tz)))
+            blocks.append(
+                (_at(day, parse_hhmm(writing["start"]), tz), _at(day, parse_hhmm(writing["end"]), tz))
+            )
     return blocks
 
 
@@ -72,7 +76,9 @@ def working_window(preferences: Mapping[str, Any]) -> tuple[frozenset[int], time
     hours = preferences.get("working_hours")
     if not isinstance(hours, Mapping) or not hours.get("start") or not hours.get("end"):
         return None
-    days = frozenset(WEEKDAY_CODES.index(d) for d in hours.get("days", WEEKDAY_CODES[:5]) if d in WEEKDAY_CODES)
+    days = frozenset(
+        WEEKDAY_CODES.index(d) for d in hours.get("days", WEEKDAY_CODES[:5]) if d in WEEKDAY_CODES
+    )
     return days, parse_hhmm(hours["start"]), parse_hhmm(hours["end"])
 
 

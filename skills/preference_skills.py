@@ -12,11 +12,15 @@ from skills.schemas import SkillInput
 
 __all__ = ["get_preference"]
 
-REGISTRY.service("preferences", "Read and change the user's preferences, which act as scheduling constraints.")
+REGISTRY.service(
+    "preferences", "Read and change the user's preferences, which act as scheduling constraints."
+)
 
 
 class PreferenceKey(SkillInput):
-    key: str = Field(description="working_hours, lunch_hours, gym_schedule, writing_block, work_calendar, ...")
+    key: str = Field(
+        description="working_hours, lunch_hours, gym_schedule, writing_block, work_calendar, ..."
+    )
 
 
 class PreferenceValue(BaseModel):

@@ -174,7 +174,9 @@ class SkillRegistry:
 
     def catalog_service(self, service: str) -> list[dict[str, Any]]:
         """Level 2: the skills of one service with their kind and description."""
-        return [d.summary() for d in sorted(self._skills.values(), key=lambda d: d.name) if d.service == service]
+        return [
+            d.summary() for d in sorted(self._skills.values(), key=lambda d: d.name) if d.service == service
+        ]
 
     def catalog_skill(self, name: str) -> dict[str, Any]:
         """Level 3: one skill in full, with its input and output JSON schemas."""
@@ -219,7 +221,8 @@ def _build_definition(
         problems.append("it needs a docstring: its first paragraph is the description the decomposer sees")
     if problems:
         raise SkillRegistrationError(f"Skill {name!r}: " + "; ".join(problems) + ".")
-    assert input_model is not None and output_model is not None  # narrowed by the checks above
+    assert input_model is not None  # narrowed by the checks above
+    assert output_model is not None
     return SkillDefinition(
         name=name,
         service=service,

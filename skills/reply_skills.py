@@ -19,7 +19,6 @@ __all__ = ["compose_reply"]
 REGISTRY.service("reply", "Write the final reply to the user.")
 
 
-
 class ReplyInput(SkillInput):
     style: Literal["agenda", "count", "slots", "preference", "calendars", "text"] = Field(
         description="agenda: events by day; count: how many and which; slots: free times; text: as given."
@@ -99,7 +98,11 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
     elif params.style == "preference":
         data = {"key": params.key, "value": params.value}
         label = params.key.replace("_", " ")
-        text = f"Your {label} is not set." if params.value is None else f"Your {label}: {_describe(params.value)}."
+        text = (
+            f"Your {label} is not set."
+            if params.value is None
+            else f"Your {label}: {_describe(params.value)}."
+        )
     elif params.style == "calendars":
         data["calendars"] = params.calendars
         names = [f"{c['name']}{' (default)' if c.get('is_default') else ''}" for c in params.calendars]

@@ -34,7 +34,9 @@ DAY_PARTS: dict[str, tuple[time, time]] = {
 }
 
 _CLASS_WORDS = re.compile(r"\b(lectures?|class(es)?|seminars?|labs?|tutorials?|courses?)\b", re.IGNORECASE)
-_SCHOOL_CALENDARS = re.compile(r"\b(school|classes|class|university|uni|college|courses?|campus)\b", re.IGNORECASE)
+_SCHOOL_CALENDARS = re.compile(
+    r"\b(school|classes|class|university|uni|college|courses?|campus)\b", re.IGNORECASE
+)
 
 
 def is_class(summary: str, calendar_name: str) -> bool:
@@ -113,7 +115,11 @@ class EventCriteria(SkillInput):
         default=None, description="class: lectures, seminars, labs...; meeting: has other attendees."
     )
     attendee: str | None = Field(default=None, description="An attendee's email or name.")
-    day_part: DayPart | None = Field(default=None, description="Keep events starting in this part of the day.")
+    day_part: DayPart | None = Field(
+        default=None, description="Keep events starting in this part of the day."
+    )
     weekdays: list[int] = Field(default_factory=list, description="Keep only these weekdays (0=Monday).")
     exclude_weekdays: list[int] = Field(default_factory=list, description="Drop these weekdays (0=Monday).")
-    exclude_text: list[str] = Field(default_factory=list, description="Drop events whose title has any of these.")
+    exclude_text: list[str] = Field(
+        default_factory=list, description="Drop events whose title has any of these."
+    )

@@ -35,7 +35,7 @@ from workflows.persistence import (
     run_resume_claim,
     task_rows_save,
 )
-from workflows.references import ReferenceError_, evaluate_condition
+from workflows.references import UnresolvedReferenceError, evaluate_condition
 from workflows.scheduler import TaskStatus, blocked_tasks, is_finished, ready_tasks
 from workflows.validation import compile_workflow
 
@@ -125,7 +125,7 @@ def _drive(state: RunState) -> None:
             condition = plan.conditions.get(tid)
             try:
                 run_it = condition is None or evaluate_condition(condition, outputs)
-            except ReferenceError_ as exc:
+            except UnresolvedReferenceError as exc:
                 row = state.rows[tid]
                 row.status, row.error, row.finished_at = TaskStatus.FAILED, str(exc), timezone.now()
                 changed.append(row)
@@ -134,7 +134,11 @@ def _drive(state: RunState) -> None:
                 batch.append(tid)
             else:
                 row = state.rows[tid]
-                row.status, row.error, row.finished_at = TaskStatus.SKIPPED, "condition was false", timezone.now()
+                row.status, row.error, row.finished_at = (
+                    TaskStatus.SKIPPED,
+                    "condition was false",
+                    timezone.now(),
+                )
                 changed.append(row)
         if changed:
             task_rows_save(changed)

@@ -1,4 +1,4 @@
-"""Runs one task through the registry: resolve params, validate, call, retry transient errors, validate output.
+"""Runs one task through the registry: resolve params, validate, call, retry, validate the output.
 
 Tasks whose skill is ``concurrent`` (no ORM work: provider HTTP, LLM calls) run in a thread pool beside
 the others of the same batch; the rest run in the calling thread, which keeps every database write of
@@ -22,7 +22,7 @@ from pydantic import ValidationError
 from skills.context import Interrupt, SkillContext
 from skills.errors import SkillError
 from skills.providers.base import ProviderError
-from workflows.references import ReferenceError_, resolve_params
+from workflows.references import UnresolvedReferenceError, resolve_params
 from workflows.scheduler import TaskStatus
 from workflows.validation import CompiledWorkflow
 
@@ -57,7 +57,7 @@ def execute_task(
         raw = resolve_params(plan.tasks[task_id].params, outputs)
         outcome.inputs = raw
         params = definition.input_model.model_validate(raw)
-    except (ReferenceError_, ValidationError) as exc:
+    except (UnresolvedReferenceError, ValidationError) as exc:
         return _finish(outcome, TaskStatus.FAILED, error=f"invalid params for {definition.name}: {exc}")
 
     ctx = make_context(task_id)
@@ -92,7 +92,9 @@ def execute_batch(
         for tid in task_ids
         if plan.skills[tid].concurrent
     ]
-    inline = [execute_task(plan, tid, outputs, make_context) for tid in task_ids if not plan.skills[tid].concurrent]
+    inline = [
+        execute_task(plan, tid, outputs, make_context) for tid in task_ids if not plan.skills[tid].concurrent
+    ]
     return inline + [f.result() for f in futures]
 
 

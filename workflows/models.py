@@ -33,7 +33,9 @@ class WorkflowRun(models.Model):
     name = models.CharField(max_length=120)
     definition = models.JSONField()
     definition_version = models.PositiveSmallIntegerField(default=1)
-    status = models.CharField(max_length=16, choices=RunStatus.choices, default=RunStatus.PENDING, db_index=True)
+    status = models.CharField(
+        max_length=16, choices=RunStatus.choices, default=RunStatus.PENDING, db_index=True
+    )
     timezone = models.CharField(max_length=64)
     channel_group = models.CharField(max_length=100, blank=True)
     trace_id = models.CharField(max_length=64, blank=True, db_index=True)

@@ -37,7 +37,17 @@ __all__ = [
 
 MIGRATIONS: list[Callable[[dict[str, Any]], dict[str, Any]]] = []
 
-_TASK_FIELDS = ["status", "inputs", "output", "error", "attempts", "started_at", "finished_at", "answer", "has_answer"]
+_TASK_FIELDS = [
+    "status",
+    "inputs",
+    "output",
+    "error",
+    "attempts",
+    "started_at",
+    "finished_at",
+    "answer",
+    "has_answer",
+]
 
 
 def load_definition(data: dict[str, Any], version: int) -> WorkflowDefinition:
@@ -119,15 +129,13 @@ def run_resume_claim(*, run_id: uuid.UUID | str, pause_id: uuid.UUID | str, user
     ``paused`` row, the other updates nothing and is told so.
     """
     with transaction.atomic():
-        run = WorkflowRun.objects.filter(pk=run_id, user=user).values("pause_task_id").first()
-        if run is None:
-            return False
         won = WorkflowRun.objects.filter(
             pk=run_id, user=user, status=RunStatus.PAUSED, pause_id=pause_id
         ).update(status=RunStatus.RUNNING, pause_id=None, updated_at=timezone.now())
         if not won:
             return False
-        TaskRun.objects.filter(run_id=run_id, task_id=run["pause_task_id"]).update(
+        task_id = WorkflowRun.objects.filter(pk=run_id).values_list("pause_task_id", flat=True).get()
+        TaskRun.objects.filter(run_id=run_id, task_id=task_id).update(
             status=TaskStatus.PENDING, answer=answer, has_answer=True
         )
     return True

@@ -16,7 +16,7 @@ from typing import Any
 __all__ = [
     "Condition",
     "Reference",
-    "ReferenceError_",
+    "UnresolvedReferenceError",
     "evaluate_condition",
     "find_references",
     "parse_condition",
@@ -38,7 +38,7 @@ _OPS: dict[str, Callable[[Any, Any], bool]] = {
 }
 
 
-class ReferenceError_(ValueError):  # noqa: N801 - avoids shadowing the builtin ReferenceError
+class UnresolvedReferenceError(ValueError):
     """A reference cannot be resolved against the outputs at hand."""
 
 
@@ -50,16 +50,22 @@ class Reference:
 
     def resolve(self, outputs: Mapping[str, Any]) -> Any:
         if self.task_id not in outputs:
-            raise ReferenceError_(f"{self.text} refers to task {self.task_id}, which has no output")
+            raise UnresolvedReferenceError(f"{self.text} refers to task {self.task_id}, which has no output")
         value = outputs[self.task_id]
         for i, part in enumerate(self.path):
             if isinstance(value, Mapping) and part in value:
                 value = value[part]
-            elif isinstance(value, list) and part.lstrip("-").isdigit() and -len(value) <= int(part) < len(value):
+            elif (
+                isinstance(value, list)
+                and part.lstrip("-").isdigit()
+                and -len(value) <= int(part) < len(value)
+            ):
                 value = value[int(part)]
             else:
                 where = ".".join(self.path[: i + 1])
-                raise ReferenceError_(f"{self.text}: the output of task {self.task_id} has no {where}")
+                raise UnresolvedReferenceError(
+                    f"{self.text}: the output of task {self.task_id} has no {where}"
+                )
         return value
 
 
@@ -137,5 +143,7 @@ def evaluate_condition(condition: Condition, outputs: Mapping[str, Any]) -> bool
         try:
             result = _OPS[condition.op](value, condition.literal)
         except TypeError as exc:
-            raise ReferenceError_(f"cannot compare {value!r} {condition.op} {condition.literal!r}") from exc
+            raise UnresolvedReferenceError(
+                f"cannot compare {value!r} {condition.op} {condition.literal!r}"
+            ) from exc
     return not result if condition.negate else result

@@ -36,7 +36,9 @@ def ready_tasks(plan: CompiledWorkflow, states: Mapping[str, TaskStatus]) -> lis
     ]
 
 
-def blocked_tasks(plan: CompiledWorkflow, states: Mapping[str, TaskStatus]) -> dict[str, tuple[TaskStatus, str]]:
+def blocked_tasks(
+    plan: CompiledWorkflow, states: Mapping[str, TaskStatus]
+) -> dict[str, tuple[TaskStatus, str]]:
     """Pending tasks that can never run, with the status they take and why.
 
     A failed dependency fails its dependants (with a message naming it), a skipped one skips them:

@@ -130,7 +130,9 @@ def compile_workflow(
     )
 
 
-def _topological_order(tasks: tuple[TaskSpec, ...], by_id: Mapping[str, TaskSpec]) -> tuple[list[str], list[str]]:
+def _topological_order(
+    tasks: tuple[TaskSpec, ...], by_id: Mapping[str, TaskSpec]
+) -> tuple[list[str], list[str]]:
     """Kahn's algorithm; on a cycle, also returns one cycle's path for the error message."""
     indegree = {t.id: 0 for t in tasks}
     children: dict[str, list[str]] = {t.id: [] for t in tasks}

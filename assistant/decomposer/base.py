@@ -27,5 +27,7 @@ _RULES = RuleDecomposer()
 
 def decompose(request: DecomposeRequest) -> Decision:
     if not request.text.strip():
-        return Decision(kind="clarify", reply_kind="clarify", text="What would you like to know about your calendar?")
+        return Decision(
+            kind="clarify", reply_kind="clarify", text="What would you like to know about your calendar?"
+        )
     return _RULES.decompose(text=request.text, user=request.user, timezone_name=request.timezone)

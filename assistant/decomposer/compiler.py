@@ -14,8 +14,8 @@ __all__ = ["compile_frame"]
 
 HELP = (
     "I can tell you what's on your calendar, count events and find free time. Try: "
-    "\"What's my week look like?\", \"How many meetings do I have on Friday?\" or "
-    "\"When am I free for an hour tomorrow afternoon?\""
+    '"What\'s my week look like?", "How many meetings do I have on Friday?" or '
+    '"When am I free for an hour tomorrow afternoon?"'
 )
 DEFAULT_QUERY_DAYS = 7
 NEXT_HORIZON_DAYS = 365
@@ -29,7 +29,11 @@ def _answer(text: str, frame: RequestFrame, kind: str = "answer") -> Decision:
     reply_kind: Any = kind
     decision_kind: Any = "clarify" if kind == "clarify" else "answer"
     return Decision(
-        kind=decision_kind, reply_kind=reply_kind, text=text, confidence=frame.confidence, frame=frame.as_json()
+        kind=decision_kind,
+        reply_kind=reply_kind,
+        text=text,
+        confidence=frame.confidence,
+        frame=frame.as_json(),
     )
 
 
@@ -58,7 +62,9 @@ def compile_frame(frame: RequestFrame, *, now: datetime, tz: ZoneInfo) -> Decisi
         return _workflow(frame, tasks, name="read-preference", summary="Read a preference")
     if op in ("create", "move", "delete", "preference_set"):
         return _answer(
-            "I can read your calendar, but making changes to it is not available yet. " + HELP, frame, kind="error"
+            "I can read your calendar, but making changes to it is not available yet. " + HELP,
+            frame,
+            kind="error",
         )
     if op in ("yes", "no"):
         return _answer("There is nothing waiting for your answer right now.", frame)
@@ -67,7 +73,9 @@ def compile_frame(frame: RequestFrame, *, now: datetime, tz: ZoneInfo) -> Decisi
     if op == "greet":
         return _answer("Hello! " + HELP, frame)
     if op == "out_of_scope":
-        return _answer("That's outside what I can see: I only know your calendar. " + HELP, frame, kind="error")
+        return _answer(
+            "That's outside what I can see: I only know your calendar. " + HELP, frame, kind="error"
+        )
     return _answer("I didn't understand that. " + HELP, frame, kind="clarify")
 
 
@@ -110,13 +118,20 @@ def _subject(frame: RequestFrame) -> str:
 
 def _query_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskSpec]:
     start, end = _range(frame, now, tz)
-    tasks = [TaskSpec(id="find", skill="find_events", params=_find_params(frame, start, end), summary="Find events")]
+    tasks = [
+        TaskSpec(
+            id="find", skill="find_events", params=_find_params(frame, start, end), summary="Find events"
+        )
+    ]
     events = _ref("find", "events")
     reply: dict[str, Any] = {"style": "agenda", "events": events, "subject": _subject(frame)}
     if frame.wants_next or (frame.title_words and not frame.range_explicit):
         tasks.append(
             TaskSpec(
-                id="next", skill="sort_events", depends_on=("find",), params={"events": events, "limit": 3},
+                id="next",
+                skill="sort_events",
+                depends_on=("find",),
+                params={"events": events, "limit": 3},
                 summary="Pick the next ones",
             )
         )
@@ -125,7 +140,9 @@ def _query_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskS
     else:
         reply.update(start=start.isoformat(), end=end.isoformat())
         deps = ("find",)
-    tasks.append(TaskSpec(id="reply", skill="compose_reply", depends_on=deps, params=reply, summary="Write the answer"))
+    tasks.append(
+        TaskSpec(id="reply", skill="compose_reply", depends_on=deps, params=reply, summary="Write the answer")
+    )
     return tasks
 
 
@@ -133,8 +150,16 @@ def _count_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskS
     start, end = _range(frame, now, tz)
     events = _ref("find", "events")
     return [
-        TaskSpec(id="find", skill="find_events", params=_find_params(frame, start, end), summary="Find events"),
-        TaskSpec(id="count", skill="count_events", depends_on=("find",), params={"events": events}, summary="Count them"),
+        TaskSpec(
+            id="find", skill="find_events", params=_find_params(frame, start, end), summary="Find events"
+        ),
+        TaskSpec(
+            id="count",
+            skill="count_events",
+            depends_on=("find",),
+            params={"events": events},
+            summary="Count them",
+        ),
         TaskSpec(
             id="reply",
             skill="compose_reply",
@@ -174,7 +199,12 @@ def _free_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskSp
             id="reply",
             skill="compose_reply",
             depends_on=("slots",),
-            params={"style": "slots", "slots": _ref("slots", "slots"), "start": start.isoformat(), "end": end.isoformat()},
+            params={
+                "style": "slots",
+                "slots": _ref("slots", "slots"),
+                "start": start.isoformat(),
+                "end": end.isoformat(),
+            },
             summary="Write the answer",
         ),
     ]
@@ -186,7 +216,9 @@ def _workflow(frame: RequestFrame, tasks: list[TaskSpec], *, name: str, summary:
         said = format_day(frame.start.date())
     return Decision(
         kind="workflow",
-        workflow=WorkflowDefinition(name=name, summary=summary + (f" ({said})" if said else ""), tasks=tuple(tasks), output="reply"),
+        workflow=WorkflowDefinition(
+            name=name, summary=summary + (f" ({said})" if said else ""), tasks=tuple(tasks), output="reply"
+        ),
         confidence=frame.confidence,
         frame=frame.as_json(),
     )

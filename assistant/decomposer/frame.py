@@ -13,8 +13,20 @@ from typing import Any, Literal
 __all__ = ["Operation", "RequestFrame"]
 
 Operation = Literal[
-    "query", "count", "free", "create", "move", "delete", "preference_get", "preference_set",
-    "undo", "yes", "no", "greet", "out_of_scope", "unknown",
+    "query",
+    "count",
+    "free",
+    "create",
+    "move",
+    "delete",
+    "preference_get",
+    "preference_set",
+    "undo",
+    "yes",
+    "no",
+    "greet",
+    "out_of_scope",
+    "unknown",
 ]
 
 

@@ -32,7 +32,9 @@ _CALENDAR_WORDS = re.compile(
     r"lecture|reminder|reminders|busy|free|week|today|tomorrow|booked)\b"
 )
 # "my schedule", "the reminder": the noun, not the verb.
-_NOUN_USE = re.compile(r"\b(?:my|the|your|our|a|any|this|that|its)\s+(schedule|reminders?|plans?|note|log|block)\b")
+_NOUN_USE = re.compile(
+    r"\b(?:my|the|your|our|a|any|this|that|its)\s+(schedule|reminders?|plans?|note|log|block)\b"
+)
 
 
 def normalise(text: str) -> str:
@@ -77,7 +79,9 @@ def classify(text: str) -> tuple[Operation, float]:
         if FREE_CUES.search(core):
             return "free", 0.85
         # "when should I schedule...", "can I move ..." stay writes; "what's on my schedule" reads.
-        if write_pos < 1000 and re.match(r"^(?:should i|shall i|could i|can i|may i|will you|would you)\b", core):
+        if write_pos < 1000 and re.match(
+            r"^(?:should i|shall i|could i|can i|may i|will you|would you)\b", core
+        ):
             return write_op, 0.7
         return "query", 0.85
     if write_pos == 0:

@@ -14,7 +14,13 @@ from datetime import datetime, timedelta
 
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import classify, normalise
-from assistant.decomposer.lexicon import CATEGORY_WORDS, FILLER, GENERIC_EVENT_WORDS, PREFERENCE_WORDS, STOPWORDS
+from assistant.decomposer.lexicon import (
+    CATEGORY_WORDS,
+    FILLER,
+    GENERIC_EVENT_WORDS,
+    PREFERENCE_WORDS,
+    STOPWORDS,
+)
 from assistant.decomposer.world import World, tokens
 from assistant.timeexpr import TimeMatch, find_durations, find_times
 
@@ -25,23 +31,54 @@ _EXCEPTION_CUE = re.compile(
     r"(?:do not|don't|dont|never) (?:touch|move|change|include)|leave(?: out)?|skip(?:ping)?|without)\b"
 )
 _CONSTRAINT = re.compile(
-    r"\b(?:leave|keep|protect|save|allow|make) (?:some )?(?:time|room|space|a gap)? ?(?:for|free for)\b[^,.;]*"
+    r"\b(?:leave|keep|protect|save|allow|make) (?:some )?(?:time|room|space|a gap)? ?"
+    r"(?:for|free for)\b[^,.;]*"
     r"|\bkeep (?:my )?\w+ free\b|\bavoid(?:ing)? (?:my )?\w+\b"
 )
 _CLAUSE_END = re.compile(r"[,.;]| but | and (?=\w+ (?:my|the|all)\b)")
-_PEOPLE_AFTER = re.compile(r"\b(?:with|invite|inviting|and|for|meet|meeting|see|call|email)\s+([a-z][a-z.'-]*(?:\s+[a-z][a-z'-]*)?)")
+_PEOPLE_AFTER = re.compile(
+    r"\b(?:with|invite|inviting|and|for|meet|meeting|see|call|email)\s+([a-z][a-z.'-]*(?:\s+[a-z][a-z'-]*)?)"
+)
 _POSSESSIVE = re.compile(r"\b([a-z][a-z-]+)'s\b")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
 _CHANGE_LEAD = re.compile(r"\b(?:to|into|until|till|for|at|onto)\s*$")
 _QUANTIFIERS = frozenset(
-    "all every each any some my the a an our your recurring scheduled upcoming next current entire whole".split()
+    [
+        "all",
+        "every",
+        "each",
+        "any",
+        "some",
+        "my",
+        "the",
+        "a",
+        "an",
+        "our",
+        "your",
+        "recurring",
+        "scheduled",
+        "upcoming",
+        "next",
+        "current",
+        "entire",
+        "whole",
+    ]
 )
 _NEXT_CUE = re.compile(r"\b(?:next|upcoming|when is|when's|when are|how soon|coming up)\b")
-_WEEKDAY_WORDS = re.compile(
-    r"\b(mon|tues|tue|wednes|wed|thurs|thu|fri|satur|sat|sun)(?:day)?s?\b"
-)
-_WEEKDAY_INDEX = {"mon": 0, "tue": 1, "tues": 1, "wed": 2, "wednes": 2, "thu": 3, "thurs": 3, "fri": 4,
-                  "sat": 5, "satur": 5, "sun": 6}
+_WEEKDAY_WORDS = re.compile(r"\b(mon|tues|tue|wednes|wed|thurs|thu|fri|satur|sat|sun)(?:day)?s?\b")
+_WEEKDAY_INDEX = {
+    "mon": 0,
+    "tue": 1,
+    "tues": 1,
+    "wed": 2,
+    "wednes": 2,
+    "thu": 3,
+    "thurs": 3,
+    "fri": 4,
+    "sat": 5,
+    "satur": 5,
+    "sun": 6,
+}
 _BARE_PERIOD = re.compile(r"\b(?:my|the|this|whole|entire)\s+(week|weekend|month|day)\b")
 
 
@@ -111,8 +148,17 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
 
 def _respan(t: TimeMatch, span: tuple[int, int]) -> TimeMatch:
     return TimeMatch(
-        text=t.text, span=span, start=t.start, end=t.end, grain=t.grain, is_interval=t.is_interval,
-        has_date=t.has_date, has_time=t.has_time, day_part=t.day_part, weekdays=t.weekdays, error=t.error,
+        text=t.text,
+        span=span,
+        start=t.start,
+        end=t.end,
+        grain=t.grain,
+        is_interval=t.is_interval,
+        has_date=t.has_date,
+        has_time=t.has_time,
+        day_part=t.day_part,
+        weekdays=t.weekdays,
+        error=t.error,
     )
 
 
@@ -186,10 +232,10 @@ def _fill_calendars(frame: RequestFrame, norm: str, world: World, take: Callable
     for cal in world.calendars:
         for label in {cal.name.casefold(), cal.key.casefold()}:
             m = re.search(rf"\b{re.escape(label)}\b(?:\s+calendar)?", norm)
-            if m and (len(world.calendars) > 1 or "calendar" in norm[m.end() : m.end() + 10]):
-                if cal.key not in frame.calendars and not _is_category_word(label):
-                    frame.calendars.append(cal.key)
-                    take(*m.span())
+            named = m is not None and (len(world.calendars) > 1 or "calendar" in norm[m.end() : m.end() + 10])
+            if named and m and cal.key not in frame.calendars and not _is_category_word(label):
+                frame.calendars.append(cal.key)
+                take(*m.span())
 
 
 def _is_category_word(label: str) -> bool:
@@ -211,7 +257,7 @@ def _stem(word: str) -> str:
 
 def _fill_titles(frame: RequestFrame, residual: str, world: World) -> None:
     cleaned = FILLER.sub(" ", residual)
-    residual_tokens = [w for w in tokens(cleaned)]
+    residual_tokens = tokens(cleaned)
     content = {_stem(w) for w in residual_tokens if w not in STOPWORDS and w not in GENERIC_EVENT_WORDS}
     content -= {_stem(w) for w in frame.person_names}
     best: list[tuple[float, str, list[str]]] = []
@@ -227,7 +273,9 @@ def _fill_titles(frame: RequestFrame, residual: str, world: World) -> None:
         top = max(score for score, _, _ in best)
         chosen = [(title, hits) for score, title, hits in best if score == top]
         frame.titles = [title for title, _ in chosen]
-        shared = set(chosen[0][1]).intersection(*[set(h) for _, h in chosen[1:]]) if len(chosen) > 1 else set()
+        shared = (
+            set(chosen[0][1]).intersection(*[set(h) for _, h in chosen[1:]]) if len(chosen) > 1 else set()
+        )
         frame.title_words = sorted(shared) if shared else chosen[0][1] if len(chosen) == 1 else []
         if len(chosen) > 1 and not shared:
             frame.title_words = []

@@ -85,7 +85,9 @@ def evaluate_decomposer(path: Path, *, now: datetime, tz: str) -> EvalReport:
     outcomes: list[tuple[dict[str, Any], Decision, float]] = []
     try:
         with transaction.atomic(), time_machine.travel(now.replace(tzinfo=ZoneInfo(tz)), tick=False):
-            user = get_user_model().objects.create_user(f"eval-{uuid.uuid4().hex[:8]}", "eval@example.invalid")
+            user = get_user_model().objects.create_user(
+                f"eval-{uuid.uuid4().hex[:8]}", "eval@example.invalid"
+            )
             calendar_create(owner=user, key="personal", name="Personal", timezone=tz, is_default=True)
             for row in rows:
                 started = time.perf_counter()

@@ -58,7 +58,9 @@ def _hhmm(moment: datetime, world: ScenarioWorld) -> str:
     return moment.astimezone(world.tz).strftime("%H:%M")
 
 
-def _event_props(world: ScenarioWorld, snap: Snapshot, state: OccState, check: dict[str, Any], own_day: date) -> str | None:
+def _event_props(
+    world: ScenarioWorld, snap: Snapshot, state: OccState, check: dict[str, Any], own_day: date
+) -> str | None:
     local_start = state.start.astimezone(world.tz)
     local_end = state.end.astimezone(world.tz)
     days = [date.fromisoformat(d) for d in check.get("date_in", [])]
@@ -73,8 +75,12 @@ def _event_props(world: ScenarioWorld, snap: Snapshot, state: OccState, check: d
         return f"starts at {_hhmm(state.start, world)}, expected {check['start']}"
     if "start_within" in check:
         lo, hi = (parse_hhmm(v) for v in check["start_within"])
-        if not (local_start.time() >= lo and (local_end.time() <= hi and local_end.date() == local_start.date())):
-            return f"spans {_hhmm(state.start, world)}-{_hhmm(state.end, world)}, outside {lo:%H:%M}-{hi:%H:%M}"
+        if not (
+            local_start.time() >= lo and (local_end.time() <= hi and local_end.date() == local_start.date())
+        ):
+            return (
+                f"spans {_hhmm(state.start, world)}-{_hhmm(state.end, world)}, outside {lo:%H:%M}-{hi:%H:%M}"
+            )
     if "duration" in check:
         minutes = int((state.end - state.start).total_seconds() // 60)
         if minutes != int(check["duration"]):
@@ -84,7 +90,11 @@ def _event_props(world: ScenarioWorld, snap: Snapshot, state: OccState, check: d
         if clash:
             return clash
     if "attendees_include" in check:
-        missing = [a for a in check["attendees_include"] if a.casefold() not in {x.casefold() for x in state.attendees}]
+        missing = [
+            a
+            for a in check["attendees_include"]
+            if a.casefold() not in {x.casefold() for x in state.attendees}
+        ]
         if missing:
             return f"attendees {list(state.attendees)} lack {missing}"
     return None
@@ -131,7 +141,9 @@ def _check_event(world: ScenarioWorld, snap: Snapshot, check: dict[str, Any]) ->
         before = _initial(world, handle, occurrence)
         if before is None or not state.same_as(before):
             return f"{label} changed: now {state.summary!r} {state.start.astimezone(world.tz):%Y-%m-%d %H:%M}"
-    own_day = date.fromisoformat(occurrence) if occurrence else (_initial_day(world, handle) or state.start.date())
+    own_day = (
+        date.fromisoformat(occurrence) if occurrence else (_initial_day(world, handle) or state.start.date())
+    )
     problem = _event_props(world, snap, state, check, own_day)
     return f"{label} {problem}" if problem else None
 
@@ -166,7 +178,9 @@ def _check_count(world: ScenarioWorld, snap: Snapshot, check: dict[str, Any]) ->
     n = sum(
         1
         for s in snap.values()
-        if s.start < hi and lo < s.end and needle in s.summary.casefold()
+        if s.start < hi
+        and lo < s.end
+        and needle in s.summary.casefold()
         and (not spec.get("calendar") or s.calendar == spec["calendar"])
     )
     return None if n == int(check["equals"]) else f"count {spec} is {n}, expected {check['equals']}"
@@ -203,7 +217,11 @@ def _check_outbox(world: ScenarioWorld, snap: Snapshot, check: dict[str, Any]) -
 
 def _check_preference(world: ScenarioWorld, snap: Snapshot, check: dict[str, Any]) -> str | None:
     value = preferences_for(user=world.user).get(check["preference"])
-    return None if value == check["equals"] else f"preference {check['preference']} is {value!r}, expected {check['equals']!r}"
+    return (
+        None
+        if value == check["equals"]
+        else f"preference {check['preference']} is {value!r}, expected {check['equals']!r}"
+    )
 
 
 _CHECKS: dict[str, Callable[[ScenarioWorld, Snapshot, dict[str, Any]], str | None]] = {

@@ -143,7 +143,9 @@ def _play(scenario: Scenario, result: ScenarioResult) -> None:
                 result.checks_passed += 1
 
 
-def _turn(world: ScenarioWorld, conversation: Conversation, turn: TurnSpec, result: ScenarioResult) -> str | None:
+def _turn(
+    world: ScenarioWorld, conversation: Conversation, turn: TurnSpec, result: ScenarioResult
+) -> str | None:
     before = snapshot(world)
     try:
         reply = chat_turn(user=world.user, conversation=conversation, text=turn.user)
@@ -196,9 +198,13 @@ def _outside_edits(world: ScenarioWorld, turn: TurnSpec) -> None:
         if target is None:
             raise LookupError(f"no occurrence {edit}")
         if edit.get("deleted"):
-            provider.delete_event(event_id=event_id, recurrence_id=target.recurrence_id, scope=Scope.OCCURRENCE)
+            provider.delete_event(
+                event_id=event_id, recurrence_id=target.recurrence_id, scope=Scope.OCCURRENCE
+            )
             continue
         day = target.start.astimezone(world.tz).date()
         new_start = local_dt(f"{edit.get('date', day.isoformat())}T{edit['start']}", world.tz)
         data = EventData(start=new_start, end=new_start + (target.end - target.start))
-        provider.update_event(event_id=event_id, recurrence_id=target.recurrence_id, data=data, scope=Scope.OCCURRENCE)
+        provider.update_event(
+            event_id=event_id, recurrence_id=target.recurrence_id, data=data, scope=Scope.OCCURRENCE
+        )

@@ -6,15 +6,23 @@ project has never seen either runs as written or fails loudly, never half-silent
 
 from __future__ import annotations
 
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 import yaml
-from datetime import date
-
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-__all__ = ["CalendarSpec", "EventSpec", "Expect", "PersonSpec", "Scenario", "ScenarioFormatError", "TurnSpec", "load_scenario"]
+__all__ = [
+    "CalendarSpec",
+    "EventSpec",
+    "Expect",
+    "PersonSpec",
+    "Scenario",
+    "ScenarioFormatError",
+    "TurnSpec",
+    "load_scenario",
+]
 
 
 class ScenarioFormatError(ValueError):

@@ -91,16 +91,32 @@ def _add_event(calendar: Any, spec: EventSpec, tz: ZoneInfo) -> Any:
         if end_day <= start_day:
             end_day = start_day + timedelta(days=1)  # an all-day "end" naming the same day means one day
         return event_create(
-            calendar=calendar, summary=spec.summary, start=start_day, end=end_day, all_day=True, rrule=spec.rrule,
-            attendees=spec.attendees, visibility=spec.visibility, location=spec.location,
-            description=spec.description, transparency=spec.transparency,
+            calendar=calendar,
+            summary=spec.summary,
+            start=start_day,
+            end=end_day,
+            all_day=True,
+            rrule=spec.rrule,
+            attendees=spec.attendees,
+            visibility=spec.visibility,
+            location=spec.location,
+            description=spec.description,
+            transparency=spec.transparency,
         )
     start = local_dt(spec.start, tz)
     end = local_dt(spec.end, tz) if spec.end else start + timedelta(hours=1)
     return event_create(
-        calendar=calendar, summary=spec.summary, start=start, end=end, timezone=str(tz), rrule=spec.rrule,
-        attendees=spec.attendees, visibility=spec.visibility, location=spec.location,
-        description=spec.description, transparency=spec.transparency,
+        calendar=calendar,
+        summary=spec.summary,
+        start=start,
+        end=end,
+        timezone=str(tz),
+        rrule=spec.rrule,
+        attendees=spec.attendees,
+        visibility=spec.visibility,
+        location=spec.location,
+        description=spec.description,
+        transparency=spec.transparency,
     )
 
 
@@ -114,7 +130,11 @@ def build_world(scenario: Scenario, *, run_tag: str) -> ScenarioWorld:
     for cal_spec in scenario.calendars:
         cal_tz = ZoneInfo(cal_spec.timezone) if cal_spec.timezone else tz
         calendar = calendar_create(
-            owner=user, key=cal_spec.key, name=cal_spec.name, timezone=str(cal_tz), is_default=cal_spec.default
+            owner=user,
+            key=cal_spec.key,
+            name=cal_spec.name,
+            timezone=str(cal_tz),
+            is_default=cal_spec.default,
         )
         for ev in cal_spec.events:
             event = _add_event(calendar, ev, cal_tz)

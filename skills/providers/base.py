@@ -190,7 +190,9 @@ class CalendarProvider:
     ) -> None:
         raise NotImplementedError("subclasses of CalendarProvider must provide a delete_event() method")
 
-    def free_busy(self, *, emails: list[str], start: datetime, end: datetime) -> dict[str, list[BusyInterval]]:
+    def free_busy(
+        self, *, emails: list[str], start: datetime, end: datetime
+    ) -> dict[str, list[BusyInterval]]:
         """Busy intervals of other people, by email; unknown people map to an empty list."""
         raise NotImplementedError("subclasses of CalendarProvider must provide a free_busy() method")
 

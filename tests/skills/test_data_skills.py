@@ -24,12 +24,24 @@ def at(day: int, hh: int, mm: int = 0) -> datetime:
 def ctx() -> SkillContext:
     user = get_user_model().objects.create_user("skills-user", "me@example.com")
     school = calendar_create(owner=user, key="school", name="School", timezone="America/New_York")
-    personal = calendar_create(owner=user, key="personal", name="Personal", timezone="America/New_York", is_default=True)
-    event_create(calendar=school, summary="Calculus II Lecture", start=at(2, 14), end=at(2, 15, 15),
-                 rrule="FREQ=WEEKLY;BYDAY=MO,WE;COUNT=6")
+    personal = calendar_create(
+        owner=user, key="personal", name="Personal", timezone="America/New_York", is_default=True
+    )
+    event_create(
+        calendar=school,
+        summary="Calculus II Lecture",
+        start=at(2, 14),
+        end=at(2, 15, 15),
+        rrule="FREQ=WEEKLY;BYDAY=MO,WE;COUNT=6",
+    )
     event_create(calendar=personal, summary="Coffee with Lee", start=at(4, 9), end=at(4, 10))
-    event_create(calendar=personal, summary="Design review", start=at(4, 16), end=at(4, 17),
-                 attendees=["me@example.com", "ann@example.com"])
+    event_create(
+        calendar=personal,
+        summary="Design review",
+        start=at(4, 16),
+        end=at(4, 17),
+        attendees=["me@example.com", "ann@example.com"],
+    )
     return SkillContext(user=user, tz=NY)
 
 
@@ -50,8 +62,13 @@ def test_find_events_counts_occurrences_and_classifies(ctx: SkillContext) -> Non
 
 def test_find_events_filters_by_day_part_category_and_weekday(ctx: SkillContext) -> None:
     afternoon_classes = call(
-        ctx, "find_events", start=at(2, 0).isoformat(), end=at(16, 0).isoformat(),
-        category="class", day_part="afternoon", exclude_weekdays=[0],
+        ctx,
+        "find_events",
+        start=at(2, 0).isoformat(),
+        end=at(16, 0).isoformat(),
+        category="class",
+        day_part="afternoon",
+        exclude_weekdays=[0],
     )
     # Mondays dropped; wall time kept across the DST change of March 8 (14:00 local, offset changes).
     assert [e["start"] for e in afternoon_classes["events"]] == [
@@ -62,7 +79,11 @@ def test_find_events_filters_by_day_part_category_and_weekday(ctx: SkillContext)
 
 def test_free_slots_respect_events_and_preferences(ctx: SkillContext) -> None:
     preference_set(user=ctx.user, key="lunch_hours", value={"start": "12:00", "end": "13:00"})
-    preference_set(user=ctx.user, key="working_hours", value={"days": ["MO", "TU", "WE", "TH", "FR"], "start": "09:00", "end": "17:00"})
+    preference_set(
+        user=ctx.user,
+        key="working_hours",
+        value={"days": ["MO", "TU", "WE", "TH", "FR"], "start": "09:00", "end": "17:00"},
+    )
     ctx._preferences = None
     out = call(ctx, "free_slots", start=at(4, 0).isoformat(), end=at(5, 0).isoformat(), duration_minutes=60)
     spans = [(s["start"][11:16], s["end"][11:16]) for s in out["slots"]]
@@ -72,8 +93,13 @@ def test_free_slots_respect_events_and_preferences(ctx: SkillContext) -> None:
 
 def test_free_slots_can_ignore_preferences_and_use_a_day_part(ctx: SkillContext) -> None:
     out = call(
-        ctx, "free_slots", start=at(4, 0).isoformat(), end=at(5, 0).isoformat(), duration_minutes=30,
-        day_part="morning", respect_preferences=False,
+        ctx,
+        "free_slots",
+        start=at(4, 0).isoformat(),
+        end=at(5, 0).isoformat(),
+        duration_minutes=30,
+        day_part="morning",
+        respect_preferences=False,
     )
     spans = [(s["start"][11:16], s["end"][11:16]) for s in out["slots"]]
     assert spans == [("05:00", "09:00"), ("10:00", "12:00")]
@@ -83,17 +109,28 @@ def test_compose_reply_names_dates_in_words_and_local_times(ctx: SkillContext) -
     with time_machine.travel(at(2, 9), tick=False):
         found = call(ctx, "find_events", start=at(2, 0).isoformat(), end=at(9, 0).isoformat())
         reply = call(
-            ctx, "compose_reply", style="agenda", events=found["events"],
-            start=at(2, 0).isoformat(), end=at(9, 0).isoformat(),
+            ctx,
+            "compose_reply",
+            style="agenda",
+            events=found["events"],
+            start=at(2, 0).isoformat(),
+            end=at(9, 0).isoformat(),
         )
     assert reply["kind"] == "answer"
-    assert "Monday, March 2" in reply["text"] and "Sunday, March 8" in reply["text"]
+    assert "from Monday, March 2 to Sunday, March 8" in reply["text"]
     assert "2:00 PM – 3:15 PM" in reply["text"]
     assert "4 events" in reply["text"]
 
 
 def test_count_reply(ctx: SkillContext) -> None:
     found = call(ctx, "find_events", start=at(4, 0).isoformat(), end=at(5, 0).isoformat())
-    reply = call(ctx, "compose_reply", style="count", events=found["events"], count=found["count"],
-                 start=at(4, 0).isoformat(), end=at(5, 0).isoformat())
+    reply = call(
+        ctx,
+        "compose_reply",
+        style="count",
+        events=found["events"],
+        count=found["count"],
+        start=at(4, 0).isoformat(),
+        end=at(5, 0).isoformat(),
+    )
     assert reply["text"].startswith("You have 3 events on Wednesday, March 4")

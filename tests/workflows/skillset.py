@@ -17,7 +17,7 @@ calls: dict[str, int] = {}
 _lock = threading.Lock()
 
 
-class Flaky(Exception):
+class FlakyError(Exception):
     pass
 
 
@@ -68,12 +68,12 @@ def fail(ctx: SkillContext, params: FailIn) -> NumberOut:
     raise SkillError(params.message)
 
 
-@registry.skill(service="test", retry=RetryPolicy(on=(Flaky,), max_attempts=3, initial_delay=0.001))
+@registry.skill(service="test", retry=RetryPolicy(on=(FlakyError,), max_attempts=3, initial_delay=0.001))
 def flaky(ctx: SkillContext, params: NumberIn) -> NumberOut:
     """Fail transiently until the attempt number reaches the value."""
     _count("flaky")
     if ctx.attempt < params.value:
-        raise Flaky("try again")
+        raise FlakyError("try again")
     return NumberOut(value=ctx.attempt)
 
 

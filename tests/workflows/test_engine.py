@@ -36,7 +36,12 @@ def rows(run: WorkflowRun) -> dict[str, TaskRun]:
 def test_fan_out_fan_in_passes_outputs_along(user: object) -> None:
     tasks = [TaskSpec(id="root", skill="emit", params={"value": 2})]
     tasks += [
-        TaskSpec(id=f"w{i}", skill="add", params={"value": i, "values": ["{{root.output.value}}"]}, dependsOn=("root",))
+        TaskSpec(
+            id=f"w{i}",
+            skill="add",
+            params={"value": i, "values": ["{{root.output.value}}"]},
+            dependsOn=("root",),
+        )
         for i in range(5)
     ]
     tasks.append(
@@ -91,7 +96,9 @@ def test_false_condition_skips_task_and_its_dependants(user: object) -> None:
         TaskSpec(id="n", skill="emit", params={"value": 0}),
         TaskSpec(id="only_if", skill="emit", when="{{n.output.value}} > 0", dependsOn=("n",)),
         TaskSpec(id="after", skill="emit", dependsOn=("only_if",)),
-        TaskSpec(id="else", skill="emit", when="not {{n.output.value}}", dependsOn=("n",), params={"value": 5}),
+        TaskSpec(
+            id="else", skill="emit", when="not {{n.output.value}}", dependsOn=("n",), params={"value": 5}
+        ),
         output="else",
     )
     stored = rows(run)
@@ -106,7 +113,9 @@ def test_concurrent_skills_run_in_worker_threads_side_by_side(user: object) -> N
         user,
         *[TaskSpec(id=f"s{i}", skill="sleepy", params={"value": 50}) for i in range(4)],
         TaskSpec(
-            id="join", skill="add", params={"values": [f"{{{{s{i}.output.value}}}}" for i in range(4)]},
+            id="join",
+            skill="add",
+            params={"values": [f"{{{{s{i}.output.value}}}}" for i in range(4)]},
             dependsOn=tuple(f"s{i}" for i in range(4)),
         ),
     )
@@ -134,7 +143,8 @@ def test_pause_is_stored_and_resume_continues_from_the_database(user: object) ->
 
     fresh = WorkflowRun.objects.get(pk=run.pk)  # as after a restart: nothing but the row
     resumed = run_resume(run_id=fresh.pk, pause_id=pause_id, user=user, answer="Friday", registry=registry)
-    assert resumed is not None and resumed.status == RunStatus.SUCCEEDED
+    assert resumed is not None
+    assert resumed.status == RunStatus.SUCCEEDED
     assert rows(resumed)["q"].output == {"answer": "Friday"}
     assert skillset.calls["ask"] == 2  # asked once, re-run once with the answer
 
@@ -143,7 +153,8 @@ def test_resuming_the_same_pause_twice_continues_once(user: object) -> None:
     run = start(user, TaskSpec(id="q", skill="ask", params={"question": "Sure?"}))
     first = run_resume(run_id=run.pk, pause_id=run.pause_id, user=user, answer="yes", registry=registry)
     second = run_resume(run_id=run.pk, pause_id=run.pause_id, user=user, answer="no", registry=registry)
-    assert first is not None and first.status == RunStatus.SUCCEEDED
+    assert first is not None
+    assert first.status == RunStatus.SUCCEEDED
     assert second is None
     assert rows(first)["q"].output == {"answer": "yes"}
 
@@ -151,7 +162,9 @@ def test_resuming_the_same_pause_twice_continues_once(user: object) -> None:
 def test_another_user_cannot_resume_or_cancel(user: object) -> None:
     other = get_user_model().objects.create_user("intruder", "intruder@example.com")
     run = start(user, TaskSpec(id="q", skill="ask", params={"question": "Sure?"}))
-    assert run_resume(run_id=run.pk, pause_id=run.pause_id, user=other, answer="yes", registry=registry) is None
+    assert (
+        run_resume(run_id=run.pk, pause_id=run.pause_id, user=other, answer="yes", registry=registry) is None
+    )
     assert not run_cancel(run_id=run.pk, user=other)
     assert WorkflowRun.objects.get(pk=run.pk).status == RunStatus.PAUSED
     assert run_cancel(run_id=run.pk, user=user)

@@ -46,7 +46,9 @@ def test_two_threads_resuming_one_pause_continue_it_once() -> None:
     def answer(text: str) -> None:
         try:
             barrier.wait(timeout=5)
-            outcomes.append(run_resume(run_id=run.pk, pause_id=run.pause_id, user=user, answer=text, registry=registry))
+            outcomes.append(
+                run_resume(run_id=run.pk, pause_id=run.pause_id, user=user, answer=text, registry=registry)
+            )
         finally:
             connection.close()
 

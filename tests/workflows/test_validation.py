@@ -62,7 +62,8 @@ def test_cycle_error_names_the_path() -> None:
     assert len(errors) == 1
     assert errors[0].startswith("Tasks form a cycle: ")
     path = errors[0].removeprefix("Tasks form a cycle: ").rstrip(".").split(" -> ")
-    assert path[0] == path[-1] and set(path) == {"a", "b", "c"}
+    assert path[0] == path[-1]
+    assert set(path) == {"a", "b", "c"}
 
 
 def test_reference_to_a_task_not_depended_on_is_rejected() -> None:
@@ -122,7 +123,12 @@ def test_default_limit_comes_from_settings(settings: object) -> None:
 def test_thousand_task_dag_validates() -> None:
     tasks = [TaskSpec(id="t0", skill="emit", params={"value": 1})]
     tasks += [
-        TaskSpec(id=f"t{i}", skill="add", params={"values": [f"{{{{t{i - 1}.output.value}}}}"]}, dependsOn=(f"t{i - 1}",))
+        TaskSpec(
+            id=f"t{i}",
+            skill="add",
+            params={"values": [f"{{{{t{i - 1}.output.value}}}}"]},
+            dependsOn=(f"t{i - 1}",),
+        )
         for i in range(1, 1000)
     ]
     plan = compile_workflow(wf(*tasks), registry=registry, max_tasks=1000)
