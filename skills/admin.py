@@ -8,9 +8,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.contrib import admin
-from django.http import HttpRequest
+from django.contrib import admin, messages
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
 
+from skills.ics import calendar_export_ics
 from skills.models import Calendar, Event
 from skills.services import event_save
 
@@ -42,6 +44,19 @@ class CalendarAdmin(admin.ModelAdmin):
     search_fields = ("name", "key", "owner__username", "owner__email")
     raw_id_fields = ("owner",)
     inlines = (EventInline,)
+    actions = ("export_ics",)
+
+    @admin.action(description="Download the selected calendar as .ics")
+    def export_ics(self, request: HttpRequest, queryset: QuerySet[Calendar]) -> HttpResponse | None:
+        if queryset.count() != 1:
+            self.message_user(request, "Select exactly one calendar to export.", level=messages.WARNING)
+            return None
+        calendar = queryset.get()
+        response = HttpResponse(
+            calendar_export_ics(calendar=calendar), content_type="text/calendar; charset=utf-8"
+        )
+        response["Content-Disposition"] = f'attachment; filename="{calendar.key}.ics"'
+        return response
 
 
 @admin.register(Event)

@@ -1,0 +1,139 @@
+"""The rule-based decomposer on the read-only requests, with a fixed clock in an explicit zone."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+import time_machine
+from django.contrib.auth import get_user_model
+
+from assistant.decomposer import DecomposeRequest, decompose
+from assistant.decomposer.intent import classify
+from skills.services import calendar_create, event_create
+from workflows.definition import Decision
+from workflows.validation import compile_workflow
+
+NY = ZoneInfo("America/New_York")
+NOW = datetime(2026, 3, 2, 9, 0, tzinfo=NY)  # a Monday
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def user() -> Iterator[Any]:
+    with time_machine.travel(NOW, tick=False):
+        me = get_user_model().objects.create_user("dec-user", "me@example.com")
+        get_user_model().objects.create_user("ana", "ana@example.com", first_name="Ana", last_name="Silva")
+        personal = calendar_create(owner=me, key="personal", name="Personal", timezone="America/New_York", is_default=True)
+        school = calendar_create(owner=me, key="school", name="School", timezone="America/New_York")
+        event_create(calendar=personal, summary="Dentist appointment",
+                     start=datetime(2026, 3, 5, 15, tzinfo=NY), end=datetime(2026, 3, 5, 16, tzinfo=NY))
+        event_create(calendar=school, summary="Calculus II Lecture", start=datetime(2026, 3, 2, 14, tzinfo=NY),
+                     end=datetime(2026, 3, 2, 15, 15, tzinfo=NY), rrule="FREQ=WEEKLY;BYDAY=MO,WE;COUNT=10")
+        yield me
+
+
+def decide(user: Any, text: str) -> Decision:
+    with time_machine.travel(NOW, tick=False):
+        decision = decompose(DecomposeRequest(text=text, user=user, timezone="America/New_York"))
+    if decision.workflow is not None:
+        compile_workflow(decision.workflow)  # every plan the rules make is valid
+    return decision
+
+
+def task(decision: Decision, skill: str) -> dict[str, Any]:
+    assert decision.workflow is not None, decision
+    return next(t.params for t in decision.workflow.tasks if t.skill == skill)
+
+
+def test_week_overview_covers_monday_to_sunday(user: Any) -> None:
+    d = decide(user, "What's my week look like?")
+    params = task(d, "find_events")
+    assert datetime.fromisoformat(params["start"]) == datetime(2026, 3, 2, tzinfo=NY)
+    assert datetime.fromisoformat(params["end"]) == datetime(2026, 3, 9, tzinfo=NY)
+    assert task(d, "compose_reply")["style"] == "agenda"
+
+
+def test_find_and_count_on_friday(user: Any) -> None:
+    d = decide(user, "Find events on Friday and tell me how many there are")
+    params = task(d, "find_events")
+    assert datetime.fromisoformat(params["start"]).date().isoformat() == "2026-03-06"
+    assert [t.skill for t in d.workflow.tasks] == ["find_events", "count_events", "compose_reply"]  # type: ignore[union-attr]
+
+
+def test_count_classes_next_week(user: Any) -> None:
+    d = decide(user, "How many classes do I have next week?")
+    params = task(d, "find_events")
+    assert params["category"] == "class"
+    assert datetime.fromisoformat(params["start"]) == datetime(2026, 3, 9, tzinfo=NY)
+
+
+def test_free_time_request(user: Any) -> None:
+    d = decide(user, "When am I free tomorrow afternoon for an hour?")
+    params = task(d, "free_slots")
+    assert params["duration_minutes"] == 60
+    start = datetime.fromisoformat(params["start"])
+    end = datetime.fromisoformat(params["end"])
+    assert start.date().isoformat() == "2026-03-03"
+    assert (start.hour, end.hour) == (12, 17)
+
+
+def test_known_title_is_found_and_searched_ahead(user: Any) -> None:
+    d = decide(user, "When is my dentist appointment?")
+    params = task(d, "find_events")
+    assert params["text"] == "dentist"
+    assert "Dentist appointment" in d.frame["titles"]
+
+
+def test_people_are_resolved_from_the_directory(user: Any) -> None:
+    d = decide(user, "Do I have any meetings with Ana this week?")
+    assert task(d, "find_events")["attendee"] == "ana@example.com"
+
+
+def test_preference_question(user: Any) -> None:
+    d = decide(user, "What are my working hours?")
+    assert task(d, "get_preference") == {"key": "working_hours"}
+
+
+def test_impossible_date_gets_a_question_naming_the_problem(user: Any) -> None:
+    d = decide(user, "Move my dentist appointment to February 30th")
+    assert d.reply_kind in ("clarify", "error")
+    assert "February" in d.text
+    assert d.workflow is None
+
+
+def test_out_of_scope_and_gibberish_do_not_crash(user: Any) -> None:
+    weather = decide(user, "What's the weather tomorrow?")
+    assert weather.reply_kind == "error"
+    assert "calendar" in weather.text
+    gibberish = decide(user, "asdfgh qwerty zxcv")
+    assert gibberish.reply_kind == "clarify"
+    assert gibberish.workflow is None
+
+
+@pytest.mark.parametrize(
+    ("text", "operation"),
+    [
+        ("delete all my appointments for today", "delete"),
+        ("cancel tomorrow's meeting", "delete"),
+        ("can you remove the dentist from my calendar", "delete"),
+        ("schedule a meeting with al on tuesday", "create"),
+        ("remind me to call mom at 5pm", "create"),
+        ("please add lunch with sam to my calendar", "create"),
+        ("what meetings do i have next thursday", "query"),
+        ("what's on my schedule today", "query"),
+        ("is there anything on friday", "query"),
+        ("move my 3pm to 4pm", "move"),
+        ("reschedule the team sync to wednesday", "move"),
+        ("how many events do i have this week", "count"),
+        ("when am i free on thursday", "free"),
+        ("yes", "yes"),
+        ("no thanks", "no"),
+        ("undo that", "undo"),
+    ],
+)
+def test_operation_classification(text: str, operation: str) -> None:
+    assert classify(text)[0] == operation
