@@ -60,7 +60,10 @@ def demo(args: argparse.Namespace) -> None:
     run(*manage, "collectstatic", "--noinput", "--verbosity", "0")
     run(*manage, "seed_demo")
     print(f"\nCalendar Assistant is starting on http://127.0.0.1:{args.port}/ (Ctrl+C stops it).", flush=True)
-    os.execv(str(VENV / "bin" / "daphne"), ["daphne", "-b", "127.0.0.1", "-p", str(args.port), "assistant.asgi:application"])
+    os.execv(
+        str(VENV / "bin" / "daphne"),
+        ["daphne", "-b", "127.0.0.1", "-p", str(args.port), "assistant.asgi:application"],
+    )
 
 
 def test(args: argparse.Namespace) -> None:
@@ -74,7 +77,9 @@ def test(args: argparse.Namespace) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     sub = parser.add_subparsers(dest="command", required=True)
     p_demo = sub.add_parser("demo", help="install, load demo data and serve on 127.0.0.1")
     p_demo.add_argument("--port", type=int, default=8000)

@@ -21,7 +21,7 @@ from skills.services import calendar_create, event_create
 __all__ = ["DEMO_PASSWORD", "DEMO_USERNAME", "DemoLogin", "demo_load"]
 
 DEMO_USERNAME = "demo"
-DEMO_PASSWORD = "demo-calendar-2026"  # noqa: S105 - a published demo login, never a real secret
+DEMO_PASSWORD = "demo-calendar-2026"
 DEMO_TZ = "America/New_York"
 COLLEAGUES = [
     ("ana", "ana@demo.example", "Ana", "Silva"),
@@ -65,7 +65,11 @@ def demo_load(*, today: date | None = None) -> DemoLogin:
     for user in [me, *others.values()]:
         preference_set(user=user, key="timezone", value=DEMO_TZ)
     preference_set(user=me, key="lunch_hours", value={"start": "12:00", "end": "13:00"})
-    preference_set(user=me, key="working_hours", value={"days": ["MO", "TU", "WE", "TH", "FR"], "start": "08:00", "end": "18:00"})
+    preference_set(
+        user=me,
+        key="working_hours",
+        value={"days": ["MO", "TU", "WE", "TH", "FR"], "start": "08:00", "end": "18:00"},
+    )
     preference_set(
         user=me,
         key="gym_schedule",
@@ -79,25 +83,75 @@ def demo_load(*, today: date | None = None) -> DemoLogin:
     school = calendar_create(owner=me, key="school", name="School", timezone=DEMO_TZ)
     weekly = f"FREQ=WEEKLY;UNTIL={term_end}"
     events = [
-        event_create(calendar=school, summary="Calculus II Lecture", start=at(0, 14), end=at(0, 15, 15),
-                     rrule=weekly.replace("WEEKLY", "WEEKLY;BYDAY=MO,WE"), location="Hall B 201"),
-        event_create(calendar=school, summary="Biology Lab", start=at(3, 13), end=at(3, 15), rrule=weekly,
-                     location="Science Center 3"),
-        event_create(calendar=school, summary="Spanish Class", start=at(4, 15, 30), end=at(4, 16, 30), rrule=weekly),
-        event_create(calendar=school, summary="History Seminar", start=at(1, 10), end=at(1, 11, 30), rrule=weekly),
-        event_create(calendar=personal, summary="Gym", start=at(0, 7), end=at(0, 8),
-                     rrule="FREQ=WEEKLY;BYDAY=MO,WE,FR", transparency="opaque"),
-        event_create(calendar=work, summary="Team sync", start=at(0, 10), end=at(0, 10, 30),
-                     rrule="FREQ=WEEKLY;BYDAY=MO", attendees=["ana@demo.example", "bo@demo.example"]),
-        event_create(calendar=work, summary="1:1 with Ana", start=at(2, 9), end=at(2, 9, 30),
-                     rrule="FREQ=WEEKLY", attendees=["ana@demo.example"]),
-        event_create(calendar=work, summary="Design review", start=at(3, 16), end=at(3, 17),
-                     attendees=["bo@demo.example", "maya@demo.example"], location="Room 4"),
+        event_create(
+            calendar=school,
+            summary="Calculus II Lecture",
+            start=at(0, 14),
+            end=at(0, 15, 15),
+            rrule=weekly.replace("WEEKLY", "WEEKLY;BYDAY=MO,WE"),
+            location="Hall B 201",
+        ),
+        event_create(
+            calendar=school,
+            summary="Biology Lab",
+            start=at(3, 13),
+            end=at(3, 15),
+            rrule=weekly,
+            location="Science Center 3",
+        ),
+        event_create(
+            calendar=school, summary="Spanish Class", start=at(4, 15, 30), end=at(4, 16, 30), rrule=weekly
+        ),
+        event_create(
+            calendar=school, summary="History Seminar", start=at(1, 10), end=at(1, 11, 30), rrule=weekly
+        ),
+        event_create(
+            calendar=personal,
+            summary="Gym",
+            start=at(0, 7),
+            end=at(0, 8),
+            rrule="FREQ=WEEKLY;BYDAY=MO,WE,FR",
+            transparency="opaque",
+        ),
+        event_create(
+            calendar=work,
+            summary="Team sync",
+            start=at(0, 10),
+            end=at(0, 10, 30),
+            rrule="FREQ=WEEKLY;BYDAY=MO",
+            attendees=["ana@demo.example", "bo@demo.example"],
+        ),
+        event_create(
+            calendar=work,
+            summary="1:1 with Ana",
+            start=at(2, 9),
+            end=at(2, 9, 30),
+            rrule="FREQ=WEEKLY",
+            attendees=["ana@demo.example"],
+        ),
+        event_create(
+            calendar=work,
+            summary="Design review",
+            start=at(3, 16),
+            end=at(3, 17),
+            attendees=["bo@demo.example", "maya@demo.example"],
+            location="Room 4",
+        ),
         event_create(calendar=personal, summary="Dentist", start=at(3, 8), end=at(3, 9), location="Dr. Lee"),
-        event_create(calendar=personal, summary="Dinner with Maya", start=at(5, 19), end=at(5, 21),
-                     attendees=["maya@demo.example"]),
-        event_create(calendar=personal, summary="Mom's birthday", start=monday + timedelta(days=9),
-                     end=monday + timedelta(days=10), all_day=True),
+        event_create(
+            calendar=personal,
+            summary="Dinner with Maya",
+            start=at(5, 19),
+            end=at(5, 21),
+            attendees=["maya@demo.example"],
+        ),
+        event_create(
+            calendar=personal,
+            summary="Mom's birthday",
+            start=monday + timedelta(days=9),
+            end=monday + timedelta(days=10),
+            all_day=True,
+        ),
     ]
     for key, user in others.items():
         cal = calendar_create(owner=user, key="work", name="Work", timezone=DEMO_TZ, is_default=True)

@@ -7,6 +7,7 @@ mode, so a fresh clone works without any service.  ``DATABASE_URL``, ``REDIS_URL
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import environ
@@ -89,7 +90,9 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
         }
     )
-    DATABASES["default"].setdefault("TEST", {}).setdefault("NAME", str(BASE_DIR / ".test-db.sqlite3"))
+    DATABASES["default"].setdefault("TEST", {}).setdefault(
+        "NAME", str(BASE_DIR / f".test-db-{os.getpid()}.sqlite3")  # one per run: parallel runs never collide
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = env.str("REDIS_URL", default="")

@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 __all__ = ["SCHEMA_VERSION", "Decision", "TaskSpec", "WorkflowDefinition"]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION: Literal[1] = 1
 
 
 class TaskSpec(BaseModel):

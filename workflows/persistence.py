@@ -135,7 +135,7 @@ def run_resume_claim(*, run_id: uuid.UUID | str, pause_id: uuid.UUID | str, user
         if not won:
             return False
         task_id = WorkflowRun.objects.filter(pk=run_id).values_list("pause_task_id", flat=True).get()
-        TaskRun.objects.filter(run_id=run_id, task_id=task_id).update(
+        TaskRun.objects.filter(run__pk=run_id, task_id=task_id).update(
             status=TaskStatus.PENDING, answer=answer, has_answer=True
         )
     return True

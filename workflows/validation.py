@@ -240,7 +240,7 @@ def _strip_optional(annotation: Any) -> Any:
 @lru_cache(maxsize=512)
 def _field_adapters(model: type[BaseModel]) -> dict[str, tuple[TypeAdapter[Any], bool]]:
     return {
-        name: (TypeAdapter(field.annotation), field.is_required())
+        name: (TypeAdapter(field.annotation if field.annotation is not None else Any), field.is_required())
         for name, field in model.model_fields.items()
     }
 

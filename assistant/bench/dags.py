@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from workflows.definition import TaskSpec, WorkflowDefinition
 
-__all__ = ["fan_out_fan_in", "layered"]
+__all__ = ["LAYERS", "LAYER_WIDTH", "fan_out_fan_in", "layered"]
+
+# 1 + 37 × (26 + 1) = 1,000 tasks.
+LAYERS = 37
+LAYER_WIDTH = 26
 
 
 def _ref(task_id: str) -> str:
@@ -37,7 +41,7 @@ def fan_out_fan_in(width: int = 98) -> WorkflowDefinition:
     return WorkflowDefinition(name="bench-fan-out", tasks=tuple(tasks), output="sink")
 
 
-def layered(blocks: int = 37, width: int = 26) -> WorkflowDefinition:
+def layered(blocks: int = LAYERS, width: int = LAYER_WIDTH) -> WorkflowDefinition:
     """A source then ``blocks`` fan-out/fan-in layers of ``width`` steps: 1 + blocks × (width + 1) tasks.
 
     The defaults give exactly 1,000 tasks, each layer fanning out from the previous layer's join.

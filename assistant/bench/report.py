@@ -70,7 +70,14 @@ def _cells(row: Row) -> tuple[str, ...]:
         notes.append("met" if row.met else "MISSED")
     if row.notes:
         notes.append(row.notes)
-    return (row.name, str(row.timing.n), _ms(row.timing.median), _ms(row.timing.p95), target, "; ".join(notes))
+    return (
+        row.name,
+        str(row.timing.n),
+        _ms(row.timing.median),
+        _ms(row.timing.p95),
+        target,
+        "; ".join(notes),
+    )
 
 
 def render(rows: list[Row]) -> list[str]:
@@ -81,7 +88,8 @@ def render(rows: list[Row]) -> list[str]:
     lines = []
     for line in table:
         cells = [
-            cell.rjust(widths[i]) if i in numeric else cell.ljust(widths[i]) for i, cell in enumerate(line[:-1])
+            cell.rjust(widths[i]) if i in numeric else cell.ljust(widths[i])
+            for i, cell in enumerate(line[:-1])
         ]
         lines.append("  ".join([*cells, line[-1]]).rstrip())
     return lines

@@ -29,7 +29,7 @@ __all__ = ["classify", "normalise"]
 
 _CALENDAR_WORDS = re.compile(
     r"\b(calendar|event|events|meeting|meetings|appointment|appointments|schedule|agenda|class|classes|"
-    r"lecture|reminder|reminders|busy|free|week|today|tomorrow|booked)\b"
+    r"lecture|reminder|reminders|busy|free|booked|plans|scheduled)\b"
 )
 # "my schedule", "the reminder": the noun, not the verb.
 _NOUN_USE = re.compile(
@@ -55,7 +55,7 @@ def classify(text: str) -> tuple[Operation, float]:
         return "unknown", 0.0
     if len(words) <= 6 and YES_WORDS.match(core) and not DELETE_VERBS.search(core):
         return "yes", 0.95
-    if len(words) <= 4 and NO_WORDS.match(core):
+    if NO_WORDS.match(core):
         return "no", 0.95
     if GREETINGS.match(core):
         return "greet", 0.9

@@ -232,7 +232,8 @@ YES_WORDS = re.compile(
     r"sounds good|that works|please do|absolutely|of course|correct|right|y)\b"
 )
 NO_WORDS = re.compile(
-    r"^(?:no|nope|nah|don't|do not|cancel|stop|never ?mind|abort|decline|forget it|not now|n)\b"
+    r"^(?:no|nope|nah|don't|do not|cancel|stop|never ?mind|abort|decline|forget (?:it|that)|not now|n)"
+    r"(?:[\s,]+(?:thanks|thank you|please|it|that|this|way|don't|do not|do it))*$"
 )
 GREETINGS = re.compile(
     r"^(?:hi|hello|hey|good (?:morning|afternoon|evening)|thanks|thank you|help)\b[\s!.?]*$"

@@ -94,7 +94,12 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
         for i in range(start, min(end, len(mask))):
             mask[i] = True
 
-    times = find_times(norm, now=now)
+    # Durations are read on their own ("for an hour"), so they cannot stretch a time into an interval.
+    durations = find_durations(norm)
+    timed_text = norm
+    for d in durations:
+        timed_text = timed_text[: d.span[0]] + " " * (d.span[1] - d.span[0]) + timed_text[d.span[1] :]
+    times = find_times(timed_text, now=now)
     bad = next((t for t in times if t.error), None)
     if bad is not None:
         frame.error = bad.error
@@ -129,7 +134,7 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
         take(lo, hi)
     _fill_range(frame, targets, now)
 
-    for d in find_durations(norm):
+    for d in durations:
         frame.duration_minutes = d.minutes
         take(*d.span)
 
@@ -137,8 +142,8 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
     _fill_calendars(frame, norm, world, take)
     _fill_preference(frame, norm)
     for category, pattern in CATEGORY_WORDS.items():
-        m = pattern.search(norm)
-        if m and not any(mask[m.start() : m.end()]):
+        found = pattern.search(norm)
+        if found and not any(mask[found.start() : found.end()]):
             frame.category = frame.category or category
     frame.wants_next = bool(_NEXT_CUE.search(norm)) and not frame.range_explicit
     residual = "".join(" " if mask[i] else ch for i, ch in enumerate(norm))
@@ -281,13 +286,11 @@ def _fill_titles(frame: RequestFrame, residual: str, world: World) -> None:
             frame.title_words = []
             frame.notes.append("several titles match: " + ", ".join(frame.titles))
         return
-    # No known title: the words left over name the event ("a meeting with al" -> "meeting").
+    # No known title: the words left over name the event ("a meeting with al" -> "meeting").  They
+    # name a new event, or are noted; they never filter, since no title in the calendar has them.
     phrase = _leftover_phrase(residual_tokens, frame)
     if phrase:
         frame.titles = [phrase]
-        words = [w for w in phrase.split() if w not in GENERIC_EVENT_WORDS and not _is_category_word(w)]
-        if words and frame.operation in ("query", "count", "delete", "move"):
-            frame.title_words = [_stem(w) for w in words]
 
 
 def _leftover_phrase(words: list[str], frame: RequestFrame) -> str:

@@ -22,7 +22,7 @@ from holidays.groups import (
     IslamicHolidays,
 )
 
-__all__ = ["HOLIDAY_PATTERN", "WEAK_HOLIDAY_WORDS", "holiday_spans"]
+__all__ = ["WEAK_HOLIDAY_WORDS", "holiday_matcher", "holiday_spans"]
 
 DateSpan = tuple[date, date]
 SpansOfYear = Callable[[int], Sequence[DateSpan]]
@@ -393,7 +393,74 @@ for _name, (_month, _day) in _OBSERVANCES.items():
 WEAK_HOLIDAY_WORDS = frozenset({"lent", "holi", "onam", "rakhi", "boghi", "bogi", "assumption", "ascension", "epiphany"})
 
 _SPANS: dict[str, SpansOfYear] = {key: spans for key, _, spans in _TABLE}
-HOLIDAY_PATTERN = "|".join(f"(?P<h_{key}>{pattern})" for key, pattern, _ in _TABLE)
+
+
+def _expand(pattern: str) -> list[str]:
+    """Every string a holiday pattern matches. The patterns use only literals, ``[...]`` classes,
+    ``(?:...|...)`` groups and ``?``, so the set is finite (a few hundred strings at most)."""
+
+    def alternatives(i: int) -> tuple[list[str], int]:
+        found, i = sequence(i)
+        while i < len(pattern) and pattern[i] == "|":
+            more, i = sequence(i + 1)
+            found += more
+        return found, i
+
+    def sequence(i: int) -> tuple[list[str], int]:
+        found = [""]
+        while i < len(pattern) and pattern[i] not in "|)":
+            options, i = atom(i)
+            if i < len(pattern) and pattern[i] == "?":
+                options, i = [*options, ""], i + 1
+            found = [head + tail for head in found for tail in options]
+        return found, i
+
+    def atom(i: int) -> tuple[list[str], int]:
+        if pattern.startswith("(?:", i):
+            options, i = alternatives(i + 3)
+            return options, i + 1
+        if pattern[i] == "[":
+            end = pattern.index("]", i)
+            return list(pattern[i + 1 : end]), end + 1
+        if pattern[i] == "\\":
+            return [pattern[i + 1]], i + 2
+        return [pattern[i]], i + 1
+
+    return alternatives(0)[0]
+
+
+_FIRST_TOKEN = re.compile(r"\d+(?:st|nd|rd|th)?|[a-z]+(?:'[a-z]+)*'?")
+
+
+def _first_tokens() -> dict[str, list[int]]:
+    """For each word a holiday name can start with, the table rows that can start with it."""
+    rows: dict[str, list[int]] = {}
+    for row, (_, pattern, _) in enumerate(_TABLE):
+        for text in _expand(pattern):
+            m = _FIRST_TOKEN.match(text)
+            if m and row not in rows.setdefault(m.group(), []):
+                rows[m.group()].append(row)
+    return rows
+
+
+_ROWS_BY_FIRST_TOKEN = _first_tokens()
+
+
+@lru_cache(maxsize=1024)
+def holiday_matcher(first_token: str) -> re.Pattern[str] | None:
+    """A pattern for the holiday names that can start with ``first_token`` (matched where it starts).
+
+    Trying every holiday name at every word would cost far more than the rest of the parse; the few
+    names a word can start are compiled together on first use. Spaces become ``\\s+`` (optional ones
+    ``\\s*``); a named group per row tells which holiday matched.
+    """
+    rows = _ROWS_BY_FIRST_TOKEN.get(first_token)
+    if not rows:
+        return None
+    body = "|".join(
+        f"(?P<h_{_TABLE[row][0]}>{_TABLE[row][1]})".replace(" ?", r"\s*").replace(" ", r"\s+") for row in rows
+    )
+    return re.compile(rf"(?:{body})(?![a-z])")
 
 
 @lru_cache(maxsize=4096)

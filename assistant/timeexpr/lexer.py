@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from assistant.timeexpr.holidays import HOLIDAY_PATTERN
+from assistant.timeexpr.holidays import holiday_matcher
 
 __all__ = ["Token", "normalize", "tokenize"]
 
@@ -20,15 +20,14 @@ _FOLD = str.maketrans({"’": "'", "‘": "'", "´": "'", "`": "'", "“": '"', 
                        "\u00a0": " ", "\u202f": " "})
 
 _TOKEN = re.compile(
-    rf"""
-    (?<![a-z])(?:{HOLIDAY_PATTERN})(?![a-z])
-    | (?P<junk>\d{{3,}}[-.]\d{{3,}}[-.\d]*|\d+(?:[.,]\d+){{2,}})
-    | (?P<iso>\d{{4}})-(?P<iso_m>\d{{1,2}})-(?P<iso_d>\d{{1,2}})(?![\d-])
-    | (?P<mdy>\d{{1,2}})/(?P<mdy_d>\d{{1,2}})/(?P<mdy_y>\d{{4}}|\d{{2}})(?![\d/])
-    | (?P<slash>\d{{1,2}})\s*/\s*(?P<slash_b>\d{{1,4}})(?![\d/])
-    | (?P<qtr>(?:\d{{4}}|\d{{2}})?q[1-4])(?![a-z\d])
-    | (?P<clock>\d{{1,2}}):(?P<clock_m>[0-5]\d)(?::(?P<clock_s>[0-5]\d))?(?!\d)
-    | (?P<ord>\d{{1,2}})(?:st|nd|rd|th)(?![a-z])
+    r"""
+    (?P<junk>\d{3,}[-.]\d{3,}[-.\d]*|\d+(?:[.,]\d+){2,})
+    | (?P<iso>\d{4})-(?P<iso_m>\d{1,2})-(?P<iso_d>\d{1,2})(?![\d-])
+    | (?P<mdy>\d{1,2})/(?P<mdy_d>\d{1,2})/(?P<mdy_y>\d{4}|\d{2})(?![\d/])
+    | (?P<slash>\d{1,2})\s*/\s*(?P<slash_b>\d{1,4})(?![\d/])
+    | (?P<qtr>(?:\d{4}|\d{2})?q[1-4])(?![a-z\d])
+    | (?P<clock>\d{1,2}):(?P<clock_m>[0-5]\d)(?::(?P<clock_s>[0-5]\d))?(?!\d)
+    | (?P<ord>\d{1,2})(?:st|nd|rd|th)(?![a-z])
     | (?P<num>\d+(?:\.\d+)?)
     | (?P<ampm>[ap])\.\s?m\b\.?
     | (?P<word>[a-z]+(?:'[a-z]+)*'?)
@@ -65,16 +64,14 @@ def tokenize(text: str) -> list[Token]:
     for m in _TOKEN.finditer(text):
         kind = m.lastgroup or ""
         start, end = m.span()
-        if kind.startswith("h_"):
-            tokens.append(Token("hol", m.group(), start, end, key=kind[2:]))
-        elif kind == "num":
+        if kind == "num":
             tokens.append(Token("num", m.group(), start, end, (float(m.group()),)))
         elif kind == "word":
             tokens.append(Token("word", m.group(), start, end))
         elif kind in ("iso_d", "mdy_y"):
             year, month, day = (m["iso"], m["iso_m"], m["iso_d"]) if kind == "iso_d" else (
                 m["mdy_y"], m["mdy"], m["mdy_d"])
-            y = int(year) + (2000 if len(year) == 2 else 0)
+            y = int(year) + ((2000 if int(year) < 50 else 1900) if len(year) == 2 else 0)
             tokens.append(Token("date", m.group(), start, end, (y, int(month), int(day))))
         elif kind == "slash_b":
             tokens.append(Token("slash", m.group(), start, end, (int(m["slash"]), int(m["slash_b"]))))
@@ -91,4 +88,22 @@ def tokenize(text: str) -> list[Token]:
             tokens.append(Token("word", m["ampm"] + "m", start, end))
         else:
             tokens.append(Token(kind, m.group(), start, end))
-    return tokens
+    return _join_holidays(text, tokens)
+
+
+def _join_holidays(text: str, tokens: list[Token]) -> list[Token]:
+    """Replace the tokens of each holiday name ("boss's day", "eid al-fitr") with one ``hol`` token."""
+    joined: list[Token] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        matcher = holiday_matcher(token.text) if token.kind in ("word", "ord") else None
+        m = matcher.match(text, token.start) if matcher is not None else None
+        if m is None:
+            joined.append(token)
+            i += 1
+            continue
+        joined.append(Token("hol", m.group(), m.start(), m.end(), key=(m.lastgroup or "h_")[2:]))
+        while i < len(tokens) and tokens[i].start < m.end():
+            i += 1
+    return joined

@@ -102,7 +102,7 @@ WEEKDAY_PLURALS: dict[str, int] = {
 
 # Month and weekday names that are also ordinary English words ("may I", "I sat down", "mar the
 # surface"): they only count as dates when something around them says so.
-AMBIGUOUS_NAMES = frozenset({"may", "mar", "jan", "jun", "sat", "sun", "wed", "dec", "thur", "weds", "fri"})
+AMBIGUOUS_NAMES = frozenset({"may", "mar", "jan", "jun", "sat", "sun", "wed", "dec"})
 
 UNITS: dict[str, Grain] = {}
 for _grain, _words in (

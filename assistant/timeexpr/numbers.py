@@ -11,8 +11,7 @@ __all__ = ["CARDINALS", "ORDINALS", "TENS", "VAGUE_COUNTS", "ordinal_suffix"]
 CARDINALS: dict[str, int] = {
     word: value
     for value, word in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
-        "fifteen sixteen seventeen eighteen nineteen".split()
+        ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen"]
     )
 }
 TENS: dict[str, int] = {
@@ -22,8 +21,7 @@ TENS: dict[str, int] = {
 ORDINALS: dict[str, int] = {
     word: value
     for value, word in enumerate(
-        "first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth "
-        "thirteenth fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth".split(),
+        ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth", "eleventh", "twelfth", "thirteenth", "fourteenth", "fifteenth", "sixteenth", "seventeenth", "eighteenth", "nineteenth"],
         start=1,
     )
 }

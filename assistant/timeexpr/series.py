@@ -491,18 +491,17 @@ class Intersect(Series):
                 return
 
     def backward(self, t: datetime) -> Iterator[Span]:
+        # Within each coarse span the fine ones are listed forwards, as ``forward`` finds them, then
+        # given latest first: "last night" is the night that started yesterday, though it ends today.
         for under_way in self.coarse.forward(t):
             if under_way[0] < t:
-                yield from (
-                    span for span in self._within(under_way, self.fine.backward(t), False) if span[1] <= t
-                )
+                found = [s for s in self._within(under_way, self.fine.forward(under_way[0]), True) if s[1] <= t]
+                yield from reversed(found)
             break
         barren = 0
         for coarse in self.coarse.backward(t):
-            found = False
-            for span in self._within(coarse, self.fine.backward(coarse[1]), False):
-                found = True
-                yield span
+            found = list(self._within(coarse, self.fine.forward(coarse[0]), True))
+            yield from reversed(found)
             barren = 0 if found else barren + 1
             if barren > _BARREN_LIMIT:
                 return

@@ -3,7 +3,7 @@
 How the server runs: this test does not use pytest-django's test database, because that one lives in
 memory and a separate server process cannot see it (Channels' ``ChannelsLiveServerTestCase`` refuses
 it for the same reason, and the settings give no file-backed test database).  Instead the test makes a
-throwaway SQLite file under ``tmp_path``, migrates it and seeds it in subprocesses (this file doubles as
+throwaway SQLite file in a temporary directory, migrates it and seeds it in subprocesses (this file doubles as
 the seeding script), and starts ``daphne assistant.asgi:application`` on a free loopback port (static
 files come from WhiteNoise, which reads them from the apps with DEBUG on).  The server is then what an
 operator runs, with websockets, the in-memory channel layer and Celery in eager mode.
@@ -28,10 +28,18 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-pytestmark = pytest.mark.browser
+pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
+from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
+
+CHROMIUM = "/usr/bin/chromium"
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install chromium)"
+    ),
+]
 
 PROJECT = Path(__file__).resolve().parents[2]
-CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -47,6 +55,7 @@ USERNAME = "ada"
 PASSWORD = "a calm and long passphrase"
 EVENT_SUMMARY = "Dinner with Marguerite"
 SCREENSHOT = Path("/tmp/chat.png")
+ASGI_APPLICATION = "assistant.asgi:application"
 SERVER_START_TIMEOUT = 60
 REPLY_TIMEOUT_MS = 60_000
 
@@ -76,6 +85,7 @@ def seed() -> dict[str, str]:
     """Run inside the server's database (as a subprocess): one user, a calendar and an event this week."""
     import django
 
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "assistant.settings")
     django.setup()
     from django.contrib.auth import get_user_model
 
@@ -129,79 +139,122 @@ def run(args: list[str], env: dict[str, str]) -> str:
     return result.stdout
 
 
-@pytest.fixture
-def live_server_url(tmp_path: Path) -> Iterator[str]:
+@pytest.fixture(scope="module")
+def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A migrated, seeded database file and a Daphne server on it; yields the server's base URL."""
-    env = server_env(tmp_path / "browser.sqlite3")
+    workdir = tmp_path_factory.mktemp("browser")
+    env = server_env(workdir / "browser.sqlite3")
     run(["manage.py", "migrate", "--noinput"], env)
     run([str(Path(__file__)), "seed"], env)
     port = free_port()
-    log = (tmp_path / "server.log").open("w")
-    server = subprocess.Popen(
-        [sys.executable, "-m", "daphne", "-b", "127.0.0.1", "-p", str(port), "assistant.asgi:application"],
-        cwd=PROJECT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + SERVER_START_TIMEOUT
-        while True:
-            if server.poll() is not None:
-                pytest.fail("the server exited:\n" + (tmp_path / "server.log").read_text())
-            try:
-                with urllib.request.urlopen(f"{base}/healthz/", timeout=2) as response:
-                    if response.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail("the server did not answer /healthz/:\n" + (tmp_path / "server.log").read_text())
-            time.sleep(0.2)
-        yield base
-    finally:
-        server.terminate()
+    log_path = workdir / "server.log"
+    with log_path.open("w") as log:
+        server = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "daphne",
+                "-b",
+                "127.0.0.1",
+                "-p",
+                str(port),
+                "assistant.asgi:application",
+            ],
+            cwd=PROJECT,
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        base = f"http://127.0.0.1:{port}"
         try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
-        log.close()
-
-
-@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason=f"{CHROMIUM} is missing (apt-get install chromium)")
-def test_week_question_is_answered_in_the_browser(live_server_url: str, tmp_path: Path) -> None:
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        try:
-            page = browser.new_page(viewport={"width": 1280, "height": 820})
-            page_errors: list[str] = []
-            page.on("pageerror", lambda exc: page_errors.append(str(exc)))
-
-            page.goto(live_server_url + "/")
-            page.get_by_label("Username").fill(USERNAME)
-            page.get_by_label("Password").fill(PASSWORD)
-            page.get_by_role("button", name="Sign in").click()
-            page.wait_for_url("**/c/*/")
-
-            # The question goes over the websocket, not the HTTP fallback.
-            sync_api.expect(page.locator("#connection")).to_have_attribute("data-state", "online")
-            page.get_by_role("textbox", name="Message").fill("What's my week look like?")
-            page.get_by_role("button", name="Send").click()
-
-            user_bubble = page.locator(".message-user").last
-            sync_api.expect(user_bubble).to_contain_text("What's my week look like?")
-            reply = page.locator('.message-assistant[data-kind="answer"]').last
-            reply.wait_for(timeout=REPLY_TIMEOUT_MS)
-            page.screenshot(path=str(SCREENSHOT), full_page=True)  # before asserting, to see failures too
-            sync_api.expect(reply.locator(".kind")).to_have_text("answer")
-            sync_api.expect(reply.locator(".message-text")).to_contain_text(EVENT_SUMMARY)
-            sync_api.expect(page.locator("#send-button")).to_be_enabled()
-            assert page_errors == []
+            deadline = time.monotonic() + SERVER_START_TIMEOUT
+            while True:
+                if server.poll() is not None:
+                    pytest.fail("the server exited:\n" + log_path.read_text())
+                try:
+                    with urllib.request.urlopen(f"{base}/healthz/", timeout=2) as response:
+                        if response.status == 200:
+                            break
+                except OSError:
+                    pass
+                if time.monotonic() > deadline:
+                    pytest.fail("the server did not answer /healthz/:\n" + log_path.read_text())
+                time.sleep(0.2)
+            yield base
         finally:
-            browser.close()
+            server.terminate()
+            try:
+                server.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                server.kill()
+                server.wait()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser: Browser, live_server_url: str) -> Iterator[Page]:
+    """A fresh, signed-in page (its own cookies) on a new conversation; fails on any script error."""
+    context = browser.new_context(viewport={"width": 1280, "height": 820}, base_url=live_server_url)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.goto("/")
+    page.get_by_label("Username").fill(USERNAME)
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_url("**/c/*/")
+    page.get_by_role("button", name="New conversation").click()
+    page.wait_for_url("**/c/*/")
+    try:
+        yield page
+    finally:
+        context.close()
+    assert errors == [], f"script errors on the page: {errors}"
+
+
+def ask(page: Page, text: str) -> Locator:
+    """Type a message, send it, and return the assistant's reply to it once it is shown."""
+    page.get_by_role("textbox", name="Message").fill(text)
+    page.get_by_role("button", name="Send").click()
+    expect(page.locator(".message-user").last).to_contain_text(text)
+    reply = page.locator(".message-user").last.locator("xpath=following-sibling::li[@data-kind]").first
+    reply.wait_for(timeout=REPLY_TIMEOUT_MS)
+    return reply
+
+
+def test_week_question_is_answered_over_the_websocket(page: Page) -> None:
+    expect(page.locator("#connection")).to_have_attribute("data-state", "online")
+
+    reply = ask(page, "What's my week look like?")
+
+    page.screenshot(path=str(SCREENSHOT), full_page=True)  # before asserting, to see failures too
+    expect(reply).to_have_attribute("data-kind", "answer")
+    expect(reply.locator(".kind")).to_have_text("answer")
+    expect(reply.locator(".message-text")).to_contain_text(EVENT_SUMMARY)
+    expect(page.get_by_role("button", name="Send")).to_be_enabled()
+    expect(page.locator("#chat-title")).to_have_text("What's my week look like?")
+
+
+def test_week_question_is_answered_over_http_without_a_websocket(page: Page) -> None:
+    """With no websocket (a proxy that drops upgrades), the page sends through ``send/`` instead."""
+    page.add_init_script("window.WebSocket = undefined;")
+    page.reload()
+    expect(page.locator("#connection")).to_have_attribute("data-state", "offline")
+
+    reply = ask(page, "What's my week look like?")
+
+    expect(reply).to_have_attribute("data-kind", "answer")
+    expect(reply.locator(".message-text")).to_contain_text(EVENT_SUMMARY)
+    expect(page.locator(".message-user")).to_have_count(1)  # rendered once, not pending plus echo
 
 
 if __name__ == "__main__":  # the seeding subprocess: ``python tests/assistant/test_browser.py seed``

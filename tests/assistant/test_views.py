@@ -86,6 +86,13 @@ def test_login_form_signs_in_and_lands_on_the_chat(client: Client, user: Any) ->
     assert response["Location"] == reverse("chat")
 
 
+def test_login_with_a_wrong_password_says_so(client: Client, user: Any) -> None:
+    response = client.post(reverse("login"), {"username": "ada", "password": "wrong"})
+    assert response.status_code == 200
+    assert b'role="alert"' in response.content
+    assert b"correct username and password" in response.content
+
+
 def test_logout_is_a_post(ada: Client) -> None:
     response = ada.post(reverse("logout"))
     assert response.status_code == 302
@@ -255,3 +262,20 @@ def test_messages_rejects_a_bad_cursor(ada: Client, conversation: Conversation) 
     response = ada.get(url, {"after": "soon"})
     assert response.status_code == 400
     assert "after" in response.json()["error"]
+
+
+# -- the admin -----------------------------------------------------------------------------------
+
+
+def test_admin_shows_conversations_with_their_messages_read_only(
+    client: Client, conversation: Conversation
+) -> None:
+    admin = get_user_model().objects.create_superuser(username="root", password="an admin passphrase")
+    Message.objects.create(conversation=conversation, role=Message.Role.USER, text="hello admin")
+    client.force_login(admin)
+    assert client.get(reverse("admin:assistant_conversation_changelist")).status_code == 200
+    assert client.get(reverse("admin:assistant_message_changelist")).status_code == 200
+    page = client.get(reverse("admin:assistant_conversation_change", args=[conversation.pk]))
+    assert page.status_code == 200
+    assert b"hello admin" in page.content
+    assert b'name="title"' not in page.content  # nothing editable

@@ -41,7 +41,9 @@ class Command(BaseCommand):
         passed = sum(r.passed for r in results)
         if options["json"]:
             self.stdout.write(
-                json.dumps({"passed": passed, "total": len(results), "scenarios": [r.as_json() for r in results]})
+                json.dumps(
+                    {"passed": passed, "total": len(results), "scenarios": [r.as_json() for r in results]}
+                )
             )
         else:
             self._table(results, passed)

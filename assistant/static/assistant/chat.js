@@ -386,8 +386,13 @@
 
   function handleReply(payload) {
     var item = renderMessage(payload);
-    if (payload.role === "assistant" && state.busy) {
+    if (payload.role !== "assistant") {
+      return;
+    }
+    if (state.busy) {
       endTurn(item);
+    } else {
+      progressDone(item); // a turn typed in another tab: its progress showed here too
     }
   }
 

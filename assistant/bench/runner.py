@@ -1,0 +1,118 @@
+"""Runs every measurement in one process and one throwaway transaction, and returns the table's rows.
+
+All data (the demo user, the crowded year, the engine's runs and chat messages) is written inside
+one ``transaction.atomic()`` that is rolled back at the end, so the database is left as it was.
+Inside it, the engine's own ``atomic`` blocks become savepoints rather than commits; with WAL and
+``synchronous=NORMAL`` a commit is a WAL append without fsync, so this spares our side little.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+
+from assistant.bench import chat, engine, freeslots, langgraph_dag
+from assistant.bench.demo import demo_user
+from assistant.bench.report import Row, Target
+from assistant.bench.timing import Timing
+
+__all__ = ["FULL", "QUICK", "ROW_NAMES", "Repeats", "run_bench"]
+
+
+@dataclass(frozen=True, slots=True)
+class Repeats:
+    """How many measured calls each row makes (decompose: per turn, 20 turns)."""
+
+    decompose: int
+    validate: int
+    engine: int
+    free_slots: int
+    free_slots_cold: int
+    chat: int
+
+
+FULL = Repeats(decompose=20, validate=50, engine=20, free_slots=30, free_slots_cold=5, chat=30)
+QUICK = Repeats(decompose=2, validate=5, engine=3, free_slots=3, free_slots_cold=1, chat=3)
+
+DECOMPOSE = "rules decompose (per turn)"
+VALIDATE = "validate 1,000-task DAG"
+ENGINE_OURS = "engine per task (ours, persisted)"
+ENGINE_LANGGRAPH = "engine per task (LangGraph + SqliteSaver)"
+FREE_SLOTS = "free slots, 1 year × 10,000 occurrences on 3 calendars"
+FREE_SLOTS_COLD = "free slots, same, cold cache (first call after a restart)"
+CHAT = "chat turn, read-only (server-side)"
+ROW_NAMES = (DECOMPOSE, VALIDATE, ENGINE_OURS, ENGINE_LANGGRAPH, FREE_SLOTS, FREE_SLOTS_COLD, CHAT)
+
+
+def _guarded(name: str, target: Target | None, take: Callable[[], tuple[Timing, str]]) -> Row:
+    """A measured row, or an "n/a" one when a module it needs cannot be imported yet."""
+    try:
+        timing, notes = take()
+    except ImportError as exc:
+        return Row(name=name, target=target, unavailable=f"cannot import: {exc}")
+    return Row(name=name, timing=timing, target=target, notes=notes)
+
+
+def run_bench(*, repeats: Repeats = FULL) -> list[Row]:
+    with transaction.atomic():
+        try:
+            return _measure(repeats)
+        finally:
+            transaction.set_rollback(True)
+
+
+def _measure(repeats: Repeats) -> list[Row]:
+    demo = demo_user()
+    engine_user = get_user_model().objects.create_user(username=f"{demo.username}-engine", password=None)
+    busy = freeslots.busy_year()
+
+    decompose_row = _guarded(
+        DECOMPOSE, Target("p95", 5), lambda: chat.decompose_per_turn(user=demo, repeat=repeats.decompose)
+    )
+    validate_timing, validate_notes = engine.validate_1000(repeat=repeats.validate)
+    validate_row = Row(
+        name=VALIDATE, timing=validate_timing, target=Target("median", 5), notes=validate_notes
+    )
+    ours = Row(
+        name=ENGINE_OURS,
+        timing=engine.engine_per_task(user=engine_user, repeat=repeats.engine),
+        target=Target("ratio", 0.5),
+        notes="1 → 98 → 1 no-op skills, run_start + run_advance, SQLite; ratio = ours/LangGraph (median)",
+    )
+    theirs = _guarded(
+        ENGINE_LANGGRAPH,
+        None,
+        lambda: (
+            langgraph_dag.langgraph_per_task(repeat=repeats.engine),
+            "same DAG, reducer fan-in, WAL file",
+        ),
+    )
+    if theirs.timing is not None and ours.timing is not None:
+        ours.ratio = ours.timing.median / theirs.timing.median
+
+    cold = freeslots.free_slots_cold(busy, repeat=repeats.free_slots_cold)
+    warm, found = freeslots.free_slots_warm(busy, repeat=repeats.free_slots)
+    searched = f"{busy.occurrences:,} occurrences, 60 min, limit 10, lunch + working hours"
+    free_row = Row(
+        name=FREE_SLOTS,
+        timing=warm,
+        target=Target("median", 20),
+        notes=f"skill func + SkillContext, warm cache; {searched}; found {_first_slot(found)}",
+    )
+    cold_row = Row(name=FREE_SLOTS_COLD, timing=cold, notes="caches dropped before each call")
+
+    chat_row = _guarded(
+        CHAT, Target("p95", 100), lambda: chat.chat_turn_readonly(user=demo, repeat=repeats.chat)
+    )
+    return [decompose_row, validate_row, ours, theirs, free_row, cold_row, chat_row]
+
+
+def _first_slot(output: Any) -> str:
+    if not output.slots:
+        return "no slot"
+    first = output.slots[0]
+    return f"{output.count} slots, first {first.start:%a %b %d %H:%M}"

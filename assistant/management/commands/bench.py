@@ -1,0 +1,33 @@
+"""``manage.py bench [--quick] [--json]``: measure the performance targets and print one table."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from assistant.bench import FULL, QUICK, as_json, render, run_bench, verdict
+
+
+class Command(BaseCommand):
+    help = (
+        "Measure the decomposer, validation, the engine against LangGraph, the free-slot search and a "
+        "chat turn in one run, in a transaction that is rolled back; print medians, p95s and targets."
+    )
+    # The system checks import the URLconf, hence the whole chat stack; a module of it being
+    # rewritten must not stop the engine and free-slot rows from being measured (they print n/a).
+    requires_system_checks: list[str] = []
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--quick", action="store_true", help="A few repetitions per row (a smoke run).")
+        parser.add_argument("--json", action="store_true", help="Print one JSON object instead of the table.")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        rows = run_bench(repeats=QUICK if options["quick"] else FULL)
+        if options["json"]:
+            self.stdout.write(json.dumps(as_json(rows), indent=2))
+            return
+        for line in render(rows):
+            self.stdout.write(line)
+        self.stdout.write(verdict(rows))

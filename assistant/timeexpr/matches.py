@@ -1,0 +1,39 @@
+"""The values :func:`find_times` and :func:`find_durations` return, as the rest of the app sees them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+
+__all__ = ["DurationMatch", "TimeMatch"]
+
+
+@dataclass(frozen=True, slots=True)
+class TimeMatch:
+    """A time expression found in a text, resolved against a reference time.
+
+    ``start``/``end`` are aware datetimes in the reference's zone; ``end`` is exclusive (a point
+    value ends one grain after it starts) and ``None`` for an open end ("since 2014"). Both are
+    ``None`` only when ``error`` says why the text names no real date ("February has no 30th day.").
+    """
+
+    text: str
+    span: tuple[int, int]
+    start: datetime | None
+    end: datetime | None
+    grain: str
+    is_interval: bool
+    has_date: bool
+    has_time: bool
+    day_part: str | None
+    weekdays: frozenset[int]
+    error: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class DurationMatch:
+    """A length of time found in a text ("for an hour", "90 minutes"), in whole minutes."""
+
+    text: str
+    span: tuple[int, int]
+    minutes: int

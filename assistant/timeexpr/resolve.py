@@ -1,0 +1,88 @@
+"""Finding time expressions and durations in free text: the two entry points of the package."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from assistant.timeexpr.grammar import Parser
+from assistant.timeexpr.intervals import Grammar
+from assistant.timeexpr.lexer import normalize, tokenize
+from assistant.timeexpr.matches import DurationMatch, TimeMatch
+from assistant.timeexpr.nodes import Node
+
+__all__ = ["find_durations", "find_times"]
+
+# Words before or after a duration that make it an offset or a window rather than how long something
+# lasts: "in 3 days", "2 weeks ago", "the next 3 days", "every 2 weeks".
+_OFFSET_BEFORE = frozenset({"in", "within", "next", "last", "past", "previous", "after", "every", "each", "coming"})
+_OFFSET_AFTER = frozenset({"ago", "hence", "from", "later", "before", "after", "earlier", "back"})
+
+
+def find_times(text: str, *, now: datetime) -> list[TimeMatch]:
+    """All non-overlapping time expressions in ``text``, resolved at ``now`` (aware), in order.
+
+    Read left to right, taking the longest expression at each place: "Friday at noon" is one match,
+    not "Friday" and "noon". Results are in ``now``'s zone, computed in wall time.
+    """
+    if now.tzinfo is None:
+        raise ValueError("find_times needs an aware reference time")
+    norm = normalize(text)
+    tokens = tokenize(norm)
+    grammar = Grammar(tokens, now)
+    matches = []
+    i = 0
+    while i < len(tokens):
+        parsed = grammar.expression(i)
+        match = None
+        if parsed is not None:
+            j, node = parsed
+            span = tokens[i].start, tokens[j - 1].end
+            match = _to_match(grammar, node, text[span[0] : span[1]], span, now)
+        if match is None:
+            i += 1
+        else:
+            matches.append(match)
+            i = j
+    return matches
+
+
+def _to_match(grammar: Parser, node: Node, text: str, span: tuple[int, int], now: datetime) -> TimeMatch | None:
+    common = {
+        "text": text, "span": span, "grain": node.grain, "is_interval": node.is_interval,
+        "has_date": node.has_date, "has_time": node.has_time, "day_part": node.day_part, "weekdays": node.weekdays,
+    }
+    if node.error is not None:
+        return TimeMatch(start=None, end=None, error=node.error, **common)  # type: ignore[arg-type]
+    resolved = grammar.resolve(node)
+    if resolved is None:
+        return None
+    zone = now.tzinfo
+    start = resolved[0].replace(tzinfo=zone)
+    end = None if node.open_end else resolved[1].replace(tzinfo=zone)
+    return TimeMatch(start=start, end=end, error=None, **common)  # type: ignore[arg-type]
+
+
+def find_durations(text: str) -> list[DurationMatch]:
+    """Lengths of time in ``text`` ("for an hour", "90 minutes", "an hour and a half"), in order.
+
+    A leading "for" is part of the match. Durations that only place a time ("in 3 days", "2 weeks
+    ago", "the next 3 days") are left out: they are not how long anything lasts.
+    """
+    norm = normalize(text)
+    tokens = tokenize(norm)
+    parser = Parser(tokens, datetime.now().astimezone())
+    matches: list[DurationMatch] = []
+    i = 0
+    while i < len(tokens):
+        start = i + 1 if parser.w(i) == "for" else i
+        found = parser.duration(start)
+        if found is None or (start == i and parser.w(i - 1) in _OFFSET_BEFORE) or parser.w(found[0]) in _OFFSET_AFTER:
+            i += 1
+            continue
+        end, dur = found
+        minutes = round(dur.minutes)
+        if minutes >= 1:
+            span = tokens[i].start, tokens[end - 1].end
+            matches.append(DurationMatch(text=text[span[0] : span[1]], span=span, minutes=minutes))
+        i = end
+    return matches

@@ -1,0 +1,61 @@
+"""Progress events cross processes through Redis: what a worker publishes, a websocket receives.
+
+A Celery worker calls ``workflows.events.publish`` from plain synchronous code, with no event loop,
+while the websocket consumer listening to the run's group lives in the ASGI server.  The in-memory
+layer the rest of the suite uses cannot show that this works, since it never leaves the process;
+these tests publish through ``channels_redis`` and receive on a separate layer instance, so that
+the only thing publisher and subscriber share is the Redis server.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+
+import pytest
+from channels.layers import get_channel_layer
+from channels_redis.core import RedisChannelLayer
+from pytest_django.fixtures import Settings
+
+from tests.integration.conftest import Subscriber, redis_layer_settings
+from workflows.events import publish
+
+pytestmark = pytest.mark.integration
+
+
+def test_publish_from_sync_code_reaches_a_channel_of_the_group_through_redis(
+    redis_layer: str, subscribe: Callable[[str], Subscriber]
+) -> None:
+    subscriber = subscribe("conversation.layer")
+    event = {"type": "task.started", "run_id": "run-1", "task_id": "find", "summary": "Find events"}
+
+    publish("conversation.layer", event)
+
+    assert isinstance(get_channel_layer(), RedisChannelLayer)
+    assert subscriber.receive_until("task.started", timeout=5) == [event]
+
+
+def test_publish_reaches_only_the_group_it_names(
+    redis_layer: str, subscribe: Callable[[str], Subscriber]
+) -> None:
+    """Each conversation has its own group, so one user's progress never shows in another's tab."""
+    ours = subscribe("conversation.ours")
+    subscribe("conversation.theirs")
+
+    publish("conversation.theirs", {"type": "workflow.finished", "run_id": "theirs", "status": "succeeded"})
+    publish("conversation.ours", {"type": "workflow.finished", "run_id": "ours", "status": "succeeded"})
+
+    received = ours.receive_until("workflow.finished", timeout=5)
+    assert [m["run_id"] for m in received] == ["ours"]
+
+
+def test_publish_with_redis_unreachable_logs_and_returns(
+    settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Streaming is best effort: a run must not fail because the channel layer is down."""
+    settings.CHANNEL_LAYERS = redis_layer_settings("redis://127.0.0.1:1/0")  # nothing listens on port 1
+
+    with caplog.at_level(logging.WARNING, logger="workflows"):
+        publish("conversation.down", {"type": "task.started", "run_id": "run-1"})
+
+    assert "could not publish task.started to conversation.down" in caplog.text

@@ -1,0 +1,19 @@
+"""Settings of the Celery worker that the integration tests start: the app's own, with one exception.
+
+The worker is another process, so pytest's ``settings`` fixture cannot reach it; what it must differ
+in is decided here, from environment variables the test process sets when it starts the worker.
+"""
+
+from __future__ import annotations
+
+import os
+
+from assistant.settings import *  # noqa: F403
+
+# The chat listener imports the whole decomposer.  While a piece of it does not import, keeping it
+# would make every task fail in the worker, so the test process keeps it only when it could import it.
+if os.environ.get("INTEGRATION_CHAT_LISTENER") != "1":
+    WORKFLOW_RUN_LISTENERS = []
+
+# A worker that cannot reach its broker should exit and say so, not retry while a test waits on it.
+CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = False
