@@ -13,7 +13,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Q, Value
 from django.db.models.functions import Concat
 
-__all__ = ["Person", "people_search"]
+__all__ = ["Person", "people_matching", "people_search"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,16 +30,31 @@ def people_search(*, user: Any, query: str) -> list[Person]:
 
     The asking user is left out: "meet with Ann" never means yourself, even if you are an Ann.
     """
-    text = " ".join(query.split())
-    if not text:
-        return []
+    text = " ".join(query.split()).casefold()
+    return people_matching(user=user, names=[text]).get(text, []) if text else []
+
+
+def people_matching(*, user: Any, names: list[str]) -> dict[str, list[Person]]:
+    """Several :func:`people_search` look-ups in one query: each name to the people it names."""
+    wanted = {" ".join(n.split()).casefold() for n in names if n.split()}
+    if not wanted:
+        return {}
+    condition = Q()
+    for text in wanted:
+        condition |= Q(first_name__iexact=text) | Q(full_name__iexact=text) | Q(email__iexact=text)
     matches = (
         get_user_model()
         .objects.filter(is_active=True)
         .exclude(pk=user.pk)
         .exclude(email="")
         .annotate(full_name=Concat("first_name", Value(" "), "last_name"))
-        .filter(Q(first_name__iexact=text) | Q(full_name__iexact=text) | Q(email__iexact=text))
+        .filter(condition)
         .order_by("first_name", "last_name", "email")
     )
-    return [Person(email=u.email, name=u.get_full_name() or u.get_username(), user_id=u.pk) for u in matches]
+    found: dict[str, list[Person]] = {text: [] for text in wanted}
+    for u in matches:
+        person = Person(email=u.email, name=u.get_full_name() or u.get_username(), user_id=u.pk)
+        for key in {u.first_name.casefold(), f"{u.first_name} {u.last_name}".casefold(), u.email.casefold()}:
+            if key in found:
+                found[key].append(person)
+    return found

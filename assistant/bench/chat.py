@@ -55,8 +55,8 @@ def decompose_per_turn(*, user: Any, repeat: int) -> tuple[Timing, str]:
         request = DecomposeRequest(text=text, user=user, timezone=tz_name)
         kinds[decompose(request).kind] += 1
         samples.extend(measure(partial(decompose, request), repeat=repeat, warmup=1).samples)
-    made = ", ".join(f"{n} {kind}" for kind, n in kinds.most_common())
-    return summarise(samples), f"{len(TURNS)} turns: {made}"
+    made = ", ".join(f"{kind} ×{n}" for kind, n in kinds.most_common())
+    return summarise(samples), f"{len(TURNS)} turns → {made}"
 
 
 def chat_turn_readonly(*, user: Any, repeat: int) -> tuple[Timing, str]:

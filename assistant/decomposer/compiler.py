@@ -85,7 +85,7 @@ def _range(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> tuple[datetime, 
     if frame.wants_next or (frame.title_words and not frame.range_explicit):
         return now, now + timedelta(days=NEXT_HORIZON_DAYS)
     today = now.astimezone(tz).replace(hour=0, minute=0, second=0, microsecond=0)
-    return today, (today + timedelta(days=DEFAULT_QUERY_DAYS + 1)).replace(hour=0)
+    return today, today + timedelta(days=DEFAULT_QUERY_DAYS)
 
 
 def _find_params(frame: RequestFrame, start: datetime, end: datetime) -> dict[str, Any]:

@@ -210,20 +210,24 @@ def _fill_people(frame: RequestFrame, norm: str, world: World, take: Callable[[i
         candidates.append((m.group(1), m.span(1)))
     for m in _POSSESSIVE.finditer(norm):
         candidates.append((m.group(1), m.span(1)))
-    for name, span in candidates:
-        words = [w for w in name.split() if w not in STOPWORDS and w not in GENERIC_EVENT_WORDS]
+    cleaned = [
+        (" ".join(w for w in name.split() if w not in STOPWORDS and w not in GENERIC_EVENT_WORDS), name, span)
+        for name, span in candidates
+    ]
+    lookups = [c for c, _, _ in cleaned if c]
+    directory = world.people_named(lookups + [c.split()[0] for c in lookups]) if lookups else {}
+    for words, name, span in cleaned:
         if not words:
             continue
-        found = world.people_named(" ".join(words)) or world.people_named(words[0])
+        found = directory.get(words) or directory.get(words.split()[0]) or []
         if found:
-            for person in found[:1]:
-                if person.email not in seen:
-                    frame.people.append(person.email)
-                    seen.add(person.email)
-            frame.person_names.append(" ".join(words))
+            if found[0].email not in seen:
+                frame.people.append(found[0].email)
+                seen.add(found[0].email)
+            frame.person_names.append(words)
             take(*span)
         elif name.split()[0] not in STOPWORDS and not _looks_like_thing(name):
-            frame.person_names.append(" ".join(words))
+            frame.person_names.append(words)
             take(*span)
 
 

@@ -11,7 +11,7 @@ from datetime import datetime, timedelta
 from functools import cached_property
 from typing import Any
 
-from skills.people import Person, people_search
+from skills.people import Person, people_matching
 from skills.providers import provider_for
 from skills.providers.base import CalendarInfo, CalendarProvider
 
@@ -41,13 +41,13 @@ class World:
     @cached_property
     def titles(self) -> list[str]:
         """Distinct titles of the user's events around now: what "the check-in" can refer to."""
-        occurrences = self.provider.list_occurrences(
+        return self.provider.event_titles(
             start=self.now - _TITLE_HORIZON_BEFORE, end=self.now + _TITLE_HORIZON_AFTER
         )
-        return sorted({o.summary for o in occurrences if o.summary})
 
-    def people_named(self, name: str) -> list[Person]:
-        return people_search(user=self.user, query=name)
+    def people_named(self, names: list[str]) -> dict[str, list[Person]]:
+        """The directory's people for each candidate name, in one query."""
+        return people_matching(user=self.user, names=names)
 
 
 def tokens(text: str) -> list[str]:

@@ -128,7 +128,7 @@ START_WORDS = set(
     "midnight midnite twelve half quarter a an one few several couple tonight tonite tonights right just now "
     "immediately weekday weekdays weekend weekends wkend wkends week-end week-ends week season seasons day "
     "anytime sometime sometimes any no prior later starting as ending year three rest all whole entire middle "
-    "closest nearest upcoming noonish".split()
+    "closest nearest upcoming noonish eod".split()
 )
 _RELATIVE_DAYS: dict[str, list[tuple[tuple[str, ...], int]]] = {}
 for _words, _offset in (
@@ -732,6 +732,11 @@ class Parser:
             return i + 1, 12, 0, 0, "hour", True, -2
         if word in ("midnight", "midnite"):
             return i + 1, 0, 0, 0, "hour", True, -2
+        end_of_day = self.phrase(self.skip(self.skip(i, "the"), "end"), ("of", "the", "day"))
+        if self.w(self.skip(i, "the")) == "end" and max(end_of_day, self.phrase(self.skip(i, "the") + 1, ("of", "day"))) > 0:
+            return max(end_of_day, self.skip(i, "the") + 3), 0, 0, 0, "hour", True, -2
+        if word == "eod":
+            return i + 1, 0, 0, 0, "hour", True, -2
         if word == "twelve" and self.w(i + 1) in ("noon", "midnight"):
             return i + 2, 12 if self.w(i + 1) == "noon" else 0, 0, 0, "hour", True, -2
         relative = self._relative_clock(i)
@@ -1232,7 +1237,16 @@ class Parser:
                 return None
             base = target[1]
             sign = -1 if self.w(j) == "before" else 1
-            series = Fixed(base.alone, base.grain) if base.alone is not None else base.series
+            # "2 weeks from Monday" is the coming Monday moved on; a holiday moves as a whole series,
+            # so "a year after Christmas" said in February is the coming Christmas (Duckling's reading).
+            series: Series
+            if isinstance(base.anchor, Yearly):
+                series = base.series
+            else:
+                span = self.resolve(base)
+                if span is None:
+                    return None
+                series = Fixed(span, base.grain)
             moved = Shifted(series, lambda dt, s: self.shift(dt, dur, s * sign))
             if first(moved, self.now) is None:
                 return None

@@ -13,7 +13,7 @@ from datetime import datetime
 
 from assistant.timeexpr.grammar import ONE_DAY, memoized, Dur, Parse, Parser
 from assistant.timeexpr.lexicon import GRAINS, UNITS, Grain
-from assistant.timeexpr.nodes import DATE_FIELDS, DAY, MONTH, PART, TIME, WEEKDAY, Node, Tod, compose
+from assistant.timeexpr.nodes import DATE_FIELDS, DAY, MONTH, PART, TIME, WEEK, WEEKDAY, Node, Tod, compose
 from assistant.timeexpr.numbers import VAGUE_COUNTS
 from assistant.timeexpr.series import DayOfMonth, Fixed, Intersect, Series, Span, add, finer, first, truncate
 
@@ -119,7 +119,9 @@ class Grammar(Parser):
             j = self.phrase(i, words)
             if j < 0:
                 continue
-            found = self.range_core(j, context=None, between=words[-1] == "between", later=words[0] == "later")
+            found = self.range_core(
+                j, context=None, between=words[-1] == "between", later=words[0] == "later", prefixed=True
+            )
             start = self.point(j)
             if start is not None and words == ("from",):
                 lasting = self._for_duration(start[0], start[1])
@@ -168,8 +170,10 @@ class Grammar(Parser):
         return -1
 
     def range_core(
-        self, i: int, *, context: Node | None, between: bool = False, later: bool = False
+        self, i: int, *, context: Node | None, between: bool = False, later: bool = False, prefixed: bool = False
     ) -> Parse | None:
+        """Two ends joined by "to", "-", "and"...; ``prefixed``: after "from"/"between", which lets bare
+        hours make a range ("from 9 to 5")."""
         best: Parse | None = None
         for j, a in self.endpoints(i):
             k = self._connector(j, between, later, a)
@@ -179,7 +183,7 @@ class Grammar(Parser):
                 after = self._trailing_context(end)
                 options = [(end, None)] + ([after] if after is not None else [])
                 for stop, trailing in options:
-                    node = self.make_range(a, b, context or trailing, prefixed=between or later or context is not None)
+                    node = self.make_range(a, b, context or trailing, prefixed=prefixed or context is not None)
                     if node is not None and (best is None or stop > best[0]):
                         best = stop, node
             if best is not None:
@@ -207,8 +211,8 @@ class Grammar(Parser):
                 return None
         elif a.bare is not None:
             a = _as_day(a) if DAY in b.fields and TIME not in b.fields else _as_hour(a)
-        elif b.bare is not None:
-            b = _as_day(b) if DAY in a.fields and TIME not in a.fields else _as_hour(b)
+        elif b.bare is not None:  # "July 13-15" but "today until 5"
+            b = _as_day(b) if DAY in a.fields and not a.fields & {TIME, WEEKDAY} else _as_hour(b)
         if a.latent and b.latent and context is None and not prefixed:
             return None
         if a.tod is not None and b.tod is not None and a.tod.ambiguous and not b.tod.ambiguous:
@@ -238,6 +242,8 @@ class Grammar(Parser):
         grain: Grain | None = None
         if MONTH in b.fields and MONTH not in a.fields and DAY in a.fields:
             grain = "month"
+        elif WEEK in b.fields and WEEK not in a.fields and WEEKDAY in a.fields and WEEKDAY in b.fields:
+            grain = "week"  # "from Monday to Friday next week"
         elif b.fields & {DAY, WEEKDAY} and not a.fields & {DAY, WEEKDAY} and TIME in a.fields:
             grain = "day"
         if grain is None:
@@ -280,6 +286,9 @@ class Grammar(Parser):
                 if span[0] <= self.now:
                     continue
                 return end, self.interval((self.now, span[0]), node.grain, node)
+            lasting = self._for_duration(end, node)  # "starting Monday for 2 weeks"
+            if lasting is not None:
+                return lasting
             return end, self.interval((span[0], span[0]), node.grain, node, open_end=True)
         return None
 
@@ -315,7 +324,10 @@ class Grammar(Parser):
         """"within 2 weeks": from now to the start of the day two weeks on."""
         if self.w(i) != "within":
             return None
-        found = self.duration(i + 1)
+        j = self.skip(self.skip(i + 1, "the"), "next")
+        found = self.duration(j) or (self.duration(j - 1) if j > i + 1 else None)
+        if found is None and self.w(j) in UNITS:  # "within the next hour"
+            found = j + 1, _unit_dur(UNITS[self.w(j)])
         if found is None:
             return None
         dur = found[1]
@@ -397,6 +409,12 @@ _FINER_OF: dict[Grain, Grain] = {
 }
 
 
+def _unit_dur(grain: Grain) -> Dur:
+    return Dur(months={"year": 12, "quarter": 3, "month": 1}.get(grain, 0),
+               days={"week": 7, "day": 1}.get(grain, 0),
+               seconds={"hour": 3600, "minute": 60, "second": 1}.get(grain, 0), small=grain, big=grain)
+
+
 def _rank_of(grain: Grain) -> int:
     return GRAINS.index(grain)
 
@@ -409,7 +427,7 @@ def _as_day(node: Node) -> Node:
     """A bare number read as a day of the month: the "13" of "from 13 to 15 July"."""
     n = node.bare if node.bare is not None else 0
     anchor = DayOfMonth(n)
-    return Node(anchor, "day", frozenset({DAY}), anchor=anchor, has_date=True, latent=True, bare=n)
+    return Node(anchor, "day", frozenset({DAY}), anchor=anchor, has_date=True, latent=node.latent, bare=n)
 
 
 def _as_hour(node: Node) -> Node:

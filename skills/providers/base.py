@@ -203,6 +203,13 @@ class CalendarProvider:
             raise NotFoundError("You have no calendar yet.")
         return next((c for c in calendars if c.is_default), calendars[0])
 
+    def event_titles(self, *, start: datetime, end: datetime) -> list[str]:
+        """Distinct titles of events around [start, end): what a turn's "the check-in" can name.
+
+        Backends with a cheaper way than expanding every occurrence override this.
+        """
+        return sorted({o.summary for o in self.list_occurrences(start=start, end=end) if o.summary})
+
     def calendar_by_key(self, key: str) -> CalendarInfo:
         wanted = key.casefold()
         for cal in self.list_calendars():

@@ -14,6 +14,7 @@ from datetime import UTC, datetime
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 
 from skills import services
 from skills.models import AppliedOperation, Calendar, Event
@@ -92,6 +93,19 @@ class LocalProvider(CalendarProvider):
         return occurrences_between(
             calendars=calendars, start=_utc(start, "window start"), end=_utc(end, "window end")
         )
+
+    def event_titles(self, *, start: datetime, end: datetime) -> list[str]:
+        # One query on masters and overrides whose span meets the window: no expansion needed to
+        # know which titles exist.
+        rows = (
+            Event.objects.filter(
+                calendar__owner=self.user, status=Event.Status.CONFIRMED, start__lt=_utc(end, "end")
+            )
+            .filter(Q(series_end__isnull=True) | Q(series_end__gte=_utc(start, "start")))
+            .values_list("summary", flat=True)
+            .distinct()
+        )
+        return sorted({summary for summary in rows if summary})
 
     def get_occurrence(self, *, event_id: str, recurrence_id: datetime | None = None) -> Occurrence:
         master, rid = self._resolve(event_id, recurrence_id)
