@@ -7,6 +7,7 @@ The xfail list shrinks as work lands: a scenario that starts passing while still
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.conf import settings
@@ -35,10 +36,10 @@ LATER = {
 }
 
 
-def _params() -> list[object]:
+def _params() -> list[Any]:
     if not SCENARIOS.is_dir():
         return [pytest.param(None, marks=pytest.mark.skip(reason=f"{SCENARIOS} is absent"))]
-    params = []
+    params: list[Any] = []
     for path in scenario_files([SCENARIOS]):
         marks = [pytest.mark.xfail(reason=LATER[path.stem], strict=True)] if path.stem in LATER else []
         params.append(pytest.param(path, id=path.stem, marks=marks))

@@ -75,13 +75,13 @@ def run_advance(
 def run_resume(
     *,
     run_id: uuid.UUID | str,
-    pause_id: uuid.UUID | str,
+    pause_id: uuid.UUID | str | None,
     user: Any,
     answer: Any,
     registry: SkillRegistry = REGISTRY,
 ) -> WorkflowRun | None:
     """Continue a paused run with the user's answer; None if this pause was already answered."""
-    if not run_resume_claim(run_id=run_id, pause_id=pause_id, user=user, answer=answer):
+    if pause_id is None or not run_resume_claim(run_id=run_id, pause_id=pause_id, user=user, answer=answer):
         return None
     return run_advance(run_id, claim=False, registry=registry)
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import calendar
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import UTC, date, datetime, time, timedelta, tzinfo
+from datetime import UTC, datetime, time, timedelta, tzinfo
+from functools import lru_cache
 from typing import TypeVar
 
 from assistant.timeexpr.holidays import WEAK_HOLIDAY_WORDS, holiday_spans
@@ -30,8 +31,8 @@ from assistant.timeexpr.lexicon import (
     Grain,
 )
 from assistant.timeexpr.nodes import (
-    DAY,
     DATE_FIELDS,
+    DAY,
     MONTH,
     PART,
     QUARTER,
@@ -46,7 +47,6 @@ from assistant.timeexpr.nodes import (
 from assistant.timeexpr.numbers import CARDINALS, ORDINALS, TENS, VAGUE_COUNTS, ordinal_suffix
 from assistant.timeexpr.series import (
     AnySeason,
-    Cycle,
     CycleNthWithin,
     DayOfMonth,
     DayOfWeek,
@@ -76,8 +76,14 @@ T = TypeVar("T")
 
 ONE_DAY = timedelta(days=1)
 _FINER: dict[Grain, Grain] = {
-    "year": "month", "quarter": "month", "month": "day", "week": "day",
-    "day": "hour", "hour": "minute", "minute": "second", "second": "second",
+    "year": "month",
+    "quarter": "month",
+    "month": "day",
+    "week": "day",
+    "day": "hour",
+    "hour": "minute",
+    "minute": "second",
+    "second": "second",
 }
 _FIELDS_OF_UNIT: dict[Grain, frozenset[str]] = {
     "year": frozenset({YEAR}),
@@ -91,25 +97,59 @@ _HOLIDAY_FIELDS = frozenset({QUARTER, MONTH, WEEK, DAY, WEEKDAY})
 _ALL_FIELDS = DATE_FIELDS | {TIME, PART}
 
 _MODIFIERS: dict[tuple[str, ...], str] = {
-    ("this", "past"): "last", ("this", "coming"): "coming", ("the", "following"): "next",
-    ("the", "next"): "next", ("the", "last"): "last", ("the", "previous"): "last", ("the", "past"): "last",
-    ("the", "coming"): "coming", ("the", "current"): "this",
-    ("this",): "this", ("current",): "this", ("next",): "next", ("following",): "next",
-    ("last",): "last", ("previous",): "last", ("past",): "last", ("coming",): "coming", ("upcoming",): "coming",
+    ("this", "past"): "last",
+    ("this", "coming"): "coming",
+    ("the", "following"): "next",
+    ("the", "next"): "next",
+    ("the", "last"): "last",
+    ("the", "previous"): "last",
+    ("the", "past"): "last",
+    ("the", "coming"): "coming",
+    ("the", "current"): "this",
+    ("this",): "this",
+    ("current",): "this",
+    ("next",): "next",
+    ("following",): "next",
+    ("last",): "last",
+    ("previous",): "last",
+    ("past",): "last",
+    ("coming",): "coming",
+    ("upcoming",): "coming",
 }
 _MODIFIERS_BY_FIRST: dict[str, list[tuple[tuple[str, ...], str]]] = {}
 for _words, _meaning in _MODIFIERS.items():
     _MODIFIERS_BY_FIRST.setdefault(_words[0], []).append((_words, _meaning))
-_PAD = 8
+_PAD = 16
 # Parts of a period, in its sub-units from its start: "early March" is March 1-10, "the end of the year"
 # September to December, "the beginning of the week" Monday to Wednesday (None: to the period's end).
 _PORTIONS: dict[str, dict[str, tuple[int, int | None]]] = {
-    "month": {"early": (0, 10), "beginning": (0, 10), "start": (0, 10), "mid": (10, 20), "middle": (10, 20),
-              "late": (20, None), "end": (20, None)},
-    "year": {"early": (0, 3), "beginning": (0, 3), "start": (0, 3), "mid": (4, 8), "middle": (4, 8),
-             "late": (8, None), "end": (8, None)},
-    "week": {"early": (0, 3), "beginning": (0, 3), "start": (0, 3), "mid": (2, 4), "middle": (2, 4),
-             "late": (4, None), "end": (4, None)},
+    "month": {
+        "early": (0, 10),
+        "beginning": (0, 10),
+        "start": (0, 10),
+        "mid": (10, 20),
+        "middle": (10, 20),
+        "late": (20, None),
+        "end": (20, None),
+    },
+    "year": {
+        "early": (0, 3),
+        "beginning": (0, 3),
+        "start": (0, 3),
+        "mid": (4, 8),
+        "middle": (4, 8),
+        "late": (8, None),
+        "end": (8, None),
+    },
+    "week": {
+        "early": (0, 3),
+        "beginning": (0, 3),
+        "start": (0, 3),
+        "mid": (2, 4),
+        "middle": (2, 4),
+        "late": (4, None),
+        "end": (4, None),
+    },
 }
 _PORTION_UNITS: dict[str, tuple[Grain, frozenset[str]]] = {
     "month": ("day", frozenset({"Y", "Q", "M", "W"})),
@@ -117,46 +157,83 @@ _PORTION_UNITS: dict[str, tuple[Grain, frozenset[str]]] = {
     "week": ("day", frozenset({"Y", "Q", "M", "W"})),
 }
 _SHORTHANDS: dict[str, tuple[str, Grain]] = {
-    "eom": ("end", "month"), "bom": ("beginning", "month"), "eoy": ("end", "year"), "boy": ("beginning", "year"),
+    "eom": ("end", "month"),
+    "bom": ("beginning", "month"),
+    "eoy": ("end", "year"),
+    "boy": ("beginning", "year"),
     "eow": ("end", "week"),
 }
 # Every word an expression can start with; the lexicon tables are added below the word lists.
 START_WORDS = set(
-    "at on in during of the this next last past previous coming upcoming following current every each "
-    "early mid late beginning start end eom bom eoy boy eow eod from between since after before until till til "
-    "untill through thru up by within for around about approximately approx roughly exactly circa noon midday "
-    "midnight midnite twelve half quarter a an one few several couple tonight tonite tonights right just now "
-    "immediately weekday weekdays weekend weekends wkend wkends week-end week-ends week season seasons day "
-    "anytime sometime sometimes any no prior later starting as ending year three rest all whole entire middle "
-    "closest nearest upcoming noonish eod".split()
+    ["at", "on", "in", "during", "of", "the", "this", "next", "last", "past", "previous", "coming", "upcoming", "following", "current", "every", "each", "early", "mid", "late", "beginning", "start", "end", "eom", "bom", "eoy", "boy", "eow", "eod", "from", "between", "since", "after", "before", "until", "till", "til", "untill", "through", "thru", "up", "by", "within", "for", "around", "about", "approximately", "approx", "roughly", "exactly", "circa", "noon", "midday", "midnight", "midnite", "twelve", "half", "quarter", "a", "an", "one", "few", "several", "couple", "tonight", "tonite", "tonights", "right", "just", "now", "immediately", "weekday", "weekdays", "weekend", "weekends", "wkend", "wkends", "week-end", "week-ends", "week", "season", "seasons", "day", "anytime", "sometime", "sometimes", "any", "no", "prior", "later", "starting", "as", "ending", "year", "three", "rest", "all", "whole", "entire", "middle", "closest", "nearest", "upcoming", "noonish", "eod"]
 )
 _RELATIVE_DAYS: dict[str, list[tuple[tuple[str, ...], int]]] = {}
 for _words, _offset in (
-    (("day", "after", "tomorrow"), 2), (("day", "before", "yesterday"), -2),
-    (("today",), 0), (("todays",), 0), (("tomorrow",), 1), (("tmrw",), 1), (("tmr",), 1),
-    (("tomorow",), 1), (("tommorow",), 1), (("tommorrow",), 1), (("tomorrows",), 1),
-    (("yesterday",), -1), (("yesterdays",), -1),
+    (("day", "after", "tomorrow"), 2),
+    (("day", "before", "yesterday"), -2),
+    (("today",), 0),
+    (("todays",), 0),
+    (("tomorrow",), 1),
+    (("tmrw",), 1),
+    (("tmr",), 1),
+    (("tomorow",), 1),
+    (("tommorow",), 1),
+    (("tommorrow",), 1),
+    (("tomorrows",), 1),
+    (("yesterday",), -1),
+    (("yesterdays",), -1),
 ):
     _RELATIVE_DAYS.setdefault(_words[0], []).append((_words, _offset))
 _RANGE_WORDS = frozenset({"to", "thru", "through", "till", "til", "until", "untill", "upto"})
 _PART_WORDS: dict[str, str] = {
-    "morning": "morning", "mornings": "morning", "afternoon": "afternoon", "afternoons": "afternoon",
-    "evening": "evening", "evenings": "evening", "night": "night", "nights": "night",
-    "lunch": "lunch", "lunchtime": "lunch", "lunches": "lunch",
+    "morning": "morning",
+    "mornings": "morning",
+    "afternoon": "afternoon",
+    "afternoons": "afternoon",
+    "evening": "evening",
+    "evenings": "evening",
+    "night": "night",
+    "nights": "night",
+    "lunch": "lunch",
+    "lunchtime": "lunch",
+    "lunches": "lunch",
 }
 _PLURAL_PARTS = frozenset({"mornings", "afternoons", "evenings", "nights", "lunches"})
 _DAY_PART_OF: dict[str, str | None] = {
-    "morning": "morning", "early morning": "morning", "afternoon": "afternoon", "after lunch": "afternoon",
-    "evening": "evening", "late evening": "evening", "after work": "evening", "after school": "afternoon",
-    "night": "night", "late night": "night", "tonight": "night", "lunch": None,
+    "morning": "morning",
+    "early morning": "morning",
+    "afternoon": "afternoon",
+    "after lunch": "afternoon",
+    "evening": "evening",
+    "late evening": "evening",
+    "after work": "evening",
+    "after school": "afternoon",
+    "night": "night",
+    "late night": "night",
+    "tonight": "night",
+    "lunch": None,
 }
 _ROUGHLY = frozenset({"around", "about", "approximately", "approx", "roughly", "exactly", "circa", "~"})
 _POSSESSABLE = (
-    frozenset(WEEKDAYS) | frozenset(MONTHS) | frozenset(UNITS) | {"today", "tomorrow", "yesterday", "tonight", "weekend"}
+    frozenset(WEEKDAYS)
+    | frozenset(MONTHS)
+    | frozenset(UNITS)
+    | {"today", "tomorrow", "yesterday", "tonight", "weekend"}
 )
 START_WORDS.update(
-    WEEKDAYS, WEEKDAY_PLURALS, MONTHS, UNITS, SEASONS, CARDINALS, TENS, ORDINALS, _PART_WORDS, _RELATIVE_DAYS,
-    _MODIFIERS_BY_FIRST, _ROUGHLY, ("fortnight", "fortnights"),
+    WEEKDAYS,
+    WEEKDAY_PLURALS,
+    MONTHS,
+    UNITS,
+    SEASONS,
+    CARDINALS,
+    TENS,
+    ORDINALS,
+    _PART_WORDS,
+    _RELATIVE_DAYS,
+    _MODIFIERS_BY_FIRST,
+    _ROUGHLY,
+    ("fortnight", "fortnights"),
 )
 
 
@@ -168,6 +245,104 @@ def _word(token: Token) -> str:
     if text.endswith("'s") and text[:-2] in _POSSESSABLE:
         return text[:-2]
     return text
+
+
+# The atom rules, in order of preference, with the first tokens each can start with (words, or a
+# token kind: num, ord, clock, date, slash, qtr, hol). Checking this first keeps every other rule from
+# being tried at every word.
+_MODIFIER_WORDS = frozenset(w for words in _MODIFIERS for w in words[:1])
+_DURATION_WORDS = (
+    frozenset(CARDINALS)
+    | frozenset(TENS)
+    | {"a", "an", "few", "several", "couple", "half", "quarter", "pair", "dozen", "num", "slash"}
+)
+_ATOM_STARTS: dict[str, frozenset[str]] = {
+    "year_atom": frozenset({"num", "in", "during", "of", "the", "year", "two", "nineteen", "twenty"}),
+    "clock": frozenset(CARDINALS)
+    | frozenset(TENS)
+    | _ROUGHLY
+    | {
+        "num",
+        "clock",
+        "at",
+        "@",
+        "noon",
+        "midday",
+        "noonish",
+        "midnight",
+        "midnite",
+        "twelve",
+        "eod",
+        "end",
+        "the",
+        "half",
+        "quarter",
+        "a",
+        "one",
+    },
+    "day_part": frozenset(_PART_WORDS)
+    | {
+        "every",
+        "each",
+        "this",
+        "in",
+        "during",
+        "at",
+        "the",
+        "early",
+        "late",
+        "tonight",
+        "tonite",
+        "tonights",
+        "last",
+        "after",
+    },
+    "relative_day": frozenset(_RELATIVE_DAYS) | {"the", "right", "just", "now", "immediately"},
+    "weekday": frozenset(WEEKDAYS)
+    | frozenset(WEEKDAY_PLURALS)
+    | _MODIFIER_WORDS
+    | {"on", "every", "each", "weekday", "weekdays"},
+    "date": frozenset(MONTHS)
+    | frozenset(ORDINALS)
+    | frozenset(TENS)
+    | _MODIFIER_WORDS
+    | {"num", "ord", "date", "slash", "qtr", "on", "in", "during", "the"},
+    "cycle_atom": frozenset(ORDINALS)
+    | frozenset(TENS)
+    | frozenset(UNITS)
+    | _MODIFIER_WORDS
+    | {"ord", "around", "about", "the", "all", "whole", "entire", "rest"},
+    "holiday": _MODIFIER_WORDS | {"hol"},
+    "offset": _DURATION_WORDS | {"in"},
+    "nth": frozenset(ORDINALS)
+    | frozenset(TENS)
+    | frozenset(UNITS)
+    | {"ord", "num", "the", "last", "closest", "nearest"},
+    "part_of": frozenset({"at", "the", "early", "mid", "late", "beginning", "start", "end", "middle"})
+    | frozenset(_SHORTHANDS),
+    "season": _MODIFIER_WORDS | frozenset(SEASONS) | {"in", "during"},
+    "weekend": _MODIFIER_WORDS
+    | {
+        "every",
+        "each",
+        "on",
+        "over",
+        "during",
+        "for",
+        "the",
+        "weekend",
+        "weekends",
+        "wkend",
+        "wkends",
+        "week",
+    },
+}
+
+
+@lru_cache(maxsize=4096)
+def _rules_for(key: str) -> tuple[str, ...]:
+    """The atom rules that can start with ``key`` (a word, a punctuation mark or a token kind)."""
+    return tuple(name for name, starts in _ATOM_STARTS.items() if key in starts)
 
 
 def _latent_pair_ok(a: Node, b: Node) -> bool:
@@ -214,8 +389,11 @@ class Dur:
 
     def plus(self, other: Dur) -> Dur:
         return Dur(
-            self.months + other.months, self.days + other.days, self.seconds + other.seconds,
-            finer(self.small, other.small), self.big if _rank(self.big) >= _rank(other.big) else other.big,
+            self.months + other.months,
+            self.days + other.days,
+            self.seconds + other.seconds,
+            finer(self.small, other.small),
+            self.big if _rank(self.big) >= _rank(other.big) else other.big,
         )
 
 
@@ -256,8 +434,8 @@ class Parser:
     # ------------------------------------------------------------------ token helpers
 
     def w(self, i: int) -> str:
-        """The word at ``i`` ("" if none, or past the end)."""
-        return self.words[i] if i < self.n else ""
+        """The word at ``i`` ("" if none, or past either end)."""
+        return self.words[i]
 
     def kind(self, i: int) -> str:
         return self.toks[i].kind if i < self.n else ""
@@ -277,7 +455,7 @@ class Parser:
         return end if end <= self.n and tuple(self.words[i:end]) == words else -1
 
     def skip(self, i: int, *words: str) -> int:
-        return i + 1 if self.w(i) in words else i
+        return i + 1 if self.words[i] in words else i
 
     def integer(self, i: int) -> int | None:
         if i < self.n and self.toks[i].kind == "num" and "." not in self.toks[i].text:
@@ -313,12 +491,12 @@ class Parser:
         value = self.integer(i)
         if value is not None:
             return i + 1, value
-        word = self.w(i)
+        word = self.words[i]
         if word in CARDINALS:
             return i + 1, CARDINALS[word]
         if word in TENS:
             j = i + 2 if self.punct(i + 1) == "-" else i + 1
-            unit = CARDINALS.get(self.w(j), 0)
+            unit = CARDINALS.get(self.words[j], 0)
             if 0 < unit < 10:
                 return j + 1, TENS[word] + unit
             return i + 1, TENS[word]
@@ -328,12 +506,12 @@ class Parser:
         """An ordinal ("3rd", "third", "twenty-first", "thirty first")."""
         if self.kind(i) == "ord":
             return i + 1, int(self.toks[i].values[0])
-        word = self.w(i)
+        word = self.words[i]
         if word in ORDINALS:
             return i + 1, ORDINALS[word]
         if word in TENS:
             j = i + 2 if self.punct(i + 1) == "-" else i + 1
-            unit = ORDINALS.get(self.w(j), 0)
+            unit = ORDINALS.get(self.words[j], 0)
             if 0 < unit < 10:
                 return j + 1, TENS[word] + unit
         return None
@@ -349,7 +527,7 @@ class Parser:
             if rest and rest[1] < 100 and self.kind(j) == "word":
                 return rest[0], 2000 + rest[1]
             return i + 2, 2000
-        century = {"nineteen": 1900, "twenty": 2000}.get(self.w(i))
+        century = {"nineteen": 1900, "twenty": 2000}.get(self.words[i])
         if century is not None:
             rest = self.cardinal(i + 1)
             if rest and 10 <= rest[1] < 100 and self.kind(i + 1) == "word":
@@ -362,21 +540,26 @@ class Parser:
         if found and 1 <= found[1] <= 31:
             return found[0], found[1], True
         value = self.integer(i)
-        if value is not None and 1 <= value <= 31 and len(self.toks[i].text) <= 2 and self.punct(i + 1) != ":":
+        if (
+            value is not None
+            and 1 <= value <= 31
+            and len(self.toks[i].text) <= 2
+            and self.punct(i + 1) != ":"
+        ):
             return i + 1, value, False
         return None
 
     def month_name(self, i: int) -> tuple[int, int, bool] | None:
         """A month: (end, month, whether the word is ambiguous on its own like "may")."""
-        word = self.w(i)
+        word = self.words[i]
         if word not in MONTHS:
             return None
         j = i + 2 if self.punct(i + 1) == "." and self.glued(i + 1) else i + 1
         return j, MONTHS[word], word in AMBIGUOUS_NAMES and j == i + 1
 
     def modifier(self, i: int) -> tuple[int, str] | None:
-        """"this", "next", "last", "coming"... and their multi-word forms."""
-        for words, meaning in _MODIFIERS_BY_FIRST.get(self.w(i), ()):
+        """ "this", "next", "last", "coming"... and their multi-word forms."""
+        for words, meaning in _MODIFIERS_BY_FIRST.get(self.words[i], ()):
             j = self.phrase(i, words)
             if j > 0:
                 return j, meaning
@@ -396,7 +579,13 @@ class Parser:
             if self.kind(k) == "punct" and self.punct(k) == ",":
                 k += 1
             more = self._duration_part(k)
-            if more is None and dur.small == "hour" and k == j and self.glued(j) and self.integer(j) is not None:
+            if (
+                more is None
+                and dur.small == "hour"
+                and k == j
+                and self.glued(j)
+                and self.integer(j) is not None
+            ):
                 minutes = self.integer(j) or 0
                 if minutes < 60:
                     return j + 1, dur.plus(_dur(minutes, "minute"))
@@ -406,25 +595,25 @@ class Parser:
 
     def _amount(self, i: int) -> tuple[int, float] | None:
         """How many units: a number, "a", "a few", "half a", "a quarter of an", "three-quarters of an"."""
-        word = self.w(i)
-        if word in ("a", "an", "one") and self.w(i + 1) in VAGUE_COUNTS:
+        word = self.words[i]
+        if word in ("a", "an", "one") and self.words[i + 1] in VAGUE_COUNTS:
             j = self.skip(i + 2, "of")
-            return j, VAGUE_COUNTS[self.w(i + 1)]
+            return j, VAGUE_COUNTS[self.words[i + 1]]
         if word in VAGUE_COUNTS:
             return self.skip(i + 1, "of"), VAGUE_COUNTS[word]
-        if word == "half" and self.w(i + 1) in ("a", "an"):
+        if word == "half" and self.words[i + 1] in ("a", "an"):
             return i + 2, 0.5
         fraction = {"quarter": 0.25, "quarters": 0.75, "half": 0.5}
         j = self.skip(i, "a", "an", "one")
-        if self.w(j) == "quarter" and self.w(j + 1) == "of" and self.w(j + 2) in ("a", "an"):
+        if self.words[j] == "quarter" and self.words[j + 1] == "of" and self.words[j + 2] in ("a", "an"):
             return j + 3, 0.25
-        if self.w(i) == "three" and self.punct(i + 1) == "-" and self.w(i + 2) == "quarters":
+        if self.words[i] == "three" and self.punct(i + 1) == "-" and self.words[i + 2] == "quarters":
             j = i + 3
         elif self.phrase(i, ("three", "quarters")) > 0:
             j = i + 2
         else:
             j = -1
-        if j > 0 and self.w(j) == "of" and self.w(j + 1) in ("a", "an"):
+        if j > 0 and self.words[j] == "of" and self.words[j + 1] in ("a", "an"):
             return j + 2, fraction["quarters"]
         if word in ("a", "an"):
             return i + 1, 1
@@ -446,10 +635,12 @@ class Parser:
 
     def _unit(self, i: int) -> tuple[int, Grain, float] | None:
         """A unit word and how many of it one unit is ("fortnight" is 2 weeks)."""
-        word = self.w(i)
+        word = self.words[i]
         if word in ("fortnight", "fortnights"):
             return i + 1, "day", 14
-        if word in UNITS and (word not in GLUED_UNITS or self.glued(i) or word == "h" and self.kind(i - 1) != "word"):
+        if word in UNITS and (
+            word not in GLUED_UNITS or self.glued(i) or (word == "h" and self.kind(i - 1) != "word")
+        ):
             return i + 1, UNITS[word], 1
         if self.punct(i) in ("'", '"') and self.glued(i):
             return i + 1, ("minute" if self.punct(i) == "'" else "second"), 1
@@ -460,7 +651,7 @@ class Parser:
         if amount is None:
             return None
         j, value = amount
-        if self.punct(j) == "-" and self.w(j + 1) in UNITS:  # "30-minute"
+        if self.punct(j) == "-" and self.words[j + 1] in UNITS:  # "30-minute"
             j += 1
         unit = self._unit(j)
         if unit is None:
@@ -521,7 +712,9 @@ class Parser:
             return None
         if a.latent and b.latent and not (_latent_pair_ok(a, b) or _latent_pair_ok(b, a)):
             return None
-        anchor = a.anchor if b.anchor is None else b.anchor if a.anchor is None else Intersect(a.anchor, b.anchor)
+        anchor = (
+            a.anchor if b.anchor is None else b.anchor if a.anchor is None else Intersect(a.anchor, b.anchor)
+        )
         tod, part = a.tod or b.tod, a.part or b.part
         series = compose(anchor, tod, part)
         if series is None or first(series, self.now) is None:
@@ -537,10 +730,19 @@ class Parser:
             weekdays |= {n.anchor.weekday for n in plain if isinstance(n.anchor, DayOfWeek)}
             has_date = any(n.has_date for n in (a, b) if n not in plain)
         return Node(
-            series, grain, a.fields | b.fields, anchor=anchor, tod=tod, part=part,
-            has_date=has_date, has_time=a.has_time or b.has_time, recurring=recurring,
-            day_part=a.day_part or b.day_part, weekdays=weekdays,
-            is_interval=tod is None and (part is not None or _rank(grain) > _rank("day") or a.is_interval and b.is_interval),
+            series,
+            grain,
+            a.fields | b.fields,
+            anchor=anchor,
+            tod=tod,
+            part=part,
+            has_date=has_date,
+            has_time=a.has_time or b.has_time,
+            recurring=recurring,
+            day_part=a.day_part or b.day_part,
+            weekdays=weekdays,
+            is_interval=tod is None
+            and (part is not None or _rank(grain) > _rank("day") or (a.is_interval and b.is_interval)),
             tz=a.tz or b.tz,
         )
 
@@ -555,10 +757,10 @@ class Parser:
         j, node = found
         while True:
             k = j
-            if self.punct(k) == "," or self.w(k) in ("of", "from", "for"):
+            if self.punct(k) == "," or self.words[k] in ("of", "from", "for"):
                 k += 1
             nxt = self.atom(k)
-            if nxt is not None and not self._joins(self.w(j), nxt[1]):
+            if nxt is not None and not self._joins(self.words[j], nxt[1]):
                 nxt = None
             if nxt is None and k != j:
                 nxt = self.atom(j)
@@ -581,20 +783,27 @@ class Parser:
     def can_start(self, i: int) -> bool:
         """Whether an expression may start at token ``i``: most words of a sentence cannot."""
         kind = self.kind(i)
-        return kind not in ("word", "punct", "junk") or self.w(i) in START_WORDS or self.punct(i) in ("@", "~")
+        return (
+            kind not in ("word", "punct", "junk")
+            or self.words[i] in START_WORDS
+            or self.punct(i) in ("@", "~")
+        )
 
     @memoized
     def atom(self, i: int) -> Parse | None:
-        if not self.can_start(i):
+        """The longest single expression at ``i`` (a clock time, a date, "next week"...), if any."""
+        if i >= self.n:
             return None
+        token = self.toks[i]
         best: Parse | None = None
-        for rule in (
-            self.year_atom, self.clock, self.day_part, self.relative_day, self.weekday, self.date,
-            self.cycle_atom, self.holiday, self.offset, self.nth, self.part_of, self.season, self.weekend,
-        ):
-            found = rule(i)
+        for name in _rules_for(self.words[i] or (token.text if token.kind == "punct" else token.kind)):
+            found = getattr(self, name)(i)
             if found is not None and (
-                best is None or found[0] > best[0] or found[0] == best[0] and best[1].latent and not found[1].latent
+                best is None
+                or found[0] > best[0]
+                or (found[0] == best[0]
+                and best[1].latent
+                and not found[1].latent)
             ):
                 best = found
         return best
@@ -602,31 +811,35 @@ class Parser:
     # -- clock times
 
     def ampm(self, i: int) -> tuple[int, str] | None:
-        """"am"/"pm" and their spellings: "a.m.", "a m", "7a", "3p.", "in the afternoon" is not one."""
-        word = self.w(i)
+        """ "am"/"pm" and their spellings: "a.m.", "a m", "7a", "3p.", "in the afternoon" is not one."""
+        word = self.words[i]
         if word in ("am", "pm"):
             return i + 1, word
         if word in ("a", "p"):
-            if self.w(i + 1) == "m":
+            if self.words[i + 1] == "m":
                 return i + 2, word + "m"
             if self.punct(i + 1) == "." and self.glued(i + 1):
                 return i + 2, word + "m"
-            if self.glued(i) and self.w(i + 1) not in UNITS:
+            if self.glued(i) and self.words[i + 1] not in UNITS:
                 return i + 1, word + "m"
         j = self.phrase(i, ("in", "the"))
-        if j > 0 and self.w(j) in ("am", "pm"):
-            return j + 1, self.w(j)
+        if j > 0 and self.words[j] in ("am", "pm"):
+            return j + 1, self.words[j]
         return None
 
     def _hour_words(self, i: int) -> tuple[int, int, int | None] | None:
         """An hour and minutes in words: "ten thirty", "nine fifty nine", "seven", "four twenty-three"."""
-        word = self.w(i)
+        word = self.words[i]
         hour = CARDINALS.get(word)
         if hour is None or not 1 <= hour <= 12:
             return None
         j = i + 1
-        if self.w(j) in ("oh", "o") and self.w(j + 1) in CARDINALS and CARDINALS[self.w(j + 1)] < 10:
-            return j + 2, hour, CARDINALS[self.w(j + 1)]
+        if (
+            self.words[j] in ("oh", "o")
+            and self.words[j + 1] in CARDINALS
+            and CARDINALS[self.words[j + 1]] < 10
+        ):
+            return j + 2, hour, CARDINALS[self.words[j + 1]]
         minutes = self.cardinal(j) if self.kind(j) == "word" else None
         if minutes is not None and 10 <= minutes[1] < 60:
             return minutes[0], hour, minutes[1]
@@ -635,9 +848,9 @@ class Parser:
     def _relative_minutes(self, i: int) -> tuple[int, int] | None:
         """Minutes before "past"/"to": "a quarter", "half", "20", "twenty", "15 minutes"."""
         j = self.skip(i, "a", "one")
-        if self.w(j) == "quarter":
+        if self.words[j] == "quarter":
             return j + 1, 15
-        if self.w(i) == "half":
+        if self.words[i] == "half":
             return i + 1, 30
         found = self.cardinal(i)
         if found is None or not 1 <= found[1] < 60:
@@ -647,9 +860,9 @@ class Parser:
 
     def _base_hour(self, i: int) -> tuple[int, Tod] | None:
         """The hour "past"/"to" counts from: "3pm", "three", "noon", "midnight"."""
-        if self.w(i) in ("noon", "midday"):
+        if self.words[i] in ("noon", "midday"):
             return i + 1, Tod(12)
-        if self.w(i) in ("midnight", "midnite"):
+        if self.words[i] in ("midnight", "midnite"):
             return i + 1, Tod(0)
         value = self.integer(i)
         if value is not None and 0 <= value <= 23:
@@ -670,9 +883,9 @@ class Parser:
         """A time of day: "3pm", "at 15:15", "half past 2", "quarter to 5", "ten thirty", "noon"."""
         j = i
         explicit = False
-        if self.w(j) == "at" or self.punct(j) == "@":
+        if self.words[j] == "at" or self.punct(j) == "@":
             explicit, j = True, j + 1
-        if self.w(j) in _ROUGHLY:
+        if self.words[j] in _ROUGHLY:
             explicit, j = True, j + 1
         found = self._clock_core(j)
         if found is None:
@@ -688,34 +901,44 @@ class Parser:
             if not 0 <= hour <= 12:
                 return None
             # "7a" alone may be anything ("4a" is a paper size); "7am", "at 7a", "7:15a" are times
-            letter_only = self.w(k) in ("a", "p") and ampm[0] == k + 1 and bare >= 0
+            letter_only = self.words[k] in ("a", "p") and ampm[0] == k + 1 and bare >= 0
             k, explicit = self._ish(ampm[0]), explicit or not letter_only
             tod = Tod(hour % 12 + (12 if ampm[1] == "pm" else 0), minute, second, grain)
         else:
             leading_zero = self.kind(j) in ("num", "clock") and self.toks[j].text.startswith("0")
-            tod = Tod(hour, minute, second, grain, ambiguous=1 <= hour <= 12 and not leading_zero and bare != -2)
+            tod = Tod(
+                hour, minute, second, grain, ambiguous=1 <= hour <= 12 and not leading_zero and bare != -2
+            )
         tz = None
         zone_at = k + 1 if self.punct(k) == "(" else k
-        if explicit and self.w(zone_at) in TIMEZONES:
-            tz = TIMEZONES[self.w(zone_at)]
+        if explicit and self.words[zone_at] in TIMEZONES:
+            tz = TIMEZONES[self.words[zone_at]]
             k = zone_at + (2 if self.punct(zone_at + 1) == ")" else 1)
         node = Node(
-            tod.series(), tod.grain, frozenset({TIME}), tod=tod, latent=not explicit, has_time=True, tz=tz,
+            tod.series(),
+            tod.grain,
+            frozenset({TIME}),
+            tod=tod,
+            latent=not explicit,
+            has_time=True,
+            tz=tz,
             bare=bare if bare >= 0 and ampm is None else None,
         )
         return k, node
 
     def _oclock(self, i: int) -> int:
-        if self.w(i) in ("o'clock", "oclock"):
+        if self.words[i] in ("o'clock", "oclock"):
             return i + 1
         return max(self.phrase(i, ("o", "clock")), i)
 
     def _ish(self, i: int) -> int:
-        if self.w(i) in ("ish", "sharp", "exactly", "approximately", "approx") or self.w(i) == "or" and self.w(
-            i + 1
-        ) == "so":
-            return i + (2 if self.w(i) == "or" else 1)
-        if self.punct(i) == "-" and self.w(i + 1) == "ish":
+        if (
+            self.words[i] in ("ish", "sharp", "exactly", "approximately", "approx")
+            or (self.words[i] == "or"
+            and self.words[i + 1] == "so")
+        ):
+            return i + (2 if self.words[i] == "or" else 1)
+        if self.punct(i) == "-" and self.words[i + 1] == "ish":
             return i + 2
         return i
 
@@ -727,18 +950,21 @@ class Parser:
             if h > 24:
                 return None
             return i + 1, h % 24, m, max(s, 0), "second" if s >= 0 else "minute", True, -1
-        word = self.w(i)
+        word = self.words[i]
         if word in ("noon", "midday", "noonish"):
             return i + 1, 12, 0, 0, "hour", True, -2
         if word in ("midnight", "midnite"):
             return i + 1, 0, 0, 0, "hour", True, -2
         end_of_day = self.phrase(self.skip(self.skip(i, "the"), "end"), ("of", "the", "day"))
-        if self.w(self.skip(i, "the")) == "end" and max(end_of_day, self.phrase(self.skip(i, "the") + 1, ("of", "day"))) > 0:
+        if (
+            self.words[self.skip(i, "the")] == "end"
+            and max(end_of_day, self.phrase(self.skip(i, "the") + 1, ("of", "day"))) > 0
+        ):
             return max(end_of_day, self.skip(i, "the") + 3), 0, 0, 0, "hour", True, -2
         if word == "eod":
             return i + 1, 0, 0, 0, "hour", True, -2
-        if word == "twelve" and self.w(i + 1) in ("noon", "midnight"):
-            return i + 2, 12 if self.w(i + 1) == "noon" else 0, 0, 0, "hour", True, -2
+        if word == "twelve" and self.words[i + 1] in ("noon", "midnight"):
+            return i + 2, 12 if self.words[i + 1] == "noon" else 0, 0, 0, "hour", True, -2
         relative = self._relative_clock(i)
         if relative is not None:
             return relative
@@ -757,11 +983,14 @@ class Parser:
                 return None
             minutes = self.integer(i + 1)
             if (
-                minutes is not None and len(self.toks[i + 1].text) == 2 and minutes < 60
-                and self.w(i - 1) == "at" and self._not_a_unit(i + 2)
+                minutes is not None
+                and len(self.toks[i + 1].text) == 2
+                and minutes < 60
+                and self.words[i - 1] == "at"
+                and self._not_a_unit(i + 2)
             ):
                 return i + 2, value % 24, minutes, 0, "minute", False, -1
-            if self.w(i + 1) == "half" and self.w(i + 2) not in ("an", "a"):
+            if self.words[i + 1] == "half" and self.words[i + 2] not in ("an", "a"):
                 return i + 2, value % 24, 30, 0, "minute", False, -1
             return i + 1, value % 24, 0, 0, "hour", False, value
         words = self._hour_words(i)
@@ -769,17 +998,29 @@ class Parser:
             return None
         j, hour, minute = words
         if minute is None:
-            if self.w(j) in ("of", "point", "time", "another", "stage", "way", "more", "hand", "side", "or", "by"):
+            if self.words[j] in (
+                "of",
+                "point",
+                "time",
+                "another",
+                "stage",
+                "way",
+                "more",
+                "hand",
+                "side",
+                "or",
+                "by",
+            ):
                 return None  # "at one of the cafes", "at one point"
             return j, hour, 0, 0, "hour", False, -1
         return j, hour, minute, 0, "minute", False, -1
 
     def _not_a_unit(self, i: int) -> bool:
-        return self.w(i) not in UNITS and self.w(i) not in ("people", "persons", "guests")
+        return self.words[i] not in UNITS and self.words[i] not in ("people", "persons", "guests")
 
     def _relative_clock(self, i: int) -> tuple[int, int, int, int, Grain, bool, int] | None:
-        """"half past 2", "a quarter to 5", "20 minutes past 3pm", "twenty after 3pm"."""
-        if self.w(i) == "half" and self.w(i + 1) not in ("past", "after", "to", "an", "a", "of"):
+        """ "half past 2", "a quarter to 5", "20 minutes past 3pm", "twenty after 3pm"."""
+        if self.words[i] == "half" and self.words[i + 1] not in ("past", "after", "to", "an", "a", "of"):
             base = self._base_hour(i + 1)  # British "half three": half past three
             if base is not None and self.kind(i + 1) in ("num", "word"):
                 k, tod = base
@@ -788,12 +1029,17 @@ class Parser:
         if minutes is None:
             return None
         j, count = minutes
-        direction = self.w(j)
+        direction = self.words[j]
         if direction not in ("past", "after", "to", "till", "before", "of"):
             return None
         if direction in ("to", "till", "before", "of"):
-            said_in_words = self.kind(i) == "word" or self.w(j - 1) in ("minutes", "minute", "mins", "min")
-            if not said_in_words and self.w(j + 1) not in ("noon", "midday", "midnight", "midnite"):
+            said_in_words = self.kind(i) == "word" or self.words[j - 1] in (
+                "minutes",
+                "minute",
+                "mins",
+                "min",
+            )
+            if not said_in_words and self.words[j + 1] not in ("noon", "midday", "midnight", "midnite"):
                 return None
         base = self._base_hour(j + 1)
         if base is None:
@@ -809,32 +1055,43 @@ class Parser:
     # -- day parts
 
     def day_part(self, i: int) -> Parse | None:
-        """"this morning", "in the evening", "tonight", "after lunch", "last night", "mornings"."""
-        if self.w(i - 1) == "good":
+        """ "this morning", "in the evening", "tonight", "after lunch", "last night", "mornings"."""
+        if self.words[i - 1] == "good":
             return None
         anchor: Series | None = None
         j = i
         recurring = early = late = False
-        if self.w(j) in ("every", "each"):
+        if self.words[j] in ("every", "each"):
             recurring, j = True, j + 1
-        elif self.w(j) == "this":
+        elif self.words[j] == "this":
             anchor, j = self.day(self.today).anchor, j + 1
         else:
-            for words in (("in", "the"), ("during", "the"), ("in",), ("at",), ("the",), ("early", "in", "the")):
+            for words in (
+                ("in", "the"),
+                ("during", "the"),
+                ("in",),
+                ("at",),
+                ("the",),
+                ("early", "in", "the"),
+            ):
                 k = self.phrase(j, words)
-                if k > 0 and (self.w(k) in _PART_WORDS or self.w(k) in ("early", "late")):
+                if k > 0 and (self.words[k] in _PART_WORDS or self.words[k] in ("early", "late")):
                     early, j = words[0] == "early", k
                     break
-        if self.w(j) in ("early", "late"):
-            early, late, j = self.w(j) == "early", self.w(j) == "late", j + 1
-        word = self.w(j)
+        if self.words[j] in ("early", "late"):
+            early, late, j = self.words[j] == "early", self.words[j] == "late", j + 1
+        word = self.words[j]
         part: str | None = None
         if word in ("tonight", "tonite", "tonights"):
             part, anchor = "late night" if late else "tonight", self.day(self.today).anchor
         elif self.phrase(j, ("last", "night")) > 0 and anchor is None:
-            part, anchor, j = "late night" if late else "tonight", self.day(self.today - ONE_DAY).anchor, j + 1
-        elif word == "after" and self.w(j + 1) in ("lunch", "work", "school"):
-            part, j = "after " + self.w(j + 1), j + 1
+            part, anchor, j = (
+                "late night" if late else "tonight",
+                self.day(self.today - ONE_DAY).anchor,
+                j + 1,
+            )
+        elif word == "after" and self.words[j + 1] in ("lunch", "work", "school"):
+            part, j = "after " + self.words[j + 1], j + 1
         elif word in _PART_WORDS:
             part = _PART_WORDS[word]
             if early and part == "morning":
@@ -845,55 +1102,70 @@ class Parser:
         if part is None:
             return None
         j += 1
-        if self.w(j) == "time" and part == "lunch":
+        if self.words[j] == "time" and part == "lunch":
             j += 1
         series = compose(anchor, None, part)
         assert series is not None
         fields = frozenset({PART}) | (DATE_FIELDS if anchor is not None else frozenset())
         # "mornings" names no day: alone it stands for today's, next to "Monday" for Monday's.
-        alone = first(compose(self.day(self.today).anchor, None, part) or series, self.now) if recurring else None
+        alone = (
+            first(compose(self.day(self.today).anchor, None, part) or series, self.now) if recurring else None
+        )
         # A bare "lunch" or "night" is more often a thing than a time ("lunch with Bob", "movie night").
         latent = j == i + 1 and word in ("lunch", "lunchtime", "night")
         node = Node(
-            series, "hour", fields, anchor=anchor, part=part, has_date=anchor is not None,
-            day_part=_DAY_PART_OF.get(part), is_interval=True, alone=alone, recurring=recurring, latent=latent,
+            series,
+            "hour",
+            fields,
+            anchor=anchor,
+            part=part,
+            has_date=anchor is not None,
+            day_part=_DAY_PART_OF.get(part),
+            is_interval=True,
+            alone=alone,
+            recurring=recurring,
+            latent=latent,
         )
         return j, node
 
     # -- days relative to today
 
     def relative_day(self, i: int) -> Parse | None:
-        """"today", "tomorrow", "yesterday", "the day after tomorrow", "now", "right now"."""
+        """ "today", "tomorrow", "yesterday", "the day after tomorrow", "now", "right now"."""
         j = self.skip(i, "the")
-        for words, offset in _RELATIVE_DAYS.get(self.w(j), ()):
+        for words, offset in _RELATIVE_DAYS.get(self.words[j], ()):
             k = self.phrase(j, words)
             if k > 0 and (j == i or len(words) > 1):
                 return k, self.day(self.today + offset * ONE_DAY)
         k = self.skip(i, "right", "just")
-        if self.w(k) == "now" or self.w(i) == "immediately":
-            k = k + 1 if self.w(k) == "now" else i + 1
+        if self.words[k] == "now" or self.words[i] == "immediately":
+            k = k + 1 if self.words[k] == "now" else i + 1
             span = (self.now, self.now + timedelta(seconds=1))
-            node = Node(Fixed(span, "second"), "second", _ALL_FIELDS, alone=span, has_date=True, has_time=True)
+            node = Node(
+                Fixed(span, "second"), "second", _ALL_FIELDS, alone=span, has_date=True, has_time=True
+            )
             return k, node
         return None
 
     # -- weekdays
 
     def weekday(self, i: int) -> Parse | None:
-        """"Friday", "on Friday", "this Friday", "next Friday", "last Tuesday", "on Mondays", "weekdays"."""
+        """ "Friday", "on Friday", "this Friday", "next Friday", "last Tuesday", "on Mondays", "weekdays"."""
         j = i
         on = every = False
-        if self.w(j) == "on":
+        if self.words[j] == "on":
             on, j = True, self.skip(j + 1, "a")
-        if self.w(j) in ("every", "each"):
+        if self.words[j] in ("every", "each"):
             every, j = True, j + 1
         mod = self.modifier(j) if not every else None
         if mod is not None:
             j = mod[0]
-        word = self.w(j)
+        word = self.words[j]
         if word in ("weekday", "weekdays") and (every or on or word == "weekdays") and mod is None:
             days = frozenset(range(5))
-            node = Node(DaySet(days), "day", frozenset({WEEKDAY}), anchor=DaySet(days), weekdays=days, recurring=True)
+            node = Node(
+                DaySet(days), "day", frozenset({WEEKDAY}), anchor=DaySet(days), weekdays=days, recurring=True
+            )
             return j + 1, node
         plural = word in WEEKDAY_PLURALS
         if not plural and word not in WEEKDAYS:
@@ -906,7 +1178,14 @@ class Parser:
         if plural or every:
             if mod is not None:
                 return None
-            node = Node(series, "day", frozenset({WEEKDAY}), anchor=series, weekdays=frozenset({number}), recurring=True)
+            node = Node(
+                series,
+                "day",
+                frozenset({WEEKDAY}),
+                anchor=series,
+                weekdays=frozenset({number}),
+                recurring=True,
+            )
             return k, node
         after = self.phrase(k, ("after", "next"))
         before = self.phrase(k, ("before", "last"))
@@ -978,7 +1257,7 @@ class Parser:
     def date(self, i: int) -> Parse | None:
         """A calendar date or month: "March 13", "the 1st of March", "14 April 2015", "2/15", "the 15th"."""
         start = i
-        on = self.w(i) in ("on", "in", "during")
+        on = self.words[i] in ("on", "in", "during")
         if on:
             i += 1
         candidates: list[Parse] = []
@@ -994,11 +1273,14 @@ class Parser:
             j, month, ambiguous = named
             k = self.skip(j, "the")
             dom = self.day_of_month(k)
-            if dom is not None and not (self.punct(dom[0]) == ":" or self.w(dom[0]) in UNITS):
+            if dom is not None and not (self.punct(dom[0]) == ":" or self.words[dom[0]] in UNITS):
                 end, day, _ = dom
                 year = self._trailing_year(end, allow_short=False)
-                candidates.append((year[0], self._date_node(month, day, year[1])) if year else (
-                    end, self._date_node(month, day, None)))
+                candidates.append(
+                    (year[0], self._date_node(month, day, year[1]))
+                    if year
+                    else (end, self._date_node(month, day, None))
+                )
             year = self._trailing_year(self.skip(j, "of"), allow_short=False)
             if year is not None:
                 candidates.append((year[0], self._month_node(month, year[1], False)))
@@ -1020,7 +1302,9 @@ class Parser:
             else:
                 latent = not (is_ordinal and (on or the > i)) and not (the > i and self._ends_phrase(j))
                 anchor = DayOfMonth(day)
-                node = Node(anchor, "day", frozenset({DAY}), anchor=anchor, has_date=True, latent=latent, bare=day)
+                node = Node(
+                    anchor, "day", frozenset({DAY}), anchor=anchor, has_date=True, latent=latent, bare=day
+                )
                 candidates.append((j, node))
         numeric = self._numeric_date(i)
         if numeric is not None:
@@ -1030,7 +1314,9 @@ class Parser:
             end, month, _ = self.month_name(mod[0]) or (0, 0, False)
             span = self.pick(Month(month), mod[1], "month")
             if span is not None:
-                candidates.append((end, self.fixed(span, "month", frozenset({YEAR, QUARTER, MONTH}), is_interval=True)))
+                candidates.append(
+                    (end, self.fixed(span, "month", frozenset({YEAR, QUARTER, MONTH}), is_interval=True))
+                )
         if named is not None:
             j, month, _ = named
             for words, n in ((("after", "next"), 1), (("before", "last"), -2)):
@@ -1049,7 +1335,11 @@ class Parser:
 
     def _ends_phrase(self, i: int) -> bool:
         """Nothing but punctuation or a time follows: "the 24" alone is a date, "the 24 hours" not."""
-        return i >= self.n or self.kind(i) == "punct" or self.w(i) in ("at", "from", "and", "or", "to", "for")
+        return (
+            i >= self.n
+            or self.kind(i) == "punct"
+            or self.words[i] in ("at", "from", "and", "or", "to", "for")
+        )
 
     def _nth_month(self, series: Series, n: int) -> Span | None:
         if n < 0:
@@ -1083,11 +1373,16 @@ class Parser:
                 year, j = (found[1], found[0]) if found else (self.now.year, j)
             return j, self._quarter(year, quarter)
         a = self.integer(i)
-        if a is not None and self.punct(i + 1) == "-" and self.w(i - 1) not in ("from", "between"):
+        if a is not None and self.punct(i + 1) == "-" and self.words[i - 1] not in ("from", "between"):
             b = self.integer(i + 2)
             if (
-                b is not None and 1 <= a <= 12 and 1 <= b <= 31 and len(self.toks[i + 2].text) <= 2
-                and self.ampm(i + 3) is None and self.month_name(i + 3) is None and self._unit(i + 3) is None
+                b is not None
+                and 1 <= a <= 12
+                and 1 <= b <= 31
+                and len(self.toks[i + 2].text) <= 2
+                and self.ampm(i + 3) is None
+                and self.month_name(i + 3) is None
+                and self._unit(i + 3) is None
                 and self.punct(i + 3) not in (":", "-")
             ):
                 return i + 3, self._date_node(a, b, None)
@@ -1095,14 +1390,16 @@ class Parser:
 
     def _quarter(self, year: int, quarter: int) -> Node:
         start = datetime(year, 3 * quarter - 2, 1)
-        return self.fixed((start, add_months(start, 3)), "quarter", frozenset({YEAR, QUARTER, MONTH}), is_interval=True)
+        return self.fixed(
+            (start, add_months(start, 3)), "quarter", frozenset({YEAR, QUARTER, MONTH}), is_interval=True
+        )
 
     def year_atom(self, i: int) -> Parse | None:
-        """"2014" (only with "in" or next to a date), "in 2014", "the year 2014"."""
+        """ "2014" (only with "in" or next to a date), "in 2014", "the year 2014"."""
         j = i
         strong = False
-        if self.w(j) in ("in", "during", "of"):
-            strong, j = self.w(j) != "of", j + 1
+        if self.words[j] in ("in", "during", "of"):
+            strong, j = self.words[j] != "of", j + 1
         k = self.phrase(self.skip(j, "the"), ("year",))
         if k > 0:
             strong, j = True, k
@@ -1111,14 +1408,21 @@ class Parser:
             return None
         end, value = found
         anchor = Year(value)
-        node = Node(anchor, "year", frozenset({YEAR}), anchor=anchor, has_date=True, latent=not strong,
-                    is_interval=True)
+        node = Node(
+            anchor,
+            "year",
+            frozenset({YEAR}),
+            anchor=anchor,
+            has_date=True,
+            latent=not strong,
+            is_interval=True,
+        )
         return end, node
 
     # -- this/next/last week, month, quarter, year
 
     def cycle_atom(self, i: int) -> Parse | None:
-        """"this week", "next month", "last year", "this qtr", "the week after next", "4th quarter 2018"."""
+        """ "this week", "next month", "last year", "this qtr", "the week after next", "4th quarter 2018"."""
         j = self.skip(i, "around", "about")
         quarter = self._ordinal_quarter(j)
         if quarter is not None:
@@ -1127,9 +1431,14 @@ class Parser:
         whole = self.phrase(j, ("all",))
         for words in (("the", "whole"), ("the", "entire"), ("whole",), ("entire",)):
             whole = max(whole, self.phrase(j, words))
-        if max(rest, whole) > 0 and UNITS.get(self.w(max(rest, whole))) in ("day", "week", "month", "year"):
+        if max(rest, whole) > 0 and UNITS.get(self.words[max(rest, whole)]) in (
+            "day",
+            "week",
+            "month",
+            "year",
+        ):
             k = max(rest, whole)
-            grain = UNITS[self.w(k)]
+            grain = UNITS[self.words[k]]
             span = self.cycle(grain, 0)
             if rest > 0:
                 span = (self.now, span[1])
@@ -1137,15 +1446,17 @@ class Parser:
         mod = self.modifier(j)
         the = self.skip(j, "the")
         if mod is None:
-            unit_word = self.w(the)
+            unit_word = self.words[the]
             for words, n in ((("after", "next"), 2), (("before", "last"), -2)):
                 k = self.phrase(the + 1, words)
                 if unit_word in UNITS and UNITS[unit_word] in _FIELDS_OF_UNIT and k > 0:
                     grain = UNITS[unit_word]
-                    return k, self.fixed(self.cycle(grain, n), grain, _FIELDS_OF_UNIT[grain], is_interval=True)
+                    return k, self.fixed(
+                        self.cycle(grain, n), grain, _FIELDS_OF_UNIT[grain], is_interval=True
+                    )
             return None
         k, meaning = mod
-        unit_word = self.w(k)
+        unit_word = self.words[k]
         if unit_word not in UNITS or self.glued(k):
             return None
         grain = UNITS[unit_word]
@@ -1160,10 +1471,10 @@ class Parser:
         return k + 1, self.fixed(span, grain, _FIELDS_OF_UNIT[grain], is_interval=True)
 
     def _ordinal_quarter(self, i: int) -> Parse | None:
-        """"the 4th quarter of 2018", "Q4 2018", "third quarter"."""
+        """ "the 4th quarter of 2018", "Q4 2018", "third quarter"."""
         j = self.skip(i, "the")
         found = self.ordinal(j)
-        if found is None or UNITS.get(self.w(found[0])) != "quarter" or not 1 <= found[1] <= 4:
+        if found is None or UNITS.get(self.words[found[0]]) != "quarter" or not 1 <= found[1] <= 4:
             return None
         k = found[0] + 1
         year = self._trailing_year(self.skip(k, "of", "in"), allow_short=False)
@@ -1174,7 +1485,7 @@ class Parser:
     # -- holidays
 
     def holiday(self, i: int) -> Parse | None:
-        """"Easter", "next Halloween", "last Chinese New Year", "Thanksgiving 2016"."""
+        """ "Easter", "next Halloween", "last Chinese New Year", "Thanksgiving 2016"."""
         mod = self.modifier(i)
         j = mod[0] if mod is not None else i
         if self.kind(j) != "hol":
@@ -1196,8 +1507,15 @@ class Parser:
             return weekend, self.fixed(long_weekend, "hour", DATE_FIELDS, is_interval=True)
         if mod is None:
             latent = token.text in WEAK_HOLIDAY_WORDS
-            node = Node(series, "day", _HOLIDAY_FIELDS, anchor=series, has_date=True, latent=latent,
-                        is_interval=multi_day)
+            node = Node(
+                series,
+                "day",
+                _HOLIDAY_FIELDS,
+                anchor=series,
+                has_date=True,
+                latent=latent,
+                is_interval=multi_day,
+            )
             return j + 1, node
         span = self.pick(series, mod[1], "day")
         if span is None:
@@ -1207,14 +1525,19 @@ class Parser:
     # -- durations from now or from another time
 
     def offset(self, i: int) -> Parse | None:
-        """"in 3 days", "2 weeks ago", "a year after Christmas", "3 fridays from now", "in 15"."""
-        if self.w(i) == "in":
-            j = i + 2 if self.w(i + 1) in _ROUGHLY else i + 1
+        """ "in 3 days", "2 weeks ago", "a year after Christmas", "3 fridays from now", "in 15"."""
+        if self.words[i] == "in":
+            j = i + 2 if self.words[i + 1] in _ROUGHLY else i + 1
             found = self.duration(j)
             if found is not None:
                 return found[0], self._in(found[1], 1)
             minutes = self.integer(j)
-            if minutes is not None and 0 <= minutes <= 60 and self.w(j + 1) not in UNITS and self.kind(j + 1) != "word":
+            if (
+                minutes is not None
+                and 0 <= minutes <= 60
+                and self.words[j + 1] not in UNITS
+                and self.kind(j + 1) != "word"
+            ):
                 return j + 1, self._in(_dur(minutes, "minute"), 1)
             return None
         counted = self._counted_weekdays(i)
@@ -1225,18 +1548,24 @@ class Parser:
             return None
         j, dur = found
         for words, sign in (
-            (("from", "now"), 1), (("hence",), 1), (("later",), 1), (("from", "today"), 1),
-            (("ago",), -1), (("back",), -1), (("before", "now"), -1), (("earlier",), -1),
+            (("from", "now"), 1),
+            (("hence",), 1),
+            (("later",), 1),
+            (("from", "today"), 1),
+            (("ago",), -1),
+            (("back",), -1),
+            (("before", "now"), -1),
+            (("earlier",), -1),
         ):
             k = self.phrase(j, words)
             if k > 0:
                 return k, self._in(dur, sign)
-        if self.w(j) in ("after", "from", "before", "past"):
+        if self.words[j] in ("after", "from", "before", "past"):
             target = self.point(j + 1)
-            if target is None or target[1].latent or target[1].anchor is None and target[1].alone is None:
+            if target is None or target[1].latent or (target[1].anchor is None and target[1].alone is None):
                 return None
             base = target[1]
-            sign = -1 if self.w(j) == "before" else 1
+            sign = -1 if self.words[j] == "before" else 1
             # "2 weeks from Monday" is the coming Monday moved on; a holiday moves as a whole series,
             # so "a year after Christmas" said in February is the coming Christmas (Duckling's reading).
             series: Series
@@ -1256,7 +1585,7 @@ class Parser:
         return None
 
     def _in(self, dur: Dur, sign: int) -> Node:
-        """"in <duration>": an instant at one grain below the duration's, and the span it falls in."""
+        """ "in <duration>": an instant at one grain below the duration's, and the span it falls in."""
         grain = _FINER[dur.small]
         moved = self.shift(self.now, dur, sign)
         start = truncate(moved, grain)
@@ -1265,22 +1594,33 @@ class Parser:
             return Node(Fixed(alone, grain), grain, _ALL_FIELDS, alone=alone, has_time=True, has_date=False)
         context = (start, add(start, dur.big, 1))
         anchor = Fixed(context, grain)
-        return Node(anchor, grain, _FIELDS_OF_UNIT.get(dur.big, DATE_FIELDS), anchor=anchor, alone=alone,
-                    has_date=True)
+        return Node(
+            anchor,
+            grain,
+            _FIELDS_OF_UNIT.get(dur.big, DATE_FIELDS),
+            anchor=anchor,
+            alone=alone,
+            has_date=True,
+        )
 
     def _counted_weekdays(self, i: int) -> Parse | None:
-        """"3 fridays from now", "two sundays ago", "2 mondays from next week"."""
+        """ "3 fridays from now", "two sundays ago", "2 mondays from next week"."""
         count = self.cardinal(i)
         if count is None or count[1] < 1:
             return None
         j = count[0]
-        word = self.w(j)
+        word = self.words[j]
         number = WEEKDAY_PLURALS.get(word, WEEKDAYS.get(word) if count[1] == 1 else None)
         if number is None:
             return None
         series = DayOfWeek(number)
         n = count[1]
-        for words, forward in ((("from", "now"), True), (("hence",), True), (("ago",), False), (("back",), False)):
+        for words, forward in (
+            (("from", "now"), True),
+            (("hence",), True),
+            (("ago",), False),
+            (("back",), False),
+        ):
             k = self.phrase(j + 1, words)
             if k > 0:
                 if forward:
@@ -1295,23 +1635,23 @@ class Parser:
     # -- the n-th of something
 
     def nth(self, i: int) -> Parse | None:
-        """"the first Tuesday of October", "last day of October 2015", "the 2nd last week of October 2018",
+        """ "the first Tuesday of October", "last day of October 2015", "the 2nd last week of October 2018",
         "20th of next month", "the day after Christmas", "last weekend of July"."""
         j = self.skip(i, "the")
         closest = self._closest(j)
         if closest is not None:
             return closest
         candidates: list[Parse] = []
-        last = self.w(j) == "last"
+        last = self.words[j] == "last"
         count = self.ordinal(j)
         n, k = (count[1], count[0]) if count is not None else (1, j + 1 if last else -1)
         if k < 0:
             k = j
-        if count is not None and self.w(k) == "last":
+        if count is not None and self.words[k] == "last":
             last, k = True, k + 1
         if count is not None or last:
             inner, unit, k2 = self._nth_inner(k)
-            if k2 > 0 and self.w(k2) in ("of", "in", "from"):
+            if k2 > 0 and self.words[k2] in ("of", "in", "from"):
                 target = self.point(k2 + 1)
                 if target is not None and _calendar_target(target[1]):
                     outer = target[1].anchor
@@ -1324,10 +1664,16 @@ class Parser:
                         series = NthWithin(outer, inner, n - 1, last)
                         grain = "hour" if isinstance(inner, Weekend) else "day"
                     if first(series, self.now) is not None:
-                        node = Node(series, grain, DATE_FIELDS, anchor=series, has_date=True,
-                                    is_interval=grain != "day")
+                        node = Node(
+                            series,
+                            grain,
+                            DATE_FIELDS,
+                            anchor=series,
+                            has_date=True,
+                            is_interval=grain != "day",
+                        )
                         candidates.append((target[0], node))
-            if count is not None and inner is not None and k2 > 0 and self.w(k2) == "after":
+            if count is not None and inner is not None and k2 > 0 and self.words[k2] == "after":
                 target = self.point(k2 + 1)
                 if target is not None and not target[1].latent:
                     base = self.resolve(target[1])
@@ -1340,21 +1686,29 @@ class Parser:
         dom = self.day_of_month(j)
         if dom is not None:
             k = self.phrase(dom[0], ("day", "of"))
-            k = k if k > 0 else dom[0] + 1 if self.w(dom[0]) in ("of", "in") else -1
+            k = k if k > 0 else dom[0] + 1 if self.words[dom[0]] in ("of", "in") else -1
             if k > 0:
                 k = self.skip(k, "the")
                 target = self.point(k)
                 if target is not None and MONTH in target[1].fields and DAY not in target[1].fields:
                     merged = self.merge(
-                        Node(DayOfMonth(dom[1]), "day", frozenset({DAY}), anchor=DayOfMonth(dom[1]), has_date=True),
+                        Node(
+                            DayOfMonth(dom[1]),
+                            "day",
+                            frozenset({DAY}),
+                            anchor=DayOfMonth(dom[1]),
+                            has_date=True,
+                        ),
                         target[1],
                     )
                     if merged is not None:
                         candidates.append((target[0], merged))
-        unit_word = self.w(j)
-        relation = self.w(j + 1)
-        if unit_word in UNITS and UNITS[unit_word] in ("day", "week", "month", "year") and relation in (
-            "after", "before", "of"
+        unit_word = self.words[j]
+        relation = self.words[j + 1]
+        if (
+            unit_word in UNITS
+            and UNITS[unit_word] in ("day", "week", "month", "year")
+            and relation in ("after", "before", "of")
         ):
             # "the day after Christmas", "the week before last", "the week of October 6th"
             target = self.point(j + 2)
@@ -1362,7 +1716,9 @@ class Parser:
                 target = self.atom(j + 2)
             grain = UNITS[unit_word]
             if (
-                target is not None and not target[1].latent and TIME not in target[1].fields
+                target is not None
+                and not target[1].latent
+                and TIME not in target[1].fields
                 and (relation != "of" or _rank(target[1].grain) < _rank(grain))
             ):
                 base = self.resolve(target[1])
@@ -1370,25 +1726,27 @@ class Parser:
                     sign = {"after": 1, "before": -1, "of": 0}[relation]
                     start = add(truncate(base[0], grain), grain, sign)
                     fields = _FIELDS_OF_UNIT[grain]
-                    node = self.fixed((start, add(start, grain, 1)), grain, fields, is_interval=grain != "day")
+                    node = self.fixed(
+                        (start, add(start, grain, 1)), grain, fields, is_interval=grain != "day"
+                    )
                     candidates.append((target[0], node))
         return max(candidates, key=lambda c: c[0]) if candidates else None
 
     def _closest(self, j: int) -> Parse | None:
-        """"the closest Monday to October 5th", "the second closest Christmas to today"."""
+        """ "the closest Monday to October 5th", "the second closest Christmas to today"."""
         count = self.ordinal(j)
         n, k = (count[1], count[0]) if count is not None else (1, j)
-        if self.w(k) not in ("closest", "nearest"):
+        if self.words[k] not in ("closest", "nearest"):
             return None
         inner: Series
-        if self.w(k + 1) in WEEKDAYS:
-            inner = DayOfWeek(WEEKDAYS[self.w(k + 1)])
+        if self.words[k + 1] in WEEKDAYS:
+            inner = DayOfWeek(WEEKDAYS[self.words[k + 1]])
         elif self.kind(k + 1) == "hol":
             key = self.toks[k + 1].key
             inner = Yearly(lambda year: holiday_spans(key, year))
         else:
             return None
-        if self.w(k + 2) != "to":
+        if self.words[k + 2] != "to":
             return None
         target = self.point(k + 3)
         base = self.resolve(target[1]) if target is not None and not target[1].latent else None
@@ -1403,7 +1761,7 @@ class Parser:
 
     def _nth_inner(self, k: int) -> tuple[Series | None, Grain | None, int]:
         """What is counted in "the first <Tuesday|day|week|weekend> of ...": (series, unit, end)."""
-        word = self.w(k)
+        word = self.words[k]
         if word in WEEKDAYS:
             return DayOfWeek(WEEKDAYS[word]), None, k + 1
         end = self._weekend_word(k)
@@ -1416,23 +1774,23 @@ class Parser:
     # -- parts of months, years and weeks
 
     def part_of(self, i: int) -> Parse | None:
-        """"early March", "mid-March", "the end of the month", "EOM", "beginning of 2017", "late next week"."""
+        """ "early March", "mid-March", "the end of the month", "EOM", "beginning of 2017", "late next week"."""
         at_the = self.phrase(i, ("at", "the"))
         j = self.skip(at_the if at_the > 0 else i, "the")
-        word = self.w(j)
+        word = self.words[j]
         if word in _SHORTHANDS:
             which, grain = _SHORTHANDS[word]
             return j + 1, self._portion(which, self.cycle(grain, 0), grain)
         if word not in _PORTIONS["month"]:
             return None
         k = j + 2 if self.punct(j + 1) == "-" else j + 1
-        if self.w(k) == "of":
+        if self.words[k] == "of":
             k += 1
         elif word not in ("early", "mid", "late"):
             return None
         k = self.skip(k, "the")
-        if self.w(k) in ("month", "year", "week") and self.kind(k + 1) != "num":
-            grain = UNITS[self.w(k)]
+        if self.words[k] in ("month", "year", "week") and self.kind(k + 1) != "num":
+            grain = UNITS[self.words[k]]
             return k + 1, self._portion(word, self.cycle(grain, 0), grain)
         target = self.point(k)
         if target is None or not _calendar_target(target[1]) or target[1].grain not in _PORTIONS:
@@ -1453,13 +1811,13 @@ class Parser:
     # -- seasons and weekends
 
     def season(self, i: int) -> Parse | None:
-        """"this winter", "next season", "summer 2014" (with a year), "in the fall"."""
+        """ "this winter", "next season", "summer 2014" (with a year), "in the fall"."""
         mod = self.modifier(i)
         j = mod[0] if mod is not None else i
         strong = mod is not None
-        if mod is None and self.w(j) in ("in", "during"):
+        if mod is None and self.words[j] in ("in", "during"):
             strong, j = True, self.skip(j + 1, "the")
-        word = self.w(j)
+        word = self.words[j]
         series: Series
         if word in SEASONS:
             series = Season(*SEASONS[word])
@@ -1469,8 +1827,9 @@ class Parser:
             return None
         fields = _DAY_FIELDS | {WEEKDAY}
         if mod is None:
-            return j + 1, Node(series, "day", fields, anchor=series, has_date=True, latent=not strong,
-                               is_interval=True)
+            return j + 1, Node(
+                series, "day", fields, anchor=series, has_date=True, latent=not strong, is_interval=True
+            )
         span = self.pick(series, mod[1], "day")
         if span is None:
             return None
@@ -1478,18 +1837,24 @@ class Parser:
 
     def _weekend_word(self, i: int) -> int:
         """End of "weekend", "weekends", "wkend", "week end", "week-end" at ``i``, or -1."""
-        if self.w(i) in ("weekend", "weekends", "wkend", "wkends"):
+        if self.words[i] in ("weekend", "weekends", "wkend", "wkends"):
             return i + 1
-        j = i + 2 if self.w(i) == "week" and self.punct(i + 1) == "-" else i + 1 if self.w(i) == "week" else -1
-        return j + 1 if j > 0 and self.w(j) in ("end", "ends") else -1
+        j = (
+            i + 2
+            if self.words[i] == "week" and self.punct(i + 1) == "-"
+            else i + 1
+            if self.words[i] == "week"
+            else -1
+        )
+        return j + 1 if j > 0 and self.words[j] in ("end", "ends") else -1
 
     def weekend(self, i: int) -> Parse | None:
-        """"this weekend", "next weekend", "this past weekend", "on weekends", "over the weekend"."""
+        """ "this weekend", "next weekend", "this past weekend", "on weekends", "over the weekend"."""
         j = i
         recurring = False
-        if self.w(j) in ("every", "each"):
+        if self.words[j] in ("every", "each"):
             recurring, j = True, j + 1
-        elif self.w(j) in ("on", "over", "during", "for"):
+        elif self.words[j] in ("on", "over", "during", "for"):
             j += 1
         mod = self.modifier(j)
         if mod is not None:
@@ -1499,11 +1864,18 @@ class Parser:
         k = self._weekend_word(j)
         if k < 0:
             return None
-        recurring = recurring or self.w(k - 1).endswith("s")
+        recurring = recurring or self.words[k - 1].endswith("s")
         series = Weekend(time(17))
         if recurring:
-            return k, Node(series, "hour", frozenset({WEEK, WEEKDAY, DAY}), anchor=series,
-                           weekdays=frozenset({5, 6}), is_interval=True, recurring=True)
+            return k, Node(
+                series,
+                "hour",
+                frozenset({WEEK, WEEKDAY, DAY}),
+                anchor=series,
+                weekdays=frozenset({5, 6}),
+                is_interval=True,
+                recurring=True,
+            )
         span = self.pick(series, mod[1] if mod else "this", "hour")
         if span is None:
             return None

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
-from assistant.timeexpr.grammar import ONE_DAY, memoized, Dur, Parse, Parser
+from assistant.timeexpr.grammar import ONE_DAY, Dur, Parse, Parser, memoized
 from assistant.timeexpr.lexicon import GRAINS, UNITS, Grain
 from assistant.timeexpr.nodes import DATE_FIELDS, DAY, MONTH, PART, TIME, WEEK, WEEKDAY, Node, Tod, compose
 from assistant.timeexpr.numbers import VAGUE_COUNTS
@@ -20,21 +20,55 @@ from assistant.timeexpr.series import DayOfMonth, Fixed, Intersect, Series, Span
 __all__ = ["Grammar"]
 
 _BEFORE = (
-    ("until",), ("till",), ("til",), ("untill",), ("'til",), ("before",), ("through",), ("thru",), ("up", "to"),
-    ("no", "later", "than"), ("prior", "to"), ("anytime", "before"), ("sometime", "before"),
-    ("sometimes", "before"), ("any", "time", "before"), ("ending",),
+    ("until",),
+    ("till",),
+    ("til",),
+    ("untill",),
+    ("'til",),
+    ("before",),
+    ("through",),
+    ("thru",),
+    ("up", "to"),
+    ("no", "later", "than"),
+    ("prior", "to"),
+    ("anytime", "before"),
+    ("sometime", "before"),
+    ("sometimes", "before"),
+    ("any", "time", "before"),
+    ("ending",),
 )
 _AFTER = (
-    ("since",), ("after",), ("from",), ("anytime", "after"), ("sometime", "after"), ("sometimes", "after"),
-    ("any", "time", "after"), ("starting", "from"), ("starting", "at"), ("starting", "on"), ("starting",),
-    ("no", "earlier", "than"), ("later", "than"), ("as", "of"), ("beginning",),
+    ("since",),
+    ("after",),
+    ("from",),
+    ("anytime", "after"),
+    ("sometime", "after"),
+    ("sometimes", "after"),
+    ("any", "time", "after"),
+    ("starting", "from"),
+    ("starting", "at"),
+    ("starting", "on"),
+    ("starting",),
+    ("no", "earlier", "than"),
+    ("later", "than"),
+    ("as", "of"),
+    ("beginning",),
 )
 _OPEN_BY_FIRST: dict[str, list[tuple[tuple[str, ...], bool]]] = {}
 for _table, _before in ((_BEFORE, True), (_AFTER, False)):
     for _words in _table:
         _OPEN_BY_FIRST.setdefault(_words[0], []).append((_words, _before))
-_STARTS = (("starting", "from"), ("starting", "at"), ("starting", "on"), ("starting",), ("beginning", "from"),
-           ("beginning",), ("from",), ("after",), ("as", "of"))
+_STARTS = (
+    ("starting", "from"),
+    ("starting", "at"),
+    ("starting", "on"),
+    ("starting",),
+    ("beginning", "from"),
+    ("beginning",),
+    ("from",),
+    ("after",),
+    ("as", "of"),
+)
 _RANGE_PREFIXES = (("in", "between"), ("between",), ("from",), ("later", "than"))
 _DASH_WORDS = frozenset({"to", "thru", "through", "till", "til", "until", "untill", "-"})
 _ROLLING_PREFIXES = (("in",), ("over",), ("during",), ("within",))
@@ -51,8 +85,14 @@ class Grammar(Parser):
             return None
         best: Parse | None = None
         for rule in (
-            self.point_expression, self.prefixed_range, self.open_interval, self.by, self.within,
-            self.last_next, self.for_interval, self.bare_range,
+            self.point_expression,
+            self.prefixed_range,
+            self.open_interval,
+            self.by,
+            self.within,
+            self.last_next,
+            self.for_interval,
+            self.bare_range,
         ):
             found = rule(i)
             if found is not None and not found[1].latent and (best is None or found[0] > best[0]):
@@ -63,10 +103,16 @@ class Grammar(Parser):
 
     def interval(self, span: Span, grain: Grain, *parts: Node, open_end: bool = False) -> Node:
         return Node(
-            Fixed(span, grain), grain, DATE_FIELDS | {TIME, PART}, span=span, is_interval=True,
-            has_date=any(p.has_date for p in parts), has_time=any(p.has_time for p in parts),
+            Fixed(span, grain),
+            grain,
+            DATE_FIELDS | {TIME, PART},
+            span=span,
+            is_interval=True,
+            has_date=any(p.has_date for p in parts),
+            has_time=any(p.has_time for p in parts),
             day_part=next((p.day_part for p in parts if p.day_part), None),
-            weekdays=frozenset().union(*(p.weekdays for p in parts)), open_end=open_end,
+            weekdays=frozenset().union(*(p.weekdays for p in parts)),
+            open_end=open_end,
         )
 
     def lasting(self, node: Node, dur: Dur) -> Node | None:
@@ -97,13 +143,13 @@ class Grammar(Parser):
                     k = after
                     break
             k = k + 1 if self.punct(k) == "," else k
-            found_range = self.range_core(k, context=node, between=self.w(k - 1) == "between")
+            found_range = self.range_core(k, context=node, between=self.words[k - 1] == "between")
             if found_range is not None and found_range[0] > best[0]:
                 best = found_range
         return best
 
     def _for_duration(self, j: int, node: Node) -> Parse | None:
-        if self.w(j) != "for" or node.latent or node.span is not None:
+        if self.words[j] != "for" or node.latent or node.span is not None:
             return None
         dur = self.duration(j + 1)
         # "tomorrow for 2 hours" says how long, not when: only a time or a long enough stay makes a range
@@ -113,7 +159,7 @@ class Grammar(Parser):
         return (dur[0], lasting) if lasting is not None else None
 
     def prefixed_range(self, i: int) -> Parse | None:
-        """"from 9:30 to 11:00", "between 9 and 11am", "later than 9:30 but before 11:00", "from 4pm for
+        """ "from 9:30 to 11:00", "between 9 and 11am", "later than 9:30 but before 11:00", "from 4pm for
         30 minutes"."""
         for words in _RANGE_PREFIXES:
             j = self.phrase(i, words)
@@ -148,13 +194,17 @@ class Grammar(Parser):
         n = dom[1]
         if dom[2] or n > 24:
             anchor = DayOfMonth(n)
-            return dom[0], Node(anchor, "day", frozenset({DAY}), anchor=anchor, has_date=True, latent=True, bare=n)
+            return dom[0], Node(
+                anchor, "day", frozenset({DAY}), anchor=anchor, has_date=True, latent=True, bare=n
+            )
         tod = Tod(n % 24, ambiguous=1 <= n <= 12)
-        return dom[0], Node(tod.series(), "hour", frozenset({TIME}), tod=tod, latent=True, has_time=True, bare=n)
+        return dom[0], Node(
+            tod.series(), "hour", frozenset({TIME}), tod=tod, latent=True, has_time=True, bare=n
+        )
 
     def _connector(self, j: int, between: bool, later: bool, a: Node) -> int:
         """End of the word joining two ends of a range, or -1."""
-        if between and self.w(j) == "and":
+        if between and self.words[j] == "and":
             return j + 1
         if later:
             for words in (("but", "before"), ("and", "before"), ("before",)):
@@ -162,15 +212,21 @@ class Grammar(Parser):
                 if k > 0:
                     return k
             return -1
-        if self.punct(j) == "-" or self.w(j) in _DASH_WORDS:
+        if self.punct(j) == "-" or self.words[j] in _DASH_WORDS:
             k = j + 1
-            return k + 1 if self.w(k) == "the" and self.w(j) != "-" else k
+            return k + 1 if self.words[k] == "the" and self.words[j] != "-" else k
         if self.punct(j) == "/" and a.fields >= {DAY, TIME}:
             return j + 1
         return -1
 
     def range_core(
-        self, i: int, *, context: Node | None, between: bool = False, later: bool = False, prefixed: bool = False
+        self,
+        i: int,
+        *,
+        context: Node | None,
+        between: bool = False,
+        later: bool = False,
+        prefixed: bool = False,
     ) -> Parse | None:
         """Two ends joined by "to", "-", "and"...; ``prefixed``: after "from"/"between", which lets bare
         hours make a range ("from 9 to 5")."""
@@ -183,7 +239,9 @@ class Grammar(Parser):
                 after = self._trailing_context(end)
                 options = [(end, None)] + ([after] if after is not None else [])
                 for stop, trailing in options:
-                    node = self.make_range(a, b, context or trailing, prefixed=prefixed or context is not None)
+                    node = self.make_range(
+                        a, b, context or trailing, prefixed=prefixed or context is not None
+                    )
                     if node is not None and (best is None or stop > best[0]):
                         best = stop, node
             if best is not None:
@@ -191,7 +249,7 @@ class Grammar(Parser):
         return best
 
     def _trailing_context(self, i: int) -> tuple[int, Node] | None:
-        """"on Thursday", "of July", ", tomorrow" after a range: the date both ends share."""
+        """ "on Thursday", "of July", ", tomorrow" after a range: the date both ends share."""
         j = i + 1 if self.punct(i) == "," else i
         j = self.skip(j, "of")
         found = self.point(j)
@@ -270,8 +328,8 @@ class Grammar(Parser):
     # ------------------------------------------------------------------ open and relative intervals
 
     def open_interval(self, i: int) -> Parse | None:
-        """"until 2pm", "before 11 am", "through 2014" (open before); "since 2014", "after 5pm" (after)."""
-        for words, before in _OPEN_BY_FIRST.get(self.w(i), ()):
+        """ "until 2pm", "before 11 am", "through 2014" (open before); "since 2014", "after 5pm" (after)."""
+        for words, before in _OPEN_BY_FIRST.get(self.words[i], ()):
             j = self.phrase(i, words)
             if j < 0:
                 continue
@@ -293,17 +351,21 @@ class Grammar(Parser):
         return None
 
     def by(self, i: int) -> Parse | None:
-        """"by 2pm" (now until then), "by the end of the month", "by EOM", "by end of day"."""
-        if self.w(i) != "by":
+        """ "by 2pm" (now until then), "by the end of the month", "by EOM", "by end of day"."""
+        if self.words[i] != "by":
             return None
         j = self.skip(i + 1, "the")
-        if self.w(j) in _END_SHORTHAND:
-            grain = _END_SHORTHAND[self.w(j)]
+        if self.words[j] in _END_SHORTHAND:
+            grain = _END_SHORTHAND[self.words[j]]
             return j + 1, self.interval((self.now, self.cycle(grain, 0)[1]), "second")
-        if self.w(j) == "end" and self.w(j + 1) == "of":
+        if self.words[j] == "end" and self.words[j + 1] == "of":
             k = self.skip(j + 2, "the")
-            word = self.w(k)
-            if word in UNITS and UNITS[word] in ("day", "week", "month", "quarter", "year") and self.kind(k + 1) != "num":
+            word = self.words[k]
+            if (
+                word in UNITS
+                and UNITS[word] in ("day", "week", "month", "quarter", "year")
+                and self.kind(k + 1) != "num"
+            ):
                 return k + 1, self.interval((self.now, self.cycle(UNITS[word], 0)[1]), "second")
             found = self.point(k)
             if found is None or found[1].latent:
@@ -321,13 +383,13 @@ class Grammar(Parser):
         return found[0], self.interval((self.now, span[0]), "second", found[1])
 
     def within(self, i: int) -> Parse | None:
-        """"within 2 weeks": from now to the start of the day two weeks on."""
-        if self.w(i) != "within":
+        """ "within 2 weeks": from now to the start of the day two weeks on."""
+        if self.words[i] != "within":
             return None
         j = self.skip(self.skip(i + 1, "the"), "next")
         found = self.duration(j) or (self.duration(j - 1) if j > i + 1 else None)
-        if found is None and self.w(j) in UNITS:  # "within the next hour"
-            found = j + 1, _unit_dur(UNITS[self.w(j)])
+        if found is None and self.words[j] in UNITS:  # "within the next hour"
+            found = j + 1, _unit_dur(UNITS[self.words[j]])
         if found is None:
             return None
         dur = found[1]
@@ -335,7 +397,7 @@ class Grammar(Parser):
         return found[0], self.interval((self.now, end), "second")
 
     def last_next(self, i: int) -> Parse | None:
-        """"next 3 days" (tomorrow on), "last 2 weeks", "past two hours": whole units next to now."""
+        """ "next 3 days" (tomorrow on), "last 2 weeks", "past two hours": whole units next to now."""
         j = i
         for words in _ROLLING_PREFIXES:
             k = self.phrase(j, words)
@@ -343,15 +405,15 @@ class Grammar(Parser):
                 j = k
                 break
         j = self.skip(j, "the")
-        word = self.w(j)
+        word = self.words[j]
         if word not in ("next", "last", "past", "previous", "coming", "following", "upcoming"):
             return None
         count = self._count(j + 1)
         if count is None:
             return None
         k, n = count
-        unit = self.w(k)
-        if unit not in UNITS or not unit.endswith("s") and n != 1:
+        unit = self.words[k]
+        if unit not in UNITS or (not unit.endswith("s") and n != 1):
             return None
         grain = UNITS[unit]
         now_unit = truncate(self.now, grain)
@@ -363,30 +425,30 @@ class Grammar(Parser):
         return k + 1, self.interval(span, grain)
 
     def _count(self, i: int) -> tuple[int, int] | None:
-        if self.w(i) in ("few", "couple", "several"):
-            return self.skip(i + 1, "of"), VAGUE_COUNTS[self.w(i)]
-        if self.w(i) in ("a", "an") and self.w(i + 1) in ("few", "couple"):
-            return self.skip(i + 2, "of"), VAGUE_COUNTS[self.w(i + 1)]
+        if self.words[i] in ("few", "couple", "several"):
+            return self.skip(i + 1, "of"), VAGUE_COUNTS[self.words[i]]
+        if self.words[i] in ("a", "an") and self.words[i + 1] in ("few", "couple"):
+            return self.skip(i + 2, "of"), VAGUE_COUNTS[self.words[i + 1]]
         found = self.cardinal(i)
         if found is None or found[1] < 1:
             return None
         return found
 
     def for_interval(self, i: int) -> Parse | None:
-        """"for 10 days from 18th Dec", "for 30' starting from 4pm", "for the next month" (from now),
+        """ "for 10 days from 18th Dec", "for 30' starting from 4pm", "for the next month" (from now),
         "for the rest of the week"."""
-        if self.w(i) != "for":
+        if self.words[i] != "for":
             return None
         j = self.skip(i + 1, "the")
-        if self.w(j) in ("next", "coming", "following"):
+        if self.words[j] in ("next", "coming", "following"):
             count = self._count(j + 1) or (j + 1, 1)
             k, n = count
-            if self.w(k) in UNITS:
-                grain = UNITS[self.w(k)]
+            if self.words[k] in UNITS:
+                grain = UNITS[self.words[k]]
                 return k + 1, self.interval((self.now, add(self.now, grain, n)), grain)
         k = self.phrase(j, ("rest", "of", "the"))
-        if k > 0 and self.w(k) in UNITS and UNITS[self.w(k)] in ("day", "week", "month", "year"):
-            return k + 1, self.interval((self.now, self.cycle(UNITS[self.w(k)], 0)[1]), "second")
+        if k > 0 and self.words[k] in UNITS and UNITS[self.words[k]] in ("day", "week", "month", "year"):
+            return k + 1, self.interval((self.now, self.cycle(UNITS[self.words[k]], 0)[1]), "second")
         found = self.duration(i + 1)
         if found is None:
             return None
@@ -404,15 +466,25 @@ class Grammar(Parser):
 
 
 _FINER_OF: dict[Grain, Grain] = {
-    "year": "month", "quarter": "month", "month": "day", "week": "day",
-    "day": "day", "hour": "hour", "minute": "minute", "second": "second",
+    "year": "month",
+    "quarter": "month",
+    "month": "day",
+    "week": "day",
+    "day": "day",
+    "hour": "hour",
+    "minute": "minute",
+    "second": "second",
 }
 
 
 def _unit_dur(grain: Grain) -> Dur:
-    return Dur(months={"year": 12, "quarter": 3, "month": 1}.get(grain, 0),
-               days={"week": 7, "day": 1}.get(grain, 0),
-               seconds={"hour": 3600, "minute": 60, "second": 1}.get(grain, 0), small=grain, big=grain)
+    return Dur(
+        months={"year": 12, "quarter": 3, "month": 1}.get(grain, 0),
+        days={"week": 7, "day": 1}.get(grain, 0),
+        seconds={"hour": 3600, "minute": 60, "second": 1}.get(grain, 0),
+        small=grain,
+        big=grain,
+    )
 
 
 def _rank_of(grain: Grain) -> int:

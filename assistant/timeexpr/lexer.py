@@ -16,8 +16,20 @@ from assistant.timeexpr.holidays import holiday_matcher
 __all__ = ["Token", "normalize", "tokenize"]
 
 # Same-length replacements only, so that offsets into the normalized text are offsets into the input.
-_FOLD = str.maketrans({"’": "'", "‘": "'", "´": "'", "`": "'", "“": '"', "”": '"', "–": "-", "—": "-",
-                       "\u00a0": " ", "\u202f": " "})
+_FOLD = str.maketrans(
+    {
+        "’": "'",
+        "‘": "'",
+        "´": "'",
+        "`": "'",
+        "“": '"',
+        "”": '"',
+        "–": "-",
+        "—": "-",
+        "\u00a0": " ",
+        "\u202f": " ",
+    }
+)
 
 _TOKEN = re.compile(
     r"""
@@ -69,8 +81,9 @@ def tokenize(text: str) -> list[Token]:
         elif kind == "word":
             tokens.append(Token("word", m.group(), start, end))
         elif kind in ("iso_d", "mdy_y"):
-            year, month, day = (m["iso"], m["iso_m"], m["iso_d"]) if kind == "iso_d" else (
-                m["mdy_y"], m["mdy"], m["mdy_d"])
+            year, month, day = (
+                (m["iso"], m["iso_m"], m["iso_d"]) if kind == "iso_d" else (m["mdy_y"], m["mdy"], m["mdy_d"])
+            )
             y = int(year) + ((2000 if int(year) < 50 else 1900) if len(year) == 2 else 0)
             tokens.append(Token("date", m.group(), start, end, (y, int(month), int(day))))
         elif kind == "slash_b":

@@ -14,7 +14,9 @@ __all__ = ["find_durations", "find_times"]
 
 # Words before or after a duration that make it an offset or a window rather than how long something
 # lasts: "in 3 days", "2 weeks ago", "the next 3 days", "every 2 weeks".
-_OFFSET_BEFORE = frozenset({"in", "within", "next", "last", "past", "previous", "after", "every", "each", "coming"})
+_OFFSET_BEFORE = frozenset(
+    {"in", "within", "next", "last", "past", "previous", "after", "every", "each", "coming"}
+)
 _OFFSET_AFTER = frozenset({"ago", "hence", "from", "later", "before", "after", "earlier", "back"})
 
 
@@ -46,10 +48,18 @@ def find_times(text: str, *, now: datetime) -> list[TimeMatch]:
     return matches
 
 
-def _to_match(grammar: Parser, node: Node, text: str, span: tuple[int, int], now: datetime) -> TimeMatch | None:
+def _to_match(
+    grammar: Parser, node: Node, text: str, span: tuple[int, int], now: datetime
+) -> TimeMatch | None:
     common = {
-        "text": text, "span": span, "grain": node.grain, "is_interval": node.is_interval,
-        "has_date": node.has_date, "has_time": node.has_time, "day_part": node.day_part, "weekdays": node.weekdays,
+        "text": text,
+        "span": span,
+        "grain": node.grain,
+        "is_interval": node.is_interval,
+        "has_date": node.has_date,
+        "has_time": node.has_time,
+        "day_part": node.day_part,
+        "weekdays": node.weekdays,
     }
     if node.error is not None:
         return TimeMatch(start=None, end=None, error=node.error, **common)  # type: ignore[arg-type]
@@ -76,7 +86,11 @@ def find_durations(text: str) -> list[DurationMatch]:
     while i < len(tokens):
         start = i + 1 if parser.w(i) == "for" else i
         found = parser.duration(start)
-        if found is None or (start == i and parser.w(i - 1) in _OFFSET_BEFORE) or parser.w(found[0]) in _OFFSET_AFTER:
+        if (
+            found is None
+            or (start == i and parser.w(i - 1) in _OFFSET_BEFORE)
+            or parser.w(found[0]) in _OFFSET_AFTER
+        ):
             i += 1
             continue
         end, dur = found

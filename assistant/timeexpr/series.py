@@ -447,8 +447,7 @@ class AnySeason(Yearly):
     def __init__(self, bounds: Sequence[tuple[tuple[int, int], tuple[int, int]]]) -> None:
         def spans(year: int) -> Sequence[tuple[date, date]]:
             out = [
-                (date(year, *start), date(year + 1 if end < start else year, *end))
-                for start, end in bounds
+                (date(year, *start), date(year + 1 if end < start else year, *end)) for start, end in bounds
             ]
             return sorted(out)
 
@@ -495,7 +494,9 @@ class Intersect(Series):
         # given latest first: "last night" is the night that started yesterday, though it ends today.
         for under_way in self.coarse.forward(t):
             if under_way[0] < t:
-                found = [s for s in self._within(under_way, self.fine.forward(under_way[0]), True) if s[1] <= t]
+                found = [
+                    s for s in self._within(under_way, self.fine.forward(under_way[0]), True) if s[1] <= t
+                ]
                 yield from reversed(found)
             break
         barren = 0

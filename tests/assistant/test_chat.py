@@ -24,11 +24,21 @@ def test_week_question_runs_a_persisted_workflow_and_answers() -> None:
     with time_machine.travel(NOW, tick=False):
         user = get_user_model().objects.create_user("chatter", "chatter@example.com")
         preference_set(user=user, key="timezone", value="America/New_York")
-        cal = calendar_create(owner=user, key="personal", name="Personal", timezone="America/New_York", is_default=True)
-        event_create(calendar=cal, summary="Dentist", start=datetime(2026, 3, 5, 15, tzinfo=NY),
-                     end=datetime(2026, 3, 5, 16, tzinfo=NY))
-        event_create(calendar=cal, summary="Flight", start=datetime(2026, 3, 9, 7, tzinfo=NY),
-                     end=datetime(2026, 3, 9, 10, tzinfo=NY))
+        cal = calendar_create(
+            owner=user, key="personal", name="Personal", timezone="America/New_York", is_default=True
+        )
+        event_create(
+            calendar=cal,
+            summary="Dentist",
+            start=datetime(2026, 3, 5, 15, tzinfo=NY),
+            end=datetime(2026, 3, 5, 16, tzinfo=NY),
+        )
+        event_create(
+            calendar=cal,
+            summary="Flight",
+            start=datetime(2026, 3, 9, 7, tzinfo=NY),
+            end=datetime(2026, 3, 9, 10, tzinfo=NY),
+        )
         conversation = conversation_create(user=user)
         reply = chat_turn(user=user, conversation=conversation, text="What's my week look like?")
     assert reply is not None

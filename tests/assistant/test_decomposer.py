@@ -27,12 +27,23 @@ def user() -> Iterator[Any]:
     with time_machine.travel(NOW, tick=False):
         me = get_user_model().objects.create_user("dec-user", "me@example.com")
         get_user_model().objects.create_user("ana", "ana@example.com", first_name="Ana", last_name="Silva")
-        personal = calendar_create(owner=me, key="personal", name="Personal", timezone="America/New_York", is_default=True)
+        personal = calendar_create(
+            owner=me, key="personal", name="Personal", timezone="America/New_York", is_default=True
+        )
         school = calendar_create(owner=me, key="school", name="School", timezone="America/New_York")
-        event_create(calendar=personal, summary="Dentist appointment",
-                     start=datetime(2026, 3, 5, 15, tzinfo=NY), end=datetime(2026, 3, 5, 16, tzinfo=NY))
-        event_create(calendar=school, summary="Calculus II Lecture", start=datetime(2026, 3, 2, 14, tzinfo=NY),
-                     end=datetime(2026, 3, 2, 15, 15, tzinfo=NY), rrule="FREQ=WEEKLY;BYDAY=MO,WE;COUNT=10")
+        event_create(
+            calendar=personal,
+            summary="Dentist appointment",
+            start=datetime(2026, 3, 5, 15, tzinfo=NY),
+            end=datetime(2026, 3, 5, 16, tzinfo=NY),
+        )
+        event_create(
+            calendar=school,
+            summary="Calculus II Lecture",
+            start=datetime(2026, 3, 2, 14, tzinfo=NY),
+            end=datetime(2026, 3, 2, 15, 15, tzinfo=NY),
+            rrule="FREQ=WEEKLY;BYDAY=MO,WE;COUNT=10",
+        )
         yield me
 
 

@@ -44,7 +44,7 @@ def test_registration_reports_every_problem_at_once() -> None:
     with pytest.raises(SkillRegistrationError) as info:
 
         @reg.skill
-        def broken(ctx: int, params: dict) -> str:  # type: ignore[type-arg]
+        def broken(ctx: int, params: dict) -> str:
             return ""
 
     message = str(info.value)

@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 from django.contrib.auth import get_user_model
 
@@ -10,6 +12,7 @@ from workflows.engine import run_advance, run_cancel, run_resume, run_start
 from workflows.models import RunStatus, TaskRun, WorkflowRun
 
 pytestmark = pytest.mark.django_db
+NEVER = datetime.max.replace(tzinfo=UTC)
 
 
 @pytest.fixture(autouse=True)
@@ -40,7 +43,7 @@ def test_fan_out_fan_in_passes_outputs_along(user: object) -> None:
             id=f"w{i}",
             skill="add",
             params={"value": i, "values": ["{{root.output.value}}"]},
-            dependsOn=("root",),
+            depends_on=("root",),
         )
         for i in range(5)
     ]
@@ -49,7 +52,7 @@ def test_fan_out_fan_in_passes_outputs_along(user: object) -> None:
             id="sum",
             skill="add",
             params={"values": [f"{{{{w{i}.output.value}}}}" for i in range(5)]},
-            dependsOn=tuple(f"w{i}" for i in range(5)),
+            depends_on=tuple(f"w{i}" for i in range(5)),
         )
     )
     run = start(user, *tasks)
@@ -64,7 +67,7 @@ def test_failure_fails_dependants_with_a_clear_message_and_others_still_run(user
     run = start(
         user,
         TaskSpec(id="bad", skill="fail", params={"message": "calendar is read-only"}),
-        TaskSpec(id="after", skill="emit", dependsOn=("bad",)),
+        TaskSpec(id="after", skill="emit", depends_on=("bad",)),
         TaskSpec(id="independent", skill="emit", params={"value": 7}),
         output="after",
     )
@@ -94,10 +97,10 @@ def test_false_condition_skips_task_and_its_dependants(user: object) -> None:
     run = start(
         user,
         TaskSpec(id="n", skill="emit", params={"value": 0}),
-        TaskSpec(id="only_if", skill="emit", when="{{n.output.value}} > 0", dependsOn=("n",)),
-        TaskSpec(id="after", skill="emit", dependsOn=("only_if",)),
+        TaskSpec(id="only_if", skill="emit", when="{{n.output.value}} > 0", depends_on=("n",)),
+        TaskSpec(id="after", skill="emit", depends_on=("only_if",)),
         TaskSpec(
-            id="else", skill="emit", when="not {{n.output.value}}", dependsOn=("n",), params={"value": 5}
+            id="else", skill="emit", when="not {{n.output.value}}", depends_on=("n",), params={"value": 5}
         ),
         output="else",
     )
@@ -116,15 +119,15 @@ def test_concurrent_skills_run_in_worker_threads_side_by_side(user: object) -> N
             id="join",
             skill="add",
             params={"values": [f"{{{{s{i}.output.value}}}}" for i in range(4)]},
-            dependsOn=tuple(f"s{i}" for i in range(4)),
+            depends_on=tuple(f"s{i}" for i in range(4)),
         ),
     )
     stored = rows(run)
-    threads = {stored[f"s{i}"].output["value"] for i in range(4)}
+    threads = {(stored[f"s{i}"].output or {})["value"] for i in range(4)}
     assert run.status == RunStatus.SUCCEEDED
     assert len(threads) > 1  # not all on one thread: they ran concurrently
-    starts = sorted(stored[f"s{i}"].started_at for i in range(4))
-    ends = sorted(stored[f"s{i}"].finished_at for i in range(4))
+    starts = sorted(stored[f"s{i}"].started_at or NEVER for i in range(4))
+    ends = sorted(stored[f"s{i}"].finished_at or NEVER for i in range(4))
     assert starts[-1] < ends[0]  # every one started before any finished
 
 
@@ -133,9 +136,10 @@ def test_pause_is_stored_and_resume_continues_from_the_database(user: object) ->
     run = start(
         user,
         TaskSpec(id="q", skill="ask", params={"question": "Which day?"}),
-        TaskSpec(id="use", skill="emit", params={"value": 1}, dependsOn=("q",)),
+        TaskSpec(id="use", skill="emit", params={"value": 1}, depends_on=("q",)),
     )
     assert run.status == RunStatus.PAUSED
+    assert run.pause_payload is not None
     assert run.pause_payload["text"] == "Which day?"
     assert run.pause_payload["pause_id"] == str(run.pause_id)
     assert rows(run)["use"].status == "pending"

@@ -12,9 +12,9 @@ PLAN = compile_workflow(
         name="diamond",
         tasks=(
             TaskSpec(id="a", skill="emit"),
-            TaskSpec(id="b", skill="emit", dependsOn=("a",)),
-            TaskSpec(id="c", skill="emit", dependsOn=("a",)),
-            TaskSpec(id="d", skill="emit", dependsOn=("b", "c")),
+            TaskSpec(id="b", skill="emit", depends_on=("a",)),
+            TaskSpec(id="c", skill="emit", depends_on=("a",)),
+            TaskSpec(id="d", skill="emit", depends_on=("b", "c")),
             TaskSpec(id="e", skill="emit"),
         ),
     ),

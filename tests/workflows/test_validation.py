@@ -20,7 +20,7 @@ def errors_of(definition: WorkflowDefinition, **kwargs: object) -> list[str]:
 def test_valid_workflow_compiles_in_topological_order() -> None:
     plan = compile_workflow(
         wf(
-            TaskSpec(id="b", skill="add", params={"values": "{{a.output.items}}"}, dependsOn=("a",)),
+            TaskSpec(id="b", skill="add", params={"values": "{{a.output.items}}"}, depends_on=("a",)),
             TaskSpec(id="a", skill="emit", params={"value": 1, "values": [1, 2]}),
         ),
         registry=registry,
@@ -31,7 +31,7 @@ def test_valid_workflow_compiles_in_topological_order() -> None:
 
 
 def test_missing_dependency_is_named_like_the_seed_example() -> None:
-    errors = errors_of(wf(TaskSpec(id="1", skill="emit", dependsOn=("task-999",))))
+    errors = errors_of(wf(TaskSpec(id="1", skill="emit", depends_on=("task-999",))))
     assert errors == ["Task 1 depends on non-existent task task-999."]
 
 
@@ -39,7 +39,7 @@ def test_every_error_is_gathered_before_raising() -> None:
     errors = errors_of(
         wf(
             TaskSpec(id="a", skill="emitt"),
-            TaskSpec(id="b", skill="emit", dependsOn=("b",)),
+            TaskSpec(id="b", skill="emit", depends_on=("b",)),
             TaskSpec(id="c", skill="emit", params={"value": "not a number"}),
             TaskSpec(id="d", skill="emit", params={"bogus": 1}),
         )
@@ -54,9 +54,9 @@ def test_every_error_is_gathered_before_raising() -> None:
 def test_cycle_error_names_the_path() -> None:
     errors = errors_of(
         wf(
-            TaskSpec(id="a", skill="emit", dependsOn=("c",)),
-            TaskSpec(id="b", skill="emit", dependsOn=("a",)),
-            TaskSpec(id="c", skill="emit", dependsOn=("b",)),
+            TaskSpec(id="a", skill="emit", depends_on=("c",)),
+            TaskSpec(id="b", skill="emit", depends_on=("a",)),
+            TaskSpec(id="c", skill="emit", depends_on=("b",)),
         )
     )
     assert len(errors) == 1
@@ -82,8 +82,8 @@ def test_transitive_dependency_may_be_referenced() -> None:
     plan = compile_workflow(
         wf(
             TaskSpec(id="a", skill="emit"),
-            TaskSpec(id="b", skill="emit", dependsOn=("a",)),
-            TaskSpec(id="c", skill="add", params={"value": "{{a.output.value}}"}, dependsOn=("b",)),
+            TaskSpec(id="b", skill="emit", depends_on=("a",)),
+            TaskSpec(id="c", skill="add", params={"value": "{{a.output.value}}"}, depends_on=("b",)),
         ),
         registry=registry,
     )
@@ -94,7 +94,7 @@ def test_reference_to_a_missing_output_field_is_rejected() -> None:
     errors = errors_of(
         wf(
             TaskSpec(id="a", skill="emit"),
-            TaskSpec(id="b", skill="add", params={"value": "{{a.output.nothing}}"}, dependsOn=("a",)),
+            TaskSpec(id="b", skill="add", params={"value": "{{a.output.nothing}}"}, depends_on=("a",)),
         )
     )
     assert errors == ["Task b references {{a.output.nothing}}, but skill emit has no output nothing."]
@@ -127,7 +127,7 @@ def test_thousand_task_dag_validates() -> None:
             id=f"t{i}",
             skill="add",
             params={"values": [f"{{{{t{i - 1}.output.value}}}}"]},
-            dependsOn=(f"t{i - 1}",),
+            depends_on=(f"t{i - 1}",),
         )
         for i in range(1, 1000)
     ]

@@ -92,8 +92,10 @@ def _check(record: dict[str, Any], match: TimeMatch | None, reference: datetime)
     grain: Grain = record["grain"] if record["grain"] in GRAINS else "second"
 
     def same(ours: datetime | None, theirs: datetime | None) -> bool:
-        return ours is not None and theirs is not None and _at_grain(ours, grain, reference) == _at_grain(
-            theirs, grain, reference
+        return (
+            ours is not None
+            and theirs is not None
+            and _at_grain(ours, grain, reference) == _at_grain(theirs, grain, reference)
         )
 
     if "value" in record:
@@ -166,8 +168,11 @@ class Command(BaseCommand):
     @staticmethod
     def _table(report: Report) -> str:
         rows = [
-            ("single values", report.single), ("intervals", report.interval), ("negatives", report.negative),
-            ("convention-dependent", report.convention), ("needing latent reading", report.latent),
+            ("single values", report.single),
+            ("intervals", report.interval),
+            ("negatives", report.negative),
+            ("convention-dependent", report.convention),
+            ("needing latent reading", report.latent),
         ]
         out = [f"{'':24}{'correct':>8}{'total':>8}{'accuracy':>10}"]
         for name, tally in rows:
