@@ -68,7 +68,7 @@ def demo(args: argparse.Namespace) -> None:
 
 def test(args: argparse.Namespace) -> None:
     if not args.no_install:
-        ensure_venv("test")
+        ensure_venv("test,bench")
         ensure_chromium()
     env = {**os.environ, "DEBUG": os.environ.get("DEBUG", "1")}
     pytest_args = args.pytest_args[1:] if args.pytest_args[:1] == ["--"] else args.pytest_args
