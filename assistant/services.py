@@ -129,5 +129,7 @@ def _message_add(
         run=run,
         trace_id=trace_id,
     )
-    events.publish(conversation.channel_group, {"type": "chat.message", "message": message.as_payload()})
+    payload = {"type": "chat.message", "message": message.as_payload()}
+    # After commit, so that a client reacting to the event always finds the message in the database.
+    transaction.on_commit(lambda: events.publish(conversation.channel_group, payload))
     return message

@@ -68,8 +68,16 @@ def run_advance(
         return WorkflowRun.objects.get(pk=run_id)
     state = run_load(run_id, registry=registry)
     _drive(state)
-    _notify(state.run)
-    return state.run
+    run = state.run
+    _notify(run)
+    # Announced after the listeners, so whoever reacts finds the reply they wrote already stored.
+    if run.status == RunStatus.PAUSED:
+        events.publish(run.channel_group, {"type": "workflow.paused", "run_id": str(run.pk)})
+    else:
+        events.publish(
+            run.channel_group, {"type": "workflow.finished", "run_id": str(run.pk), "status": str(run.status)}
+        )
+    return run
 
 
 def run_resume(
@@ -156,7 +164,6 @@ def _drive(state: RunState) -> None:
             events.publish(run.channel_group, event)
         if paused is not None:
             run_pause(run=run, task_id=paused.task_id, payload=paused.pause or {})
-            events.publish(run.channel_group, {"type": "workflow.paused", "run_id": str(run.pk)})
             return
     _finish(state)
 
@@ -205,9 +212,6 @@ def _finish(state: RunState) -> None:
     run.finished_at = timezone.now()
     run.pause_payload = None
     run.save(update_fields=["status", "result", "error", "finished_at", "pause_payload", "updated_at"])
-    events.publish(
-        run.channel_group, {"type": "workflow.finished", "run_id": str(run.pk), "status": str(run.status)}
-    )
 
 
 def _task_event(kind: str, run: WorkflowRun, task_id: str, summary: str) -> dict[str, Any]:

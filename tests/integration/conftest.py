@@ -134,8 +134,14 @@ class Subscriber:
         async_to_sync(self.layer.group_add)(group, self.channel)
         self.received: list[dict[str, Any]] = []
 
-    def receive_until(self, event_type: str, *, timeout: float = 15) -> list[dict[str, Any]]:
-        """Receive events until one of ``event_type`` arrives; returns those received in this call."""
+    def receive_until(
+        self,
+        event_type: str,
+        *,
+        where: Callable[[dict[str, Any]], bool] = lambda event: True,
+        timeout: float = 15,
+    ) -> list[dict[str, Any]]:
+        """Receive events until one of ``event_type`` (and ``where``) arrives; returns this call's."""
 
         async def collect() -> list[dict[str, Any]]:
             loop = asyncio.get_running_loop()
@@ -154,7 +160,7 @@ class Subscriber:
                     ) from None
                 batch.append(message)
                 self.received.append(message)
-                if message["type"] == event_type:
+                if message["type"] == event_type and where(message):
                     return batch
 
         return async_to_sync(collect)()
@@ -290,19 +296,20 @@ def worker(
             filter(None, [str(django_settings.BASE_DIR), os.environ.get("PYTHONPATH")])
         ),
         "PYTHONUNBUFFERED": "1",
+        "INTEGRATION_PARENT_PID": str(os.getpid()),
     }
     command = [
         sys.executable, "-m", "celery", "-A", "assistant", "worker",
         "--pool=solo", "--concurrency=1", "-l", "warning", "-n", hostname,
         "--without-gossip", "--without-mingle", "--without-heartbeat",
     ]  # fmt: skip
-    _point_app_at(app, broker_url=redis_url, eager=False)
     with log.open("wb") as out:
         process = subprocess.Popen(
             command, cwd=django_settings.BASE_DIR, env=env, stdout=out, stderr=subprocess.STDOUT
         )
     running = Worker(process=process, hostname=hostname, log=log, env=env)
     try:
+        _point_app_at(app, broker_url=redis_url, eager=False)
         # A ping answered proves the worker consumes from the broker: tasks sent now will run.
         wait_for(
             lambda: app.control.ping(destination=[running.hostname], timeout=0.5) or None,

@@ -18,6 +18,7 @@ from django.contrib.auth import get_user_model
 from pytest_django.fixtures import Settings
 
 from assistant.models import Conversation, Message
+from preferences.services import preference_set
 from skills.services import calendar_create, event_create
 from tests.integration.conftest import Subscriber, Worker, chat_listener_error, wait_for
 from workflows.definition import TaskSpec, WorkflowDefinition
@@ -45,7 +46,7 @@ def user(worker: Worker) -> Any:
     ada = get_user_model().objects.create_user("ada", "ada@example.com")
     calendar = calendar_create(owner=ada, key="work", name="Work", timezone=ZONE, is_default=True)
     berlin = ZoneInfo(ZONE)
-    for day, hour, summary in ((4, 9, "Dentist"), (5, 14, "Design review"), (20, 10, "Next month")):
+    for day, hour, summary in ((4, 9, "Dentist"), (5, 14, "Design review"), (20, 10, "Quarterly planning")):
         start = datetime(2030, 3, day, hour, tzinfo=berlin)
         event_create(calendar=calendar, summary=summary, start=start, end=start.replace(hour=hour + 1))
     return ada
@@ -93,7 +94,7 @@ def test_worker_runs_the_workflow_and_streams_its_progress_through_redis(
     text = (finished.result or {}).get("text", "")
     assert "Dentist" in text
     assert "Design review" in text
-    assert "Next month" not in text
+    assert "Quarterly planning" not in text  # March 20, outside the week
     events = subscriber.receive_until("workflow.finished")
     assert [(e["type"], e.get("task_id")) for e in events] == [
         ("task.started", "find"),
@@ -169,3 +170,31 @@ def test_worker_writes_the_reply_into_the_conversation(
     assert "Dentist" in reply.text
     chat = subscriber.receive_until("chat.message")[-1]
     assert chat["message"]["text"] == reply.text
+
+
+def test_chat_turn_is_answered_by_the_worker(
+    worker: Worker, user: Any, redis_layer: str, subscribe: Callable[[str], Subscriber]
+) -> None:
+    """The whole chat path with a broker: the turn enqueues after commit and the worker replies."""
+    if not worker.has_chat_listener:
+        pytest.skip(f"the worker runs without the chat listener: {chat_listener_error()}")
+    from assistant.services import chat_turn  # imports the decomposer, which may not import yet
+
+    preference_set(user=user, key="timezone", value=ZONE)
+    conversation = Conversation.objects.create(user=user)
+    subscriber = subscribe(conversation.channel_group)
+
+    chat_turn(user=user, conversation=conversation, text="What do I have on March 4, 2030?")
+
+    reply = wait_for(
+        lambda: Message.objects.filter(conversation=conversation, role=Message.Role.ASSISTANT).first(),
+        timeout=RUN_SECONDS,
+        what="the worker answering the turn",
+        worker=worker,
+    )
+    assert reply.run is not None
+    assert reply.run.status == RunStatus.SUCCEEDED
+    assert "Dentist" in reply.text
+    assert "Design review" not in reply.text  # March 5
+    posted = subscriber.receive_until("chat.message", where=lambda e: e["message"]["role"] == "assistant")
+    assert posted[-1]["message"]["id"] == reply.pk
