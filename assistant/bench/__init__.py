@@ -8,13 +8,14 @@ timing helper (``timing``), the table (``report``) and the runner that takes eve
 from __future__ import annotations
 
 from assistant.bench.report import Row, Target, as_json, render, verdict
-from assistant.bench.runner import FULL, QUICK, ROW_NAMES, Repeats, run_bench
+from assistant.bench.runner import FULL, QUICK, ROW_NAMES, BenchRun, Repeats, run_bench
 from assistant.bench.timing import Timing, measure
 
 __all__ = [
     "FULL",
     "QUICK",
     "ROW_NAMES",
+    "BenchRun",
     "Repeats",
     "Row",
     "Target",

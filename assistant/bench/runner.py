@@ -10,6 +10,7 @@ side of the engine comparison a few hundredths of a millisecond per run.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -22,7 +23,7 @@ from assistant.bench.demo import demo_user
 from assistant.bench.report import Row, Target
 from assistant.bench.timing import Timing
 
-__all__ = ["FULL", "QUICK", "ROW_NAMES", "Repeats", "run_bench"]
+__all__ = ["FULL", "QUICK", "ROW_NAMES", "BenchRun", "Repeats", "run_bench"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,13 +60,38 @@ def _guarded(name: str, target: Target | None, take: Callable[[], tuple[Timing, 
     return Row(name=name, timing=timing, target=target, notes=notes)
 
 
-def run_bench(*, repeats: Repeats = FULL) -> list[Row]:
+@dataclass(frozen=True, slots=True)
+class BenchRun:
+    """The rows of one run, and how busy the machine was while they were taken."""
+
+    rows: list[Row]
+    machine: str
+
+
+def run_bench(*, repeats: Repeats = FULL) -> BenchRun:
     """Take every row in this process, then roll back everything the measurements wrote."""
+    before = _load()
     with transaction.atomic():
         try:
-            return _measure(repeats)
+            rows = _measure(repeats)
         finally:
             transaction.set_rollback(True)
+    return BenchRun(rows=rows, machine=_machine(before, _load()))
+
+
+def _load() -> float | None:
+    try:
+        return os.getloadavg()[0]
+    except (AttributeError, OSError):  # not every platform reports a load average
+        return None
+
+
+def _machine(before: float | None, after: float | None) -> str:
+    """Wall-clock timings stretch when other processes want the CPUs; this line says whether they did."""
+    cpus = os.cpu_count() or 1
+    if before is None or after is None:
+        return f"Machine: {cpus} CPUs."
+    return f"Machine: {cpus} CPUs, 1-minute load average {before:.2f} before the run and {after:.2f} after."
 
 
 def _measure(repeats: Repeats) -> list[Row]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from datetime import date, timedelta
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from dateutil.easter import EASTER_ORTHODOX, EASTER_WESTERN, easter
 from holidays import HolidayBase
@@ -22,7 +22,7 @@ from holidays.groups import (
     IslamicHolidays,
 )
 
-__all__ = ["WEAK_HOLIDAY_WORDS", "holiday_matcher", "holiday_spans"]
+__all__ = ["WEAK_HOLIDAY_WORDS", "holiday_spans", "match_holiday"]
 
 DateSpan = tuple[date, date]
 SpansOfYear = Callable[[int], Sequence[DateSpan]]
@@ -55,8 +55,15 @@ def _rule(day_of: Callable[[int], date], offset: int = 0, length: int = 1) -> Sp
 
 
 def _easter(offset: int = 0, length: int = 1, *, orthodox: bool = False) -> SpansOfYear:
-    method = EASTER_ORTHODOX if orthodox else EASTER_WESTERN
-    return _rule(lambda year: easter(year, method), offset, length)
+    if orthodox:
+        return _rule(lambda year: easter(year, EASTER_ORTHODOX), offset, length)
+    return _rule(lambda year: easter(year, EASTER_WESTERN), offset, length)
+
+
+def _kings_day(year: int) -> date:
+    """King's Day in the Netherlands: April 27th, or the 26th when the 27th is a Sunday."""
+    day = date(year, 4, 27)
+    return day - _DAY if day.weekday() == 6 else day
 
 
 def _closest_weekday(month: int, day: int) -> Callable[[int], date]:
@@ -85,8 +92,12 @@ class _LunarCalendars(
         for key, method in _LUNAR.items():
             getattr(self, method)(key)
         hebrew = self._hebrew_calendar
-        self._add_hebrew_calendar_holiday("yom_haatzmaut", hebrew.israel_independence_date(self._year))
-        self._add_hebrew_calendar_holiday("tisha_bav", hebrew.tisha_bav_date(self._year))
+        for key, day in (
+            ("yom_haatzmaut", hebrew.israel_independence_date(self._year)),
+            ("tisha_bav", hebrew.tisha_bav_date(self._year)),
+        ):
+            if day is not None:
+                self._add_hebrew_calendar_holiday(key, day)
 
 
 # Our key -> the ``holidays`` group method that adds it.
@@ -164,6 +175,14 @@ def _lunar(key: str, offset: int = 0, length: int = 1, *, eve: bool = False) -> 
     return lambda year: tuple(_days(day + shift * _DAY, length) for day in _lunar_year(year).get(key, ()))
 
 
+def _tu_bishvat(year: int) -> Sequence[DateSpan]:
+    """Tu BiShvat (15 Shevat), from its eve: 29 days before Purim, 59 in a Hebrew leap year (Adar I)."""
+    leap = (7 * (year + 3760) + 1) % 19 < 7
+    return tuple(
+        _days(purim - (59 if leap else 29) * _DAY - _DAY) for purim in _lunar_year(year).get("purim", ())
+    )
+
+
 def _ramadan(year: int) -> Sequence[DateSpan]:
     """From the first day of Ramadan to the eve of Eid al-Fitr."""
     eids = _lunar_year(year).get("eid_al_fitr", ()) + _lunar_year(year + 1).get("eid_al_fitr", ())
@@ -234,6 +253,7 @@ _TABLE: list[tuple[str, str, SpansOfYear]] = [
     ("fathers_day", r"father'?s'? day", _rule(_nth_weekday(3, 6, 6))),
     ("bosses_day", r"boss(?:'?s'?|es'?) day|boss day", _rule(_closest_weekday(10, 16))),
     ("commonwealth_day", r"commonwealth day", _rule(_nth_weekday(2, 0, 3))),
+    ("kings_day", r"king'?s'? day|koningsdag", _rule(_kings_day)),
     ("world_kidney_day", r"world kidney day", _rule(_nth_weekday(2, 3, 3))),
     ("world_religion_day", r"world religion day", _rule(_nth_weekday(3, 6, 1))),
     ("world_habitat_day", r"world habitat day", _rule(_nth_weekday(1, 0, 10))),
@@ -311,7 +331,7 @@ _TABLE: list[tuple[str, str, SpansOfYear]] = [
     ("ramadan", r"rama[dt]h?an|ramzaa?n", _ramadan),
     (
         "isra_miraj",
-        r"isra (?:and|&) mi'?raj|(?:the )?night journey|(?:the )?prophet'?s ascension",
+        r"isra (?:and|&) mi'?raj|(?:the )?night journey|(?:the )?prophet'?s ascension|ascension to heaven",
         _lunar("isra_miraj"),
     ),
     ("arafah", r"(?:the )?day of arafah?|arafat day", _lunar("arafah")),
@@ -387,6 +407,7 @@ _TABLE: list[tuple[str, str, SpansOfYear]] = [
     ("shavuot", r"shavu'?oth?|shavuos|feast of weeks", _lunar("shavuot", 0, 3, eve=True)),
     ("lag_baomer", r"lag b[a']omer", _lunar("lag_baomer", eve=True)),
     ("tisha_bav", r"tisha b'?av", _lunar("tisha_bav", eve=True)),
+    ("tu_bishvat", r"tu b[i']?sh?vat", _tu_bishvat),
     ("yom_haatzmaut", r"yom ha'?atzmaut", _lunar("yom_haatzmaut", eve=True)),
     # Chinese calendar.
     ("mid_autumn", r"mid-?autumn(?: festival)?|moon festival", _lunar("mid_autumn")),
@@ -567,21 +588,26 @@ def _first_tokens() -> dict[str, list[int]]:
 _ROWS_BY_FIRST_TOKEN = _first_tokens()
 
 
-@lru_cache(maxsize=1024)
-def holiday_matcher(first_token: str) -> re.Pattern[str] | None:
-    """A pattern for the holiday names that can start with ``first_token`` (matched where it starts).
+@cache
+def _row_pattern(row: int) -> re.Pattern[str]:
+    """One holiday's pattern, compiled on first use; spaces match any run of spaces."""
+    pattern = _TABLE[row][1].replace(" ?", r"\s*").replace(" ", r"\s+")
+    return re.compile(rf"(?:{pattern})(?![a-z])")
 
-    Trying every holiday name at every word would cost far more than the rest of the parse; the few
-    names a word can start are compiled together on first use. Spaces become ``\\s+`` (optional ones
-    ``\\s*``); a named group per row tells which holiday matched.
+
+def match_holiday(text: str, start: int, first_token: str) -> tuple[str, int] | None:
+    """The holiday named at ``text[start:]`` whose name begins with ``first_token``: (key, end), or None.
+
+    Trying every holiday name at every word would cost far more than the rest of the parse, so only the
+    few names that can start with this token are tried, and the longest match wins ("ascension to
+    heaven" is Isra and Mi'raj, not Ascension Day).
     """
-    rows = _ROWS_BY_FIRST_TOKEN.get(first_token)
-    if not rows:
-        return None
-    body = "|".join(
-        f"(?P<h_{_TABLE[row][0]}>{_TABLE[row][1]})".replace(" ?", r"\s*").replace(" ", r"\s+") for row in rows
-    )
-    return re.compile(rf"(?:{body})(?![a-z])")
+    best: tuple[str, int] | None = None
+    for row in _ROWS_BY_FIRST_TOKEN.get(first_token, ()):
+        m = _row_pattern(row).match(text, start)
+        if m is not None and (best is None or m.end() > best[1]):
+            best = _TABLE[row][0], m.end()
+    return best
 
 
 @lru_cache(maxsize=4096)

@@ -11,13 +11,14 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import datetime
 
-from assistant.timeexpr.grammar import ONE_DAY, Dur, Parse, Parser, memoized
-from assistant.timeexpr.lexicon import GRAINS, UNITS, Grain
+from assistant.timeexpr.durations import Dur, dur_of, grain_rank
+from assistant.timeexpr.lexicon import ROUGHLY, UNITS, Grain
 from assistant.timeexpr.nodes import DATE_FIELDS, DAY, MONTH, PART, TIME, WEEK, WEEKDAY, Node, Tod, compose
 from assistant.timeexpr.numbers import VAGUE_COUNTS
+from assistant.timeexpr.parser import ONE_DAY, Parse, Parser
 from assistant.timeexpr.series import DayOfMonth, Fixed, Intersect, Series, Span, add, finer, first, truncate
 
-__all__ = ["Grammar"]
+__all__ = ["IntervalRules"]
 
 _BEFORE = (
     ("until",),
@@ -75,29 +76,8 @@ _ROLLING_PREFIXES = (("in",), ("over",), ("during",), ("within",))
 _END_SHORTHAND: dict[str, Grain] = {"eom": "month", "eoy": "year", "eow": "week", "eod": "day"}
 
 
-class Grammar(Parser):
-    """The full grammar: points from :class:`Parser` plus the interval rules."""
-
-    @memoized
-    def expression(self, i: int) -> Parse | None:
-        """The longest time expression starting at token ``i`` that stands on its own."""
-        if not self.can_start(i):
-            return None
-        best: Parse | None = None
-        for rule in (
-            self.point_expression,
-            self.prefixed_range,
-            self.open_interval,
-            self.by,
-            self.within,
-            self.last_next,
-            self.for_interval,
-            self.bare_range,
-        ):
-            found = rule(i)
-            if found is not None and not found[1].latent and (best is None or found[0] > best[0]):
-                best = found
-        return best
+class IntervalRules(Parser):
+    """Rules for intervals: ranges, spans from a start, open ends, windows around now."""
 
     # ------------------------------------------------------------------ resolved intervals
 
@@ -128,6 +108,8 @@ class Grammar(Parser):
     def point_expression(self, i: int) -> Parse | None:
         """A point, possibly the start of a range or of a duration, or the date a range falls on."""
         found = self.point(i)
+        if found is None and self.words[i] in ROUGHLY:  # "around next week", "about 3pm"
+            found = self.point(i + 1)
         if found is None:
             return None
         j, node = found
@@ -153,14 +135,16 @@ class Grammar(Parser):
             return None
         dur = self.duration(j + 1)
         # "tomorrow for 2 hours" says how long, not when: only a time or a long enough stay makes a range
-        if dur is None or (TIME not in node.fields and _rank_of(_finer_unit(dur[1])) < _rank_of(node.grain)):
+        if dur is None or (
+            TIME not in node.fields and grain_rank(_finer_unit(dur[1])) < grain_rank(node.grain)
+        ):
             return None
         lasting = self.lasting(node, dur[1])
         return (dur[0], lasting) if lasting is not None else None
 
     def prefixed_range(self, i: int) -> Parse | None:
-        """ "from 9:30 to 11:00", "between 9 and 11am", "later than 9:30 but before 11:00", "from 4pm for
-        30 minutes"."""
+        """Ranges opened by a word: "from 9:30 to 11:00", "between 9 and 11am", "later than 9:30 but
+        before 11:00", "from 4pm for 30 minutes"."""
         for words in _RANGE_PREFIXES:
             j = self.phrase(i, words)
             if j < 0:
@@ -249,7 +233,7 @@ class Grammar(Parser):
         return best
 
     def _trailing_context(self, i: int) -> tuple[int, Node] | None:
-        """ "on Thursday", "of July", ", tomorrow" after a range: the date both ends share."""
+        """The date both ends of a range share, said after it: "on Thursday", "of July", ", tomorrow"."""
         j = i + 1 if self.punct(i) == "," else i
         j = self.skip(j, "of")
         found = self.point(j)
@@ -273,6 +257,11 @@ class Grammar(Parser):
             b = _as_day(b) if DAY in a.fields and not a.fields & {TIME, WEEKDAY} else _as_hour(b)
         if a.latent and b.latent and context is None and not prefixed:
             return None
+        if (TIME in a.fields) != (TIME in b.fields):
+            # Ends of different kinds ("from Tuesday at 3pm to Thursday morning") are a move, not a range.
+            return None
+        if a.tz is None and b.tz is not None and a.tod is not None:  # "9:30 - 11:00 CST"
+            a = replace(a, tz=b.tz)
         if a.tod is not None and b.tod is not None and a.tod.ambiguous and not b.tod.ambiguous:
             a = _with_tod(a, _same_half(a.tod, b.tod))
         if context is not None:
@@ -280,9 +269,10 @@ class Grammar(Parser):
             if merged_a is None and merged_b is None:
                 return None
             a, b = merged_a or a, merged_b or b
-        a = self._borrow(a, b)
-        if a is None:
+        borrowed = self._borrow(a, b)
+        if borrowed is None:
             return None
+        a = borrowed
         a_span = self.resolve(a)
         if a_span is None:
             return None
@@ -292,8 +282,7 @@ class Grammar(Parser):
         end = b_span[0] if b.tod is not None else b_span[1]
         if end <= a_span[0]:
             return None
-        node = self.interval((a_span[0], end), finer(a.grain, b.grain), a, b, *([context] if context else []))
-        return node
+        return self.interval((a_span[0], end), finer(a.grain, b.grain), a, b, *([context] if context else []))
 
     def _borrow(self, a: Node, b: Node) -> Node | None:
         """``a`` inside the month or day ``b`` names when ``a`` does not name one: "from 13 to 15 July"."""
@@ -328,7 +317,13 @@ class Grammar(Parser):
     # ------------------------------------------------------------------ open and relative intervals
 
     def open_interval(self, i: int) -> Parse | None:
-        """ "until 2pm", "before 11 am", "through 2014" (open before); "since 2014", "after 5pm" (after)."""
+        """Intervals open on one side: "until 2pm" (from now), "since 2014", "after 5pm" (no end)."""
+        if self.words[i] == "after":  # "after 5 days": from then on
+            dur = self.duration(i + 1)
+            if dur is not None:
+                alone = self.from_now(dur[1], 1).alone
+                if alone is not None:
+                    return dur[0], self.interval((alone[0], alone[0]), _FINER_OF[dur[1].small], open_end=True)
         for words, before in _OPEN_BY_FIRST.get(self.words[i], ()):
             j = self.phrase(i, words)
             if j < 0:
@@ -351,7 +346,7 @@ class Grammar(Parser):
         return None
 
     def by(self, i: int) -> Parse | None:
-        """ "by 2pm" (now until then), "by the end of the month", "by EOM", "by end of day"."""
+        """Deadlines, from now: "by 2pm" ends at 2pm, "by the end of the month" when the month does."""
         if self.words[i] != "by":
             return None
         j = self.skip(i + 1, "the")
@@ -383,13 +378,13 @@ class Grammar(Parser):
         return found[0], self.interval((self.now, span[0]), "second", found[1])
 
     def within(self, i: int) -> Parse | None:
-        """ "within 2 weeks": from now to the start of the day two weeks on."""
+        """A window from now: "within 2 weeks" ends at the start of the day two weeks on, as in Duckling."""
         if self.words[i] != "within":
             return None
         j = self.skip(self.skip(i + 1, "the"), "next")
         found = self.duration(j) or (self.duration(j - 1) if j > i + 1 else None)
         if found is None and self.words[j] in UNITS:  # "within the next hour"
-            found = j + 1, _unit_dur(UNITS[self.words[j]])
+            found = j + 1, dur_of(1, UNITS[self.words[j]])
         if found is None:
             return None
         dur = found[1]
@@ -397,7 +392,8 @@ class Grammar(Parser):
         return found[0], self.interval((self.now, end), "second")
 
     def last_next(self, i: int) -> Parse | None:
-        """ "next 3 days" (tomorrow on), "last 2 weeks", "past two hours": whole units next to now."""
+        """Whole units next to now, as Duckling counts them: "next 3 days" starts tomorrow, "last 2 weeks"
+        ends this Monday."""
         j = i
         for words in _ROLLING_PREFIXES:
             k = self.phrase(j, words)
@@ -435,8 +431,8 @@ class Grammar(Parser):
         return found
 
     def for_interval(self, i: int) -> Parse | None:
-        """ "for 10 days from 18th Dec", "for 30' starting from 4pm", "for the next month" (from now),
-        "for the rest of the week"."""
+        """Spans introduced by "for": "for 10 days from 18th Dec", "for 30' starting from 4pm", "for the
+        next month" (from now), "for the rest of the week"."""
         if self.words[i] != "for":
             return None
         j = self.skip(i + 1, "the")
@@ -475,20 +471,6 @@ _FINER_OF: dict[Grain, Grain] = {
     "minute": "minute",
     "second": "second",
 }
-
-
-def _unit_dur(grain: Grain) -> Dur:
-    return Dur(
-        months={"year": 12, "quarter": 3, "month": 1}.get(grain, 0),
-        days={"week": 7, "day": 1}.get(grain, 0),
-        seconds={"hour": 3600, "minute": 60, "second": 1}.get(grain, 0),
-        small=grain,
-        big=grain,
-    )
-
-
-def _rank_of(grain: Grain) -> int:
-    return GRAINS.index(grain)
 
 
 def _finer_unit(dur: Dur) -> Grain:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from assistant.timeexpr.holidays import holiday_matcher
+from assistant.timeexpr.holidays import match_holiday
 
 __all__ = ["Token", "normalize", "tokenize"]
 
@@ -35,7 +35,8 @@ _TOKEN = re.compile(
     r"""
     (?P<junk>\d{3,}[-.]\d{3,}[-.\d]*|\d+(?:[.,]\d+){2,})
     | (?P<iso>\d{4})-(?P<iso_m>\d{1,2})-(?P<iso_d>\d{1,2})(?![\d-])
-    | (?P<mdy>\d{1,2})/(?P<mdy_d>\d{1,2})/(?P<mdy_y>\d{4}|\d{2})(?![\d/])
+    | (?P<mdy>\d{1,2})(?P<sep>[/-])(?P<mdy_d>\d{1,2})(?P=sep)(?P<mdy_y>\d{4}|\d{2})(?![\d/-])
+    | (?P<ym>\d{4})[/-](?P<ym_m>1[0-2]|0?[1-9])(?![\d/-])
     | (?P<slash>\d{1,2})\s*/\s*(?P<slash_b>\d{1,4})(?![\d/])
     | (?P<qtr>(?:\d{4}|\d{2})?q[1-4])(?![a-z\d])
     | (?P<clock>\d{1,2}):(?P<clock_m>[0-5]\d)(?::(?P<clock_s>[0-5]\d))?(?!\d)
@@ -56,7 +57,7 @@ class Token:
     start: int
     end: int
     # Numbers the token carries: num -> (value,), ord -> (n,), clock -> (h, m, s or -1),
-    # date -> (y, m, d), slash -> (a, b), qtr -> (year or -1, quarter).
+    # date -> (y, m, d; d = 0 for a whole month), slash -> (a, b), qtr -> (year or -1, quarter).
     values: tuple[float, ...] = ()
     key: str = ""  # the holiday's key for "hol" tokens
 
@@ -86,6 +87,8 @@ def tokenize(text: str) -> list[Token]:
             )
             y = int(year) + ((2000 if int(year) < 50 else 1900) if len(year) == 2 else 0)
             tokens.append(Token("date", m.group(), start, end, (y, int(month), int(day))))
+        elif kind == "ym_m":  # "2014-10": a month, as a date token with day 0
+            tokens.append(Token("date", m.group(), start, end, (int(m["ym"]), int(m["ym_m"]), 0)))
         elif kind == "slash_b":
             tokens.append(Token("slash", m.group(), start, end, (int(m["slash"]), int(m["slash_b"]))))
         elif kind == "qtr":
@@ -110,13 +113,13 @@ def _join_holidays(text: str, tokens: list[Token]) -> list[Token]:
     i = 0
     while i < len(tokens):
         token = tokens[i]
-        matcher = holiday_matcher(token.text) if token.kind in ("word", "ord") else None
-        m = matcher.match(text, token.start) if matcher is not None else None
-        if m is None:
+        found = match_holiday(text, token.start, token.text) if token.kind in ("word", "ord") else None
+        if found is None:
             joined.append(token)
             i += 1
             continue
-        joined.append(Token("hol", m.group(), m.start(), m.end(), key=(m.lastgroup or "h_")[2:]))
-        while i < len(tokens) and tokens[i].start < m.end():
+        key, end = found
+        joined.append(Token("hol", text[token.start : end], token.start, end, key=key))
+        while i < len(tokens) and tokens[i].start < end:
             i += 1
     return joined

@@ -14,17 +14,25 @@ from zoneinfo import ZoneInfo
 __all__ = [
     "AMBIGUOUS_NAMES",
     "DAY_PARTS",
+    "DAY_PART_OF",
     "EXTRA_PARTS",
     "GLUED_UNITS",
     "GRAINS",
+    "MODIFIERS_BY_FIRST",
     "MONTHS",
     "MONTH_NAMES",
     "PART_WINDOWS",
+    "PART_WORDS",
+    "PERIOD_SHORTHANDS",
+    "PLURAL_PARTS",
+    "RELATIVE_DAYS",
+    "ROUGHLY",
     "SEASONS",
     "TIMEZONES",
     "UNITS",
     "WEEKDAYS",
     "WEEKDAY_PLURALS",
+    "WEEKEND_START",
     "Grain",
 ]
 
@@ -38,6 +46,9 @@ DAY_PARTS: dict[str, tuple[time, time]] = {
     "evening": (time(17), time(21)),
     "night": (time(21), time(5)),
 }
+
+# The weekend starts when Friday's evening does, and runs to Monday 00:00.
+WEEKEND_START: time = DAY_PARTS["evening"][0]
 
 # Spans named by phrases that are not one of the four day parts. "tonight" is the evening and the
 # night together, so that "8 tonight" and "11 tonight" both land in it.
@@ -115,7 +126,7 @@ WEEKDAY_PLURALS: dict[str, int] = {
 AMBIGUOUS_NAMES = frozenset({"may", "mar", "jan", "jun", "sat", "sun", "wed", "dec"})
 
 UNITS: dict[str, Grain] = {}
-for _grain, _words in (
+_UNIT_WORDS: tuple[tuple[Grain, tuple[str, ...]], ...] = (
     ("second", ("second", "seconds", "sec", "secs", "s")),
     ("minute", ("minute", "minutes", "min", "mins", "m", "mn")),
     ("hour", ("hour", "hours", "hr", "hrs", "h")),
@@ -124,7 +135,8 @@ for _grain, _words in (
     ("month", ("month", "months", "mo", "mos", "mth", "mths")),
     ("quarter", ("quarter", "quarters", "qtr", "qtrs")),
     ("year", ("year", "years", "yr", "yrs", "y")),
-):
+)
+for _grain, _words in _UNIT_WORDS:
     for _word in _words:
         UNITS[_word] = _grain
 # Letters that are units only right after a digit ("2h", "45m"); alone they are ordinary words.
@@ -197,4 +209,93 @@ TIMEZONES: dict[str, tzinfo] = {
     "ct": ZoneInfo("America/Chicago"),
     "mt": ZoneInfo("America/Denver"),
     "pt": ZoneInfo("America/Los_Angeles"),
+}
+
+# Words that name a day part, and the part each names.
+PART_WORDS: dict[str, str] = {
+    "morning": "morning",
+    "mornings": "morning",
+    "afternoon": "afternoon",
+    "afternoons": "afternoon",
+    "afternoonish": "afternoon",
+    "evening": "evening",
+    "evenings": "evening",
+    "night": "night",
+    "nights": "night",
+    "lunch": "lunch",
+    "lunchtime": "lunch",
+    "lunches": "lunch",
+}
+PLURAL_PARTS = frozenset({"mornings", "afternoons", "evenings", "nights", "lunches"})
+# Which of the four product day parts (``TimeMatch.day_part``) each span belongs to.
+DAY_PART_OF: dict[str, str | None] = {
+    "morning": "morning",
+    "early morning": "morning",
+    "afternoon": "afternoon",
+    "after lunch": "afternoon",
+    "evening": "evening",
+    "late evening": "evening",
+    "after work": "evening",
+    "after school": "afternoon",
+    "night": "night",
+    "late night": "night",
+    "tonight": "night",
+    "lunch": None,
+}
+
+# Days named from today, by their first word: (words, days from today).
+RELATIVE_DAYS: dict[str, list[tuple[tuple[str, ...], int]]] = {}
+_RELATIVE: tuple[tuple[tuple[str, ...], int], ...] = (
+    (("day", "after", "tomorrow"), 2),
+    (("day", "before", "yesterday"), -2),
+    (("today",), 0),
+    (("todays",), 0),
+    (("tomorrow",), 1),
+    (("tmrw",), 1),
+    (("tmr",), 1),
+    (("tomorow",), 1),
+    (("tommorow",), 1),
+    (("tommorrow",), 1),
+    (("tomorrows",), 1),
+    (("yesterday",), -1),
+    (("yesterdays",), -1),
+)
+for _phrase, _offset in _RELATIVE:
+    RELATIVE_DAYS.setdefault(_phrase[0], []).append((_phrase, _offset))
+
+# Modifiers and what they mean, by their first word: "this past" is "last", "the following" "next".
+MODIFIERS_BY_FIRST: dict[str, list[tuple[tuple[str, ...], str]]] = {}
+_MODIFIERS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("this", "past"), "last"),
+    (("this", "coming"), "coming"),
+    (("the", "following"), "next"),
+    (("the", "next"), "next"),
+    (("the", "last"), "last"),
+    (("the", "previous"), "last"),
+    (("the", "past"), "last"),
+    (("the", "coming"), "coming"),
+    (("the", "current"), "this"),
+    (("this",), "this"),
+    (("current",), "this"),
+    (("next",), "next"),
+    (("following",), "next"),
+    (("last",), "last"),
+    (("previous",), "last"),
+    (("past",), "last"),
+    (("coming",), "coming"),
+    (("upcoming",), "coming"),
+)
+for _words, _meaning in _MODIFIERS:
+    MODIFIERS_BY_FIRST.setdefault(_words[0], []).append((_words, _meaning))
+
+# Words that make a time approximate without changing it: "around 4", "at about 3pm".
+ROUGHLY = frozenset({"around", "about", "approximately", "approx", "roughly", "exactly", "circa", "~"})
+
+# Abbreviated parts of periods: (which part, of what).
+PERIOD_SHORTHANDS: dict[str, tuple[str, Grain]] = {
+    "eom": ("end", "month"),
+    "bom": ("beginning", "month"),
+    "eoy": ("end", "year"),
+    "boy": ("beginning", "year"),
+    "eow": ("end", "week"),
 }

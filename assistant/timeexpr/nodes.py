@@ -13,12 +13,33 @@ from datetime import time, tzinfo
 from assistant.timeexpr.lexicon import DAY_PARTS, EXTRA_PARTS, PART_WINDOWS, Grain
 from assistant.timeexpr.series import Intersect, PartOfDay, Series, Span, TimeOfDay
 
-__all__ = ["DATE_FIELDS", "Node", "Tod", "compose", "part_bounds"]
+__all__ = [
+    "ALL_FIELDS",
+    "DATE_FIELDS",
+    "DAY_FIELDS",
+    "FIELDS_OF_UNIT",
+    "HOLIDAY_FIELDS",
+    "Node",
+    "Tod",
+    "compose",
+    "part_bounds",
+]
 
 # The calendar slots an expression fixes. Two expressions combine only if they fix different
 # slots: "Friday" (weekday) with "the 13th" (day), not "Friday" with "Monday".
 YEAR, QUARTER, MONTH, WEEK, DAY, WEEKDAY, TIME, PART = "Y", "Q", "M", "W", "D", "WD", "T", "P"
 DATE_FIELDS = frozenset({YEAR, QUARTER, MONTH, WEEK, DAY, WEEKDAY})
+ALL_FIELDS = DATE_FIELDS | {TIME, PART}
+DAY_FIELDS = frozenset({QUARTER, MONTH, WEEK, DAY})  # a day of the year: "March 13"
+HOLIDAY_FIELDS = DAY_FIELDS | {WEEKDAY}
+# What a span of one calendar unit fixes: "next month" leaves the day free ("the 20th of next month").
+FIELDS_OF_UNIT: dict[Grain, frozenset[str]] = {
+    "year": frozenset({YEAR}),
+    "quarter": frozenset({YEAR, QUARTER}),
+    "month": frozenset({YEAR, QUARTER, MONTH}),
+    "week": frozenset({YEAR, QUARTER, MONTH, WEEK}),
+    "day": DATE_FIELDS,
+}
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
-from assistant.timeexpr.grammar import Parser
-from assistant.timeexpr.intervals import Grammar
+from assistant.timeexpr.grammar import Grammar
 from assistant.timeexpr.lexer import normalize, tokenize
 from assistant.timeexpr.matches import DurationMatch, TimeMatch
 from assistant.timeexpr.nodes import Node
+from assistant.timeexpr.parser import Parser
 
 __all__ = ["find_durations", "find_times"]
 
@@ -18,6 +18,8 @@ _OFFSET_BEFORE = frozenset(
     {"in", "within", "next", "last", "past", "previous", "after", "every", "each", "coming"}
 )
 _OFFSET_AFTER = frozenset({"ago", "hence", "from", "later", "before", "after", "earlier", "back"})
+# Durations do not depend on the reference time, but the parser wants one.
+_ANY_TIME = datetime(2000, 1, 1, tzinfo=UTC)
 
 
 def find_times(text: str, *, now: datetime) -> list[TimeMatch]:
@@ -51,25 +53,27 @@ def find_times(text: str, *, now: datetime) -> list[TimeMatch]:
 def _to_match(
     grammar: Parser, node: Node, text: str, span: tuple[int, int], now: datetime
 ) -> TimeMatch | None:
-    common = {
-        "text": text,
-        "span": span,
-        "grain": node.grain,
-        "is_interval": node.is_interval,
-        "has_date": node.has_date,
-        "has_time": node.has_time,
-        "day_part": node.day_part,
-        "weekdays": node.weekdays,
-    }
-    if node.error is not None:
-        return TimeMatch(start=None, end=None, error=node.error, **common)  # type: ignore[arg-type]
-    resolved = grammar.resolve(node)
-    if resolved is None:
-        return None
-    zone = now.tzinfo
-    start = resolved[0].replace(tzinfo=zone)
-    end = None if node.open_end else resolved[1].replace(tzinfo=zone)
-    return TimeMatch(start=start, end=end, error=None, **common)  # type: ignore[arg-type]
+    start: datetime | None = None
+    end: datetime | None = None
+    if node.error is None:
+        resolved = grammar.resolve(node)
+        if resolved is None:
+            return None
+        start = resolved[0].replace(tzinfo=now.tzinfo)
+        end = None if node.open_end else resolved[1].replace(tzinfo=now.tzinfo)
+    return TimeMatch(
+        text=text,
+        span=span,
+        start=start,
+        end=end,
+        grain=node.grain,
+        is_interval=node.is_interval,
+        has_date=node.has_date,
+        has_time=node.has_time,
+        day_part=node.day_part,
+        weekdays=node.weekdays,
+        error=node.error,
+    )
 
 
 def find_durations(text: str) -> list[DurationMatch]:
@@ -80,16 +84,14 @@ def find_durations(text: str) -> list[DurationMatch]:
     """
     norm = normalize(text)
     tokens = tokenize(norm)
-    parser = Parser(tokens, datetime.now().astimezone())
+    parser = Parser(tokens, _ANY_TIME)
     matches: list[DurationMatch] = []
     i = 0
     while i < len(tokens):
-        start = i + 1 if parser.w(i) == "for" else i
-        found = parser.duration(start)
-        if (
-            found is None
-            or (start == i and parser.w(i - 1) in _OFFSET_BEFORE)
-            or parser.w(found[0]) in _OFFSET_AFTER
+        said_for = parser.w(i) == "for"  # "for 10 days from the 18th" is a stay, whatever follows
+        found = parser.duration(i + 1 if said_for else i)
+        if found is None or (
+            not said_for and (parser.w(i - 1) in _OFFSET_BEFORE or parser.w(found[0]) in _OFFSET_AFTER)
         ):
             i += 1
             continue

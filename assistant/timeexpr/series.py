@@ -25,7 +25,6 @@ from assistant.timeexpr.lexicon import GRAINS, Grain
 
 __all__ = [
     "AnySeason",
-    "Cycle",
     "CycleNthWithin",
     "DayOfMonth",
     "DayOfWeek",
@@ -155,27 +154,6 @@ class Fixed(Series):
     def backward(self, t: datetime) -> Iterator[Span]:
         if self.span[1] <= t:
             yield self.span
-
-
-class Cycle(Series):
-    """Every calendar unit of a grain: all days, all weeks..."""
-
-    def __init__(self, grain: Grain) -> None:
-        self.grain = grain
-
-    def forward(self, t: datetime) -> Iterator[Span]:
-        start = truncate(t, self.grain)
-        while True:
-            end = add(start, self.grain, 1)
-            yield start, end
-            start = end
-
-    def backward(self, t: datetime) -> Iterator[Span]:
-        end = truncate(t, self.grain)
-        while True:
-            start = add(end, self.grain, -1)
-            yield start, end
-            end = start
 
 
 class _Daily(Series):

@@ -69,6 +69,10 @@ def test_the_last_line_says_which_targets_were_met(quick_run: dict[str, Any]) ->
     assert re.match(r"Targets met: \d/5", quick_run["lines"][-1])
 
 
+def test_the_table_says_how_busy_the_machine_was(quick_run: dict[str, Any]) -> None:
+    assert quick_run["lines"][-2].startswith("Machine: ")
+
+
 def test_the_bench_leaves_the_database_as_it_was(quick_run: dict[str, Any]) -> None:
     assert quick_run["after"] == quick_run["before"]
 

@@ -24,10 +24,11 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="Print one JSON object instead of the table.")
 
     def handle(self, *args: Any, **options: Any) -> None:
-        rows = run_bench(repeats=QUICK if options["quick"] else FULL)
+        run = run_bench(repeats=QUICK if options["quick"] else FULL)
         if options["json"]:
-            self.stdout.write(json.dumps(as_json(rows), indent=2))
+            self.stdout.write(json.dumps({**as_json(run.rows), "machine": run.machine}, indent=2))
             return
-        for line in render(rows):
+        for line in render(run.rows):
             self.stdout.write(line)
-        self.stdout.write(verdict(rows))
+        self.stdout.write(run.machine)
+        self.stdout.write(verdict(run.rows))

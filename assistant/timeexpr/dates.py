@@ -1,0 +1,311 @@
+"""Calendar dates, months, years and the calendar units around now ("next month", "Q4 2018")."""
+
+from __future__ import annotations
+
+import calendar
+from dataclasses import replace
+from datetime import datetime
+
+from assistant.timeexpr.lexicon import (
+    MONTH_NAMES,
+    UNITS,
+)
+from assistant.timeexpr.nodes import (
+    DATE_FIELDS,
+    DAY,
+    DAY_FIELDS,
+    FIELDS_OF_UNIT,
+    MONTH,
+    QUARTER,
+    YEAR,
+    Node,
+)
+from assistant.timeexpr.numbers import ordinal_suffix
+from assistant.timeexpr.parser import Parse, Parser
+from assistant.timeexpr.series import (
+    DayOfMonth,
+    Fixed,
+    Intersect,
+    Month,
+    Series,
+    Span,
+    Year,
+    add_months,
+)
+
+__all__ = ["DateRules"]
+
+_WHOLE = (("all",), ("the", "whole"), ("the", "entire"), ("whole",), ("entire",))
+
+
+class DateRules(Parser):
+    """Rules for dates and calendar periods."""
+
+    def _date_node(self, month: int, day: int, year: int | None) -> Node:
+        """A month and day (and year): the date, or an error a person can act on if it does not exist."""
+        length = calendar.monthrange(year if year is not None else 2000, month)[1]
+        if day > length:
+            where = MONTH_NAMES[month - 1] + (f" {year}" if year is not None else "")
+            message = f"{where} has no {ordinal_suffix(day)} day."
+            return Node(Fixed((self.now, self.now), "day"), "day", DATE_FIELDS, has_date=True, error=message)
+        anchor: Series = Intersect(Month(month), DayOfMonth(day))
+        fields = DAY_FIELDS
+        if year is not None:
+            anchor = Intersect(Year(year), anchor)
+            fields = fields | {YEAR}
+        return Node(anchor, "day", fields, anchor=anchor, has_date=True)
+
+    def _month_node(self, month: int, year: int | None, latent: bool) -> Node:
+        anchor: Series = Month(month)
+        fields = frozenset({QUARTER, MONTH})
+        if year is not None:
+            anchor = Intersect(Year(year), anchor)
+            fields = fields | {YEAR}
+        return Node(anchor, "month", fields, anchor=anchor, has_date=True, latent=latent, is_interval=True)
+
+    def _trailing_year(self, i: int, allow_short: bool) -> tuple[int, int] | None:
+        j = i + 1 if self.punct(i) == "," else i
+        found = self.year(j)
+        if found is not None:
+            return found
+        value = self.integer(j)
+        if allow_short and j == i and value is not None and len(self.toks[j].text) == 2:
+            return j + 1, 2000 + value
+        return None
+
+    def date(self, i: int) -> Parse | None:
+        """A calendar date or month: "March 13", "the 1st of March", "14 April 2015", "2/15", "the 15th"."""
+        said = self.words[i] in ("on", "in", "during")  # "on the 24th", "in May": no longer vague
+        j = i + 1 if said else i
+        candidates = [
+            found
+            for found in (
+                self._ides(j),
+                *self._month_first(j, said),
+                self._day_first(j, said),
+                self._numeric_date(j),
+                self._month_by_modifier(j),
+            )
+            if found is not None
+        ]
+        if not candidates:
+            return None
+        end, node = max(candidates, key=lambda c: c[0])
+        if said and node.latent and node.bare is None:
+            node = replace(node, latent=False)
+        return end, node
+
+    def _ides(self, i: int) -> Parse | None:
+        """The ides of March: the 15th of March, May, July and October, the 13th of other months."""
+        k = self.phrase(self.skip(i, "the"), ("ides", "of"))
+        named = self.month_name(k) if k > 0 else None
+        if named is None:
+            return None
+        end, month, _ = named
+        return end, self._date_node(month, 15 if month in (3, 5, 7, 10) else 13, None)
+
+    def _month_first(self, i: int, said: bool) -> list[Parse | None]:
+        """Dates said month first: "March 13", "March the 13th, 2015", "March first", "March 2014"."""
+        named = self.month_name(i)
+        if named is None:
+            return []
+        j, month, ambiguous = named
+        found: list[Parse | None] = [(j, self._month_node(month, None, ambiguous and not said))]
+        dom = self.day_of_month(self.skip(j, "the")) or self._day_in_words(j)
+        if dom is not None and self.punct(dom[0]) != ":" and self.words[dom[0]] not in UNITS:
+            end, day, _ = dom
+            year = self._trailing_year(end, allow_short=False)
+            found.append(
+                (year[0], self._date_node(month, day, year[1]))
+                if year
+                else (end, self._date_node(month, day, None))
+            )
+        year = self._trailing_year(self.skip(j, "of"), allow_short=False)
+        if year is not None:
+            found.append((year[0], self._month_node(month, year[1], False)))
+        for words, n in ((("after", "next"), 1), (("before", "last"), -2)):
+            k = self.phrase(j, words)
+            span = self._nth_month(Month(month), n) if k > 0 else None
+            if span is not None:
+                found.append((k, self.fixed(span, "month", frozenset({YEAR, QUARTER, MONTH}))))
+        return found
+
+    def _day_in_words(self, i: int) -> tuple[int, int, bool] | None:
+        """A day said as a number word after a month: "May two", "January twenty five"."""
+        found = self.cardinal(i) if self.kind(i) == "word" else None
+        return (found[0], found[1], False) if found is not None and 1 <= found[1] <= 31 else None
+
+    def _day_first(self, i: int, said: bool) -> Parse | None:
+        """ "13 March", "the 13th of March", "14th April 15", "13th day of March"; or just "the 15th"."""
+        the = self.skip(i, "the")
+        dom = self.day_of_month(the)
+        if dom is None:
+            return None
+        j, day, is_ordinal = dom
+        k = self.phrase(j, ("day", "of"))
+        k = k if k > 0 else self.skip(j, "of", "in")
+        if self.punct(k) in ("-", "/") and self.glued(k):
+            k += 1
+        named = self.month_name(k)
+        if named is not None:
+            end, month, _ = named
+            year = self._trailing_year(end, allow_short=is_ordinal)  # "14th April 15" is 2015
+            return (year[0] if year else end), self._date_node(month, day, year[1] if year else None)
+        # A day of the month alone is vague ("15th") unless said "on the 15th", "the 15th", or ends a text
+        latent = not (is_ordinal and (said or the > i)) and not (the > i and self._ends_phrase(j))
+        anchor = DayOfMonth(day)
+        return j, Node(anchor, "day", frozenset({DAY}), anchor=anchor, has_date=True, latent=latent, bare=day)
+
+    def _month_by_modifier(self, i: int) -> Parse | None:
+        """ "next March", "last May", "this October"."""
+        mod = self.modifier(i)
+        named = self.month_name(mod[0]) if mod is not None else None
+        if mod is None or named is None:
+            return None
+        end, month, _ = named
+        span = self.pick(Month(month), mod[1])
+        if span is None:
+            return None
+        return end, self.fixed(span, "month", frozenset({YEAR, QUARTER, MONTH}), is_interval=True)
+
+    def _ends_phrase(self, i: int) -> bool:
+        """Nothing but punctuation or a time follows: "the 24" alone is a date, "the 24 hours" not."""
+        return (
+            i >= self.n
+            or self.kind(i) == "punct"
+            or self.words[i] in ("at", "from", "and", "or", "to", "for")
+        )
+
+    def _nth_month(self, series: Series, n: int) -> Span | None:
+        if n < 0:
+            spans = list(zip(range(-n), series.backward(self.now), strict=False))
+            return spans[-1][1] if len(spans) == -n else None
+        ahead = [s for _, s in zip(range(3), series.forward(self.now), strict=False) if s[0] > self.now]
+        return ahead[n] if len(ahead) > n else None
+
+    def _numeric_date(self, i: int) -> Parse | None:
+        """2013-02-15, 2/15, 2/15/2013, 2/2013, 2-15, 18q4, Q4 2018."""
+        kind = self.kind(i)
+        if kind == "date":
+            y, m, d = (int(v) for v in self.toks[i].values)
+            if not 1 <= m <= 12 or not 0 <= d <= 31:
+                return None
+            return i + 1, self._month_node(m, y, False) if d == 0 else self._date_node(m, d, y)
+        if kind == "slash":
+            a, b = (int(v) for v in self.toks[i].values)
+            if self._unit(i + 1) is not None:
+                return None  # "1/2 hour" is a fraction
+            if 1 <= a <= 12 and 1000 <= b <= 2200:
+                return i + 1, self._month_node(a, b, False)
+            if 1 <= a <= 12 and 1 <= b <= 31:
+                return i + 1, self._date_node(a, b, None)
+            return None
+        if kind == "qtr":
+            year, quarter = (int(v) for v in self.toks[i].values)
+            j = i + 1
+            if year < 0:
+                found = self._trailing_year(j, allow_short=False)
+                year, j = (found[1], found[0]) if found else (self.now.year, j)
+            return j, self._quarter(year, quarter)
+        # "2-15" is a date unless it reads as a range: "from 2-4", "9-11am", "1-8 September", "2-3 hours"
+        month, day = self.integer(i), self.integer(i + 2)
+        if (
+            month is not None
+            and day is not None
+            and self.punct(i + 1) == "-"
+            and self.words[i - 1] not in ("from", "between")
+            and 1 <= month <= 12
+            and 1 <= day <= 31
+            and len(self.toks[i + 2].text) <= 2
+            and self.ampm(i + 3) is None
+            and self.month_name(i + 3) is None
+            and self._unit(i + 3) is None
+            and self.punct(i + 3) not in (":", "-")
+        ):
+            return i + 3, self._date_node(month, day, None)
+        return None
+
+    def _quarter(self, year: int, quarter: int) -> Node:
+        start = datetime(year, 3 * quarter - 2, 1)
+        return self.fixed(
+            (start, add_months(start, 3)), "quarter", frozenset({YEAR, QUARTER, MONTH}), is_interval=True
+        )
+
+    def year_atom(self, i: int) -> Parse | None:
+        """A year: "in 2014", "the year 2014"; a bare "2014" only counts next to a date ("March 2014")."""
+        j = i
+        strong = False
+        if self.words[j] in ("in", "during", "of"):
+            strong, j = self.words[j] != "of", j + 1
+        k = self.phrase(self.skip(j, "the"), ("year",))
+        if k > 0:
+            strong, j = True, k
+        found = self.year(j)
+        if found is None:
+            return None
+        end, value = found
+        anchor = Year(value)
+        node = Node(
+            anchor,
+            "year",
+            frozenset({YEAR}),
+            anchor=anchor,
+            has_date=True,
+            latent=not strong,
+            is_interval=True,
+        )
+        return end, node
+
+    def cycle_atom(self, i: int) -> Parse | None:
+        """A calendar week, month, quarter or year relative to now ("this week", "next month", "the rest of
+        the week"); the product's "this month" runs from now to the month's end."""
+        j = self.skip(i, "around", "about")
+        quarter = self._ordinal_quarter(j)
+        if quarter is not None:
+            return quarter
+        # "the rest of the week" (from now), "all week", "the whole month"
+        rest = self.phrase(self.skip(j, "the"), ("rest", "of", "the"))
+        whole = max(self.phrase(j, words) for words in _WHOLE)
+        k = max(rest, whole)
+        if k > 0 and UNITS.get(self.words[k]) in ("day", "week", "month", "year"):
+            grain = UNITS[self.words[k]]
+            span = self.cycle(grain, 0)
+            if rest > 0:
+                span = (self.now, span[1])
+            return k + 1, self.fixed(span, grain, FIELDS_OF_UNIT[grain], is_interval=True)
+        mod = self.modifier(j)
+        the = self.skip(j, "the")
+        if mod is None:
+            unit_word = self.words[the]
+            for words, n in ((("after", "next"), 2), (("before", "last"), -2)):
+                k = self.phrase(the + 1, words)
+                if unit_word in UNITS and UNITS[unit_word] in FIELDS_OF_UNIT and k > 0:
+                    grain = UNITS[unit_word]
+                    return k, self.fixed(self.cycle(grain, n), grain, FIELDS_OF_UNIT[grain], is_interval=True)
+            return None
+        k, meaning = mod
+        unit_word = self.words[k]
+        if unit_word not in UNITS or self.glued(k):
+            return None
+        grain = UNITS[unit_word]
+        if grain not in FIELDS_OF_UNIT:
+            return None
+        n = {"this": 0, "coming": 0, "next": 1, "last": -1}[meaning]
+        if grain == "day":
+            return None
+        span = self.cycle(grain, n)
+        if grain == "month" and n == 0 and meaning == "this":
+            span = (self.now, span[1])  # the product's "this month": the rest of it
+        return k + 1, self.fixed(span, grain, FIELDS_OF_UNIT[grain], is_interval=True)
+
+    def _ordinal_quarter(self, i: int) -> Parse | None:
+        """A quarter by its number: "the 4th quarter of 2018", "third quarter" (of this year)."""
+        j = self.skip(i, "the")
+        found = self.ordinal(j)
+        if found is None or UNITS.get(self.words[found[0]]) != "quarter" or not 1 <= found[1] <= 4:
+            return None
+        k = found[0] + 1
+        year = self._trailing_year(self.skip(k, "of", "in"), allow_short=False)
+        if year is not None:
+            return year[0], self._quarter(year[1], found[1])
+        return k, self._quarter(self.now.year, found[1])

@@ -1,0 +1,266 @@
+"""The product's time conventions, checked against a fixed clock in an explicit zone.
+
+The reference is Monday 2 March 2026, 09:00 in New York: the week before daylight saving starts
+(Sunday 8 March), so "next Tuesday" falls on the other side of the change.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, time, timedelta, timezone
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from assistant.timeexpr import DAY_PARTS, TimeMatch, find_durations, find_times
+
+NEW_YORK = ZoneInfo("America/New_York")
+NOW = datetime(2026, 3, 2, 9, 0, tzinfo=NEW_YORK)
+
+
+def at(year: int, month: int, day: int, hour: int = 0, minute: int = 0) -> datetime:
+    return datetime(year, month, day, hour, minute, tzinfo=NEW_YORK)
+
+
+def only(text: str, now: datetime = NOW) -> TimeMatch:
+    """The single time expression ``text`` must contain."""
+    matches = find_times(text, now=now)
+    assert len(matches) == 1, matches
+    return matches[0]
+
+
+def test_next_weekday_is_in_next_week_and_keeps_wall_time_across_dst() -> None:
+    match = only("next Tuesday at 1pm")
+    assert match.start == at(2026, 3, 10, 13)
+    assert match.start.utcoffset() == timedelta(hours=-4)  # EDT: daylight saving began on March 8
+    assert match.has_date
+    assert match.has_time
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("Friday", 6),
+        ("on Friday", 6),
+        ("this Friday", 6),
+        ("next Friday", 13),
+        ("Monday", 2),  # today is Monday: a bare weekday includes today
+        ("next Monday", 9),
+        ("last Friday", 27),
+    ],
+)
+def test_weekdays(text: str, day: int) -> None:
+    match = only(text)
+    month = 2 if day > 20 and text.startswith("last") else 3
+    assert match.start == at(2026, month, day)
+    assert match.end == match.start + timedelta(days=1)
+    assert match.grain == "day"
+
+
+def test_this_friday_may_be_in_the_past() -> None:
+    saturday = datetime(2026, 3, 7, 10, tzinfo=NEW_YORK)
+    assert only("this Friday", now=saturday).start == at(2026, 3, 6)
+    assert only("Friday", now=saturday).start == at(2026, 3, 13)
+
+
+def test_this_month_runs_from_now_to_the_end_of_the_month() -> None:
+    match = only("this month")
+    assert (match.start, match.end) == (NOW, at(2026, 4, 1))
+    assert match.is_interval
+
+
+def test_weeks_start_on_monday() -> None:
+    assert (only("this week").start, only("this week").end) == (at(2026, 3, 2), at(2026, 3, 9))
+    assert (only("next week").start, only("next week").end) == (at(2026, 3, 9), at(2026, 3, 16))
+
+
+def test_next_days_and_the_next_month() -> None:
+    days = only("next 3 days")
+    assert (days.start, days.end) == (at(2026, 3, 3), at(2026, 3, 6))
+    month = only("for the next month")
+    assert (month.start, month.end) == (NOW, at(2026, 4, 2, 9))
+
+
+def test_impossible_dates_give_an_error_a_person_can_act_on() -> None:
+    match = only("February 30th")
+    assert match.start is None
+    assert match.end is None
+    assert match.error is not None
+    assert "February" in match.error
+    assert "30" in match.error
+    assert only("april 31").error == "April has no 31st day."
+    assert only("February 29, 2027").error == "February 2027 has no 29th day."
+
+
+def test_day_of_month_is_the_next_one_that_exists() -> None:
+    assert only("the 15th").start == at(2026, 3, 15)
+    assert only("on the 1st").start == at(2026, 4, 1)
+    april = datetime(2026, 4, 10, 9, tzinfo=NEW_YORK)
+    assert only("the 31st", now=april).start == at(2026, 5, 31)
+
+
+def test_day_parts() -> None:
+    assert {
+        "morning": (time(5), time(12)),
+        "afternoon": (time(12), time(17)),
+        "evening": (time(17), time(21)),
+        "night": (time(21), time(5)),
+    } == DAY_PARTS
+    tonight = only("tonight")
+    assert (tonight.start, tonight.end) == (at(2026, 3, 2, 17), at(2026, 3, 3, 5))
+    afternoon = only("tomorrow afternoon")
+    assert (afternoon.start, afternoon.end, afternoon.day_part) == (
+        at(2026, 3, 3, 12),
+        at(2026, 3, 3, 17),
+        "afternoon",
+    )
+    assert afternoon.has_date
+    assert afternoon.is_interval
+
+
+def test_plural_day_parts_name_no_date() -> None:
+    match = only("mornings")
+    assert match.day_part == "morning"
+    assert not match.has_date
+    assert (match.start, match.end) == (at(2026, 3, 2, 5), at(2026, 3, 2, 12))
+    classes = only("afternoon classes")
+    assert classes.day_part == "afternoon"
+    assert not classes.has_date
+
+
+def test_recurring_weekdays() -> None:
+    assert only("on Mondays").weekdays == frozenset({0})
+    assert not only("on Mondays").has_date
+    assert only("every Tuesday").weekdays == frozenset({1})
+    assert only("weekdays").weekdays == frozenset(range(5))
+    both = only("Monday mornings")
+    assert (both.weekdays, both.day_part, both.has_date) == (frozenset({0}), "morning", False)
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("3pm", (15, 0)),
+        ("3 pm", (15, 0)),
+        ("15:00", (15, 0)),
+        ("3:30", (15, 30)),
+        ("noon", (12, 0)),
+        ("half past 2", (14, 30)),
+        ("quarter to 5", (16, 45)),
+        ("at 3", (15, 0)),  # 3 am has gone by: the next 3 o'clock
+        ("12:30", (12, 30)),
+    ],
+)
+def test_clock_times(text: str, start: tuple[int, int]) -> None:
+    match = only(text)
+    assert match.start == at(2026, 3, 2, *start)
+    assert match.has_time
+    assert not match.is_interval
+
+
+def test_midnight_is_the_coming_one() -> None:
+    assert only("midnight").start == at(2026, 3, 3, 0)
+
+
+def test_time_with_date_and_day_part() -> None:
+    assert only("9 tomorrow morning").start == at(2026, 3, 3, 9)
+    assert only("tomorrow afternoon at 5").start == at(2026, 3, 3, 17)
+    assert only("8 tonight").start == at(2026, 3, 2, 20)
+
+
+def test_time_zone_named_in_the_text_is_converted() -> None:
+    assert only("4pm PST").start == at(2026, 3, 2, 19)
+
+
+def test_elapsed_durations_cross_dst_in_real_time() -> None:
+    night = datetime(2026, 3, 8, 1, 0, tzinfo=NEW_YORK)
+    assert only("in 3 hours", now=night).start == at(2026, 3, 8, 5)
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("from 2 to 4pm", (2026, 3, 2, 14), (2026, 3, 2, 16)),
+        ("between 9 and 11am", (2026, 3, 2, 9), (2026, 3, 2, 11)),
+        ("8am - 1pm tomorrow", (2026, 3, 3, 8), (2026, 3, 3, 13)),
+        ("Monday to Wednesday", (2026, 3, 2), (2026, 3, 5)),
+        ("from 13 to 15 of July", (2026, 7, 13), (2026, 7, 16)),
+        ("4pm for 30 mins", (2026, 3, 2, 16), (2026, 3, 2, 16, 30)),
+        ("Thursday from 9:30 to 11:00", (2026, 3, 5, 9, 30), (2026, 3, 5, 11)),
+    ],
+)
+def test_ranges(text: str, start: tuple[int, ...], end: tuple[int, ...]) -> None:
+    match = only(text)
+    assert (match.start, match.end) == (at(*start), at(*end))
+    assert match.is_interval
+
+
+def test_open_intervals() -> None:
+    since = only("since 2014")
+    assert (since.start, since.end) == (at(2014, 1, 1), None)
+    until = only("until 2pm")
+    assert (until.start, until.end) == (NOW, at(2026, 3, 2, 14))
+
+
+def test_holidays() -> None:
+    assert only("Thanksgiving").start == at(2026, 11, 26)
+    assert only("Easter 2027").start == at(2027, 3, 28)
+    assert only("last Christmas").start == at(2025, 12, 25)
+
+
+def test_a_time_inside_a_sentence() -> None:
+    match = only("What's the weather tomorrow?")
+    assert match.text == "tomorrow"
+    assert match.span == (19, 27)
+    assert match.start == at(2026, 3, 3)
+
+
+def test_text_without_time_gives_nothing() -> None:
+    for text in (
+        "asdf qwer",
+        "book 2 rooms for 3 people",
+        "good morning",
+        "may I help you",
+        "lunch with Bob",
+    ):
+        assert find_times(text, now=NOW) == [], text
+
+
+def test_results_use_the_reference_offset() -> None:
+    fixed = datetime(2013, 2, 12, 4, 30, tzinfo=timezone(timedelta(hours=-2)))
+    match = only("tomorrow at 5pm", now=fixed)
+    assert match.start == datetime(2013, 2, 13, 17, tzinfo=fixed.tzinfo)
+    assert match.start.utcoffset() == timedelta(hours=-2)
+
+
+def test_naive_reference_is_refused() -> None:
+    with pytest.raises(ValueError, match="aware"):
+        find_times("tomorrow", now=datetime(2026, 3, 2, 9))
+
+
+@pytest.mark.parametrize(
+    ("text", "minutes"),
+    [
+        ("for an hour", 60),
+        ("half an hour", 30),
+        ("90 minutes", 90),
+        ("1.5 hours", 90),
+        ("an hour and a half", 90),
+        ("2h", 120),
+        ("45 mins", 45),
+        ("1 hour and 15 minutes", 75),
+    ],
+)
+def test_durations(text: str, minutes: int) -> None:
+    [match] = find_durations(text)
+    assert match.minutes == minutes
+    assert match.text == text
+
+
+def test_duration_inside_a_time_is_still_a_duration() -> None:
+    [match] = find_durations("4pm for 30 mins")
+    assert (match.text, match.minutes) == ("for 30 mins", 30)
+
+
+def test_offsets_are_not_durations() -> None:
+    for text in ("in 3 days", "2 weeks ago", "the next 3 days", "every 2 weeks"):
+        assert find_durations(text) == [], text
