@@ -134,7 +134,7 @@ class ClockRules(Parser):
         return self._worded_clock(i)
 
     def _numeric_clock(self, i: int) -> _Core | None:
-        """ "8.30", "730", "1530", "3", "at 3 15", "3 half"."""
+        """Clock times in digits without a colon: "8.30", "730", "1530", "3", "at 3 15", "3 half"."""
         text = self.toks[i].text
         if len(text) in (4, 5) and text[-3:-2] == "." and self._unit(i + 1) is None:
             h, m = int(text[:-3]), int(text[-2:])

@@ -111,7 +111,8 @@ class DateRules(Parser):
             return []
         j, month, ambiguous = named
         found: list[Parse | None] = [(j, self._month_node(month, None, ambiguous and not said))]
-        dom = self.day_of_month(self.skip(j, "the")) or self._day_in_words(j)
+        # "January twenty five"; not after "may", whose "may two of us come" is no date
+        dom = self.day_of_month(self.skip(j, "the")) or (None if ambiguous else self._day_in_words(j))
         if dom is not None and self.punct(dom[0]) != ":" and self.words[dom[0]] not in UNITS:
             end, day, _ = dom
             year = self._trailing_year(end, allow_short=False)
@@ -136,7 +137,7 @@ class DateRules(Parser):
         return (found[0], found[1], False) if found is not None and 1 <= found[1] <= 31 else None
 
     def _day_first(self, i: int, said: bool) -> Parse | None:
-        """ "13 March", "the 13th of March", "14th April 15", "13th day of March"; or just "the 15th"."""
+        """Dates said day first: "13 March", "the 13th of March", "14th April 15"; or just "the 15th"."""
         the = self.skip(i, "the")
         dom = self.day_of_month(the)
         if dom is None:
@@ -157,7 +158,7 @@ class DateRules(Parser):
         return j, Node(anchor, "day", frozenset({DAY}), anchor=anchor, has_date=True, latent=latent, bare=day)
 
     def _month_by_modifier(self, i: int) -> Parse | None:
-        """ "next March", "last May", "this October"."""
+        """A month picked by a modifier: "next March", "last May", "this October"."""
         mod = self.modifier(i)
         named = self.month_name(mod[0]) if mod is not None else None
         if mod is None or named is None:

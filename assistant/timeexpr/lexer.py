@@ -1,9 +1,9 @@
 """Cutting text into the tokens the grammar reads: words, numbers, clock times, dates, holidays.
 
-One compiled regular expression does the whole pass. Forms that are unambiguous on their own
-("15:23:24", "2013-02-15", "2018q4", a holiday name) become single tokens here, so the grammar only
-deals with sequences of words and numbers. Phone numbers and the like become ``junk`` so that
-"at 650-650-6500" is not read as a time.
+One compiled regular expression does the pass; holiday names are then joined into single tokens.
+Forms that are unambiguous on their own ("15:23:24", "2013-02-15", "2018q4", "boss's day") become
+single tokens here, so the grammar only deals with sequences of words and numbers. Phone numbers
+and the like become ``junk`` so that "at 650-650-6500" is not read as a time.
 """
 
 from __future__ import annotations
@@ -52,8 +52,10 @@ _TOKEN = re.compile(
 
 @dataclass(frozen=True, slots=True)
 class Token:
+    """One token, with its place in the text so that matches can report their span."""
+
     kind: str  # hol, junk, date, slash, qtr, clock, ord, num, word, punct
-    text: str  # the lower-cased source text; for "ampm" tokens, "am" or "pm"
+    text: str  # the lower-cased source text ("a.m." is read as the word "am")
     start: int
     end: int
     # Numbers the token carries: num -> (value,), ord -> (n,), clock -> (h, m, s or -1),

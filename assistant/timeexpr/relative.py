@@ -75,10 +75,11 @@ _PORTIONS: dict[str, dict[str, tuple[int, int | None]]] = {
         "end": (4, None),
     },
 }
+# The unit a part of a period is counted in, and the calendar slots such a part fixes.
 _PORTION_UNITS: dict[str, tuple[Grain, frozenset[str]]] = {
-    "month": ("day", frozenset({"Y", "Q", "M", "W"})),
-    "year": ("month", frozenset({"Y", "Q"})),
-    "week": ("day", frozenset({"Y", "Q", "M", "W"})),
+    "month": ("day", FIELDS_OF_UNIT["week"]),
+    "year": ("month", FIELDS_OF_UNIT["quarter"]),
+    "week": ("day", FIELDS_OF_UNIT["week"]),
 }
 
 

@@ -157,7 +157,7 @@ class Fixed(Series):
 
 
 class _Daily(Series):
-    """Spans picked out of whole days: weekdays, days of the month, holidays."""
+    """Whole days picked out of the calendar: weekdays, days of the month."""
 
     def day_spans(self, day: date) -> Sequence[Span]:
         raise NotImplementedError
