@@ -91,7 +91,8 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         }
     )
     DATABASES["default"].setdefault("TEST", {}).setdefault(
-        "NAME", str(BASE_DIR / f".test-db-{os.getpid()}.sqlite3")  # one per run: parallel runs never collide
+        "NAME",
+        str(BASE_DIR / f".test-db-{os.getpid()}.sqlite3"),  # one per run: parallel runs never collide
     )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 

@@ -248,8 +248,7 @@ def _field_adapters(model: type[BaseModel]) -> dict[str, tuple[TypeAdapter[Any],
 def _check_params(task: TaskSpec, skill: SkillDefinition) -> list[str]:
     params = task.params
     model = skill.input_model
-    has_refs = any(isinstance(v, str | dict | list) and "{{" in str(v) for v in params.values())
-    if not has_refs:
+    if next(find_references(params), None) is None:
         try:
             model.model_validate(params)
         except ValidationError as exc:

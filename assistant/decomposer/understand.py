@@ -16,9 +16,14 @@ from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import classify, normalise
 from assistant.decomposer.lexicon import (
     CATEGORY_WORDS,
+    COUNT_CUES,
+    CREATE_VERBS,
+    DELETE_VERBS,
     FILLER,
     GENERIC_EVENT_WORDS,
+    MOVE_VERBS,
     PREFERENCE_WORDS,
+    QUERY_CUES,
     STOPWORDS,
 )
 from assistant.decomposer.world import World, tokens
@@ -298,8 +303,6 @@ def _fill_titles(frame: RequestFrame, residual: str, world: World) -> None:
 
 
 def _leftover_phrase(words: list[str], frame: RequestFrame) -> str:
-    from assistant.decomposer.lexicon import COUNT_CUES, CREATE_VERBS, DELETE_VERBS, MOVE_VERBS, QUERY_CUES
-
     kept: list[str] = []
     for w in words:
         if any(p.fullmatch(w) for p in (CREATE_VERBS, DELETE_VERBS, MOVE_VERBS, QUERY_CUES, COUNT_CUES)):

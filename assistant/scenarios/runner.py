@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import time_machine
+from celery import current_app
 from django.contrib.auth import get_user_model
 from django.core import mail
 from django.db import transaction
@@ -74,29 +76,22 @@ def scenario_files(paths: list[Path]) -> list[Path]:
     return found
 
 
-class _Rollback(Exception):  # noqa: N818 - control flow, never an error
-    pass
-
-
 @contextmanager
 def _isolated() -> Iterator[None]:
     """Run inside a transaction that is always rolled back, with mail kept in memory."""
     with override_settings(EMAIL_BACKEND="django.core.mail.backends.locmem.EmailBackend"):
         mail.outbox = []
-        try:
-            with transaction.atomic():
+        with transaction.atomic():
+            try:
                 yield
-                raise _Rollback
-        except _Rollback:
-            pass
+            finally:
+                transaction.set_rollback(True)
 
 
 def run_scenario(path_or_scenario: Path | Scenario) -> ScenarioResult:
     scenario = path_or_scenario if isinstance(path_or_scenario, Scenario) else load_scenario(path_or_scenario)
     result = ScenarioResult(name=scenario.name, turns=len(scenario.turns), checks=len(scenario.final))
     started = wallclock.perf_counter()
-    from celery import current_app
-
     eager_before = current_app.conf.task_always_eager
     current_app.conf.task_always_eager = True  # the runner's transaction is invisible to workers
     try:
@@ -110,8 +105,6 @@ def run_scenario(path_or_scenario: Path | Scenario) -> ScenarioResult:
 
 
 def _play(scenario: Scenario, result: ScenarioResult) -> None:
-    from zoneinfo import ZoneInfo
-
     tz = ZoneInfo(scenario.timezone)
     start = local_dt(scenario.now, tz)
     with time_machine.travel(start, tick=False) as clock:

@@ -11,6 +11,8 @@ from datetime import time, timedelta, timezone, tzinfo
 from typing import Literal
 from zoneinfo import ZoneInfo
 
+from skills.schemas import DAY_PARTS as SKILL_DAY_PARTS
+
 __all__ = [
     "AMBIGUOUS_NAMES",
     "DAY_PARTS",
@@ -40,12 +42,7 @@ Grain = Literal["second", "minute", "hour", "day", "week", "month", "quarter", "
 GRAINS: tuple[Grain, ...] = ("second", "minute", "hour", "day", "week", "month", "quarter", "year")
 
 # The product's day parts. "night" runs past midnight: its end is on the next day.
-DAY_PARTS: dict[str, tuple[time, time]] = {
-    "morning": (time(5), time(12)),
-    "afternoon": (time(12), time(17)),
-    "evening": (time(17), time(21)),
-    "night": (time(21), time(5)),
-}
+DAY_PARTS: dict[str, tuple[time, time]] = SKILL_DAY_PARTS  # one definition for parsing and filtering
 
 # The weekend starts when Friday's evening does, and runs to Monday 00:00.
 WEEKEND_START: time = DAY_PARTS["evening"][0]

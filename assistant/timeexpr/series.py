@@ -289,20 +289,13 @@ class Month(Series):
                 yield span
 
 
-class Year(Series):
-    grain: Grain = "year"
+class Year(Fixed):
+    """A calendar year: a fixed span, ranked as sparser than other fixed spans when intersecting."""
+
     sparsity = 50
 
     def __init__(self, year: int) -> None:
-        self.span = datetime(year, 1, 1), datetime(year + 1, 1, 1)
-
-    def forward(self, t: datetime) -> Iterator[Span]:
-        if self.span[1] > t:
-            yield self.span
-
-    def backward(self, t: datetime) -> Iterator[Span]:
-        if self.span[1] <= t:
-            yield self.span
+        super().__init__((datetime(year, 1, 1), datetime(year + 1, 1, 1)), "year")
 
 
 class TimeOfDay(Series):
