@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from skills.context import SkillContext
 from skills.filtering import filter_items
-from skills.freetime import free_intervals, merge, parse_hhmm, preference_blocks, working_window
+from skills.freetime import Span, parse_hhmm, preference_blocks, search, working_window
 from skills.providers.base import TransientProviderError
 from skills.registry import REGISTRY, RetryPolicy, skill
 from skills.schemas import DAY_PARTS, DayPart, EventCriteria, EventItem, SkillInput, Slot
@@ -108,39 +108,45 @@ def free_slots(ctx: SkillContext, params: FreeSlotsInput) -> FreeSlotsOutput:
     """
     provider = ctx.provider
     calendar_ids = [provider.calendar_by_key(k).id for k in params.calendars] if params.calendars else None
-    ignored = set(params.ignore_events)
-    busy = [
-        (occ.start, occ.end)
-        for occ in provider.list_occurrences(start=params.start, end=params.end, calendar_ids=calendar_ids)
-        if occ.busy and occ.occurrence_key not in ignored
-    ]
-    if params.people:
-        for intervals in provider.free_busy(
-            emails=params.people, start=params.start, end=params.end
-        ).values():
-            busy.extend((b.start, b.end) for b in intervals)
+    ignored = frozenset(params.ignore_events)
     window = None
     weekdays = frozenset(params.weekdays) if params.weekdays else None
     if params.window_start and params.window_end:
         window = (parse_hhmm(params.window_start), parse_hhmm(params.window_end))
     elif params.day_part:
         window = DAY_PARTS[params.day_part]
-    if params.respect_preferences:
-        busy.extend(preference_blocks(ctx.preferences, params.start, params.end, ctx.tz))
-        working = working_window(ctx.preferences)
-        if working is not None:
-            days, lo, hi = working
-            weekdays = days if weekdays is None else weekdays & days
-            window = (max(window[0], lo), min(window[1], hi)) if window else (lo, hi)
-    found = free_intervals(
+    preferences = ctx.preferences if params.respect_preferences else {}
+    working = working_window(preferences)
+    if working is not None:
+        days, lo, hi = working
+        weekdays = days if weekdays is None else weekdays & days
+        window = (max(window[0], lo), min(window[1], hi)) if window else (lo, hi)
+
+    own_busy = provider.busy_reader(
+        start=params.start, end=params.end, calendar_ids=calendar_ids, ignore=ignored
+    )
+
+    def busy_between(start: datetime, end: datetime) -> list[Span]:
+        busy = own_busy(start, end)
+        if params.people:
+            for intervals in provider.free_busy(emails=params.people, start=start, end=end).values():
+                busy.extend((b.start.timestamp(), b.end.timestamp()) for b in intervals)
+        busy.extend(
+            (lo.timestamp(), hi.timestamp()) for lo, hi in preference_blocks(preferences, start, end, ctx.tz)
+        )
+        return busy
+
+    found = search(
         start=params.start,
         end=params.end,
-        busy=merge(busy),
         tz=ctx.tz,
         min_minutes=params.duration_minutes,
+        busy_between=busy_between,
         daily_window=window,
         weekdays=weekdays,
         limit=params.limit,
     )
-    slots = [Slot(start=s.astimezone(ctx.tz), end=e.astimezone(ctx.tz)) for s, e in found]
+    slots = [
+        Slot(start=datetime.fromtimestamp(s, ctx.tz), end=datetime.fromtimestamp(e, ctx.tz)) for s, e in found
+    ]
     return FreeSlotsOutput(slots=slots, count=len(slots), duration_minutes=params.duration_minutes)

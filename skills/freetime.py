@@ -1,21 +1,36 @@
-"""Free-time arithmetic: busy intervals from events, people and protected preferences, and the gaps.
+"""Free-time arithmetic: busy spans from events, people and protected preferences, and the gaps.
 
-Pure functions over aware datetimes, days walked in the user's wall time so that a window such as
-08:00-18:00 means 08:00-18:00 local on both sides of a daylight-saving change.
+Days are walked in the user's wall time, so that a window such as 08:00-18:00 means 08:00-18:00
+local on both sides of a daylight-saving change; the arithmetic itself is on epoch seconds.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-__all__ = ["WEEKDAY_CODES", "free_intervals", "merge", "parse_hhmm", "preference_blocks", "working_window"]
+__all__ = [
+    "WEEKDAY_CODES",
+    "Span",
+    "day_windows",
+    "gaps",
+    "merge",
+    "parse_hhmm",
+    "preference_blocks",
+    "search",
+    "working_window",
+]
 
 WEEKDAY_CODES = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
 
 Interval = tuple[datetime, datetime]
+Span = tuple[float, float]  # epoch seconds: comparing aware datetimes of mixed zones is slow
+
+# The first chunk of a free-time search, in days (two weeks hold the answer to most searches); each
+# next chunk is twice as long.
+CHUNK_DAYS = 14
 
 
 def parse_hhmm(value: str) -> time:
@@ -23,9 +38,9 @@ def parse_hhmm(value: str) -> time:
     return time(int(hours), int(minutes))
 
 
-def merge(intervals: Iterable[Interval]) -> list[Interval]:
-    """Sorted, non-overlapping union of intervals (touching ones joined)."""
-    merged: list[Interval] = []
+def merge(intervals: Iterable[Span]) -> list[Span]:
+    """Sorted, non-overlapping union of spans (touching ones joined)."""
+    merged: list[Span] = []
     for start, end in sorted(intervals):
         if merged and start <= merged[-1][1]:
             if end > merged[-1][1]:
@@ -82,53 +97,90 @@ def working_window(preferences: Mapping[str, Any]) -> tuple[frozenset[int], time
     return days, parse_hhmm(hours["start"]), parse_hhmm(hours["end"])
 
 
-def free_intervals(
-    *,
+def day_windows(
     start: datetime,
     end: datetime,
-    busy: Iterable[Interval],
     tz: ZoneInfo,
-    min_minutes: int,
+    *,
     daily_window: tuple[time, time] | None = None,
     weekdays: frozenset[int] | None = None,
-    limit: int | None = None,
-) -> list[Interval]:
-    """Maximal free intervals of at least ``min_minutes`` inside [start, end).
+) -> list[Span]:
+    """The searchable time of each day inside [start, end), as epoch-second spans.
 
     ``daily_window`` limits each day to local wall-clock hours (an end before the start wraps past
-    midnight); ``weekdays`` keeps only those days.
+    midnight, so the day before ``start`` may contribute its late hours); ``weekdays`` keeps only
+    those days (0=Monday).  Without a window, whole days join into one span.
     """
-    need = timedelta(minutes=min_minutes)
-    windows: list[Interval] = []
-    for day in _days(start, end, tz):
+    lo_bound, hi_bound = start.timestamp(), end.timestamp()
+    wraps = daily_window is not None and daily_window[1] <= daily_window[0]
+    first = start.astimezone(tz).date() - timedelta(days=1 if wraps else 0)
+    windows: list[Span] = []
+    for day in _days(datetime.combine(first, time(), tz), end, tz):
         if weekdays is not None and day.weekday() not in weekdays:
             continue
         if daily_window is None:
             lo, hi = _at(day, time(0), tz), _at(day + timedelta(days=1), time(0), tz)
         else:
             lo = _at(day, daily_window[0], tz)
-            hi_day = day if daily_window[1] > daily_window[0] else day + timedelta(days=1)
-            hi = _at(hi_day, daily_window[1], tz)
-        lo, hi = max(lo, start), min(hi, end)
-        if hi - lo >= need:
-            windows.append((lo, hi))
-    if daily_window is None:
-        windows = merge(windows)
-    blocked = merge(b for b in busy if b[1] > start and b[0] < end)
-    free: list[Interval] = []
+            hi = _at(day + timedelta(days=1) if wraps else day, daily_window[1], tz)
+        span = (max(lo.timestamp(), lo_bound), min(hi.timestamp(), hi_bound))
+        if span[1] > span[0]:
+            windows.append(span)
+    return merge(windows) if daily_window is None else windows
+
+
+def gaps(windows: list[Span], busy: list[Span]) -> list[Span]:
+    """Maximal free spans of positive length inside ``windows`` (sorted) around ``busy`` (merged)."""
+    free: list[Span] = []
     i = 0
     for lo, hi in windows:
-        while i < len(blocked) and blocked[i][1] <= lo:
+        while i < len(busy) and busy[i][1] <= lo:
             i += 1
         cursor, j = lo, i
-        while j < len(blocked) and blocked[j][0] < hi:
-            b_start, b_end = blocked[j]
-            if b_start - cursor >= need:
+        while j < len(busy) and busy[j][0] < hi:
+            b_start, b_end = busy[j]
+            if b_start > cursor:
                 free.append((cursor, b_start))
             cursor = max(cursor, b_end)
             j += 1
-        if hi - cursor >= need:
+        if hi > cursor:
             free.append((cursor, hi))
-        if limit is not None and len(free) >= limit:
-            return free[:limit]
     return free
+
+
+def search(
+    *,
+    start: datetime,
+    end: datetime,
+    tz: ZoneInfo,
+    min_minutes: int,
+    busy_between: Callable[[datetime, datetime], Iterable[Span]],
+    daily_window: tuple[time, time] | None = None,
+    weekdays: frozenset[int] | None = None,
+    limit: int | None = None,
+) -> list[Span]:
+    """The first ``limit`` free spans of at least ``min_minutes`` in [start, end), in time order.
+
+    The range is searched in chunks cut at local midnights, the horizon doubling from two weeks
+    (two weeks, four, eight...), and ``busy_between`` is asked only for the chunks searched: the
+    first free hours of a year are usually in its first weeks, and reading a whole year of events to
+    find them was most of the cost.
+    A free span that runs across a chunk's end is joined with its continuation before it is measured.
+    """
+    need = min_minutes * 60
+    found: list[Span] = []
+    first_day = start.astimezone(tz).date()
+    lo, days = start, CHUNK_DAYS
+    while lo < end:
+        hi = min(end, _at(first_day + timedelta(days=days), time(0), tz))
+        windows = day_windows(lo, hi, tz, daily_window=daily_window, weekdays=weekdays)
+        chunk = gaps(windows, merge(busy_between(lo, hi))) if windows else []
+        if found and chunk and found[-1][1] == chunk[0][0]:
+            found[-1] = (found[-1][0], chunk[0][1])
+            chunk = chunk[1:]
+        found.extend(chunk)
+        if limit is not None and sum(1 for s, e in found if e - s >= need) >= limit:
+            break
+        lo, days = hi, days * 2
+    long_enough = [(s, e) for s, e in found if e - s >= need]
+    return long_enough[:limit] if limit is not None else long_enough

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Expansion",
     "as_local_midnight",
+    "cached_expansion",
     "clear_cache",
     "count_before",
     "expansion",
@@ -295,12 +296,18 @@ class Expansion:
     longest: float
     horizon: float | None
 
-    def window(self, start: float, end: float) -> tuple[list[float], list[Occurrence]]:
-        """The occurrences meeting [start, end) with their epoch starts, without scanning the rest."""
+    def bounds(self, start: float, end: float) -> tuple[list[int], int, int]:
+        """Where the occurrences meeting [start, end) are: the positions of those starting before
+        ``start`` but still running, then the slice ``[inside, last)`` of those starting inside.
+        """
         first = bisect_left(self.starts, start - self.longest)
         inside = bisect_left(self.starts, start)
-        last = bisect_left(self.starts, end)
         early = [i for i in range(first, inside) if self.ends[i] > start]
+        return early, inside, bisect_left(self.starts, end)
+
+    def window(self, start: float, end: float) -> tuple[list[float], list[Occurrence]]:
+        """The occurrences meeting [start, end) with their epoch starts, without scanning the rest."""
+        early, inside, last = self.bounds(start, end)
         keys = [self.starts[i] for i in early] + self.starts[inside:last]
         return keys, [self.occurrences[i] for i in early] + self.occurrences[inside:last]
 
@@ -365,14 +372,29 @@ class _LRU:
 _cache = _LRU(CACHE_SIZE)
 
 
-def expansion(event: Event, calendar: CalendarInfo, *, until: datetime) -> Expansion:
-    """The master's occurrences, at least those starting before ``until``, from the cache if expanded.
+def _key(pk: int, etag: str, calendar: CalendarInfo) -> tuple[object, ...]:
+    # The calendar's key and name are part of the key because they are baked into each Occurrence.
+    return (pk, etag, calendar.id, calendar.key, calendar.name)
 
-    The calendar's key and name are part of the key because they are baked into each Occurrence.
+
+def _fresh(found: Expansion | None, until: datetime) -> Expansion | None:
+    return (
+        found if found is not None and (found.horizon is None or found.horizon >= until.timestamp()) else None
+    )
+
+
+def cached_expansion(pk: int, etag: str, calendar: CalendarInfo, *, until: datetime) -> Expansion | None:
+    """The expansion of series ``pk`` at version ``etag`` if already made: a reader that finds it
+    need not load the whole row.
     """
-    key = (event.pk, event.etag, calendar.id, calendar.key, calendar.name)
-    cached = _cache.get(key)
-    if cached is not None and (cached.horizon is None or cached.horizon >= until.timestamp()):
+    return _fresh(_cache.get(_key(pk, etag, calendar)), until)
+
+
+def expansion(event: Event, calendar: CalendarInfo, *, until: datetime) -> Expansion:
+    """The master's occurrences, at least those starting before ``until``, from the cache if expanded."""
+    key = _key(event.pk, event.etag, calendar)
+    cached = _fresh(_cache.get(key), until)
+    if cached is not None:
         return cached
     horizon = None if event.series_end is not None else until + INFINITE_LOOKAHEAD
     expanded = _expand(event, calendar, horizon)

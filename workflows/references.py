@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 import operator
 import re
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "evaluate_condition",
     "find_references",
     "parse_condition",
+    "parse_references",
     "resolve_params",
 ]
 
@@ -82,18 +84,29 @@ def _ref(match: re.Match[str]) -> Reference:
     return Reference(task_id=match.group(1), path=path, text=match.group(0))
 
 
-def find_references(value: Any) -> Iterator[Reference]:
+@lru_cache(maxsize=16384)
+def parse_references(text: str) -> tuple[Reference, ...]:
+    """The references inside one string; cached, since a plan repeats the same few many times."""
+    return tuple(_ref(m) for m in REF_RE.finditer(text)) if "{{" in text else ()
+
+
+def find_references(value: Any) -> list[Reference]:
     """Every reference inside a params value, however deeply nested."""
+    found: list[Reference] = []
+    _collect(value, found)
+    return found
+
+
+def _collect(value: Any, found: list[Reference]) -> None:
     if isinstance(value, str):
         if "{{" in value:
-            for m in REF_RE.finditer(value):
-                yield _ref(m)
+            found.extend(parse_references(value))
     elif isinstance(value, Mapping):
         for v in value.values():
-            yield from find_references(v)
+            _collect(v, found)
     elif isinstance(value, list | tuple):
         for v in value:
-            yield from find_references(v)
+            _collect(v, found)
 
 
 def resolve_params(value: Any, outputs: Mapping[str, Any]) -> Any:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 import typing
 from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
 from types import MappingProxyType, NoneType, UnionType
@@ -22,7 +23,7 @@ from pydantic import BaseModel, TypeAdapter, ValidationError
 
 from skills.registry import REGISTRY, SkillDefinition, SkillRegistry
 from workflows.definition import TaskSpec, WorkflowDefinition
-from workflows.references import Condition, Reference, find_references, parse_condition
+from workflows.references import Condition, Reference, find_references, parse_condition, parse_references
 
 __all__ = ["CompiledWorkflow", "WorkflowValidationError", "compile_workflow"]
 
@@ -64,61 +65,113 @@ def compile_workflow(
         errors.append(f"The workflow has {len(tasks)} tasks; at most {limit} are allowed.")
 
     by_id: dict[str, TaskSpec] = {}
+    skills: dict[str, SkillDefinition] = {}
+    known: dict[str, SkillDefinition | None] = {}
+    inputs: dict[str, _InputFields] = {}
     for t in tasks:
         if t.id in by_id:
             errors.append(f"Task {t.id} is defined more than once.")
         by_id[t.id] = t
-
-    skills: dict[str, SkillDefinition] = {}
-    for t in tasks:
-        if t.skill in registry:
-            skills[t.id] = registry.get(t.skill)
+        if t.skill not in known:
+            known[t.skill] = registry.get(t.skill) if t.skill in registry else None
+            if t.skill in registry:
+                inputs[t.skill] = _input_fields(registry.get(t.skill).input_model)
+        found = known[t.skill]
+        if found is not None:
+            skills[t.id] = found
         else:
-            known = [d.name for d in registry.definitions()]
-            close = difflib.get_close_matches(t.skill, known, n=1)
+            close = difflib.get_close_matches(t.skill, [d.name for d in registry.definitions()], n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
             errors.append(f"Task {t.id} uses unknown skill {t.skill!r}{hint}.")
 
-    for t in tasks:
+    # Plans nearly always list tasks after their dependencies; then the list is the order and the
+    # ancestor sets come in the same pass.  Otherwise Kahn's algorithm orders them (or finds a cycle).
+    position: dict[str, int] = {}
+    ancestors: dict[str, int] | None = {}
+    dependants: dict[str, list[str]] = {tid: [] for tid in by_id}
+    for i, t in enumerate(tasks):
+        acc = 0
         for dep in t.depends_on:
             if dep == t.id:
                 errors.append(f"Task {t.id} depends on itself.")
             elif dep not in by_id:
                 errors.append(f"Task {t.id} depends on non-existent task {dep}.")
-
-    order, cycle = _topological_order(tasks, by_id)
-    if cycle:
-        errors.append("Tasks form a cycle: " + " -> ".join(cycle) + ".")
+            else:
+                dependants[dep].append(t.id)
+                if ancestors is None:
+                    continue
+                if dep in position:
+                    acc |= ancestors[dep] | (1 << position[dep])
+                else:
+                    ancestors = None
+        if ancestors is not None:
+            ancestors[t.id] = acc
+        position.setdefault(t.id, i)
+    if ancestors is not None:
+        order = list(by_id)
+    else:
+        order, cycle = _topological_order(tasks, by_id)
+        if cycle:
+            errors.append("Tasks form a cycle: " + " -> ".join(cycle) + ".")
+        else:
+            position = {tid: i for i, tid in enumerate(order)}
+            ancestors = _ancestor_bits(order, by_id, position)
 
     conditions: dict[str, Condition] = {}
-    if not cycle:
-        ancestors = _ancestor_bits(order, by_id)
-        position = {tid: i for i, tid in enumerate(order)}
-        for t in tasks:
-            refs = list(find_references(t.params))
-            if t.when:
-                try:
-                    cond = parse_condition(t.when)
-                except ValueError as exc:
-                    errors.append(f"Task {t.id}: {exc}.")
-                else:
-                    conditions[t.id] = cond
-                    refs.append(cond.reference)
-            for ref in refs:
-                errors.extend(_check_reference(t, ref, by_id, skills, ancestors, position))
+    # The output path a reference names, checked once per skill and path however often it recurs.
+    missing_paths: dict[tuple[str, str], str | None] = {}
     for t in tasks:
-        if t.id in skills:
-            errors.extend(_check_params(t, skills[t.id]))
+        # One walk over the params finds the references, for the ancestry/output checks and to tell
+        # _check_params which params are only known at run time.
+        referenced: dict[str, tuple[Reference, ...] | list[Reference]] = {}
+        for name, value in t.params.items():
+            found_refs = parse_references(value) if isinstance(value, str) else find_references(value)
+            if found_refs:
+                referenced[name] = found_refs
+        if t.when:
+            try:
+                cond = parse_condition(t.when)
+            except ValueError as exc:
+                errors.append(f"Task {t.id}: {exc}.")
+            else:
+                conditions[t.id] = cond
+                referenced[""] = (cond.reference,)
+        if ancestors is not None and referenced:
+            mine = ancestors.get(t.id, 0)
+            for refs in referenced.values():
+                for ref in refs:
+                    at = position.get(ref.task_id)
+                    if at is None:
+                        errors.append(
+                            f"Task {t.id} references non-existent task {ref.task_id} in {ref.text}."
+                        )
+                    elif not (mine >> at) & 1:
+                        errors.append(
+                            f"Task {t.id} references task {ref.task_id} in {ref.text} but does not depend on "
+                            f"it; add {ref.task_id} to its dependsOn."
+                        )
+                    elif (source := skills.get(ref.task_id)) is not None:
+                        key = (source.name, ref.text)
+                        if key not in missing_paths:
+                            missing_paths[key] = _missing_path(source.output_model, ref.path)
+                        if missing_paths[key] is not None:
+                            errors.append(
+                                f"Task {t.id} references {ref.text}, "
+                                f"but skill {source.name} has no output {missing_paths[key]}."
+                            )
+        skill = skills.get(t.id)
+        if skill is not None:
+            fields = inputs[skill.name]
+            given = t.params.keys()
+            # The common case, every param a reference the run will resolve, needs no further look.
+            if not (given <= referenced.keys() and given <= fields.names and fields.required <= given):
+                errors.extend(_check_params(t, skill, fields, referenced.keys()))
 
     if definition.output is not None and definition.output not in by_id:
         errors.append(f"The workflow's output names non-existent task {definition.output}.")
     if errors:
         raise WorkflowValidationError(errors)
 
-    dependants: dict[str, list[str]] = {tid: [] for tid in by_id}
-    for t in tasks:
-        for dep in t.depends_on:
-            dependants[dep].append(t.id)
     return CompiledWorkflow(
         definition=definition,
         order=tuple(order),
@@ -171,8 +224,9 @@ def _find_cycle(remaining: set[str], by_id: Mapping[str, TaskSpec]) -> list[str]
     return [*cycle, cycle[0]]
 
 
-def _ancestor_bits(order: list[str], by_id: Mapping[str, TaskSpec]) -> dict[str, int]:
-    position = {tid: i for i, tid in enumerate(order)}
+def _ancestor_bits(
+    order: list[str], by_id: Mapping[str, TaskSpec], position: Mapping[str, int]
+) -> dict[str, int]:
     bits: dict[str, int] = {}
     for tid in order:
         acc = 0
@@ -181,30 +235,6 @@ def _ancestor_bits(order: list[str], by_id: Mapping[str, TaskSpec]) -> dict[str,
                 acc |= bits[dep] | (1 << position[dep])
         bits[tid] = acc
     return bits
-
-
-def _check_reference(
-    task: TaskSpec,
-    ref: Reference,
-    by_id: Mapping[str, TaskSpec],
-    skills: Mapping[str, SkillDefinition],
-    ancestors: Mapping[str, int],
-    position: Mapping[str, int],
-) -> list[str]:
-    if ref.task_id not in by_id:
-        return [f"Task {task.id} references non-existent task {ref.task_id} in {ref.text}."]
-    if ref.task_id == task.id or not (ancestors.get(task.id, 0) >> position[ref.task_id]) & 1:
-        return [
-            f"Task {task.id} references task {ref.task_id} in {ref.text} but does not depend on it; "
-            f"add {ref.task_id} to its dependsOn."
-        ]
-    source = skills.get(ref.task_id)
-    if source is None:
-        return []
-    missing = _missing_path(source.output_model, ref.path)
-    if missing is not None:
-        return [f"Task {task.id} references {ref.text}, but skill {source.name} has no output {missing}."]
-    return []
 
 
 @lru_cache(maxsize=4096)
@@ -237,41 +267,53 @@ def _strip_optional(annotation: Any) -> Any:
     return annotation
 
 
+@dataclass(frozen=True, slots=True)
+class _InputFields:
+    adapters: Mapping[str, TypeAdapter[Any]]
+    names: frozenset[str]
+    required: frozenset[str]
+
+
 @lru_cache(maxsize=512)
-def _field_adapters(model: type[BaseModel]) -> dict[str, tuple[TypeAdapter[Any], bool]]:
-    return {
-        name: (TypeAdapter(field.annotation if field.annotation is not None else Any), field.is_required())
-        for name, field in model.model_fields.items()
-    }
+def _input_fields(model: type[BaseModel]) -> _InputFields:
+    fields = model.model_fields
+    return _InputFields(
+        adapters={
+            name: TypeAdapter(field.annotation if field.annotation is not None else Any)
+            for name, field in fields.items()
+        },
+        names=frozenset(fields),
+        required=frozenset(name for name, field in fields.items() if field.is_required()),
+    )
 
 
-def _check_params(task: TaskSpec, skill: SkillDefinition) -> list[str]:
+def _check_params(
+    task: TaskSpec, skill: SkillDefinition, fields: _InputFields, referenced: AbstractSet[str]
+) -> list[str]:
+    """Params against the skill's input model; params holding references are checked at run time."""
     params = task.params
-    model = skill.input_model
-    if next(find_references(params), None) is None:
+    if not referenced:
         try:
-            model.model_validate(params)
+            skill.input_model.model_validate(params)
         except ValidationError as exc:
             return [_param_error(task, skill, err) for err in exc.errors()]
         return []
-    errors: list[str] = []
-    adapters = _field_adapters(model)
-    for name in params:
-        if name not in adapters:
-            errors.append(
-                f"Task {task.id}: skill {skill.name} has no param {name!r} "
-                f"(its params: {', '.join(sorted(adapters)) or 'none'})."
-            )
-    for name, (adapter, required) in adapters.items():
-        if name not in params:
-            if required:
-                errors.append(f"Task {task.id}: skill {skill.name} needs param {name!r}.")
+    given = params.keys()
+    errors = [
+        f"Task {task.id}: skill {skill.name} has no param {name!r} "
+        f"(its params: {', '.join(sorted(fields.names)) or 'none'})."
+        for name in sorted(given - fields.names)
+    ]
+    errors.extend(
+        f"Task {task.id}: skill {skill.name} needs param {name!r}."
+        for name in sorted(fields.required - given)
+    )
+    for name in given - referenced:
+        adapter = fields.adapters.get(name)
+        if adapter is None:
             continue
-        value = params[name]
-        if any(True for _ in find_references(value)):
-            continue  # checked against the referenced output's model instead
         try:
-            adapter.validate_python(value)
+            adapter.validate_python(params[name])
         except ValidationError as exc:
             errors.extend(_param_error(task, skill, err, prefix=(name,)) for err in exc.errors())
     return errors

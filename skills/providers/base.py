@@ -8,6 +8,7 @@ implement; backend failures are translated into the exceptions below so callers 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
@@ -197,6 +198,31 @@ class CalendarProvider:
         raise NotImplementedError("subclasses of CalendarProvider must provide a free_busy() method")
 
     # -- shared behaviour -------------------------------------------------------------------------
+    def busy_reader(
+        self,
+        *,
+        start: datetime,
+        end: datetime,
+        calendar_ids: list[str] | None = None,
+        ignore: frozenset[str] = frozenset(),
+    ) -> Callable[[datetime, datetime], list[tuple[float, float]]]:
+        """A function giving the epoch-second busy spans of the user's own occurrences in any part of
+        [start, end), in no particular order; ``ignore`` holds occurrence keys not to count.
+
+        A free-time search reads a long range piece by piece, stopping once it has found enough;
+        backends that can fetch once what every piece needs (and read bare times rather than whole
+        occurrences) override this.
+        """
+
+        def spans(lo: datetime, hi: datetime) -> list[tuple[float, float]]:
+            return [
+                (o.start.timestamp(), o.end.timestamp())
+                for o in self.list_occurrences(start=lo, end=hi, calendar_ids=calendar_ids)
+                if o.busy and o.occurrence_key not in ignore
+            ]
+
+        return spans
+
     def default_calendar(self) -> CalendarInfo:
         calendars = self.list_calendars()
         if not calendars:

@@ -17,6 +17,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 
 from skills import services
+from skills.freetime import merge
 from skills.models import AppliedOperation, Calendar, Event
 from skills.providers.base import (
     BusyInterval,
@@ -30,6 +31,7 @@ from skills.providers.base import (
     Scope,
 )
 from skills.selectors import (
+    BusyIndex,
     calendar_get,
     calendar_info,
     calendar_list,
@@ -58,18 +60,6 @@ def _invalid_as_provider_error() -> Iterator[None]:
         raise ProviderError(str(exc)) from exc
 
 
-def _merged(intervals: list[BusyInterval]) -> list[BusyInterval]:
-    """Overlapping busy spans as one: fewer intervals, and no hint of how a day is divided."""
-    merged: list[BusyInterval] = []
-    for interval in sorted(intervals, key=lambda i: i.start):
-        if merged and interval.start <= merged[-1].end:
-            last = merged[-1]
-            merged[-1] = BusyInterval(start=last.start, end=max(last.end, interval.end))
-        else:
-            merged.append(interval)
-    return merged
-
-
 class LocalProvider(CalendarProvider):
     """Calendars stored in this app's database; ids are primary keys as strings."""
 
@@ -82,17 +72,37 @@ class LocalProvider(CalendarProvider):
     def list_occurrences(
         self, *, start: datetime, end: datetime, calendar_ids: list[str] | None = None
     ) -> list[Occurrence]:
+        calendars = self._calendars(calendar_ids)
+        if not calendars:
+            return []
+        return occurrences_between(
+            calendars=calendars, start=_utc(start, "window start"), end=_utc(end, "window end")
+        )
+
+    def busy_reader(
+        self,
+        *,
+        start: datetime,
+        end: datetime,
+        calendar_ids: list[str] | None = None,
+        ignore: frozenset[str] = frozenset(),
+    ) -> Callable[[datetime, datetime], list[tuple[float, float]]]:
+        calendars = self._calendars(calendar_ids)
+        if not calendars:
+            return lambda lo, hi: []
+        index = BusyIndex(
+            calendars=calendars, start=_utc(start, "window start"), end=_utc(end, "window end"), ignore=ignore
+        )
+        return lambda lo, hi: index.spans(_utc(lo, "window start"), _utc(hi, "window end"))
+
+    def _calendars(self, calendar_ids: list[str] | None) -> list[CalendarInfo]:
         calendars = self.list_calendars()
         if calendar_ids is not None:
             unknown = set(calendar_ids) - {info.id for info in calendars}
             if unknown:
                 raise NotFoundError(f"You have no calendar with id {sorted(unknown)[0]!r}.")
             calendars = [info for info in calendars if info.id in calendar_ids]
-        if not calendars:
-            return []
-        return occurrences_between(
-            calendars=calendars, start=_utc(start, "window start"), end=_utc(end, "window end")
-        )
+        return calendars
 
     def event_titles(self, *, start: datetime, end: datetime) -> list[str]:
         # One query on masters and overrides whose span meets the window: no expansion needed to
@@ -121,17 +131,13 @@ class LocalProvider(CalendarProvider):
         for email in emails:
             # A blank address would match every user who has none.
             owners = users.filter(email__iexact=email.strip()) if email.strip() else users.none()
-            calendars = Calendar.objects.filter(owner__in=owners)
-            occurrences = occurrences_between(
-                calendars=[calendar_info(c) for c in calendars], start=window[0], end=window[1]
-            )
-            busy[email] = _merged(
-                [
-                    BusyInterval(start=o.start.astimezone(UTC), end=o.end.astimezone(UTC))
-                    for o in occurrences
-                    if o.busy
-                ]
-            )
+            calendars = [calendar_info(c) for c in Calendar.objects.filter(owner__in=owners)]
+            index = BusyIndex(calendars=calendars, start=window[0], end=window[1])
+            spans = merge(index.spans(*window))
+            busy[email] = [
+                BusyInterval(start=datetime.fromtimestamp(lo, UTC), end=datetime.fromtimestamp(hi, UTC))
+                for lo, hi in spans
+            ]
         return busy
 
     # -- writes -----------------------------------------------------------------------------------------

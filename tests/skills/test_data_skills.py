@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -10,7 +10,9 @@ from django.contrib.auth import get_user_model
 from preferences.services import preference_set
 from skills.catalog import REGISTRY
 from skills.context import SkillContext
-from skills.services import calendar_create, event_create
+from skills.models import Event
+from skills.providers.base import EventData
+from skills.services import calendar_create, event_create, occurrence_cancel, occurrence_update
 
 NY = ZoneInfo("America/New_York")
 pytestmark = pytest.mark.django_db
@@ -134,3 +136,34 @@ def test_count_reply(ctx: SkillContext) -> None:
         end=at(5, 0).isoformat(),
     )
     assert reply["text"].startswith("You have 3 events on Wednesday, March 4")
+
+
+def test_free_slots_see_moved_and_cancelled_occurrences_and_ignore_what_is_asked(ctx: SkillContext) -> None:
+    master = Event.objects.get(summary="Calculus II Lecture")
+    # Wednesday March 4's lecture moves to 10:00; Monday March 9's is cancelled.
+    occurrence_update(
+        master=master,
+        recurrence_id=at(4, 14).astimezone(UTC),
+        data=EventData(start=at(4, 10), end=at(4, 11, 15)),
+    )
+    master.refresh_from_db()
+    occurrence_cancel(master=master, recurrence_id=at(9, 14).astimezone(UTC))
+
+    def spans(day: int, **params: object) -> list[tuple[str, str]]:
+        out = call(
+            ctx,
+            "free_slots",
+            start=at(day, 0).isoformat(),
+            end=at(day + 1, 0).isoformat(),
+            duration_minutes=30,
+            window_start="08:00",
+            window_end="18:00",
+            **params,
+        )
+        return [(s["start"][11:16], s["end"][11:16]) for s in out["slots"]]
+
+    assert spans(4) == [("08:00", "09:00"), ("11:15", "16:00"), ("17:00", "18:00")]
+    assert spans(9) == [("08:00", "18:00")]
+    review = call(ctx, "find_events", start=at(4, 0).isoformat(), end=at(5, 0).isoformat(), text="review")
+    key = review["events"][0]["key"]
+    assert spans(4, ignore_events=[key]) == [("08:00", "09:00"), ("11:15", "18:00")]

@@ -90,6 +90,29 @@ def test_transitive_dependency_may_be_referenced() -> None:
     assert plan.order[-1] == "c"
 
 
+def test_tasks_listed_before_their_dependencies_are_ordered_and_checked() -> None:
+    plan = compile_workflow(
+        wf(
+            TaskSpec(id="c", skill="add", params={"value": "{{a.output.value}}"}, depends_on=("b",)),
+            TaskSpec(id="b", skill="emit", depends_on=("a",)),
+            TaskSpec(id="a", skill="emit"),
+        ),
+        registry=registry,
+    )
+    assert plan.order == ("a", "b", "c")
+    assert plan.dependants == {"a": ("b",), "b": ("c",), "c": ()}
+    errors = errors_of(
+        wf(
+            TaskSpec(id="c", skill="add", params={"value": "{{a.output.value}}"}, depends_on=("b",)),
+            TaskSpec(id="b", skill="emit"),
+            TaskSpec(id="a", skill="emit"),
+        )
+    )
+    assert errors == [
+        "Task c references task a in {{a.output.value}} but does not depend on it; add a to its dependsOn."
+    ]
+
+
 def test_reference_to_a_missing_output_field_is_rejected() -> None:
     errors = errors_of(
         wf(
