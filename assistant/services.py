@@ -4,15 +4,19 @@ from __future__ import annotations
 
 import logging
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from django.db import transaction
+from django.utils import timezone
 
+from assistant.answers import DECLINE, NOT_AN_ANSWER, answer_for
 from assistant.decomposer import DecomposeRequest, decompose
 from assistant.models import Conversation, Message, ReplyKind
 from preferences.selectors import user_timezone
 from workflows import events
-from workflows.engine import run_start
+from workflows.engine import run_cancel, run_start
 from workflows.models import RunStatus, WorkflowRun
+from workflows.persistence import run_resume_claim
 from workflows.tasks import dispatch_run
 from workflows.validation import WorkflowValidationError
 
@@ -40,6 +44,25 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str) -> Message | 
     if not conversation.title:
         conversation.title = text[:80]
         conversation.save(update_fields=["title", "updated_at"])
+    waiting = _pending(conversation)
+    set_aside = ""
+    if waiting is not None:
+        tz = ZoneInfo(waiting.timezone)
+        answer = answer_for(text, waiting.pause_payload or {}, tz=tz, now=timezone.now().astimezone(tz))
+        if answer is DECLINE:
+            run_cancel(run_id=waiting.pk, user=user)
+            _pending_clear(conversation)
+            return _message_add(
+                conversation,
+                role=Message.Role.ASSISTANT,
+                kind=ReplyKind.ANSWER,
+                text="OK, I left your calendar as it was.",
+            )
+        if answer is not NOT_AN_ANSWER:
+            return _resume(conversation, waiting, user_message, user=user, answer=answer)
+        run_cancel(run_id=waiting.pk, user=user)
+        _pending_clear(conversation)
+        set_aside = f"(I set aside the earlier request, {waiting.name!r}, which was waiting for your answer.)"
     request = DecomposeRequest(
         text=text,
         user=user,
@@ -51,13 +74,17 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str) -> Message | 
         context=conversation.context,
     )
     decision = decompose(request)
+    remembered = {k: v for k, v in conversation.context.items() if k != "pending_create"}
+    if remembered != conversation.context or decision.context_update:
+        conversation.context = {**remembered, **decision.context_update}
+        conversation.save(update_fields=["context", "updated_at"])
     if decision.kind != "workflow" or decision.workflow is None:
         kind = decision.reply_kind or decision.kind
         return _message_add(
             conversation,
             role=Message.Role.ASSISTANT,
             kind=kind,
-            text=decision.text,
+            text=f"{set_aside}\n{decision.text}".strip(),
             trace_id=decision.trace_id,
         )
     try:
@@ -84,6 +111,33 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str) -> Message | 
     return Message.objects.filter(conversation=conversation, run=run, role=Message.Role.ASSISTANT).last()
 
 
+def _pending(conversation: Conversation) -> WorkflowRun | None:
+    run = conversation.pending_run
+    return run if run is not None and run.status == RunStatus.PAUSED else None
+
+
+def _pending_clear(conversation: Conversation) -> None:
+    conversation.pending_run = None
+    conversation.save(update_fields=["pending_run", "updated_at"])
+
+
+def _resume(
+    conversation: Conversation, run: WorkflowRun, user_message: Message, *, user: Any, answer: Any
+) -> Message | None:
+    """Continue the waiting workflow with this answer; a second answer to the same question is told so."""
+    if not run_resume_claim(run_id=run.pk, pause_id=run.pause_id, user=user, answer=answer):
+        return _message_add(
+            conversation,
+            role=Message.Role.ASSISTANT,
+            kind=ReplyKind.ANSWER,
+            text="That question was already answered.",
+        )
+    user_message.run = run
+    user_message.save(update_fields=["run"])
+    dispatch_run(run.pk, resumed=True)
+    return Message.objects.filter(conversation=conversation, run=run, role=Message.Role.ASSISTANT).last()
+
+
 def run_settled(run: WorkflowRun) -> None:
     """Engine listener: turn a run that paused, finished or failed into the assistant's reply."""
     origin = Message.objects.filter(run=run, role=Message.Role.USER).select_related("conversation").first()
@@ -100,14 +154,34 @@ def run_settled(run: WorkflowRun) -> None:
         kind, text = result.get("kind", ReplyKind.ANSWER), result.get("text", "")
         data = result.get("data") or {}
         conversation.pending_run = None
+        _remember(conversation, run, data)
     else:
         kind = ReplyKind.ERROR
         text = "I couldn't finish that: " + (run.error or "something went wrong.")
         data = {}
         conversation.pending_run = None
     with transaction.atomic():
-        conversation.save(update_fields=["pending_run", "updated_at"])
+        conversation.save(update_fields=["pending_run", "context", "updated_at"])
         _message_add(conversation, role=Message.Role.ASSISTANT, kind=kind, text=text, data=data, run=run)
+
+
+def _remember(conversation: Conversation, run: WorkflowRun, data: dict[str, Any]) -> None:
+    """What follow-ups may refer to: the events just shown or changed ("it"), the run to undo."""
+    context = dict(conversation.context)
+    if data.get("undo"):
+        context["last_applied_run"] = data["undo"]["run_id"]
+    changed = [c for c in data.get("changed") or [] if c.get("action") != "delete"]
+    if changed:
+        context["last_events"] = [
+            {"summary": c.get("new_summary") or c["summary"], "start": c["start"], "end": c["end"]}
+            for c in changed
+            if c.get("start") and c.get("end")
+        ]
+    elif data.get("events"):
+        context["last_events"] = [
+            {"summary": e["summary"], "start": e["start"], "end": e["end"]} for e in data["events"][:20]
+        ]
+    conversation.context = context
 
 
 def _message_add(

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from skills import (  # noqa: F401 - imported for their registrations
     calendar_skills,
+    change_skills,
     data_skills,
     interaction_skills,
     preference_skills,

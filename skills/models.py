@@ -173,3 +173,40 @@ class AppliedOperation(models.Model):
 
     def __str__(self) -> str:
         return self.operation_id
+
+
+class ChangeRecord(models.Model):
+    """One change a workflow made to a calendar, with what the occurrence looked like before and after.
+
+    The records of a run are what "undo that" reverts, as one unit; ``after_etag`` is how an undo
+    notices an event edited again since (and leaves it alone rather than overwrite the newer edit).
+    Undoing writes records of its own under the undoing run, so undoing an undo redoes.
+    """
+
+    class Action(models.TextChoices):
+        CREATE = "create"
+        UPDATE = "update"
+        DELETE = "delete"
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    run_id = models.UUIDField(db_index=True)
+    operation_id = models.CharField(max_length=160)
+    position = models.PositiveIntegerField(default=0)
+    action = models.CharField(max_length=8, choices=Action.choices)
+    summary = models.CharField(max_length=500, blank=True)
+    event_id = models.CharField(max_length=64, blank=True)
+    recurrence_id = models.DateTimeField(null=True, blank=True)
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    after_etag = models.CharField(max_length=64, blank=True)
+    undone_by = models.UUIDField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "run_id", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "operation_id"], name="change_record_unique_operation")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.action} {self.summary}"

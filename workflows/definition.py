@@ -76,6 +76,9 @@ class Decision(BaseModel):
     trace_id: str = Field(default_factory=lambda: uuid.uuid4().hex)
     notes: tuple[str, ...] = ()
     frame: dict[str, Any] = Field(default_factory=dict)
+    context_update: dict[str, Any] = Field(
+        default_factory=dict, description="What the conversation should remember for the next turn."
+    )
 
     @model_validator(mode="after")
     def _workflow_present(self) -> Decision:

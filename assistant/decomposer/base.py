@@ -30,4 +30,6 @@ def decompose(request: DecomposeRequest) -> Decision:
         return Decision(
             kind="clarify", reply_kind="clarify", text="What would you like to know about your calendar?"
         )
-    return _RULES.decompose(text=request.text, user=request.user, timezone_name=request.timezone)
+    return _RULES.decompose(
+        text=request.text, user=request.user, timezone_name=request.timezone, context=request.context
+    )

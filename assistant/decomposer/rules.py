@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.utils import timezone
 
+from assistant.decomposer.changes import compile_change, undo_decision
 from assistant.decomposer.compiler import compile_frame
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
@@ -17,8 +19,21 @@ __all__ = ["RuleDecomposer"]
 class RuleDecomposer:
     name = "rules"
 
-    def decompose(self, *, text: str, user: object, timezone_name: str) -> Decision:
+    def decompose(
+        self, *, text: str, user: object, timezone_name: str, context: dict[str, Any] | None = None
+    ) -> Decision:
         tz = ZoneInfo(timezone_name)
         now = timezone.now().astimezone(tz)
-        frame = understand(text, now=now, world=World(user=user, now=now))
+        context = context or {}
+        world = World(user=user, now=now)
+        frame = understand(text, now=now, world=world)
+        pending = context.get("pending_create")
+        if pending and frame.operation in ("unknown", "query") and frame.start is not None:
+            # The answer to "when should I schedule it?": read together with the request it completes.
+            text = f"{pending['text']} {text}"
+            frame = understand(text, now=now, world=world)
+        if frame.operation in ("create", "move", "delete"):
+            return compile_change(frame, text=text, now=now, tz=tz, world=world, context=context)
+        if frame.operation == "undo" and context.get("last_applied_run"):
+            return undo_decision(context["last_applied_run"], frame)
         return compile_frame(frame, now=now, tz=tz)

@@ -1,0 +1,98 @@
+"""Reading a typed message as the answer to the question a paused workflow is waiting on.
+
+"yes", "sure, do it", "no", "the 4pm one", "the second", an option's own label (what the buttons
+send): each is mapped to the value of the option it names.  A message that names none of them is
+not an answer, and the chat treats it as a new request.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from assistant.decomposer.intent import classify, normalise
+from assistant.timeexpr import find_times
+
+__all__ = ["DECLINE", "NOT_AN_ANSWER", "answer_for"]
+
+NOT_AN_ANSWER: Any = object()
+DECLINE: Any = object()
+
+_ORDINALS = {
+    "first": 0,
+    "1st": 0,
+    "one": 0,
+    "second": 1,
+    "2nd": 1,
+    "two": 1,
+    "third": 2,
+    "3rd": 2,
+    "three": 2,
+    "fourth": 3,
+    "4th": 3,
+    "four": 3,
+    "last": -1,
+}
+_ORDINAL = re.compile(r"\b(?:the )?(" + "|".join(_ORDINALS) + r")(?: one)?\b")
+_PARTS = {"morning": (5, 12), "afternoon": (12, 17), "evening": (17, 21), "night": (21, 29)}
+
+
+def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetime) -> Any:
+    """The answer ``text`` gives to the pending question, DECLINE, or NOT_AN_ANSWER."""
+    norm = normalise(text)
+    options = [o for o in payload.get("options") or [] if isinstance(o, dict)]
+    operation, _ = classify(text)
+    if payload.get("kind") == "confirm":
+        if operation == "yes":
+            return options[0]["value"] if options else True
+        if operation == "no":
+            return DECLINE
+        return NOT_AN_ANSWER
+    if payload.get("kind") == "choose" and options:
+        return _pick(norm, options, tz=tz, now=now, operation=operation)
+    # A free question (clarify): anything that is not a new command is the answer.
+    if operation == "no":
+        return DECLINE
+    return text if operation in ("unknown", "yes") else NOT_AN_ANSWER
+
+
+def _pick(norm: str, options: list[dict[str, Any]], *, tz: ZoneInfo, now: datetime, operation: str) -> Any:
+    labels = [normalise(str(o.get("label", ""))) for o in options]
+    if norm in labels:
+        return options[labels.index(norm)]["value"]
+    starts = [datetime.fromisoformat(o["start"]).astimezone(tz) if o.get("start") else None for o in options]
+    timed = [m for m in find_times(norm, now=now) if m.has_time and not m.error]
+    if timed:
+        wanted = timed[0].start.astimezone(tz)
+        hits = [i for i, s in enumerate(starts) if s and (s.hour, s.minute) == (wanted.hour, wanted.minute)]
+        if not hits:  # "the 4 one": an hour without am/pm matches either half of the day
+            hits = [
+                i
+                for i, s in enumerate(starts)
+                if s and s.hour % 12 == wanted.hour % 12 and s.minute == wanted.minute
+            ]
+        if len(hits) == 1:
+            return options[hits[0]]["value"]
+    for part, (lo, hi) in _PARTS.items():
+        if re.search(rf"\b{part}\b", norm):
+            hits = [
+                i for i, s in enumerate(starts) if s and lo <= (s.hour if s.hour >= 5 else s.hour + 24) < hi
+            ]
+            if len(hits) == 1:
+                return options[hits[0]]["value"]
+    ordinal = _ORDINAL.search(norm)
+    if ordinal and len(norm.split()) <= 4:
+        index = _ORDINALS[ordinal.group(1)]
+        if -len(options) <= index < len(options):
+            return options[index]["value"]
+    if operation == "no":
+        return DECLINE
+    words = set(re.findall(r"[a-z0-9]+", norm)) - {"the", "one", "a", "an", "please", "cancel", "move"}
+    if words:
+        scores = [len(words & set(re.findall(r"[a-z0-9]+", label))) for label in labels]
+        best = max(scores)
+        if best and scores.count(best) == 1:
+            return options[scores.index(best)]["value"]
+    return NOT_AN_ANSWER

@@ -1,0 +1,400 @@
+"""Requests that change calendars: split the sentence into its target, its destination and its extras,
+then compile find -> (choose) -> plan -> apply [-> notify].
+
+The split is by cues, not by sentence patterns: a destination follows "to"/"into" or reads as an
+offset ("one hour later"), a second action follows "and schedule"/"and notify", an exception follows
+"but not".  The target part goes back through :func:`understand`, so every way of naming events that
+reads work for queries (dates, day parts, categories, titles, people) works for changes too.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from assistant.decomposer.frame import RequestFrame
+from assistant.decomposer.intent import normalise
+from assistant.decomposer.understand import understand
+from assistant.decomposer.world import World, tokens
+from assistant.timeexpr import find_times
+from skills.formatting import format_day
+from workflows.definition import Decision, TaskSpec, WorkflowDefinition
+
+__all__ = ["compile_change", "compile_create", "undo_decision"]
+
+HORIZON = timedelta(days=365)
+_NOTIFY = re.compile(r"\b(?:and |then )?(?:notify|tell|inform|email|let)\b.*$")
+_SECOND_CREATE = re.compile(
+    r"\b(?:and|then) (?:then )?(?:schedule|create|add|book|set up|put in|make)\b(?P<rest>.*)$"
+)
+_SHIFT = re.compile(
+    r"\b(?:by )?(?P<n>an?|one|two|three|four|half an?|\d+(?:\.\d+)?) ?(?P<unit>hours?|hrs?|minutes?|mins?)"
+    r" (?P<dir>later|earlier|back|forward|ahead)\b"
+)
+_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "half a": 0.5, "half an": 0.5}
+_DEST = re.compile(r"\b(?:to|into|onto|until|till)\b (?P<dest>(?!do\b|be\b|make\b|leave\b).*)$")
+_DAY_PART = re.compile(r"\b(morning|afternoon|evening|night)s?\b")
+_SAME_TIME = re.compile(r"\bsame (?:times?|hours?)\b")
+_EXCEPT = re.compile(r"\b(?:but|except|and) not (?:the )?(?P<what>[\w' -]+)$")
+_IT = re.compile(
+    r"^(?:actually |ok |okay |no |then )*(?:make|move|change|push|put|set|shift|reschedule) (?:it|that|this)\b"
+)
+_PLURAL = re.compile(r"\b(?:all|every|everything|each|both)\b|\b\w+(?:ings|es|s)\b")
+_EVERYTHING = re.compile(r"\b(?:everything|all (?:my )?events|my (?:whole |entire )?calendar|clear)\b")
+_CLEAR_FOR = re.compile(r"\bclear\b.*?\bfor (?P<why>[a-z][\w ]*?)(?: and\b|$)")
+_SINGULAR_NOUNS = frozenset({"meeting", "class", "event", "appointment", "one", "check-in", "lecture", "lab"})
+
+
+def _ref(task: str, path: str) -> str:
+    return "{{" + f"{task}.output.{path}" + "}}"
+
+
+def _range_of(frame: RequestFrame, now: datetime) -> tuple[datetime, datetime]:
+    if frame.start is not None and frame.end is not None and frame.range_explicit:
+        return frame.start, frame.end
+    return now, now + HORIZON
+
+
+def _target_frame(text: str, now: datetime, world: World) -> RequestFrame:
+    """The target part read like a query, with a bare time joined to a bare date ("10am ... tomorrow")."""
+    frame = understand(text, now=now, world=world)
+    matches = [m for m in find_times(text, now=now) if not m.error]
+    timed = [m for m in matches if m.has_time and not m.has_date and not m.is_interval]
+    dated = [m for m in matches if m.has_date and not m.has_time]
+    if timed and dated:
+        at = datetime.combine(dated[0].start.date(), timed[0].start.timetz())
+        frame.start, frame.end, frame.range_explicit = at, at + timedelta(minutes=1), True
+    elif timed and not dated and frame.start is not None:
+        at = timed[0].start
+        frame.start, frame.end = at, at + timedelta(minutes=1)
+    return frame
+
+
+def _find_params(frame: RequestFrame, start: datetime, end: datetime, *, everything: bool) -> dict[str, Any]:
+    params: dict[str, Any] = {"start": start.isoformat(), "end": end.isoformat()}
+    if everything:
+        return params
+    if frame.title_words:
+        params["text"] = " ".join(frame.title_words)
+    elif frame.category:
+        params["category"] = frame.category
+    if frame.calendars:
+        params["calendars"] = frame.calendars
+    if frame.people and not frame.title_words:
+        params["attendee"] = frame.people[0]
+    if frame.day_part:
+        params["day_part"] = frame.day_part
+    if frame.exclude_weekdays:
+        params["exclude_weekdays"] = sorted(set(frame.exclude_weekdays))
+    return params
+
+
+def _is_plural(target: str, frame: RequestFrame) -> bool:
+    if frame.title_words:
+        return bool(re.search(r"\b(?:all|every|both)\b", target))
+    words = set(tokens(target))
+    if words & _SINGULAR_NOUNS and not re.search(r"\b(?:all|every|both)\b", target):
+        return False
+    return bool(_PLURAL.search(target))
+
+
+def _workflow(name: str, summary: str, tasks: list[TaskSpec], output: str, confidence: float) -> Decision:
+    return Decision(
+        kind="workflow",
+        workflow=WorkflowDefinition(name=name, summary=summary, tasks=tuple(tasks), output=output),
+        confidence=confidence,
+    )
+
+
+def _clarify(text: str, **remember: Any) -> Decision:
+    return Decision(kind="clarify", reply_kind="clarify", text=text, context_update=remember)
+
+
+def _title_for_new(frame: RequestFrame) -> str:
+    phrase = (frame.titles[0] if frame.titles else "") or ("meeting" if frame.people else "")
+    phrase = re.sub(r"\b(?:with|for|a|an|the|new)\b\s*$", "", phrase).strip() or "Event"
+    names = [n.title() for n in frame.person_names]
+    title = phrase[:1].upper() + phrase[1:]
+    if names and not any(n.casefold() in phrase.casefold() for n in names):
+        title += " with " + " and ".join(names)
+    return title
+
+
+# -- create ------------------------------------------------------------------------------------------------
+def compile_create(frame: RequestFrame, *, now: datetime, tz: ZoneInfo, text: str) -> Decision:
+    title = _title_for_new(frame)
+    if frame.at_time is None:
+        return _clarify(
+            f'When should I schedule {title!r}? Give me a day and a time, e.g. "Thursday at 3pm".',
+            pending_create={"text": text},
+        )
+    params: dict[str, Any] = {"summary": title, "start": frame.at_time.isoformat()}
+    if frame.duration_minutes:
+        params["duration_minutes"] = frame.duration_minutes
+    if frame.people:
+        params["attendees"] = frame.people
+    if frame.calendars:
+        params["calendar"] = frame.calendars[0]
+    tasks = [
+        TaskSpec(id="plan", skill="plan_create", params=params, summary=f"Plan {title}"),
+        TaskSpec(
+            id="apply",
+            skill="apply_changes",
+            depends_on=("plan",),
+            params={"changes": "{{plan.output}}"},
+            summary="Apply",
+        ),
+    ]
+    return _workflow(
+        "create-event",
+        f"Create {title} ({format_day(frame.at_time.date())})",
+        tasks,
+        "apply",
+        frame.confidence,
+    )
+
+
+# -- move and delete -------------------------------------------------------------------------------------------
+def compile_change(
+    frame: RequestFrame, *, text: str, now: datetime, tz: ZoneInfo, world: World, context: dict[str, Any]
+) -> Decision:
+    """A Decision for a create, move or delete request (``frame`` is the whole sentence's reading)."""
+    if frame.error:
+        return Decision(kind="clarify", reply_kind="clarify", text=f"{frame.error} Which date did you mean?")
+    if frame.operation == "create":
+        return compile_create(frame, now=now, tz=tz, text=text)
+    norm = normalise(text)
+    notify = bool(_NOTIFY.search(norm)) and frame.operation == "delete"
+    if notify:
+        norm = _NOTIFY.sub("", norm).strip()
+    create_clause = ""
+    second = _SECOND_CREATE.search(norm)
+    if second and frame.operation == "delete":
+        create_clause = second.group("rest")
+        norm = norm[: second.start()].strip()
+    clear_for = _CLEAR_FOR.search(norm)
+    everything = bool(_EVERYTHING.search(norm))
+
+    destination = ""
+    shift = 0
+    if frame.operation == "move":
+        found_shift = _SHIFT.search(norm)
+        if found_shift:
+            amount = _NUMBERS.get(found_shift["n"]) or float(found_shift["n"])
+            minutes = amount * (60 if found_shift["unit"].startswith("h") else 1)
+            shift = int(minutes if found_shift["dir"] in ("later", "back") else -minutes)
+            norm = norm[: found_shift.start()].strip()
+        else:
+            dest = _DEST.search(norm)
+            if dest:
+                destination = dest["dest"]
+                norm = norm[: dest.start()].strip()
+    exception = _EXCEPT.search(norm)
+    excluded = ""
+    if exception:
+        excluded = exception["what"]
+        norm = norm[: exception.start()].strip()
+
+    use_context = bool(_IT.search(norm)) and context.get("last_events")
+    if use_context:
+        last = context["last_events"][0]
+        start, end = datetime.fromisoformat(last["start"]), datetime.fromisoformat(last["end"])
+        find = {"start": start.isoformat(), "end": end.isoformat(), "text": last["summary"]}
+        plural = False
+        target = RequestFrame(operation=frame.operation, confidence=0.9)
+        if destination == "" and frame.at_time is not None:
+            destination = norm[_IT.search(norm).end() :] if _IT.search(norm) else ""
+    else:
+        target = _target_frame(norm, now, world)
+        if clear_for:
+            target.category, target.title_words = None, []
+        start, end = _range_of(target, now)
+        if not target.range_explicit and not target.title_words and not target.category and not everything:
+            return _clarify('Which event do you mean? Name it or give its day, e.g. "the dentist on Friday".')
+        find = _find_params(target, start, end, everything=everything or bool(clear_for))
+        plural = everything or bool(clear_for) or _is_plural(norm, target)
+    scope = "series" if everything and not target.range_explicit else "occurrence"
+
+    tasks = [TaskSpec(id="find", skill="find_events", params=find, summary="Find the events")]
+    events = _ref("find", "events")
+    if excluded and not target.title_words:
+        tasks.append(
+            TaskSpec(
+                id="except",
+                skill="filter_events",
+                depends_on=("find",),
+                params={"events": events, "exclude_text": [excluded]},
+                summary=f"Leave out {excluded}",
+            )
+        )
+        events = _ref("except", "events")
+    last = tasks[-1].id
+    action = "Cancel" if frame.operation == "delete" else "Move"
+    tasks.append(
+        TaskSpec(
+            id="choose",
+            skill="choose_event",
+            depends_on=(last,),
+            params={"events": events, "action": action, "expect_one": not plural},
+            summary="Make sure which one",
+        )
+    )
+    chosen = _ref("choose", "events")
+    plan_sets: list[str] = []
+    if frame.operation == "delete":
+        tasks.append(
+            TaskSpec(
+                id="plan",
+                skill="plan_delete",
+                depends_on=("choose",),
+                params={"events": chosen, "scope": scope},
+                summary="Plan the deletions",
+            )
+        )
+        plan_sets.append("plan")
+        if create_clause:
+            created = _create_like(create_clause, target, now, tz, world)
+            if created is None:
+                return _clarify("At what time should the new one be?")
+            tasks.append(
+                TaskSpec(
+                    id="recreate",
+                    skill="plan_create",
+                    depends_on=("choose",),
+                    params={**created, "like": chosen},
+                    summary="Plan the new event",
+                )
+            )
+            plan_sets.append("recreate")
+        if clear_for:
+            why = clear_for["why"].strip()
+            day = (target.start or now).astimezone(tz)
+            tasks.append(
+                TaskSpec(
+                    id="block",
+                    skill="plan_create",
+                    params={
+                        "summary": why[:1].upper() + why[1:],
+                        "start": datetime.combine(day.date(), time(), tz).isoformat(),
+                        "all_day": True,
+                    },
+                    summary=f"Block the day for {why}",
+                )
+            )
+            plan_sets.append("block")
+    else:
+        params = _move_params(destination, shift, target, now, tz, frame)
+        if params is None:
+            return _clarify(
+                'Where should it go? Say a day, a time or a part of the day, e.g. "to Friday at 3pm".'
+            )
+        tasks.append(
+            TaskSpec(
+                id="plan",
+                skill="plan_move",
+                depends_on=("choose",),
+                params={"events": chosen, **params},
+                summary="Plan the moves",
+            )
+        )
+        plan_sets.append("plan")
+    if len(plan_sets) > 1:
+        tasks.append(
+            TaskSpec(
+                id="combine",
+                skill="combine_changes",
+                depends_on=tuple(plan_sets),
+                params={"sets": ["{{" + p + ".output}}" for p in plan_sets]},
+                summary="Put the changes together",
+            )
+        )
+        changes = "{{combine.output}}"
+        before_apply: tuple[str, ...] = ("combine", "choose")
+    else:
+        changes = "{{plan.output}}"
+        before_apply = ("plan", "choose")
+    tasks.append(
+        TaskSpec(
+            id="apply",
+            skill="apply_changes",
+            depends_on=before_apply,
+            params={"changes": changes, "approved": _ref("choose", "chosen")},
+            summary="Apply after approval",
+        )
+    )
+    output = "apply"
+    if notify:
+        why = clear_for["why"].strip() if clear_for else ""
+        tasks.append(
+            TaskSpec(
+                id="notify",
+                skill="notify_attendees",
+                depends_on=("apply",),
+                params={"result": "{{apply.output}}", "note": why},
+                summary="Tell the people affected",
+            )
+        )
+        output = "notify"
+    summary = f"{action} events" + (
+        f" ({format_day(start.astimezone(tz).date())})" if target.range_explicit else ""
+    )
+    return _workflow(f"{frame.operation}-events", summary, tasks, output, max(frame.confidence, 0.6))
+
+
+def _create_like(
+    clause: str, target: RequestFrame, now: datetime, tz: ZoneInfo, world: World
+) -> dict[str, Any] | None:
+    """ "... and schedule a new one at 2pm": the new event's start, on the target's day unless said."""
+    matches = [m for m in find_times(clause, now=now) if not m.error]
+    timed = next((m for m in matches if m.has_time), None)
+    if timed is None:
+        return None
+    day = timed.start.date() if timed.has_date else (target.start or now).astimezone(tz).date()
+    start = datetime.combine(day, timed.start.astimezone(tz).time(), tz)
+    return {"start": start.isoformat()}
+
+
+def _move_params(
+    destination: str, shift: int, target: RequestFrame, now: datetime, tz: ZoneInfo, frame: RequestFrame
+) -> dict[str, Any] | None:
+    if shift:
+        return {"shift_minutes": shift}
+    if destination:
+        part = _DAY_PART.search(destination)
+        matches = [m for m in find_times(destination, now=now) if not m.error]
+        dated = next((m for m in matches if m.has_date), None)
+        timed = next((m for m in matches if m.has_time), None)
+        params: dict[str, Any] = {}
+        if dated is not None:
+            params["to_date"] = dated.start.astimezone(tz).date().isoformat()
+        if timed is not None and not _SAME_TIME.search(destination):
+            params["at_time"] = format_hhmm(timed.start.astimezone(tz))
+        if params:
+            return params
+        if part:
+            return {"day_part": part.group(1)}
+        return None
+    if frame.at_time is not None and frame.operation == "move" and target.start is None:
+        return {"at_time": format_hhmm(frame.at_time.astimezone(tz))}
+    # No destination: somewhere lighter in the same working week, not on the event's own day.
+    base = (target.start or now).astimezone(tz)
+    monday = datetime.combine(base.date() - timedelta(days=base.weekday()), time(), tz)
+    return {
+        "search_start": max(monday, now).isoformat(),
+        "search_end": (monday + timedelta(days=5)).isoformat(),
+        "other_day": True,
+    }
+
+
+def format_hhmm(moment: datetime) -> str:
+    return f"{moment.hour:02d}:{moment.minute:02d}"
+
+
+def undo_decision(run_id: str, frame: RequestFrame) -> Decision:
+    """ "Undo that": revert the last request that changed something, as one unit."""
+    tasks = [
+        TaskSpec(id="undo", skill="undo_changes", params={"run_id": run_id}, summary="Undo the last change")
+    ]
+    return _workflow("undo", "Undo the last change", tasks, "undo", frame.confidence)

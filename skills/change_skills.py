@@ -1,0 +1,554 @@
+"""Skills that change calendars: plan a change set, let the user choose or approve it, apply, notify, undo.
+
+Planning never writes; ``apply_changes`` is the one skill that does, after the approval the policy in
+:func:`skills.changes.approval_reasons` asks for, so that a workflow cannot change a calendar by
+another path.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime, time, timedelta
+from typing import Any, Literal
+
+from django.conf import settings
+from django.core.mail import send_mail
+from pydantic import BaseModel, Field
+
+from skills.changes import (
+    Change,
+    ChangeSet,
+    Skipped,
+    apply_change_set,
+    approval_reasons,
+    change_digest,
+    preview_rows,
+    revalidate,
+    shift_wall,
+    undo_run,
+)
+from skills.context import NO_ANSWER, Interrupt, SkillContext
+from skills.errors import SkillError
+from skills.formatting import format_day, format_span, format_time
+from skills.freetime import Span, parse_hhmm, preference_blocks, search, working_window
+from skills.providers.base import ProviderError
+from skills.registry import REGISTRY, skill
+from skills.reply_skills import Reply
+from skills.schemas import DAY_PARTS, DayPart, EventItem, SkillInput
+
+__all__ = [
+    "apply_changes",
+    "choose_event",
+    "combine_changes",
+    "notify_attendees",
+    "plan_create",
+    "plan_delete",
+    "plan_move",
+    "undo_changes",
+]
+
+REGISTRY.service("changes", "Plan changes to events, have them approved, apply them, notify people, undo.")
+
+
+# -- conflicts ----------------------------------------------------------------------------------------
+def _conflicts(ctx: SkillContext, planned: list[Change], *, skip_keys: set[str]) -> None:
+    """Fill in what each planned new time would break: other events, protected time, working hours.
+
+    Other changes of the same set count at their new times, the events they move at none.
+    """
+    timed = [c for c in planned if c.start is not None and c.end is not None and not c.all_day]
+    if not timed:
+        return
+    lo = min(c.start for c in timed if c.start) - timedelta(days=1)
+    hi = max(c.end for c in timed if c.end) + timedelta(days=1)
+    others = [
+        o
+        for o in ctx.provider.list_occurrences(start=lo, end=hi)
+        if o.busy and o.occurrence_key not in skip_keys
+    ]
+    prefs = ctx.preferences
+    blocks = preference_blocks(prefs, lo, hi, ctx.tz)
+    working = working_window(prefs)
+    for change in timed:
+        assert change.start is not None
+        assert change.end is not None
+        found: list[str] = []
+        for o in others:
+            if o.start < change.end and change.start < o.end:
+                found.append(f"overlaps {o.summary} at {format_time(o.start, ctx.tz)}")
+        for other in timed:
+            if other is not change and other.start < change.end and change.start < other.end:  # type: ignore[operator]
+                found.append(f"overlaps {other.new_summary or other.summary} (also moving)")
+        for b_lo, b_hi in blocks:
+            if b_lo < change.end and change.start < b_hi:
+                found.append(f"a protected block {format_span(b_lo, b_hi, ctx.tz)}")
+        if working is not None:
+            days, w_lo, w_hi = working
+            s, e = change.start.astimezone(ctx.tz), change.end.astimezone(ctx.tz)
+            if s.weekday() not in days or s.time() < w_lo or e.time() > w_hi or e.date() != s.date():
+                found.append("time outside working hours")
+        change.conflicts = found
+
+
+def _target(item: EventItem, scope: str) -> dict[str, Any]:
+    return {
+        "summary": item.summary,
+        "calendar": item.calendar,
+        "calendar_name": item.calendar_name,
+        "key": item.key,
+        "event_id": item.event_id,
+        "recurrence_id": item.recurrence_id,
+        "scope": scope if item.recurring else "occurrence",
+        "etag": item.etag,
+        "before_start": item.start,
+        "before_end": item.end,
+        "all_day": item.all_day,
+        "attendees": list(item.attendees),
+        "location": item.location,
+    }
+
+
+def _unique(events: list[EventItem], scope: str) -> list[EventItem]:
+    """One target per occurrence, or per series when the whole series is meant."""
+    seen: set[str] = set()
+    kept = []
+    for e in events:
+        key = e.event_id if scope != "occurrence" and e.recurring else e.key
+        if key not in seen:
+            seen.add(key)
+            kept.append(e)
+    return kept
+
+
+# -- planning -----------------------------------------------------------------------------------------
+class PlanDeleteInput(SkillInput):
+    events: list[EventItem] = Field(description="Events to delete, from an earlier task's output.")
+    scope: Literal["occurrence", "following", "series"] = Field(
+        default="occurrence", description="For recurring events: this occurrence, this and following, or all."
+    )
+
+
+@skill(service="changes", kind="read")
+def plan_delete(ctx: SkillContext, params: PlanDeleteInput) -> ChangeSet:
+    """Plan deleting events (nothing is written until apply_changes)."""
+    return ChangeSet(
+        changes=[
+            Change(action="delete", **_target(e, params.scope)) for e in _unique(params.events, params.scope)
+        ]
+    )
+
+
+class PlanMoveInput(SkillInput):
+    events: list[EventItem] = Field(description="Events to move, from an earlier task's output.")
+    shift_minutes: int | None = Field(default=None, description="Move by this many minutes (wall time).")
+    to_date: date | None = Field(
+        default=None, description="Move to this date, same wall time unless at_time."
+    )
+    at_time: str | None = Field(default=None, pattern=r"^\d{2}:\d{2}$", description="New start time HH:MM.")
+    duration_minutes: int | None = Field(default=None, ge=5, description="New length; kept when absent.")
+    day_part: DayPart | None = Field(
+        default=None, description="Find a free time in this part of the same day."
+    )
+    search_start: datetime | None = Field(default=None, description="Find a free time in this range instead.")
+    search_end: datetime | None = None
+    other_day: bool = Field(default=False, description="With a search range: not on the event's own day.")
+    scope: Literal["occurrence", "following", "series"] = "occurrence"
+
+
+@skill(service="changes", kind="read")
+def plan_move(ctx: SkillContext, params: PlanMoveInput) -> ChangeSet:
+    """Plan moving events: by an offset, to a date or time, or to free time in a part of the day or a
+    range, respecting other events and the protected preferences.  An event with no fitting time is
+    left alone and named.
+    """
+    tz = ctx.tz
+    targets = _unique(params.events, params.scope)
+    changes: list[Change] = []
+    skipped: list[Skipped] = []
+    search_mode = params.day_part is not None or params.search_start is not None
+    taken: list[Span] = []  # new times already given to earlier events of this set
+    skip_keys = {e.key for e in targets}
+    for item in targets:
+        length = (
+            timedelta(minutes=params.duration_minutes) if params.duration_minutes else item.end - item.start
+        )
+        if search_mode:
+            slot = _find_slot(ctx, item, length, params, skip_keys, taken)
+            if slot is None:
+                skipped.append(Skipped(summary=item.summary, start=item.start, reason="no free time fits"))
+                continue
+            start = slot
+        else:
+            start = item.start
+            if params.to_date is not None:
+                local = item.start.astimezone(tz)
+                start = datetime.combine(params.to_date, local.time(), tz)
+            if params.at_time is not None:
+                start = datetime.combine(start.astimezone(tz).date(), parse_hhmm(params.at_time), tz)
+            if params.shift_minutes:
+                start = shift_wall(start, tz, minutes=params.shift_minutes)
+        end = start + length
+        taken.append((start.timestamp(), end.timestamp()))
+        changes.append(Change(action="update", start=start, end=end, **_target(item, params.scope)))
+    _conflicts(ctx, changes, skip_keys=skip_keys)
+    return ChangeSet(changes=changes, skipped=skipped)
+
+
+def _find_slot(
+    ctx: SkillContext,
+    item: EventItem,
+    length: timedelta,
+    params: PlanMoveInput,
+    skip_keys: set[str],
+    taken: list[Span],
+) -> datetime | None:
+    tz = ctx.tz
+    day = item.start.astimezone(tz).date()
+    if params.day_part is not None:
+        lo = datetime.combine(day, time(), tz)
+        hi = lo + timedelta(days=1)
+        window: tuple[time, time] | None = DAY_PARTS[params.day_part]
+    else:
+        assert params.search_start is not None
+        lo = max(params.search_start, ctx.now)
+        hi = params.search_end or lo + timedelta(days=7)
+        window = None
+    prefs = ctx.preferences
+    weekdays = None
+    working = working_window(prefs)
+    if working is not None:
+        days, w_lo, w_hi = working
+        weekdays = days
+        window = (max(window[0], w_lo), min(window[1], w_hi)) if window else (w_lo, w_hi)
+    if window is not None and window[1] <= window[0]:
+        return None
+    own = ctx.provider.busy_reader(start=lo, end=hi, ignore=frozenset(skip_keys))
+
+    def busy(a: datetime, b: datetime) -> list[Span]:
+        spans = own(a, b) + list(taken)
+        spans.extend((x.timestamp(), y.timestamp()) for x, y in preference_blocks(prefs, a, b, tz))
+        if params.other_day:
+            spans.append(
+                (
+                    datetime.combine(day, time(), tz).timestamp(),
+                    datetime.combine(day + timedelta(days=1), time(), tz).timestamp(),
+                )
+            )
+        return spans
+
+    found = search(
+        start=lo,
+        end=hi,
+        tz=tz,
+        min_minutes=max(1, int(length.total_seconds() // 60)),
+        busy_between=busy,
+        daily_window=window,
+        weekdays=weekdays,
+        limit=1,
+    )
+    if not found:
+        return None
+    return datetime.fromtimestamp(found[0][0], tz)
+
+
+class PlanCreateInput(SkillInput):
+    summary: str = Field(default="", description="Title; taken from `like` when empty.")
+    start: datetime = Field(description="Start, ISO 8601 with offset (for all-day: local midnight).")
+    duration_minutes: int | None = Field(default=None, ge=5, le=24 * 60 * 14)
+    all_day: bool = False
+    calendar: str = Field(default="", description="Calendar key; the default calendar when empty.")
+    attendees: list[str] = Field(default_factory=list, description="Emails of people to invite.")
+    like: list[EventItem] = Field(
+        default_factory=list, description="Copy title and attendees from the first."
+    )
+
+
+@skill(service="changes", kind="read")
+def plan_create(ctx: SkillContext, params: PlanCreateInput) -> ChangeSet:
+    """Plan a new event (nothing is written until apply_changes)."""
+    template = params.like[0] if params.like else None
+    summary = params.summary or (template.summary if template else "")
+    if not summary:
+        raise SkillError("What should the new event be called?")
+    provider = ctx.provider
+    calendar = provider.calendar_by_key(params.calendar) if params.calendar else None
+    if calendar is None and template is not None:
+        calendar = provider.calendar_by_key(template.calendar)
+    if calendar is None:
+        preferred = ctx.preferences.get("personal_calendar")
+        calendar = (
+            provider.calendar_by_key(preferred) if isinstance(preferred, str) else provider.default_calendar()
+        )
+    minutes = params.duration_minutes
+    if minutes is None:
+        if template is not None:
+            minutes = template.minutes
+        else:
+            default = ctx.preferences.get("default_event_minutes")
+            minutes = default if isinstance(default, int) and default > 0 else 60
+    start = params.start
+    if params.all_day:
+        day = start.astimezone(ctx.tz).date()
+        start, end = (
+            datetime.combine(day, time(), ctx.tz),
+            datetime.combine(day + timedelta(days=1), time(), ctx.tz),
+        )
+    else:
+        end = start + timedelta(minutes=minutes)
+    attendees = list(dict.fromkeys([*params.attendees, *(template.attendees if template else [])]))
+    owner = (getattr(ctx.user, "email", "") or "").casefold()
+    change = Change(
+        action="create",
+        summary=summary,
+        calendar=calendar.id,
+        calendar_name=calendar.name,
+        start=start,
+        end=end,
+        all_day=params.all_day,
+        attendees=[a for a in attendees if a.casefold() != owner],
+        location=template.location if template else "",
+    )
+    _conflicts(ctx, [change], skip_keys=set())
+    return ChangeSet(changes=[change])
+
+
+class CombineInput(SkillInput):
+    sets: list[ChangeSet] = Field(description="Change sets from earlier plan tasks, applied in this order.")
+
+
+@skill(service="changes", kind="read")
+def combine_changes(ctx: SkillContext, params: CombineInput) -> ChangeSet:
+    """Join change sets into one, to be approved and applied together."""
+    return ChangeSet(
+        changes=[c for s in params.sets for c in s.changes],
+        skipped=[x for s in params.sets for x in s.skipped],
+    )
+
+
+# -- choosing and approving -------------------------------------------------------------------------------
+class ChooseInput(SkillInput):
+    events: list[EventItem] = Field(description="Candidates, from an earlier task's output.")
+    action: str = Field(description="What picking one does, e.g. 'Cancel' or 'Move'.")
+    expect_one: bool = Field(default=True, description="Ask which one when several match.")
+
+
+class Chosen(BaseModel):
+    events: list[EventItem]
+    chosen: bool = Field(description="True when the user picked, which also approves the action.")
+
+
+@skill(service="interaction", kind="interaction")
+def choose_event(ctx: SkillContext, params: ChooseInput) -> Chosen:
+    """Have the user pick one of several matching events; each option names its action, so picking
+    it approves that action.
+    """
+    if not params.events:
+        raise SkillError("I couldn't find an event matching that. Could you name it differently?")
+    if len(params.events) == 1 or not params.expect_one:
+        return Chosen(events=params.events, chosen=False)
+    tz = ctx.tz
+    options = [
+        {
+            "label": f"{params.action} {e.summary}, {format_day(e.start.astimezone(tz).date())} "
+            f"{format_span(e.start, e.end, tz, all_day=e.all_day)}",
+            "value": e.key,
+            "start": e.start.astimezone(tz).isoformat(),
+        }
+        for e in params.events
+    ]
+    answer = ctx.interrupt(
+        {"kind": "choose", "text": f"Which one do you mean? I found {len(options)}.", "options": options}
+    )
+    picked = [e for e in params.events if e.key == answer]
+    if not picked:
+        raise SkillError("That was not one of the options.")
+    return Chosen(events=picked, chosen=True)
+
+
+class ApplyInput(SkillInput):
+    changes: ChangeSet = Field(description="The change set from a plan task.")
+    approved: bool = Field(default=False, description="Already approved (the user picked the action).")
+    what: str = Field(default="", description="A short name of the request, for the reply.")
+
+
+def _lines(changes: list[Change], skipped: list[Skipped], ctx: SkillContext) -> list[str]:
+    rows = [f"  • {row['line']}" for row in preview_rows(changes, ctx.tz)]
+    rows += [
+        f"  • Leaving {s.summary!r}"
+        + (f" ({format_day(s.start.astimezone(ctx.tz).date())})" if s.start else "")
+        + f" alone: {s.reason}."
+        for s in skipped
+    ]
+    return rows
+
+
+def _is_yes(answer: Any, digest: str) -> bool | None:
+    """True: approved (this very preview); False: declined; None: an approval of another preview."""
+    if isinstance(answer, dict):
+        if not answer.get("approve"):
+            return False
+        return True if answer.get("digest") == digest else None
+    return bool(answer)
+
+
+@skill(service="changes", kind="write")
+def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
+    """Apply a change set as one unit, after asking where the policy says so (deletions, several
+    events, other attendees, broken preferences).  Targets changed or deleted since they were read are
+    left out and the user sees a fresh preview first.
+    """
+    planned = params.changes.changes
+    if not planned:
+        reasons = "; ".join(f"{s.summary}: {s.reason}" for s in params.changes.skipped)
+        text = "I found nothing to change" + (f" ({reasons})." if reasons else ".")
+        return Reply(kind="answer", text=text)
+    changes, dropped = revalidate(ctx.provider, planned)
+    skipped = [*params.changes.skipped, *dropped]
+    if not changes:
+        return Reply(
+            kind="answer",
+            text="Nothing is left to change: "
+            + "; ".join(f"{s.summary} ({s.reason})" for s in skipped)
+            + ".",
+        )
+    digest = change_digest(changes)
+    reasons = approval_reasons(changes)
+    must_ask = bool(dropped) or (bool(reasons) and not params.approved)
+    answer = ctx.answer
+    verdict = _is_yes(answer, digest) if answer is not NO_ANSWER else None
+    if verdict is False:
+        return Reply(kind="answer", text="OK, I left your calendar as it was.", data={"declined": True})
+    if must_ask and verdict is not True:
+        head = (
+            "Your calendar changed since I suggested this, so here is what I would do now:"
+            if dropped or answer is not NO_ANSWER
+            else "Here is what I would do:"
+        )
+        lines = _lines(changes, skipped, ctx)
+        raise Interrupt(
+            {
+                "kind": "confirm",
+                "text": "\n".join([head, *lines, "Shall I go ahead?"]),
+                "preview": preview_rows(changes, ctx.tz),
+                "options": [
+                    {"label": "Approve", "value": {"approve": True, "digest": digest}},
+                    {"label": "Decline", "value": {"approve": False}},
+                ],
+                "digest": digest,
+            }
+        )
+    try:
+        records = apply_change_set(
+            provider=ctx.provider,
+            user=ctx.user,
+            run_id=ctx.run_id,
+            operation_id=ctx.operation_id,
+            changes=changes,
+        )
+    except ProviderError as exc:
+        raise SkillError(f"Nothing was changed: {exc}") from exc
+    lines = _lines(changes, skipped, ctx)
+    text = "\n".join([f"Done: {len(records)} change{'s' if len(records) != 1 else ''}.", *lines])
+    events = [
+        {
+            "event_id": r.event_id,
+            "recurrence_id": r.recurrence_id.isoformat() if r.recurrence_id else None,
+            "summary": r.summary,
+            "action": r.action,
+        }
+        for r in records
+    ]
+    return Reply(
+        kind="done",
+        text=text,
+        data={
+            "applied": events,
+            "preview": preview_rows(changes, ctx.tz),
+            "undo": {"run_id": ctx.run_id},
+            "changed": [c.model_dump(mode="json") for c in changes],
+        },
+    )
+
+
+# -- after applying -------------------------------------------------------------------------------------
+class NotifyInput(SkillInput):
+    result: Reply = Field(description="The output of apply_changes.")
+    note: str = Field(default="", description="Why, in the user's words (e.g. 'travel').")
+
+
+@skill(service="changes", kind="write")
+def notify_attendees(ctx: SkillContext, params: NotifyInput) -> Reply:
+    """Mail the other attendees of the changed events what happened (only once changes were applied)."""
+    result = params.result
+    if result.kind != "done":
+        return result
+    owner = (getattr(ctx.user, "email", "") or "").casefold()
+    name = ctx.user.get_full_name() if hasattr(ctx.user, "get_full_name") else ""
+    sender = name or getattr(ctx.user, "username", "") or "Your colleague"
+    by_person: dict[str, list[str]] = {}
+    for change in result.data.get("changed", []):
+        parsed = Change.model_validate(change)
+        for person in parsed.attendees:
+            if person.casefold() != owner:
+                verb = (
+                    "cancelled"
+                    if parsed.action == "delete"
+                    else "moved"
+                    if parsed.action == "update"
+                    else "scheduled"
+                )
+                when = parsed.before_start or parsed.start
+                stamp = (
+                    f"{format_day(when.astimezone(ctx.tz).date())} {format_time(when, ctx.tz)}"
+                    if when
+                    else ""
+                )
+                by_person.setdefault(person, []).append(f"{parsed.summary} ({stamp}) is {verb}")
+    sent = 0
+    for person, items in sorted(by_person.items()):
+        body = "\n".join(f"- {line}" for line in items)
+        reason = f" because of {params.note}" if params.note else ""
+        send_mail(
+            subject=f"{sender}: changes to {', '.join(i.split(' (')[0] for i in items)}",
+            message=f"Hello,\n\n{sender} changed their calendar{reason}:\n{body}\n",
+            from_email=settings.DEFAULT_FROM_EMAIL,
+            recipient_list=[person],
+            fail_silently=False,
+        )
+        sent += 1
+    text = result.text + (
+        f"\nI let {', '.join(sorted(by_person))} know." if sent else "\nNobody else was affected."
+    )
+    return Reply(kind=result.kind, text=text, data={**result.data, "notified": sorted(by_person)})
+
+
+class UndoInput(SkillInput):
+    run_id: str = Field(description="The run whose changes to revert.")
+
+
+@skill(service="changes", kind="write")
+def undo_changes(ctx: SkillContext, params: UndoInput) -> Reply:
+    """Revert every change one earlier request made, as one unit; events edited since are left alone
+    and named.  Undoing an undo redoes.
+    """
+    records, skipped = undo_run(
+        provider=ctx.provider,
+        user=ctx.user,
+        run_id=params.run_id,
+        undo_run_id=ctx.run_id,
+        operation_id=ctx.operation_id,
+    )
+    if not records and not skipped:
+        return Reply(kind="answer", text="There is nothing left to undo there.")
+    lines = [f"Undone: {len(records)} change{'s' if len(records) != 1 else ''}."]
+    lines += [f"  • {r.summary}" for r in records]
+    if skipped:
+        lines.append("Left alone: " + "; ".join(skipped) + ".")
+    return Reply(
+        kind="done",
+        text="\n".join(lines),
+        data={
+            "applied": [{"event_id": r.event_id, "summary": r.summary, "action": r.action} for r in records],
+            "undo": {"run_id": ctx.run_id},
+            "conflicts": skipped,
+        },
+    )

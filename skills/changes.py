@@ -1,0 +1,423 @@
+"""Pending changes to calendars: what they are, when they need approval, how they are applied and undone.
+
+A plan skill produces a :class:`ChangeSet` (nothing written yet); ``apply_changes`` shows it, asks where
+the product's policy says so, re-checks every target against the calendar as it is *now* (a change
+approved days later must not overwrite an edit made meanwhile), then applies it as one unit and keeps
+a :class:`~skills.models.ChangeRecord` of each change with its before-image, which is what undo reverts.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable
+from datetime import datetime, timedelta
+from typing import Any, Literal
+from zoneinfo import ZoneInfo
+
+from django.db import transaction
+from pydantic import BaseModel, Field
+
+from skills.formatting import format_day, format_span
+from skills.models import ChangeRecord
+from skills.providers.base import (
+    CalendarProvider,
+    ConflictError,
+    EventData,
+    NotFoundError,
+    Occurrence,
+    Scope,
+)
+
+__all__ = [
+    "Change",
+    "ChangeSet",
+    "Skipped",
+    "apply_change_set",
+    "approval_reasons",
+    "change_digest",
+    "describe_change",
+    "preview_rows",
+    "revalidate",
+    "snapshot",
+    "undo_run",
+]
+
+
+class Skipped(BaseModel):
+    """A target the plan leaves alone, and why (named in the preview, never dropped silently)."""
+
+    summary: str
+    start: datetime | None = None
+    reason: str
+
+
+class Change(BaseModel):
+    """One pending change.  For updates and deletes, ``etag`` is the target as it was read."""
+
+    action: Literal["create", "update", "delete"]
+    summary: str
+    calendar: str = Field(default="", description="Calendar id (create) or the target's calendar.")
+    calendar_name: str = ""
+    key: str = ""
+    event_id: str = ""
+    recurrence_id: datetime | None = None
+    scope: Literal["occurrence", "following", "series"] = "occurrence"
+    etag: str = ""
+    before_start: datetime | None = None
+    before_end: datetime | None = None
+    start: datetime | None = None
+    end: datetime | None = None
+    all_day: bool = False
+    new_summary: str | None = None
+    attendees: list[str] = Field(default_factory=list, description="Other people on the event.")
+    location: str = ""
+    description: str = ""
+    conflicts: list[str] = Field(default_factory=list, description="What the new time would break.")
+
+
+class ChangeSet(BaseModel):
+    changes: list[Change] = Field(default_factory=list)
+    skipped: list[Skipped] = Field(default_factory=list)
+
+
+def snapshot(occ: Occurrence) -> dict[str, Any]:
+    """What undo needs to put an occurrence back as it was."""
+    return {
+        "event_id": occ.event_id,
+        "recurrence_id": occ.recurrence_id.isoformat() if occ.recurrence_id else None,
+        "calendar_id": occ.calendar_id,
+        "summary": occ.summary,
+        "start": occ.start.isoformat(),
+        "end": occ.end.isoformat(),
+        "all_day": occ.all_day,
+        "timezone": occ.timezone,
+        "attendees": list(occ.attendees),
+        "location": occ.location,
+        "description": occ.description,
+        "rrule": "",
+    }
+
+
+def approval_reasons(changes: Iterable[Change]) -> list[str]:
+    """Why a change set must be approved first; empty when it may be applied at once.
+
+    The product's policy: every deletion, every change to more than one event, every move of an
+    event with other attendees and everything that breaks a preference asks first.
+    """
+    changes = list(changes)
+    reasons: list[str] = []
+    if any(c.action == "delete" for c in changes):
+        reasons.append("it deletes events")
+    if len(changes) > 1:
+        reasons.append(f"it changes {len(changes)} events")
+    if any(c.action == "update" and c.attendees and c.start != c.before_start for c in changes):
+        reasons.append("it moves an event other people attend")
+    if any(c.conflicts for c in changes):
+        reasons.append("it breaks " + "; ".join(x for c in changes for x in c.conflicts))
+    return reasons
+
+
+def change_digest(changes: Iterable[Change]) -> str:
+    """Names exactly the changes a preview showed, so an approval applies to what was seen."""
+    body = json.dumps([c.model_dump(mode="json") for c in changes], sort_keys=True)
+    return hashlib.blake2b(body.encode(), digest_size=8).hexdigest()
+
+
+def revalidate(provider: CalendarProvider, changes: list[Change]) -> tuple[list[Change], list[Skipped]]:
+    """The changes whose targets are still as they were read, and the others with what happened."""
+    valid: list[Change] = []
+    dropped: list[Skipped] = []
+    for change in changes:
+        if change.action == "create":
+            valid.append(change)
+            continue
+        try:
+            current = provider.get_occurrence(event_id=change.event_id, recurrence_id=change.recurrence_id)
+        except NotFoundError:
+            dropped.append(
+                Skipped(summary=change.summary, start=change.before_start, reason="it was deleted meanwhile")
+            )
+            continue
+        if change.etag and current.etag != change.etag:
+            dropped.append(
+                Skipped(summary=change.summary, start=change.before_start, reason="it was changed meanwhile")
+            )
+            continue
+        valid.append(change)
+    return valid, dropped
+
+
+def describe_change(change: Change, tz: ZoneInfo) -> str:
+    """One preview line: what happens to which event, with days named in words."""
+
+    def when(start: datetime | None, end: datetime | None) -> str:
+        if start is None or end is None:
+            return ""
+        local = start.astimezone(tz)
+        return f"{format_day(local.date())} {format_span(start, end, tz, all_day=change.all_day)}"
+
+    if change.action == "create":
+        return f"Create {change.summary!r}: {when(change.start, change.end)}"
+    if change.action == "delete":
+        return f"Delete {change.summary!r} ({when(change.before_start, change.before_end)})"
+    parts = []
+    if change.start is not None and change.start != change.before_start:
+        parts.append(f"{when(change.before_start, change.before_end)} → {when(change.start, change.end)}")
+    if change.new_summary:
+        parts.append(f"rename to {change.new_summary!r}")
+    return f"Move {change.summary!r}: " + ("; ".join(parts) or "no change")
+
+
+def preview_rows(changes: list[Change], tz: ZoneInfo) -> list[dict[str, Any]]:
+    """Before/after rows for the chat's preview and week view (times in the user's zone)."""
+
+    def iso(moment: datetime | None) -> str | None:
+        return moment.astimezone(tz).isoformat() if moment else None
+
+    return [
+        {
+            "action": c.action,
+            "summary": c.new_summary or c.summary,
+            "calendar": c.calendar_name,
+            "before": {"start": iso(c.before_start), "end": iso(c.before_end)}
+            if c.action != "create"
+            else None,
+            "after": {"start": iso(c.start), "end": iso(c.end)} if c.action != "delete" else None,
+            "all_day": c.all_day,
+            "line": describe_change(c, tz),
+        }
+        for c in changes
+    ]
+
+
+def _record(
+    *,
+    owner: Any,
+    run_id: str,
+    operation_id: str,
+    position: int,
+    action: str,
+    summary: str,
+    before: Occurrence | None,
+    after: Occurrence | None,
+) -> ChangeRecord:
+    subject = after or before
+    assert subject is not None
+    record, _ = ChangeRecord.objects.get_or_create(
+        owner=owner,
+        operation_id=operation_id,
+        defaults={
+            "run_id": run_id,
+            "position": position,
+            "action": action,
+            "summary": summary,
+            "event_id": subject.event_id,
+            "recurrence_id": subject.recurrence_id,
+            "before": snapshot(before) if before else None,
+            "after": snapshot(after) if after else None,
+            "after_etag": after.etag if after else "",
+        },
+    )
+    return record
+
+
+def apply_change_set(
+    *, provider: CalendarProvider, user: Any, run_id: str, operation_id: str, changes: list[Change]
+) -> list[ChangeRecord]:
+    """Apply every change or none (one transaction), each write carrying its own idempotency key.
+
+    A re-delivered task finds its receipts and change records and writes nothing twice.
+
+    Raises:
+        ProviderError: a write was refused; nothing of the set was applied.
+    """
+    records: list[ChangeRecord] = []
+    with transaction.atomic():
+        for position, change in enumerate(changes):
+            op = f"{operation_id}:{position}"
+            if change.action == "create":
+                assert change.start is not None
+                assert change.end is not None
+                after = provider.create_event(
+                    calendar_id=change.calendar,
+                    data=EventData(
+                        summary=change.summary,
+                        start=change.start,
+                        end=change.end,
+                        attendees=list(change.attendees),
+                        location=change.location,
+                        description=change.description,
+                        all_day=change.all_day or None,
+                        start_date=change.start.date() if change.all_day else None,
+                        end_date=change.end.date() if change.all_day else None,
+                    ),
+                    operation_id=op,
+                )
+                records.append(
+                    _record(
+                        owner=user,
+                        run_id=run_id,
+                        operation_id=op,
+                        position=position,
+                        action="create",
+                        summary=change.summary,
+                        before=None,
+                        after=after,
+                    )
+                )
+                continue
+            before = provider.get_occurrence(event_id=change.event_id, recurrence_id=change.recurrence_id)
+            scope = Scope(change.scope)
+            if change.action == "delete":
+                provider.delete_event(
+                    event_id=change.event_id,
+                    recurrence_id=change.recurrence_id,
+                    scope=scope,
+                    expected_etag=change.etag,
+                    operation_id=op,
+                )
+                records.append(
+                    _record(
+                        owner=user,
+                        run_id=run_id,
+                        operation_id=op,
+                        position=position,
+                        action="delete",
+                        summary=change.summary,
+                        before=before,
+                        after=None,
+                    )
+                )
+                continue
+            after = provider.update_event(
+                event_id=change.event_id,
+                recurrence_id=change.recurrence_id,
+                scope=scope,
+                expected_etag=change.etag,
+                operation_id=op,
+                data=EventData(summary=change.new_summary, start=change.start, end=change.end),
+            )
+            records.append(
+                _record(
+                    owner=user,
+                    run_id=run_id,
+                    operation_id=op,
+                    position=position,
+                    action="update",
+                    summary=change.summary,
+                    before=before,
+                    after=after,
+                )
+            )
+    return records
+
+
+def undo_run(
+    *, provider: CalendarProvider, user: Any, run_id: str, undo_run_id: str, operation_id: str
+) -> tuple[list[ChangeRecord], list[str]]:
+    """Revert the changes run ``run_id`` made, newest first, as one unit.
+
+    An event changed again since (its etag is not the one the change left) is skipped and reported,
+    never overwritten.  Returns the records of the reverting changes and the skipped events' notes.
+    """
+    originals = list(
+        ChangeRecord.objects.filter(owner=user, run_id=run_id, undone_by__isnull=True).order_by("-position")
+    )
+    records: list[ChangeRecord] = []
+    skipped: list[str] = []
+    with transaction.atomic():
+        for position, record in enumerate(originals):
+            op = f"{operation_id}:{position}"
+            rid = (
+                datetime.fromisoformat(record.after["recurrence_id"])
+                if record.after and record.after["recurrence_id"]
+                else None
+            )
+            try:
+                if record.action == ChangeRecord.Action.CREATE:
+                    before = provider.get_occurrence(event_id=record.event_id, recurrence_id=rid)
+                    provider.delete_event(
+                        event_id=record.event_id,
+                        recurrence_id=rid,
+                        scope=Scope.SERIES if not rid else Scope.OCCURRENCE,
+                        expected_etag=record.after_etag,
+                        operation_id=op,
+                    )
+                    records.append(
+                        _record(
+                            owner=user,
+                            run_id=undo_run_id,
+                            operation_id=op,
+                            position=position,
+                            action="delete",
+                            summary=record.summary,
+                            before=before,
+                            after=None,
+                        )
+                    )
+                elif record.action == ChangeRecord.Action.UPDATE:
+                    old = record.before or {}
+                    before = provider.get_occurrence(event_id=record.event_id, recurrence_id=rid)
+                    after = provider.update_event(
+                        event_id=record.event_id,
+                        recurrence_id=rid,
+                        expected_etag=record.after_etag,
+                        operation_id=op,
+                        data=EventData(
+                            summary=old.get("summary"),
+                            start=datetime.fromisoformat(old["start"]),
+                            end=datetime.fromisoformat(old["end"]),
+                        ),
+                    )
+                    records.append(
+                        _record(
+                            owner=user,
+                            run_id=undo_run_id,
+                            operation_id=op,
+                            position=position,
+                            action="update",
+                            summary=record.summary,
+                            before=before,
+                            after=after,
+                        )
+                    )
+                else:
+                    old = record.before or {}
+                    after = provider.create_event(
+                        calendar_id=old["calendar_id"],
+                        data=EventData(
+                            summary=old.get("summary"),
+                            start=datetime.fromisoformat(old["start"]),
+                            end=datetime.fromisoformat(old["end"]),
+                            timezone=old.get("timezone"),
+                            attendees=old.get("attendees") or [],
+                            location=old.get("location") or "",
+                            description=old.get("description") or "",
+                        ),
+                        operation_id=op,
+                    )
+                    records.append(
+                        _record(
+                            owner=user,
+                            run_id=undo_run_id,
+                            operation_id=op,
+                            position=position,
+                            action="create",
+                            summary=record.summary,
+                            before=None,
+                            after=after,
+                        )
+                    )
+            except (ConflictError, NotFoundError):
+                skipped.append(f"{record.summary} (changed again since, left as it is)")
+                continue
+            record.undone_by = undo_run_id
+            record.save(update_fields=["undone_by"])
+    return records, skipped
+
+
+def shift_wall(moment: datetime, tz: ZoneInfo, *, days: int = 0, minutes: int = 0) -> datetime:
+    """``moment`` moved by whole days and minutes of wall time in ``tz`` (a DST change keeps 14:00)."""
+    local = moment.astimezone(tz).replace(tzinfo=None) + timedelta(days=days, minutes=minutes)
+    return local.replace(tzinfo=tz)
