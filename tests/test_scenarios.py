@@ -18,20 +18,9 @@ SCENARIOS = settings.BASE_DIR.parent / "shared" / "scenarios"
 
 # Scenarios whose features come with later issues (changes with approval, preferences by chat, ...).
 LATER = {
-    "approve-after-outside-edit": "issue 4: writes with approval",
-    "approve-days-later": "issue 4: writes with approval",
-    "bad-requests": "issue 4: deletion asks first",
-    "choose-ambiguous": "issue 4: choose and delete",
-    "clarify-then-create": "issue 4: create after a clarifying question",
-    "clear-friday-notify": "issue 4: bulk delete and mail",
-    "create-and-adjust": "issue 4: create and adjust",
-    "delete-and-recreate": "issue 4: delete and create",
     "move-meetings-everyone-free": "later issue: moving meetings with attendees",
     "preference-by-chat": "later issue: preferences by chat",
-    "reschedule-afternoon-classes": "issue 4: bulk move with approval",
     "sync-work-personal": "later issue: calendar sync",
-    "thursday-lighter": "issue 4: moving with approval",
-    "undo-bulk-move": "issue 4: undo",
     "writing-block": "later issue: writing block by chat",
 }
 

@@ -189,8 +189,10 @@ def compile_change(
         else:
             dest = _DEST.search(norm)
             if dest:
-                destination = dest["dest"]
-                norm = norm[: dest.start()].strip()
+                # The destination runs to the end of its clause; what follows still narrows the target
+                # ("to mornings, but not the ones on Mondays").
+                destination, _, rest = _clause_split(dest["dest"])
+                norm = f"{norm[: dest.start()].strip()} {rest}".strip()
     exception = _EXCEPT.search(norm)
     excluded = ""
     if exception:
@@ -386,6 +388,14 @@ def _move_params(
         "search_end": (monday + timedelta(days=5)).isoformat(),
         "other_day": True,
     }
+
+
+def _clause_split(text: str) -> tuple[str, str, str]:
+    """The first clause of ``text``, the separator, and the rest."""
+    m = re.search(r",|;|\bbut\b|\bexcept\b|\band (?=leave|keep|don't|do not|not)", text)
+    if m is None:
+        return text, "", ""
+    return text[: m.start()].strip(), m.group(0), text[m.start() :].strip()
 
 
 def format_hhmm(moment: datetime) -> str:
