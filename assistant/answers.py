@@ -63,9 +63,9 @@ def _pick(norm: str, options: list[dict[str, Any]], *, tz: ZoneInfo, now: dateti
     if norm in labels:
         return options[labels.index(norm)]["value"]
     starts = [datetime.fromisoformat(o["start"]).astimezone(tz) if o.get("start") else None for o in options]
-    timed = [m for m in find_times(norm, now=now) if m.has_time and not m.error]
+    timed = [m.start for m in find_times(norm, now=now) if m.has_time and not m.error and m.start is not None]
     if timed:
-        wanted = timed[0].start.astimezone(tz)
+        wanted = timed[0].astimezone(tz)
         hits = [i for i, s in enumerate(starts) if s and (s.hour, s.minute) == (wanted.hour, wanted.minute)]
         if not hits:  # "the 4 one": an hour without am/pm matches either half of the day
             hits = [

@@ -45,7 +45,6 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str) -> Message | 
         conversation.title = text[:80]
         conversation.save(update_fields=["title", "updated_at"])
     waiting = _pending(conversation)
-    set_aside = ""
     if waiting is not None:
         tz = ZoneInfo(waiting.timezone)
         answer = answer_for(text, waiting.pause_payload or {}, tz=tz, now=timezone.now().astimezone(tz))
@@ -62,7 +61,12 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str) -> Message | 
             return _resume(conversation, waiting, user_message, user=user, answer=answer)
         run_cancel(run_id=waiting.pk, user=user)
         _pending_clear(conversation)
-        set_aside = f"(I set aside the earlier request, {waiting.name!r}, which was waiting for your answer.)"
+        _message_add(
+            conversation,
+            role=Message.Role.ASSISTANT,
+            kind=ReplyKind.ANSWER,
+            text="I set aside the earlier request that was waiting for your answer; it changed nothing.",
+        )
     request = DecomposeRequest(
         text=text,
         user=user,
@@ -84,7 +88,7 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str) -> Message | 
             conversation,
             role=Message.Role.ASSISTANT,
             kind=kind,
-            text=f"{set_aside}\n{decision.text}".strip(),
+            text=decision.text,
             trace_id=decision.trace_id,
         )
     try:
@@ -112,6 +116,8 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str) -> Message | 
 
 
 def _pending(conversation: Conversation) -> WorkflowRun | None:
+    """The run waiting for an answer, read from the database: it may have paused in another process."""
+    conversation.refresh_from_db(fields=["pending_run", "context"])
     run = conversation.pending_run
     return run if run is not None and run.status == RunStatus.PAUSED else None
 
@@ -125,7 +131,9 @@ def _resume(
     conversation: Conversation, run: WorkflowRun, user_message: Message, *, user: Any, answer: Any
 ) -> Message | None:
     """Continue the waiting workflow with this answer; a second answer to the same question is told so."""
-    if not run_resume_claim(run_id=run.pk, pause_id=run.pause_id, user=user, answer=answer):
+    if run.pause_id is None or not run_resume_claim(
+        run_id=run.pk, pause_id=run.pause_id, user=user, answer=answer
+    ):
         return _message_add(
             conversation,
             role=Message.Role.ASSISTANT,

@@ -138,7 +138,11 @@ STORAGES = {
 # In debug (and tests) static files are served from the apps directly, no collectstatic needed.
 WHITENOISE_USE_FINDERS = DEBUG
 
+# Mail to attendees ("notify them") is printed to the console unless EMAIL_URL names an SMTP server,
+# e.g. smtp+tls://user:password@mail.example.org:587 (django-environ's form).
 EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
+if env.str("EMAIL_URL", default=""):
+    globals().update(env.email_url("EMAIL_URL"))
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="assistant@localhost")
 
 # The assistant's own knobs.

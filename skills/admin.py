@@ -13,10 +13,10 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 
 from skills.ics import calendar_export_ics
-from skills.models import Calendar, Event
+from skills.models import Calendar, ChangeRecord, Event
 from skills.services import event_save
 
-__all__ = ["CalendarAdmin", "EventAdmin", "EventInline"]
+__all__ = ["CalendarAdmin", "ChangeRecordAdmin", "EventAdmin", "EventInline"]
 
 
 class EventInline(admin.TabularInline):
@@ -75,3 +75,33 @@ class EventAdmin(admin.ModelAdmin):
 
     def save_model(self, request: HttpRequest, obj: Event, form: Any, change: bool) -> None:
         event_save(event=obj, revise=change)
+
+
+@admin.register(ChangeRecord)
+class ChangeRecordAdmin(admin.ModelAdmin):
+    """The change log: what each run changed, with before and after; read-only, since undo relies on it."""
+
+    list_display = ("created_at", "owner", "action", "summary", "run_id", "undone_by")
+    list_filter = ("action",)
+    search_fields = ("summary", "run_id", "owner__username")
+    readonly_fields = (
+        "owner",
+        "run_id",
+        "operation_id",
+        "position",
+        "action",
+        "summary",
+        "event_id",
+        "recurrence_id",
+        "before",
+        "after",
+        "after_etag",
+        "undone_by",
+        "created_at",
+    )
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: ChangeRecord | None = None) -> bool:
+        return False

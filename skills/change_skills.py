@@ -398,8 +398,8 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
     """
     planned = params.changes.changes
     if not planned:
-        reasons = "; ".join(f"{s.summary}: {s.reason}" for s in params.changes.skipped)
-        text = "I found nothing to change" + (f" ({reasons})." if reasons else ".")
+        why = "; ".join(f"{s.summary}: {s.reason}" for s in params.changes.skipped)
+        text = "I found nothing to change" + (f" ({why})." if why else ".")
         return Reply(kind="answer", text=text)
     changes, dropped = revalidate(ctx.provider, planned)
     skipped = [*params.changes.skipped, *dropped]

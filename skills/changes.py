@@ -222,6 +222,40 @@ def _record(
     return record
 
 
+def _apply_one(
+    provider: CalendarProvider, change: Change, op: str
+) -> tuple[Occurrence | None, Occurrence | None]:
+    """Write one change; returns the occurrence before and after it (None where there is none)."""
+    if change.action == "create":
+        assert change.start is not None
+        assert change.end is not None
+        data = EventData(
+            summary=change.summary,
+            start=change.start,
+            end=change.end,
+            attendees=list(change.attendees),
+            location=change.location,
+            description=change.description,
+            all_day=change.all_day or None,
+            start_date=change.start.date() if change.all_day else None,
+            end_date=change.end.date() if change.all_day else None,
+        )
+        return None, provider.create_event(calendar_id=change.calendar, data=data, operation_id=op)
+    before = provider.get_occurrence(event_id=change.event_id, recurrence_id=change.recurrence_id)
+    target: dict[str, Any] = {
+        "event_id": change.event_id,
+        "recurrence_id": change.recurrence_id,
+        "scope": Scope(change.scope),
+        "expected_etag": change.etag,
+        "operation_id": op,
+    }
+    if change.action == "delete":
+        provider.delete_event(**target)
+        return before, None
+    data = EventData(summary=change.new_summary, start=change.start, end=change.end)
+    return before, provider.update_event(data=data, **target)
+
+
 def apply_change_set(
     *, provider: CalendarProvider, user: Any, run_id: str, operation_id: str, changes: list[Change]
 ) -> list[ChangeRecord]:
@@ -236,81 +270,53 @@ def apply_change_set(
     with transaction.atomic():
         for position, change in enumerate(changes):
             op = f"{operation_id}:{position}"
-            if change.action == "create":
-                assert change.start is not None
-                assert change.end is not None
-                after = provider.create_event(
-                    calendar_id=change.calendar,
-                    data=EventData(
-                        summary=change.summary,
-                        start=change.start,
-                        end=change.end,
-                        attendees=list(change.attendees),
-                        location=change.location,
-                        description=change.description,
-                        all_day=change.all_day or None,
-                        start_date=change.start.date() if change.all_day else None,
-                        end_date=change.end.date() if change.all_day else None,
-                    ),
-                    operation_id=op,
-                )
-                records.append(
-                    _record(
-                        owner=user,
-                        run_id=run_id,
-                        operation_id=op,
-                        position=position,
-                        action="create",
-                        summary=change.summary,
-                        before=None,
-                        after=after,
-                    )
-                )
-                continue
-            before = provider.get_occurrence(event_id=change.event_id, recurrence_id=change.recurrence_id)
-            scope = Scope(change.scope)
-            if change.action == "delete":
-                provider.delete_event(
-                    event_id=change.event_id,
-                    recurrence_id=change.recurrence_id,
-                    scope=scope,
-                    expected_etag=change.etag,
-                    operation_id=op,
-                )
-                records.append(
-                    _record(
-                        owner=user,
-                        run_id=run_id,
-                        operation_id=op,
-                        position=position,
-                        action="delete",
-                        summary=change.summary,
-                        before=before,
-                        after=None,
-                    )
-                )
-                continue
-            after = provider.update_event(
-                event_id=change.event_id,
-                recurrence_id=change.recurrence_id,
-                scope=scope,
-                expected_etag=change.etag,
-                operation_id=op,
-                data=EventData(summary=change.new_summary, start=change.start, end=change.end),
-            )
+            before, after = _apply_one(provider, change, op)
             records.append(
                 _record(
                     owner=user,
                     run_id=run_id,
                     operation_id=op,
                     position=position,
-                    action="update",
+                    action=change.action,
                     summary=change.summary,
                     before=before,
                     after=after,
                 )
             )
     return records
+
+
+def _reverse(record: ChangeRecord) -> Change:
+    """The change that puts back what ``record`` changed, expecting the state it left."""
+    after, before = record.after or {}, record.before or {}
+    rid = after.get("recurrence_id") or before.get("recurrence_id")
+    target: dict[str, Any] = {
+        "summary": record.summary,
+        "event_id": record.event_id,
+        "recurrence_id": datetime.fromisoformat(rid) if rid else None,
+        "etag": record.after_etag,
+    }
+    if record.action == ChangeRecord.Action.CREATE:
+        return Change(action="delete", scope="occurrence" if rid else "series", **target)
+    if record.action == ChangeRecord.Action.UPDATE:
+        return Change(
+            action="update",
+            new_summary=before.get("summary"),
+            start=datetime.fromisoformat(before["start"]),
+            end=datetime.fromisoformat(before["end"]),
+            **target,
+        )
+    return Change(
+        action="create",
+        summary=before.get("summary") or record.summary,
+        calendar=before["calendar_id"],
+        start=datetime.fromisoformat(before["start"]),
+        end=datetime.fromisoformat(before["end"]),
+        all_day=before.get("all_day", False),
+        attendees=before.get("attendees") or [],
+        location=before.get("location") or "",
+        description=before.get("description") or "",
+    )
 
 
 def undo_run(
@@ -329,89 +335,24 @@ def undo_run(
     with transaction.atomic():
         for position, record in enumerate(originals):
             op = f"{operation_id}:{position}"
-            rid = (
-                datetime.fromisoformat(record.after["recurrence_id"])
-                if record.after and record.after["recurrence_id"]
-                else None
-            )
+            change = _reverse(record)
             try:
-                if record.action == ChangeRecord.Action.CREATE:
-                    before = provider.get_occurrence(event_id=record.event_id, recurrence_id=rid)
-                    provider.delete_event(
-                        event_id=record.event_id,
-                        recurrence_id=rid,
-                        scope=Scope.SERIES if not rid else Scope.OCCURRENCE,
-                        expected_etag=record.after_etag,
-                        operation_id=op,
-                    )
-                    records.append(
-                        _record(
-                            owner=user,
-                            run_id=undo_run_id,
-                            operation_id=op,
-                            position=position,
-                            action="delete",
-                            summary=record.summary,
-                            before=before,
-                            after=None,
-                        )
-                    )
-                elif record.action == ChangeRecord.Action.UPDATE:
-                    old = record.before or {}
-                    before = provider.get_occurrence(event_id=record.event_id, recurrence_id=rid)
-                    after = provider.update_event(
-                        event_id=record.event_id,
-                        recurrence_id=rid,
-                        expected_etag=record.after_etag,
-                        operation_id=op,
-                        data=EventData(
-                            summary=old.get("summary"),
-                            start=datetime.fromisoformat(old["start"]),
-                            end=datetime.fromisoformat(old["end"]),
-                        ),
-                    )
-                    records.append(
-                        _record(
-                            owner=user,
-                            run_id=undo_run_id,
-                            operation_id=op,
-                            position=position,
-                            action="update",
-                            summary=record.summary,
-                            before=before,
-                            after=after,
-                        )
-                    )
-                else:
-                    old = record.before or {}
-                    after = provider.create_event(
-                        calendar_id=old["calendar_id"],
-                        data=EventData(
-                            summary=old.get("summary"),
-                            start=datetime.fromisoformat(old["start"]),
-                            end=datetime.fromisoformat(old["end"]),
-                            timezone=old.get("timezone"),
-                            attendees=old.get("attendees") or [],
-                            location=old.get("location") or "",
-                            description=old.get("description") or "",
-                        ),
-                        operation_id=op,
-                    )
-                    records.append(
-                        _record(
-                            owner=user,
-                            run_id=undo_run_id,
-                            operation_id=op,
-                            position=position,
-                            action="create",
-                            summary=record.summary,
-                            before=None,
-                            after=after,
-                        )
-                    )
+                before, after = _apply_one(provider, change, op)
             except (ConflictError, NotFoundError):
                 skipped.append(f"{record.summary} (changed again since, left as it is)")
                 continue
+            records.append(
+                _record(
+                    owner=user,
+                    run_id=undo_run_id,
+                    operation_id=op,
+                    position=position,
+                    action=change.action,
+                    summary=record.summary,
+                    before=before,
+                    after=after,
+                )
+            )
             record.undone_by = undo_run_id
             record.save(update_fields=["undone_by"])
     return records, skipped

@@ -14,11 +14,12 @@ from datetime import datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from assistant.decomposer.compiler import find_params
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World, tokens
-from assistant.timeexpr import find_times
+from assistant.timeexpr import TimeMatch, find_times
 from skills.formatting import format_day
 from workflows.definition import Decision, TaskSpec, WorkflowDefinition
 
@@ -39,7 +40,8 @@ _DAY_PART = re.compile(r"\b(morning|afternoon|evening|night)s?\b")
 _SAME_TIME = re.compile(r"\bsame (?:times?|hours?)\b")
 _EXCEPT = re.compile(r"\b(?:but|except|and) not (?:the )?(?P<what>[\w' -]+)$")
 _IT = re.compile(
-    r"^(?:actually |ok |okay |no |then )*(?:make|move|change|push|put|set|shift|reschedule) (?:it|that|this)\b"
+    r"^(?:actually |ok |okay |no |then )*"
+    r"(?:make|move|change|push|put|set|shift|reschedule) (?:it|that|this)\b"
 )
 _PLURAL = re.compile(r"\b(?:all|every|everything|each|both)\b|\b\w+(?:ings|es|s)\b")
 _EVERYTHING = re.compile(r"\b(?:everything|all (?:my )?events|my (?:whole |entire )?calendar|clear)\b")
@@ -60,35 +62,20 @@ def _range_of(frame: RequestFrame, now: datetime) -> tuple[datetime, datetime]:
 def _target_frame(text: str, now: datetime, world: World) -> RequestFrame:
     """The target part read like a query, with a bare time joined to a bare date ("10am ... tomorrow")."""
     frame = understand(text, now=now, world=world)
-    matches = [m for m in find_times(text, now=now) if not m.error]
-    timed = [m for m in matches if m.has_time and not m.has_date and not m.is_interval]
-    dated = [m for m in matches if m.has_date and not m.has_time]
+    matches = _times(text, now)
+    timed = [at for m, at in matches if m.has_time and not m.has_date and not m.is_interval]
+    dated = [at for m, at in matches if m.has_date and not m.has_time]
     if timed and dated:
-        at = datetime.combine(dated[0].start.date(), timed[0].start.timetz())
+        at = datetime.combine(dated[0].date(), timed[0].timetz())
         frame.start, frame.end, frame.range_explicit = at, at + timedelta(minutes=1), True
     elif timed and not dated and frame.start is not None:
-        at = timed[0].start
-        frame.start, frame.end = at, at + timedelta(minutes=1)
+        frame.start, frame.end = timed[0], timed[0] + timedelta(minutes=1)
     return frame
 
 
-def _find_params(frame: RequestFrame, start: datetime, end: datetime, *, everything: bool) -> dict[str, Any]:
-    params: dict[str, Any] = {"start": start.isoformat(), "end": end.isoformat()}
-    if everything:
-        return params
-    if frame.title_words:
-        params["text"] = " ".join(frame.title_words)
-    elif frame.category:
-        params["category"] = frame.category
-    if frame.calendars:
-        params["calendars"] = frame.calendars
-    if frame.people and not frame.title_words:
-        params["attendee"] = frame.people[0]
-    if frame.day_part:
-        params["day_part"] = frame.day_part
-    if frame.exclude_weekdays:
-        params["exclude_weekdays"] = sorted(set(frame.exclude_weekdays))
-    return params
+def _times(text: str, now: datetime) -> list[tuple[TimeMatch, datetime]]:
+    """The resolved time expressions of ``text`` with their starts (impossible dates left out)."""
+    return [(m, m.start) for m in find_times(text, now=now) if not m.error and m.start is not None]
 
 
 def _is_plural(target: str, frame: RequestFrame) -> bool:
@@ -156,7 +143,7 @@ def compile_create(frame: RequestFrame, *, now: datetime, tz: ZoneInfo, text: st
     )
 
 
-# -- move and delete -------------------------------------------------------------------------------------------
+# -- move and delete ---------------------------------------------------------------------------------------
 def compile_change(
     frame: RequestFrame, *, text: str, now: datetime, tz: ZoneInfo, world: World, context: dict[str, Any]
 ) -> Decision:
@@ -206,8 +193,9 @@ def compile_change(
         find = {"start": start.isoformat(), "end": end.isoformat(), "text": last["summary"]}
         plural = False
         target = RequestFrame(operation=frame.operation, confidence=0.9)
-        if destination == "" and frame.at_time is not None:
-            destination = norm[_IT.search(norm).end() :] if _IT.search(norm) else ""
+        said = _IT.search(norm)
+        if destination == "" and frame.at_time is not None and said is not None:
+            destination = norm[said.end() :]
     else:
         target = _target_frame(norm, now, world)
         if clear_for:
@@ -215,7 +203,10 @@ def compile_change(
         start, end = _range_of(target, now)
         if not target.range_explicit and not target.title_words and not target.category and not everything:
             return _clarify('Which event do you mean? Name it or give its day, e.g. "the dentist on Friday".')
-        find = _find_params(target, start, end, everything=everything or bool(clear_for))
+        if everything or clear_for:
+            find = {"start": start.isoformat(), "end": end.isoformat()}
+        else:
+            find = find_params(target, start, end)
         plural = everything or bool(clear_for) or _is_plural(norm, target)
     scope = "series" if everything and not target.range_explicit else "occurrence"
 
@@ -349,12 +340,12 @@ def _create_like(
     clause: str, target: RequestFrame, now: datetime, tz: ZoneInfo, world: World
 ) -> dict[str, Any] | None:
     """ "... and schedule a new one at 2pm": the new event's start, on the target's day unless said."""
-    matches = [m for m in find_times(clause, now=now) if not m.error]
-    timed = next((m for m in matches if m.has_time), None)
+    timed = next(((m, at) for m, at in _times(clause, now) if m.has_time), None)
     if timed is None:
         return None
-    day = timed.start.date() if timed.has_date else (target.start or now).astimezone(tz).date()
-    start = datetime.combine(day, timed.start.astimezone(tz).time(), tz)
+    match, at = timed
+    day = at.date() if match.has_date else (target.start or now).astimezone(tz).date()
+    start = datetime.combine(day, at.astimezone(tz).time(), tz)
     return {"start": start.isoformat()}
 
 
@@ -365,14 +356,14 @@ def _move_params(
         return {"shift_minutes": shift}
     if destination:
         part = _DAY_PART.search(destination)
-        matches = [m for m in find_times(destination, now=now) if not m.error]
-        dated = next((m for m in matches if m.has_date), None)
-        timed = next((m for m in matches if m.has_time), None)
+        matches = _times(destination, now)
+        dated = next((at for m, at in matches if m.has_date), None)
+        timed = next((at for m, at in matches if m.has_time), None)
         params: dict[str, Any] = {}
         if dated is not None:
-            params["to_date"] = dated.start.astimezone(tz).date().isoformat()
+            params["to_date"] = dated.astimezone(tz).date().isoformat()
         if timed is not None and not _SAME_TIME.search(destination):
-            params["at_time"] = format_hhmm(timed.start.astimezone(tz))
+            params["at_time"] = format_hhmm(timed.astimezone(tz))
         if params:
             return params
         if part:

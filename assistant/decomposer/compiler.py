@@ -10,7 +10,7 @@ from assistant.decomposer.frame import RequestFrame
 from skills.formatting import format_day
 from workflows.definition import Decision, TaskSpec, WorkflowDefinition
 
-__all__ = ["compile_frame"]
+__all__ = ["compile_frame", "find_params"]
 
 HELP = (
     "I can tell you what's on your calendar, count events and find free time. Try: "
@@ -88,7 +88,7 @@ def _range(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> tuple[datetime, 
     return today, today + timedelta(days=DEFAULT_QUERY_DAYS)
 
 
-def _find_params(frame: RequestFrame, start: datetime, end: datetime) -> dict[str, Any]:
+def find_params(frame: RequestFrame, start: datetime, end: datetime) -> dict[str, Any]:
     params: dict[str, Any] = {"start": start.isoformat(), "end": end.isoformat()}
     if frame.title_words:
         params["text"] = " ".join(frame.title_words)
@@ -119,9 +119,7 @@ def _subject(frame: RequestFrame) -> str:
 def _query_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskSpec]:
     start, end = _range(frame, now, tz)
     tasks = [
-        TaskSpec(
-            id="find", skill="find_events", params=_find_params(frame, start, end), summary="Find events"
-        )
+        TaskSpec(id="find", skill="find_events", params=find_params(frame, start, end), summary="Find events")
     ]
     events = _ref("find", "events")
     reply: dict[str, Any] = {"style": "agenda", "events": events, "subject": _subject(frame)}
@@ -151,7 +149,7 @@ def _count_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskS
     events = _ref("find", "events")
     return [
         TaskSpec(
-            id="find", skill="find_events", params=_find_params(frame, start, end), summary="Find events"
+            id="find", skill="find_events", params=find_params(frame, start, end), summary="Find events"
         ),
         TaskSpec(
             id="count",

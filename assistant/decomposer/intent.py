@@ -49,7 +49,7 @@ def _first(pattern: re.Pattern[str], text: str) -> int:
 
 def classify(text: str) -> tuple[Operation, float]:
     t = normalise(text)
-    core = POLITE_PREFIX.sub("", t).strip()
+    core = POLITE_PREFIX.sub("", t).strip() or t  # "ok" alone is an answer, not a polite opening
     words = core.split()
     if not words:
         return "unknown", 0.0

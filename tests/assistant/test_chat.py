@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 import time_machine
 from django.contrib.auth import get_user_model
 
-from assistant.models import Message
+from assistant.models import Conversation, Message
 from assistant.services import chat_turn, conversation_create
 from preferences.services import preference_set
 from skills.services import calendar_create, event_create
@@ -61,3 +62,55 @@ def test_someone_elses_conversation_is_refused() -> None:
     with pytest.raises(PermissionError):
         chat_turn(user=intruder, conversation=conversation, text="What's my week look like?")
     assert not Message.objects.filter(conversation=conversation).exists()
+
+
+def _two_meetings() -> tuple[Any, Conversation]:
+    user = get_user_model().objects.create_user("mover", "mover@example.com")
+    preference_set(user=user, key="timezone", value="America/New_York")
+    cal = calendar_create(owner=user, key="work", name="Work", timezone="America/New_York", is_default=True)
+    for name, hour in (("Standup", 9), ("Design sync", 10)):
+        event_create(
+            calendar=cal,
+            summary=name,
+            start=datetime(2026, 3, 3, hour, tzinfo=NY),
+            end=datetime(2026, 3, 3, hour, 45, tzinfo=NY),
+            attendees=["ann@example.com"],
+        )
+    return user, conversation_create(user=user)
+
+
+def test_a_bulk_move_asks_first_and_a_second_yes_applies_nothing_more() -> None:
+    from skills.models import ChangeRecord, Event
+
+    with time_machine.travel(NOW, tick=False):
+        user, conversation = _two_meetings()
+        ask = chat_turn(
+            user=user, conversation=conversation, text="Move all my meetings tomorrow one hour later"
+        )
+        assert ask is not None
+        assert ask.kind == "confirm"
+        assert [row["summary"] for row in ask.data["preview"]] == ["Standup", "Design sync"]
+        assert Event.objects.get(summary="Standup").start == datetime(2026, 3, 3, 9, tzinfo=NY)
+        done = chat_turn(user=user, conversation=conversation, text="sure, do it")
+        again = chat_turn(user=user, conversation=conversation, text="yes")
+    assert done is not None
+    assert done.kind == "done"
+    assert again is not None
+    assert again.kind == "answer"
+    assert ChangeRecord.objects.filter(owner=user).count() == 2
+    assert Event.objects.get(summary="Standup").start == datetime(2026, 3, 3, 10, tzinfo=NY)
+
+
+def test_a_new_request_while_one_waits_sets_the_old_one_aside() -> None:
+    from skills.models import Event
+
+    with time_machine.travel(NOW, tick=False):
+        user, conversation = _two_meetings()
+        chat_turn(user=user, conversation=conversation, text="Cancel all my meetings tomorrow")
+        reply = chat_turn(user=user, conversation=conversation, text="How many meetings do I have tomorrow?")
+        conversation.refresh_from_db()
+    assert reply is not None
+    assert reply.kind == "answer"
+    assert conversation.pending_run is None
+    assert Event.objects.filter(calendar__owner=user).count() == 2
+    assert Message.objects.filter(conversation=conversation, text__contains="set aside").exists()

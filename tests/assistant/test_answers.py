@@ -1,0 +1,68 @@
+"""Typed answers to a waiting question map to the option they name, or are not answers at all."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from assistant.answers import DECLINE, NOT_AN_ANSWER, answer_for
+
+NY = ZoneInfo("America/New_York")
+NOW = datetime(2026, 3, 2, 9, 0, tzinfo=NY)
+CONFIRM = {
+    "kind": "confirm",
+    "options": [
+        {"label": "Approve", "value": {"approve": True, "digest": "abc"}},
+        {"label": "Decline", "value": {"approve": False}},
+    ],
+}
+CHOOSE = {
+    "kind": "choose",
+    "options": [
+        {
+            "label": "Cancel Check-in, Thursday, March 5 10:00 AM – 10:30 AM",
+            "value": "a",
+            "start": "2026-03-05T10:00:00-05:00",
+        },
+        {
+            "label": "Cancel Check-in, Thursday, March 5 4:00 PM – 4:30 PM",
+            "value": "b",
+            "start": "2026-03-05T16:00:00-05:00",
+        },
+    ],
+}
+
+
+@pytest.mark.parametrize("text", ["yes", "ok", "sure, do it", "Go ahead", "yep"])
+def test_approvals_carry_the_previews_digest(text: str) -> None:
+    assert answer_for(text, CONFIRM, tz=NY, now=NOW) == {"approve": True, "digest": "abc"}
+
+
+@pytest.mark.parametrize("text", ["no", "cancel", "nope"])
+def test_refusals_decline(text: str) -> None:
+    assert answer_for(text, CONFIRM, tz=NY, now=NOW) is DECLINE
+
+
+def test_a_new_request_is_not_an_answer_to_a_confirmation() -> None:
+    assert answer_for("What's my week look like?", CONFIRM, tz=NY, now=NOW) is NOT_AN_ANSWER
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [
+        ("the 4pm one", "b"),
+        ("the 10:00 one", "a"),
+        ("the afternoon one", "b"),
+        ("the first", "a"),
+        ("second one", "b"),
+        ("Cancel Check-in, Thursday, March 5 4:00 PM – 4:30 PM", "b"),
+    ],
+)
+def test_a_choice_is_read_from_time_part_of_day_ordinal_or_label(text: str, value: str) -> None:
+    assert answer_for(text, CHOOSE, tz=NY, now=NOW) == value
+
+
+def test_a_choice_that_names_no_option_is_not_an_answer() -> None:
+    assert answer_for("what about lunch tomorrow?", CHOOSE, tz=NY, now=NOW) is NOT_AN_ANSWER
