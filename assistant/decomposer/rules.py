@@ -33,7 +33,8 @@ class RuleDecomposer:
             text = f"{pending['text']} {text}"
             frame = understand(text, now=now, world=world)
         if frame.operation in ("create", "move", "delete"):
-            return compile_change(frame, text=text, now=now, tz=tz, world=world, context=context)
+            decision = compile_change(frame, text=text, now=now, tz=tz, world=world, context=context)
+            return decision.model_copy(update={"frame": frame.as_json()})
         if frame.operation == "undo" and context.get("last_applied_run"):
             return undo_decision(context["last_applied_run"], frame)
         return compile_frame(frame, now=now, tz=tz)

@@ -148,3 +148,31 @@ def test_out_of_scope_and_gibberish_do_not_crash(user: Any) -> None:
 )
 def test_operation_classification(text: str, operation: str) -> None:
     assert classify(text)[0] == operation
+
+
+def test_a_bulk_move_becomes_find_plan_apply_with_its_exception_and_destination(user: Any) -> None:
+    decision = decide(
+        user,
+        "Reschedule all my afternoon classes this month to mornings, but don't touch the ones on Mondays",
+    )
+    assert decision.frame["operation"] == "move"
+    find = task(decision, "find_events")
+    assert find["category"] == "class"
+    assert find["day_part"] == "afternoon"
+    assert find["exclude_weekdays"] == [0]
+    assert task(decision, "plan_move")["day_part"] == "morning"
+    assert task(decision, "choose_event")["expect_one"] is False
+    assert decision.workflow is not None
+    assert decision.workflow.output == "apply"
+
+
+def test_an_offset_and_a_second_action_are_read_as_such(user: Any) -> None:
+    move = decide(user, "Move all my meetings tomorrow one hour later")
+    assert task(move, "plan_move")["shift_minutes"] == 60
+    clear = decide(user, "Clear my calendar next Friday for travel and notify anyone I had meetings with")
+    assert clear.frame["operation"] == "delete"
+    assert "category" not in task(clear, "find_events")
+    assert any(t.skill == "notify_attendees" for t in clear.workflow.tasks)  # type: ignore[union-attr]
+    block = [t for t in clear.workflow.tasks if t.id == "block"][0]  # type: ignore[union-attr]
+    assert block.params["summary"] == "Travel"
+    assert block.params["all_day"] is True
