@@ -173,6 +173,6 @@ def test_an_offset_and_a_second_action_are_read_as_such(user: Any) -> None:
     assert clear.frame["operation"] == "delete"
     assert "category" not in task(clear, "find_events")
     assert any(t.skill == "notify_attendees" for t in clear.workflow.tasks)  # type: ignore[union-attr]
-    block = [t for t in clear.workflow.tasks if t.id == "block"][0]  # type: ignore[union-attr]
+    block = next(t for t in clear.workflow.tasks if t.id == "block")  # type: ignore[union-attr]
     assert block.params["summary"] == "Travel"
     assert block.params["all_day"] is True
