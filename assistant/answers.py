@@ -14,6 +14,8 @@ from zoneinfo import ZoneInfo
 
 from assistant.decomposer.intent import classify, normalise
 from assistant.timeexpr import find_times
+from skills.filtering import in_day_part
+from skills.schemas import DAY_PARTS
 
 __all__ = ["DECLINE", "NOT_AN_ANSWER", "answer_for"]
 
@@ -36,7 +38,6 @@ _ORDINALS = {
     "last": -1,
 }
 _ORDINAL = re.compile(r"\b(?:the )?(" + "|".join(_ORDINALS) + r")(?: one)?\b")
-_PARTS = {"morning": (5, 12), "afternoon": (12, 17), "evening": (17, 21), "night": (21, 29)}
 
 
 def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetime) -> Any:
@@ -75,11 +76,9 @@ def _pick(norm: str, options: list[dict[str, Any]], *, tz: ZoneInfo, now: dateti
             ]
         if len(hits) == 1:
             return options[hits[0]]["value"]
-    for part, (lo, hi) in _PARTS.items():
+    for part in DAY_PARTS:
         if re.search(rf"\b{part}\b", norm):
-            hits = [
-                i for i, s in enumerate(starts) if s and lo <= (s.hour if s.hour >= 5 else s.hour + 24) < hi
-            ]
+            hits = [i for i, s in enumerate(starts) if s and in_day_part(s.time(), part)]
             if len(hits) == 1:
                 return options[hits[0]]["value"]
     ordinal = _ORDINAL.search(norm)

@@ -29,7 +29,15 @@ from skills.changes import (
 from skills.context import NO_ANSWER, Interrupt, SkillContext
 from skills.errors import SkillError
 from skills.formatting import format_day, format_span, format_time
-from skills.freetime import Span, parse_hhmm, preference_blocks, search, working_window
+from skills.freetime import (
+    Span,
+    parse_hhmm,
+    preference_blocks,
+    protected_spans,
+    search,
+    within_working_hours,
+    working_window,
+)
 from skills.providers.base import ProviderError
 from skills.registry import REGISTRY, skill
 from skills.reply_skills import Reply
@@ -213,19 +221,13 @@ def _find_slot(
         hi = params.search_end or lo + timedelta(days=7)
         window = None
     prefs = ctx.preferences
-    weekdays = None
-    working = working_window(prefs)
-    if working is not None:
-        days, w_lo, w_hi = working
-        weekdays = days
-        window = (max(window[0], w_lo), min(window[1], w_hi)) if window else (w_lo, w_hi)
+    window, weekdays = within_working_hours(prefs, window, None)
     if window is not None and window[1] <= window[0]:
         return None
     own = ctx.provider.busy_reader(start=lo, end=hi, ignore=frozenset(skip_keys))
 
     def busy(a: datetime, b: datetime) -> list[Span]:
-        spans = own(a, b) + list(taken)
-        spans.extend((x.timestamp(), y.timestamp()) for x, y in preference_blocks(prefs, a, b, tz))
+        spans = own(a, b) + taken + protected_spans(prefs, a, b, tz)
         if params.other_day:
             spans.append(
                 (

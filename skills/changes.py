@@ -39,6 +39,7 @@ __all__ = [
     "describe_change",
     "preview_rows",
     "revalidate",
+    "shift_wall",
     "snapshot",
     "undo_run",
 ]

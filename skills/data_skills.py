@@ -9,7 +9,7 @@ from pydantic import BaseModel, Field
 
 from skills.context import SkillContext
 from skills.filtering import filter_items
-from skills.freetime import Span, parse_hhmm, preference_blocks, search, working_window
+from skills.freetime import Span, parse_hhmm, protected_spans, search, within_working_hours
 from skills.providers.base import TransientProviderError
 from skills.registry import REGISTRY, RetryPolicy, skill
 from skills.schemas import DAY_PARTS, DayPart, EventCriteria, EventItem, SkillInput, Slot
@@ -116,11 +116,7 @@ def free_slots(ctx: SkillContext, params: FreeSlotsInput) -> FreeSlotsOutput:
     elif params.day_part:
         window = DAY_PARTS[params.day_part]
     preferences = ctx.preferences if params.respect_preferences else {}
-    working = working_window(preferences)
-    if working is not None:
-        days, lo, hi = working
-        weekdays = days if weekdays is None else weekdays & days
-        window = (max(window[0], lo), min(window[1], hi)) if window else (lo, hi)
+    window, weekdays = within_working_hours(preferences, window, weekdays)
 
     own_busy = provider.busy_reader(
         start=params.start, end=params.end, calendar_ids=calendar_ids, ignore=ignored
@@ -131,10 +127,7 @@ def free_slots(ctx: SkillContext, params: FreeSlotsInput) -> FreeSlotsOutput:
         if params.people:
             for intervals in provider.free_busy(emails=params.people, start=start, end=end).values():
                 busy.extend((b.start.timestamp(), b.end.timestamp()) for b in intervals)
-        busy.extend(
-            (lo.timestamp(), hi.timestamp()) for lo, hi in preference_blocks(preferences, start, end, ctx.tz)
-        )
-        return busy
+        return busy + protected_spans(preferences, start, end, ctx.tz)
 
     found = search(
         start=params.start,

@@ -19,7 +19,9 @@ __all__ = [
     "merge",
     "parse_hhmm",
     "preference_blocks",
+    "protected_spans",
     "search",
+    "within_working_hours",
     "working_window",
 ]
 
@@ -95,6 +97,27 @@ def working_window(preferences: Mapping[str, Any]) -> tuple[frozenset[int], time
         WEEKDAY_CODES.index(d) for d in hours.get("days", WEEKDAY_CODES[:5]) if d in WEEKDAY_CODES
     )
     return days, parse_hhmm(hours["start"]), parse_hhmm(hours["end"])
+
+
+def within_working_hours(
+    preferences: Mapping[str, Any], window: tuple[time, time] | None, weekdays: frozenset[int] | None
+) -> tuple[tuple[time, time] | None, frozenset[int] | None]:
+    """A daily window and weekdays narrowed to the user's working hours and days, if they set them."""
+    working = working_window(preferences)
+    if working is None:
+        return window, weekdays
+    days, lo, hi = working
+    return (
+        (max(window[0], lo), min(window[1], hi)) if window else (lo, hi),
+        days if weekdays is None else weekdays & days,
+    )
+
+
+def protected_spans(
+    preferences: Mapping[str, Any], start: datetime, end: datetime, tz: ZoneInfo
+) -> list[Span]:
+    """The preference blocks (lunch, gym, writing) within [start, end) as epoch-second spans."""
+    return [(lo.timestamp(), hi.timestamp()) for lo, hi in preference_blocks(preferences, start, end, tz)]
 
 
 def day_windows(

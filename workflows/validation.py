@@ -74,8 +74,8 @@ def compile_workflow(
         by_id[t.id] = t
         if t.skill not in known:
             known[t.skill] = registry.get(t.skill) if t.skill in registry else None
-            if t.skill in registry:
-                inputs[t.skill] = _input_fields(registry.get(t.skill).input_model)
+            if (definition_of := known[t.skill]) is not None:
+                inputs[t.skill] = _input_fields(definition_of.input_model)
         found = known[t.skill]
         if found is not None:
             skills[t.id] = found

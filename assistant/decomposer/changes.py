@@ -46,7 +46,7 @@ _IT = re.compile(
 _PLURAL = re.compile(r"\b(?:all|every|everything|each|both)\b|\b\w+(?:ings|es|s)\b")
 _EVERYTHING = re.compile(r"\b(?:everything|all (?:my )?events|my (?:whole |entire )?calendar|clear)\b")
 _CLEAR_FOR = re.compile(r"\bclear\b.*?\bfor (?P<why>[a-z][\w ]*?)(?: and\b|$)")
-_SINGULAR_NOUNS = frozenset({"meeting", "class", "event", "appointment", "one", "check-in", "lecture", "lab"})
+_SINGULAR_NOUNS = frozenset({"meeting", "class", "event", "appointment", "one", "lecture", "lab"})
 
 
 def _ref(task: str, path: str) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 
 from assistant.decomposer.frame import RequestFrame
@@ -113,7 +114,7 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
         bare = _BARE_PERIOD.search(norm)
         if bare:
             times = [t for t in find_times(f"this {bare.group(1)}", now=now) if not t.error]
-            times = [_respan(t, bare.span()) for t in times]
+            times = [replace(t, span=bare.span()) for t in times]
     exception_spans = [_clause(norm, m.start()) for m in _EXCEPTION_CUE.finditer(norm)]
     constraint_spans = [m.span() for m in _CONSTRAINT.finditer(norm)]
     for span in constraint_spans:
@@ -154,22 +155,6 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
     residual = "".join(" " if mask[i] else ch for i, ch in enumerate(norm))
     _fill_titles(frame, residual, world)
     return frame
-
-
-def _respan(t: TimeMatch, span: tuple[int, int]) -> TimeMatch:
-    return TimeMatch(
-        text=t.text,
-        span=span,
-        start=t.start,
-        end=t.end,
-        grain=t.grain,
-        is_interval=t.is_interval,
-        has_date=t.has_date,
-        has_time=t.has_time,
-        day_part=t.day_part,
-        weekdays=t.weekdays,
-        error=t.error,
-    )
 
 
 def _clause(text: str, start: int) -> tuple[int, int]:

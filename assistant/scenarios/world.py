@@ -84,40 +84,25 @@ def _make_user(username: str, email: str, full_name: str) -> Any:
 
 
 def _add_event(calendar: Any, spec: EventSpec, tz: ZoneInfo) -> Any:
-    all_day = "T" not in spec.start
-    if all_day:
+    details = {
+        "calendar": calendar,
+        "summary": spec.summary,
+        "rrule": spec.rrule,
+        "attendees": spec.attendees,
+        "visibility": spec.visibility,
+        "location": spec.location,
+        "description": spec.description,
+        "transparency": spec.transparency,
+    }
+    if "T" not in spec.start:  # a date alone: an all-day event
         start_day = date.fromisoformat(spec.start)
         end_day = date.fromisoformat(spec.end) if spec.end else start_day + timedelta(days=1)
         if end_day <= start_day:
             end_day = start_day + timedelta(days=1)  # an all-day "end" naming the same day means one day
-        return event_create(
-            calendar=calendar,
-            summary=spec.summary,
-            start=start_day,
-            end=end_day,
-            all_day=True,
-            rrule=spec.rrule,
-            attendees=spec.attendees,
-            visibility=spec.visibility,
-            location=spec.location,
-            description=spec.description,
-            transparency=spec.transparency,
-        )
+        return event_create(start=start_day, end=end_day, all_day=True, **details)
     start = local_dt(spec.start, tz)
     end = local_dt(spec.end, tz) if spec.end else start + timedelta(hours=1)
-    return event_create(
-        calendar=calendar,
-        summary=spec.summary,
-        start=start,
-        end=end,
-        timezone=str(tz),
-        rrule=spec.rrule,
-        attendees=spec.attendees,
-        visibility=spec.visibility,
-        location=spec.location,
-        description=spec.description,
-        transparency=spec.transparency,
-    )
+    return event_create(start=start, end=end, timezone=str(tz), **details)
 
 
 def build_world(scenario: Scenario, *, run_tag: str) -> ScenarioWorld:
