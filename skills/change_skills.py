@@ -221,9 +221,10 @@ def _find_slot(
         hi = params.search_end or lo + timedelta(days=7)
         window = None
     prefs = ctx.preferences
-    window, weekdays = within_working_hours(prefs, window, None)
-    if window is not None and window[1] <= window[0]:
-        return None
+    narrowed, weekdays = within_working_hours(prefs, window, None)
+    if window is not None and window[0] < window[1] and narrowed is not None and narrowed[1] <= narrowed[0]:
+        return None  # the part of the day lies wholly outside working hours
+    window = narrowed
     own = ctx.provider.busy_reader(start=lo, end=hi, ignore=frozenset(skip_keys))
 
     def busy(a: datetime, b: datetime) -> list[Span]:

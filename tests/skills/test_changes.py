@@ -164,3 +164,31 @@ def test_the_change_log_is_readable_in_the_admin(setup: Any, admin_client: Any) 
     assert detail.status_code == 200
     assert record.before is not None
     assert record.before["start"] == "2026-03-03T09:00:00-05:00"
+
+
+def test_plan_move_finds_a_night_slot_and_none_outside_working_hours(setup: Any) -> None:
+    from preferences.services import preference_set
+    from skills.catalog import REGISTRY
+    from skills.context import SkillContext
+    from skills.schemas import EventItem
+
+    user, provider, events = setup
+    item = EventItem.from_occurrence(provider.get_occurrence(event_id=str(events[0].pk)))
+    definition = REGISTRY.get("plan_move")
+
+    def plan(part: str) -> Any:
+        params = definition.input_model.model_validate(
+            {"events": [item.model_dump(mode="json")], "day_part": part}
+        )
+        return definition.func(SkillContext(user=user, tz=NY), params)
+
+    night = plan("night")
+    assert [c.start for c in night.changes] == [datetime(2026, 3, 3, 0, 0, tzinfo=NY)]
+    preference_set(
+        user=user,
+        key="working_hours",
+        value={"days": ["MO", "TU", "WE", "TH", "FR"], "start": "08:00", "end": "17:00"},
+    )
+    evening = plan("evening")
+    assert evening.changes == []
+    assert [s.reason for s in evening.skipped] == ["no free time fits"]
