@@ -2,7 +2,8 @@
 
 Protocol (JSON text frames):
 
-* browser → server: ``{"type": "chat.send", "text": "..."}`` (1 to 2,000 characters).
+* browser → server: ``{"type": "chat.send", "text": "..."}`` (1 to 2,000 characters); a reply's Undo
+  button adds ``"undo": "<run id>"``, the run whose changes to revert.
 * server → browser: ``chat.message`` (``message``: a :meth:`Message.as_payload`, for the user's own
   message and for the reply), ``task.started`` / ``task.finished`` (``run_id``, ``task_id``,
   ``summary``; finished also ``status`` and ``error``), ``workflow.paused`` / ``workflow.finished``
@@ -105,16 +106,16 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         except ValidationError as exc:
             await self.send_error(validation_message(exc))
             return
-        task = asyncio.create_task(self._turn(message.text))
+        task = asyncio.create_task(self._turn(message.text, message.undo_run))
         self._turns.add(task)
         task.add_done_callback(self._turns.discard)
 
-    async def _turn(self, text: str) -> None:
+    async def _turn(self, text: str, undo: str | None) -> None:
         """Run one chat turn; its messages and progress reach the browser through the group."""
         async with self._turn_lock:
             try:
                 await database_sync_to_async(_chat_turn)(
-                    user=self.scope["user"], conversation_id=self.conversation_id, text=text
+                    user=self.scope["user"], conversation_id=self.conversation_id, text=text, undo=undo
                 )
             except Conversation.DoesNotExist:
                 await self.close(code=CLOSE_NOT_FOUND)
@@ -142,8 +143,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json(event)
 
 
-def _chat_turn(*, user: Any, conversation_id: uuid.UUID, text: str) -> None:
+def _chat_turn(*, user: Any, conversation_id: uuid.UUID, text: str, undo: str | None) -> None:
     """Re-read the conversation for every turn: a previous turn or a worker may have changed its context
     or pending run since the socket opened, and ``chat_turn`` must build on the stored state."""
     conversation = conversation_get(user=user, conversation_id=conversation_id)
-    chat_turn(user=user, conversation=conversation, text=text)
+    chat_turn(user=user, conversation=conversation, text=text, undo=undo)

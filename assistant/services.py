@@ -11,9 +11,11 @@ from django.utils import timezone
 
 from assistant.answers import DECLINE, NOT_AN_ANSWER, answer_for
 from assistant.decomposer import DecomposeRequest, decompose
+from assistant.decomposer.changes import undo_workflow
 from assistant.models import Conversation, Message, ReplyKind
 from preferences.selectors import user_timezone
 from workflows import events
+from workflows.definition import Decision
 from workflows.engine import run_cancel, run_start
 from workflows.models import RunStatus, WorkflowRun
 from workflows.persistence import run_resume_claim
@@ -31,9 +33,11 @@ def conversation_create(*, user: Any, title: str = "") -> Conversation:
     return Conversation.objects.create(user=user, title=title[:200])
 
 
-def chat_turn(*, user: Any, conversation: Conversation, text: str) -> Message | None:
+def chat_turn(*, user: Any, conversation: Conversation, text: str, undo: str | None = None) -> Message | None:
     """Take one message from the user and produce the assistant's reply.
 
+    ``undo`` is the run a reply's Undo button names: the turn then reverts that run instead of being
+    decomposed (the button's ``text`` is what the conversation shows the user said).
     Returns the reply, or None when a worker will produce it later (it then arrives over the
     websocket, and in the conversation's history).
     """
@@ -45,7 +49,7 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str) -> Message | 
         conversation.title = text[:80]
         conversation.save(update_fields=["title", "updated_at"])
     waiting = _pending(conversation)
-    if waiting is not None:
+    if waiting is not None and undo is None:
         tz = ZoneInfo(waiting.timezone)
         answer = answer_for(text, waiting.pause_payload or {}, tz=tz, now=timezone.now().astimezone(tz))
         if answer is DECLINE:
@@ -59,6 +63,7 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str) -> Message | 
             )
         if answer is not NOT_AN_ANSWER:
             return _resume(conversation, waiting, user_message, user=user, answer=answer)
+    if waiting is not None:
         run_cancel(run_id=waiting.pk, user=user)
         _pending_clear(conversation)
         _message_add(
@@ -67,6 +72,9 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str) -> Message | 
             kind=ReplyKind.ANSWER,
             text="I set aside the earlier request that was waiting for your answer; it changed nothing.",
         )
+    if undo is not None:
+        decision = Decision(kind="workflow", workflow=undo_workflow(undo))
+        return _run(conversation, user_message, decision, user=user, timezone_name=user_timezone(user=user))
     request = DecomposeRequest(
         text=text,
         user=user,
@@ -91,16 +99,26 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str) -> Message | 
             text=decision.text,
             trace_id=decision.trace_id,
         )
+    return _run(conversation, user_message, decision, user=user, timezone_name=request.timezone)
+
+
+def _run(
+    conversation: Conversation, user_message: Message, decision: Decision, *, user: Any, timezone_name: str
+) -> Message | None:
+    """Start the decision's workflow for this turn; its reply arrives through :func:`run_settled`."""
+    assert decision.workflow is not None
     try:
         run = run_start(
             user=user,
             definition=decision.workflow,
-            timezone_name=request.timezone,
+            timezone_name=timezone_name,
             channel_group=conversation.channel_group,
             trace_id=decision.trace_id,
         )
     except WorkflowValidationError as exc:
-        logger.error("trace %s: the plan for %r was invalid: %s", decision.trace_id, text, exc.errors)
+        logger.error(
+            "trace %s: the plan for %r was invalid: %s", decision.trace_id, user_message.text, exc.errors
+        )
         return _message_add(
             conversation,
             role=Message.Role.ASSISTANT,

@@ -52,6 +52,11 @@ class SendInput(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     text: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MESSAGE_MAX_CHARS)]
+    undo: uuid.UUID | None = Field(default=None, description="The run a reply's Undo button reverts.")
+
+    @property
+    def undo_run(self) -> str | None:
+        return str(self.undo) if self.undo else None
 
 
 class _AfterInput(BaseModel):
@@ -165,7 +170,7 @@ def message_send(request: HttpRequest, conversation_id: uuid.UUID) -> HttpRespon
     # Everything after the newest message before this turn was produced by it (the user's message,
     # and the reply unless a worker answers later).
     before = message_list(conversation=conversation).order_by("-id").values_list("id", flat=True).first() or 0
-    reply = chat_turn(user=request.user, conversation=conversation, text=data.text)
+    reply = chat_turn(user=request.user, conversation=conversation, text=data.text, undo=data.undo_run)
     if not _wants_json(request):
         return redirect("conversation", conversation_id=conversation.pk)
     created = message_list(conversation=conversation).filter(id__gt=before)

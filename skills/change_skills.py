@@ -38,6 +38,7 @@ from skills.freetime import (
     within_working_hours,
     working_window,
 )
+from skills.preview import week_view
 from skills.providers.base import ProviderError
 from skills.registry import REGISTRY, skill
 from skills.reply_skills import Reply
@@ -432,6 +433,7 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
                 "kind": "confirm",
                 "text": "\n".join([head, *lines, "Shall I go ahead?"]),
                 "preview": preview_rows(changes, ctx.tz),
+                "week": week_view(ctx.provider, changes, ctx.tz),
                 "options": [
                     {"label": "Approve", "value": {"approve": True, "digest": digest}},
                     {"label": "Decline", "value": {"approve": False}},
@@ -552,6 +554,7 @@ def undo_changes(ctx: SkillContext, params: UndoInput) -> Reply:
         data={
             "applied": [{"event_id": r.event_id, "summary": r.summary, "action": r.action} for r in records],
             "undo": {"run_id": ctx.run_id},
+            "reverted": params.run_id,
             "conflicts": skipped,
         },
     )

@@ -23,7 +23,7 @@ from assistant.timeexpr import TimeMatch, find_times
 from skills.formatting import format_day
 from workflows.definition import Decision, TaskSpec, WorkflowDefinition
 
-__all__ = ["compile_change", "compile_create", "undo_decision"]
+__all__ = ["compile_change", "compile_create", "undo_decision", "undo_workflow"]
 
 HORIZON = timedelta(days=365)
 _NOTIFY = re.compile(r"\b(?:and |then )?(?:notify|tell|inform|email|let)\b.*$")
@@ -393,9 +393,12 @@ def format_hhmm(moment: datetime) -> str:
     return f"{moment.hour:02d}:{moment.minute:02d}"
 
 
+def undo_workflow(run_id: str) -> WorkflowDefinition:
+    """Revert what run ``run_id`` changed, as one unit (from "undo that" or a reply's Undo button)."""
+    task = TaskSpec(id="undo", skill="undo_changes", params={"run_id": run_id}, summary="Undo a change")
+    return WorkflowDefinition(name="undo", summary="Undo a change", tasks=(task,), output="undo")
+
+
 def undo_decision(run_id: str, frame: RequestFrame) -> Decision:
     """ "Undo that": revert the last request that changed something, as one unit."""
-    tasks = [
-        TaskSpec(id="undo", skill="undo_changes", params={"run_id": run_id}, summary="Undo the last change")
-    ]
-    return _workflow("undo", "Undo the last change", tasks, "undo", frame.confidence)
+    return Decision(kind="workflow", workflow=undo_workflow(run_id), confidence=frame.confidence)

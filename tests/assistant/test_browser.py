@@ -16,7 +16,9 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -54,7 +56,10 @@ TIMEZONE = "America/New_York"
 USERNAME = "ada"
 PASSWORD = "a calm and long passphrase"
 EVENT_SUMMARY = "Dinner with Marguerite"
+# Next week (weekday from Monday, hour, minutes, summary): two standups to move and a lunch beside them.
+STANDUPS_AND_LUNCH = [(1, 9, 15, "Standup"), (3, 9, 15, "Standup"), (2, 12, 60, "Team lunch")]
 SCREENSHOT = Path("/tmp/chat.png")
+PREVIEW_SCREENSHOT = Path("/tmp/chat-preview.png")
 ASGI_APPLICATION = "assistant.asgi:application"
 SERVER_START_TIMEOUT = 60
 REPLY_TIMEOUT_MS = 60_000
@@ -97,8 +102,20 @@ def seed() -> dict[str, str]:
     calendar = calendar_create(
         owner=user, key="personal", name="Personal", timezone=TIMEZONE, is_default=True
     )
-    start, end = event_slot(datetime.now(ZoneInfo(TIMEZONE)))
+    now = datetime.now(ZoneInfo(TIMEZONE))
+    start, end = event_slot(now)
     event_create(calendar=calendar, summary=EVENT_SUMMARY, start=start, end=end, timezone=TIMEZONE)
+    next_monday = now.date() + timedelta(days=7 - now.weekday())
+    for day, hour, minutes, summary in STANDUPS_AND_LUNCH:
+        begin = datetime.combine(next_monday + timedelta(days=day), datetime.min.time(), tzinfo=now.tzinfo)
+        begin += timedelta(hours=hour)
+        event_create(
+            calendar=calendar,
+            summary=summary,
+            start=begin,
+            end=begin + timedelta(minutes=minutes),
+            timezone=TIMEZONE,
+        )
     return {"start": start.isoformat(), "end": end.isoformat()}
 
 
@@ -140,10 +157,15 @@ def run(args: list[str], env: dict[str, str]) -> str:
 
 
 @pytest.fixture(scope="module")
-def live_server_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def database(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("browser") / "browser.sqlite3"
+
+
+@pytest.fixture(scope="module")
+def live_server_url(database: Path) -> Iterator[str]:
     """A migrated, seeded database file and a Daphne server on it; yields the server's base URL."""
-    workdir = tmp_path_factory.mktemp("browser")
-    env = server_env(workdir / "browser.sqlite3")
+    workdir = database.parent
+    env = server_env(database)
     run(["manage.py", "migrate", "--noinput"], env)
     run([str(Path(__file__)), "seed"], env)
     port = free_port()
@@ -255,6 +277,44 @@ def test_week_question_is_answered_over_http_without_a_websocket(page: Page) -> 
     expect(reply).to_have_attribute("data-kind", "answer")
     expect(reply.locator(".message-text")).to_contain_text(EVENT_SUMMARY)
     expect(page.locator(".message-user")).to_have_count(1)  # rendered once, not pending plus echo
+
+
+def standup_starts(database: Path) -> list[str]:
+    """The standups' stored start times (UTC), read from the server's database file."""
+    with sqlite3.connect(database) as db:
+        rows = db.execute("SELECT start FROM skills_event WHERE summary = 'Standup' ORDER BY start")
+        return [str(row[0]) for row in rows.fetchall()]
+
+
+def test_a_bulk_move_is_approved_from_the_week_view_and_then_undone(page: Page, database: Path) -> None:
+    before = standup_starts(database)
+
+    preview = ask(page, "Move all my standups next week one hour later")
+
+    page.screenshot(path=str(PREVIEW_SCREENSHOT), full_page=True)
+    expect(preview).to_have_attribute("data-kind", "confirm")
+    week = preview.get_by_role("figure", name="Week view of the proposed changes")
+    expect(week.locator("[data-change=moved-from]")).to_have_count(2)
+    expect(week.locator("[data-change=moved-to]")).to_have_count(2)
+    expect(week.locator("[data-change=existing]")).to_contain_text(["Team lunch"])
+    expect(week.locator("[data-change=moved-to]").first).to_contain_text("10:00")
+    assert standup_starts(database) == before  # nothing changes before the approval
+
+    preview.get_by_role("button", name="Approve").click()
+    done = page.locator(".message-assistant[data-kind=done]").last
+    expect(done).to_contain_text("Done: 2 changes", timeout=REPLY_TIMEOUT_MS)
+    moved = standup_starts(database)
+    assert len(moved) == 2
+    pairs = zip(moved, before, strict=True)
+    shifts = [datetime.fromisoformat(m) - datetime.fromisoformat(b) for m, b in pairs]
+    assert shifts == [timedelta(hours=1)] * 2
+
+    done.get_by_role("button", name="Undo").click()
+    undone = page.locator(".message-assistant[data-kind=done]").last
+    expect(undone).to_contain_text("Undone: 2 changes", timeout=REPLY_TIMEOUT_MS)
+    expect(undone.get_by_role("button", name="Redo")).to_be_visible()
+    expect(page.locator(".message-user").last).to_have_text(re.compile("Undo that"))
+    assert standup_starts(database) == before
 
 
 if __name__ == "__main__":  # the seeding subprocess: ``python tests/assistant/test_browser.py seed``

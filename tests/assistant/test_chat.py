@@ -114,3 +114,81 @@ def test_a_new_request_while_one_waits_sets_the_old_one_aside() -> None:
     assert conversation.pending_run is None
     assert Event.objects.filter(calendar__owner=user).count() == 2
     assert Message.objects.filter(conversation=conversation, text__contains="set aside").exists()
+
+
+def test_a_confirm_carries_the_week_view_of_the_changes_and_the_events_around_them() -> None:
+    with time_machine.travel(NOW, tick=False):
+        user, conversation = _two_meetings()
+        cal = user.calendars.get(key="work")
+        event_create(
+            calendar=cal,
+            summary="Lunch with Bo",
+            start=datetime(2026, 3, 4, 12, tzinfo=NY),
+            end=datetime(2026, 3, 4, 13, tzinfo=NY),
+        )
+        event_create(  # the next week: outside the week the change touches
+            calendar=cal,
+            summary="Offsite",
+            start=datetime(2026, 3, 10, 9, tzinfo=NY),
+            end=datetime(2026, 3, 10, 17, tzinfo=NY),
+        )
+        ask = chat_turn(
+            user=user, conversation=conversation, text="Move all my meetings tomorrow one hour later"
+        )
+    assert ask is not None
+    week = ask.data["week"]
+    assert week["timezone"] == "America/New_York"
+    assert week["weeks"] == ["2026-03-02"]
+    # The moved events are drawn from the preview rows, so they are not listed again as existing.
+    assert [e["summary"] for e in week["events"]] == ["Lunch with Bo"]
+    assert week["events"][0]["start"] == "2026-03-04T12:00:00-05:00"
+    standup = ask.data["preview"][0]
+    assert standup["before"]["start"] == "2026-03-03T09:00:00-05:00"
+    assert standup["after"]["start"] == "2026-03-03T10:00:00-05:00"
+
+
+def test_the_undo_button_reverts_its_own_run_and_then_redoes_it() -> None:
+    from skills.models import Event
+
+    with time_machine.travel(NOW, tick=False):
+        user, conversation = _two_meetings()
+        chat_turn(user=user, conversation=conversation, text="Move all my meetings tomorrow one hour later")
+        done = chat_turn(user=user, conversation=conversation, text="yes")
+        assert done is not None
+        assert done.run is not None
+        chat_turn(user=user, conversation=conversation, text="What's on tomorrow?")  # a later turn
+        undone = chat_turn(
+            user=user, conversation=conversation, text="Undo that", undo=done.data["undo"]["run_id"]
+        )
+        assert undone is not None
+        assert Event.objects.get(summary="Standup").start == datetime(2026, 3, 3, 9, tzinfo=NY)
+        redone = chat_turn(
+            user=user, conversation=conversation, text="Redo that", undo=undone.data["undo"]["run_id"]
+        )
+    assert done.data["undo"]["run_id"] == str(done.run.pk)
+    assert undone.kind == "done"
+    assert "Undone: 2 changes" in undone.text
+    assert undone.data["reverted"] == str(done.run.pk)
+    assert redone is not None
+    assert redone.kind == "done"
+    assert Event.objects.get(summary="Standup").start == datetime(2026, 3, 3, 10, tzinfo=NY)
+    said = list(Message.objects.filter(conversation=conversation, role="user").values_list("text", flat=True))
+    assert said[-2:] == ["Undo that", "Redo that"]
+
+
+def test_the_undo_button_cannot_revert_someone_elses_run() -> None:
+    from skills.models import Event
+
+    with time_machine.travel(NOW, tick=False):
+        user, conversation = _two_meetings()
+        chat_turn(user=user, conversation=conversation, text="Move all my meetings tomorrow one hour later")
+        done = chat_turn(user=user, conversation=conversation, text="yes")
+        assert done is not None
+        intruder = get_user_model().objects.create_user("intruder", "intruder@example.com")
+        theirs = conversation_create(user=intruder)
+        run_id = done.data["undo"]["run_id"]
+        reply = chat_turn(user=intruder, conversation=theirs, text="Undo that", undo=run_id)
+    assert reply is not None
+    assert reply.kind == "answer"
+    assert "nothing left to undo" in reply.text
+    assert Event.objects.get(summary="Standup").start == datetime(2026, 3, 3, 10, tzinfo=NY)

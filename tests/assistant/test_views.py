@@ -210,6 +210,7 @@ def test_send_form_post_asking_for_json_gets_json(ada: Client, conversation: Con
         ({"text": "x" * 2001}, "at most 2000 characters"),
         ({"text": 42}, "must be a string"),
         (["text"], "JSON object"),
+        ({"text": "Undo that", "undo": "last-one"}, "undo"),
     ],
 )
 def test_send_rejects_bad_input_with_a_clear_400(

@@ -147,7 +147,250 @@
       confirm.appendChild(actionButton("Decline", function () { send("no"); }, "button-secondary"));
       return confirm;
     }
+    if (payload.kind === "done" && data.undo && data.undo.run_id) {
+      // Live on every applied reply, not only the newest: undoing an older run is safe, because the
+      // server leaves alone (and names) every event edited since.
+      var undo = el("div", "message-actions message-undo");
+      var redo = Boolean(data.reverted);
+      var runId = String(data.undo.run_id);
+      undo.appendChild(actionButton(redo ? "Redo" : "Undo", function () {
+        send(redo ? "Redo that" : "Undo that", runId);
+      }, "button-secondary"));
+      return undo;
+    }
     return null;
+  }
+
+  /* ---------------------------------------------------------------- week view of a preview */
+
+  var DAY_MS = 24 * 60 * 60 * 1000;
+  var ROW_CLASSES = {
+    existing: "Existing",
+    "moved-from": "Moves from here",
+    "moved-to": "Moves here",
+    "new": "New",
+    deleted: "Deleted",
+    changed: "Changed"
+  };
+
+  /** Wall time of an ISO string in the user's zone (the server sends them so): no browser-zone shift. */
+  function wall(iso) {
+    var m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})/.exec(String(iso || ""));
+    if (!m) {
+      return null;
+    }
+    var day = Date.UTC(+m[1], +m[2] - 1, +m[3]);
+    return { day: day, minutes: +m[4] * 60 + +m[5] };
+  }
+
+  function dayOf(isoDate) {
+    var m = /^(\d{4})-(\d{2})-(\d{2})/.exec(String(isoDate || ""));
+    return m ? Date.UTC(+m[1], +m[2] - 1, +m[3]) : null;
+  }
+
+  function dayLabel(day) {
+    return new Date(day).toLocaleDateString([], { weekday: "short", month: "short", day: "numeric", timeZone: "UTC" });
+  }
+
+  function clock(minutes) {
+    var d = new Date(Date.UTC(2000, 0, 1, Math.floor(minutes / 60), minutes % 60));
+    return d.toLocaleTimeString([], { hour: "numeric", minute: "2-digit", timeZone: "UTC" });
+  }
+
+  /** Items of the week view: the other events, and each change as what leaves and what arrives. */
+  function weekItems(rows, week) {
+    var items = [];
+    function add(kind, summary, span, allDay) {
+      if (!span || !span.start || !span.end) {
+        return;
+      }
+      var a = wall(span.start);
+      var b = wall(span.end);
+      if (a && b) {
+        items.push({ kind: kind, summary: summary, start: a, end: b, allDay: Boolean(allDay) });
+      }
+    }
+    (week.events || []).forEach(function (e) {
+      add("existing", e.summary, e, e.all_day);
+    });
+    rows.forEach(function (row) {
+      if (row.action === "create") {
+        add("new", row.summary, row.after, row.all_day);
+      } else if (row.action === "delete") {
+        add("deleted", row.summary, row.before, row.all_day);
+      } else if (row.after && row.before && row.after.start !== row.before.start) {
+        add("moved-from", row.summary, row.before, row.all_day);
+        add("moved-to", row.summary, row.after, row.all_day);
+      } else {
+        add("changed", row.summary, row.after || row.before, row.all_day);
+      }
+    });
+    return items;
+  }
+
+  /** Side-by-side lanes for overlapping items of one day, so none hides another. */
+  function layoutDay(items) {
+    items.sort(function (x, y) { return x.top - y.top || y.bottom - x.bottom; });
+    var cluster = [];
+    var lanes = [];
+    var clusterEnd = -1;
+    function flush() {
+      cluster.forEach(function (item) { item.lanes = lanes.length; });
+      cluster = [];
+      lanes = [];
+    }
+    items.forEach(function (item) {
+      if (item.top >= clusterEnd) {
+        flush();
+      }
+      var lane = 0;
+      while (lane < lanes.length && lanes[lane] > item.top) {
+        lane += 1;
+      }
+      lanes[lane] = item.bottom;
+      item.lane = lane;
+      cluster.push(item);
+      clusterEnd = Math.max(clusterEnd, item.bottom);
+    });
+    flush();
+  }
+
+  function renderWeek(container, rows, week, index) {
+    container.textContent = "";
+    var weeks = week.weeks || [];
+    var monday = dayOf(weeks[index]);
+    var days = [];
+    for (var i = 0; i < 7; i += 1) {
+      days.push(monday + i * DAY_MS);
+    }
+    var all = weekItems(rows, week);
+    var timed = [];
+    var allDay = [];
+    all.forEach(function (item) {
+      if (item.allDay) {
+        // All-day spans end at the midnight after their last day.
+        for (var d = item.start.day; d < Math.max(item.end.day, item.start.day + DAY_MS); d += DAY_MS) {
+          if (d >= days[0] && d <= days[6]) {
+            allDay.push({ kind: item.kind, summary: item.summary, day: d });
+          }
+        }
+        return;
+      }
+      // Split at midnights, so an event past midnight shows on both days.
+      for (var day = item.start.day; day <= item.end.day; day += DAY_MS) {
+        var top = day === item.start.day ? item.start.minutes : 0;
+        var bottom = day === item.end.day ? item.end.minutes : 24 * 60;
+        if (bottom > top && day >= days[0] && day <= days[6]) {
+          timed.push({ kind: item.kind, summary: item.summary, day: day, top: top, bottom: bottom,
+                       from: item.start.minutes, to: item.end.minutes });
+        }
+      }
+    });
+    var lo = 8 * 60;
+    var hi = 18 * 60;
+    timed.forEach(function (item) {
+      lo = Math.min(lo, Math.floor(item.top / 60) * 60);
+      hi = Math.max(hi, Math.ceil(item.bottom / 60) * 60);
+    });
+    var span = Math.max(hi - lo, 60);
+    // Every column's all-day strip gets the same height, so the hours line up across the grid.
+    var allDayHeight = 4 + 16 * days.reduce(function (most, day) {
+      return Math.max(most, allDay.filter(function (a) { return a.day === day; }).length);
+    }, 0) + "px";
+
+    var head = el("div", "week-head");
+    var title = el("p", "week-title", "Week of " + dayLabel(days[0]) +
+      (weeks.length > 1 ? " (" + (index + 1) + " of " + weeks.length + ")" : ""));
+    title.setAttribute("aria-live", "polite");
+    head.appendChild(title);
+    if (weeks.length > 1) {
+      var nav = el("div", "week-nav");
+      var prev = actionButton("‹ Previous week", function () { renderWeek(container, rows, week, index - 1); });
+      var next = actionButton("Next week ›", function () { renderWeek(container, rows, week, index + 1); });
+      prev.disabled = index === 0;
+      next.disabled = index === weeks.length - 1;
+      prev.classList.add("week-nav-button");
+      next.classList.add("week-nav-button");
+      nav.appendChild(prev);
+      nav.appendChild(next);
+      head.appendChild(nav);
+    }
+    container.appendChild(head);
+
+    var grid = el("div", "week-grid");
+    grid.style.setProperty("--week-hours", String(span / 60));
+    var gutter = el("div", "week-gutter");
+    gutter.appendChild(el("div", "week-day-head"));
+    var gutterAllDay = el("div", "week-all-day");
+    gutterAllDay.style.height = allDayHeight;
+    gutter.appendChild(gutterAllDay);
+    var hours = el("div", "week-hours");
+    for (var h = lo; h < hi; h += 60) {
+      hours.appendChild(el("div", "week-hour", new Date(Date.UTC(2000, 0, 1, h / 60)).toLocaleTimeString(
+        [], { hour: "numeric", timeZone: "UTC" })));
+    }
+    gutter.appendChild(hours);
+    grid.appendChild(gutter);
+    days.forEach(function (day) {
+      var column = el("div", "week-day");
+      column.setAttribute("role", "list");
+      column.setAttribute("aria-label", dayLabel(day));
+      column.appendChild(el("div", "week-day-head", dayLabel(day)));
+      var allDayRow = el("div", "week-all-day");
+      allDayRow.style.height = allDayHeight;
+      allDay.filter(function (a) { return a.day === day; }).forEach(function (a) {
+        var chip = el("div", "week-event week-" + a.kind, a.summary);
+        chip.setAttribute("role", "listitem");
+        chip.dataset.change = a.kind;
+        chip.title = ROW_CLASSES[a.kind] + ": " + a.summary + ", all day";
+        allDayRow.appendChild(chip);
+      });
+      column.appendChild(allDayRow);
+      var body = el("div", "week-day-body");
+      var today = timed.filter(function (t) { return t.day === day; });
+      layoutDay(today);
+      today.forEach(function (t) {
+        var box = el("div", "week-event week-" + t.kind);
+        box.setAttribute("role", "listitem");
+        box.dataset.change = t.kind;
+        box.style.top = ((t.top - lo) / span * 100) + "%";
+        box.style.height = ((t.bottom - t.top) / span * 100) + "%";
+        box.style.left = (t.lane / t.lanes * 100) + "%";
+        box.style.width = (100 / t.lanes) + "%";
+        var when = clock(t.from) + "–" + clock(t.to);
+        box.title = ROW_CLASSES[t.kind] + ": " + t.summary + ", " + when;
+        box.appendChild(el("span", "visually-hidden", ROW_CLASSES[t.kind] + ": "));
+        box.appendChild(el("span", "week-event-summary", t.summary));
+        box.appendChild(el("span", "week-event-time", " " + when));
+        body.appendChild(box);
+      });
+      column.appendChild(body);
+      grid.appendChild(column);
+    });
+    container.appendChild(grid);
+    if (index >= (week.context_weeks || 0)) {
+      container.appendChild(el("p", "week-note", "Only the changes are shown for this week."));
+    }
+    var legend = el("ul", "week-legend");
+    legend.setAttribute("aria-label", "Legend");
+    ["existing", "moved-from", "moved-to", "new", "deleted"].forEach(function (kind) {
+      var entry = el("li", "week-legend-item");
+      entry.appendChild(el("span", "week-swatch week-" + kind));
+      entry.appendChild(document.createTextNode(ROW_CLASSES[kind]));
+      legend.appendChild(entry);
+    });
+    container.appendChild(legend);
+  }
+
+  function buildWeekView(data) {
+    var week = data.week;
+    if (!week || !Array.isArray(week.weeks) || !week.weeks.length || !Array.isArray(data.preview)) {
+      return null;
+    }
+    var view = el("figure", "week-view");
+    view.setAttribute("aria-label", "Week view of the proposed changes");
+    renderWeek(view, data.preview, week, 0);
+    return view;
   }
 
   function buildMessage(payload) {
@@ -179,11 +422,9 @@
     bubble.appendChild(el("div", "message-text", payload.text || ""));
 
     if (!isUser) {
-      if (payload.kind === "confirm") {
-        // The lead's week-view preview of the proposed changes goes here (a later issue).
-        var preview = el("div", "message-preview");
-        preview.dataset.preview = "";
-        preview.hidden = true;
+      var preview = payload.kind === "confirm" ? buildWeekView(payload.data || {}) : null;
+      if (preview) {
+        bubble.classList.add("has-preview");
         bubble.appendChild(preview);
       }
       var actions = buildActions(payload);
@@ -227,12 +468,14 @@
     return item;
   }
 
-  /** Only the newest reply's buttons stay live: an older question has already been answered. */
+  /** Only the newest reply's buttons stay live (an older question has already been answered), except
+   * Undo, which stays live on every applied reply. */
   function refreshActions() {
     var last = els.messages.lastElementChild;
     els.messages.querySelectorAll(".message-actions button").forEach(function (button) {
       var owner = button.closest(".message");
-      button.disabled = state.busy || owner !== last;
+      var always = button.closest(".message-undo") !== null;
+      button.disabled = state.busy || (!always && owner !== last);
     });
   }
 
@@ -365,7 +608,8 @@
     }
   }
 
-  function send(raw) {
+  /** One turn: ``undoRun`` (a reply's Undo button) names the run to revert instead of a text to read. */
+  function send(raw, undoRun) {
     var text = String(raw || "").trim();
     if (!text || state.busy) {
       return false;
@@ -377,9 +621,13 @@
     startTurn(text);
     var socket = state.socket;
     if (socket && socket.readyState === WebSocket.OPEN) {
-      socket.send(JSON.stringify({ type: "chat.send", text: text }));
+      var frame = { type: "chat.send", text: text };
+      if (undoRun) {
+        frame.undo = undoRun;
+      }
+      socket.send(JSON.stringify(frame));
     } else {
-      sendOverHttp(text);
+      sendOverHttp(text, undoRun);
     }
     return true;
   }
@@ -417,11 +665,15 @@
     });
   }
 
-  function sendOverHttp(text) {
+  function sendOverHttp(text, undoRun) {
+    var body = { text: text };
+    if (undoRun) {
+      body.undo = undoRun;
+    }
     fetchJson(config.sendUrl, {
       method: "POST",
       headers: { "Content-Type": "application/json", "X-CSRFToken": csrfToken },
-      body: JSON.stringify({ text: text })
+      body: JSON.stringify(body)
     }).then(function (result) {
       if (result.status === 400) {
         failTurn(result.body.error || "That message could not be sent.", text);
