@@ -8,45 +8,27 @@ from __future__ import annotations
 
 import threading
 from datetime import datetime, timedelta
-from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 import time_machine
-from django.contrib.auth import get_user_model
 from django.db import connection
 
 from assistant.models import Conversation, Message
 from assistant.services import chat_turn, conversation_create
-from preferences.services import preference_set
 from skills.models import ChangeRecord, Event
 from skills.recurrence import clear_cache
-from skills.services import calendar_create, event_create
+from skills.services import event_create
+from tests.factories import two_meetings, user_with_calendar
 
 NY = ZoneInfo("America/New_York")
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=NY)  # a Monday
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def _user_with_calendar(name: str) -> tuple[Any, Any]:
-    user = get_user_model().objects.create_user(name, f"{name}@example.com")
-    preference_set(user=user, key="timezone", value="America/New_York")
-    cal = calendar_create(owner=user, key="work", name="Work", timezone="America/New_York", is_default=True)
-    return user, cal
-
-
 def test_yes_from_two_connections_at_once_applies_the_changes_once() -> None:
     with time_machine.travel(NOW, tick=False):
-        user, cal = _user_with_calendar("twotabs")
-        for name, hour in (("Standup", 9), ("Design sync", 10)):
-            event_create(
-                calendar=cal,
-                summary=name,
-                start=datetime(2026, 3, 3, hour, tzinfo=NY),
-                end=datetime(2026, 3, 3, hour, 45, tzinfo=NY),
-                attendees=["ann@example.com"],
-            )
-        conversation = conversation_create(user=user)
+        user, conversation = two_meetings("twotabs")
         ask = chat_turn(
             user=user, conversation=conversation, text="Move all my meetings tomorrow one hour later"
         )
@@ -87,7 +69,7 @@ def test_yes_from_two_connections_at_once_applies_the_changes_once() -> None:
 
 def test_an_answer_days_later_after_a_restart_moves_exactly_the_previewed_occurrences() -> None:
     with time_machine.travel(NOW, tick=False):
-        user, cal = _user_with_calendar("patient")
+        user, cal = user_with_calendar("patient")
         series = event_create(
             calendar=cal,
             summary="Chemistry class",

@@ -14,6 +14,7 @@ from assistant.models import Conversation, Message
 from assistant.services import chat_turn, conversation_create
 from preferences.services import preference_set
 from skills.services import calendar_create, event_create
+from tests.factories import two_meetings
 from workflows.models import RunStatus, TaskRun
 
 NY = ZoneInfo("America/New_York")
@@ -64,26 +65,11 @@ def test_someone_elses_conversation_is_refused() -> None:
     assert not Message.objects.filter(conversation=conversation).exists()
 
 
-def _two_meetings() -> tuple[Any, Conversation]:
-    user = get_user_model().objects.create_user("mover", "mover@example.com")
-    preference_set(user=user, key="timezone", value="America/New_York")
-    cal = calendar_create(owner=user, key="work", name="Work", timezone="America/New_York", is_default=True)
-    for name, hour in (("Standup", 9), ("Design sync", 10)):
-        event_create(
-            calendar=cal,
-            summary=name,
-            start=datetime(2026, 3, 3, hour, tzinfo=NY),
-            end=datetime(2026, 3, 3, hour, 45, tzinfo=NY),
-            attendees=["ann@example.com"],
-        )
-    return user, conversation_create(user=user)
-
-
 def test_a_bulk_move_asks_first_and_a_second_yes_applies_nothing_more() -> None:
     from skills.models import ChangeRecord, Event
 
     with time_machine.travel(NOW, tick=False):
-        user, conversation = _two_meetings()
+        user, conversation = two_meetings()
         ask = chat_turn(
             user=user, conversation=conversation, text="Move all my meetings tomorrow one hour later"
         )
@@ -105,7 +91,7 @@ def test_a_new_request_while_one_waits_sets_the_old_one_aside() -> None:
     from skills.models import Event
 
     with time_machine.travel(NOW, tick=False):
-        user, conversation = _two_meetings()
+        user, conversation = two_meetings()
         chat_turn(user=user, conversation=conversation, text="Cancel all my meetings tomorrow")
         reply = chat_turn(user=user, conversation=conversation, text="How many meetings do I have tomorrow?")
         conversation.refresh_from_db()
@@ -118,7 +104,7 @@ def test_a_new_request_while_one_waits_sets_the_old_one_aside() -> None:
 
 def test_a_confirm_carries_the_week_view_of_the_changes_and_the_events_around_them() -> None:
     with time_machine.travel(NOW, tick=False):
-        user, conversation = _two_meetings()
+        user, conversation = two_meetings()
         cal = user.calendars.get(key="work")
         event_create(
             calendar=cal,
@@ -147,14 +133,20 @@ def test_a_confirm_carries_the_week_view_of_the_changes_and_the_events_around_th
     assert standup["after"]["start"] == "2026-03-03T10:00:00-05:00"
 
 
+def _moved_an_hour_later(user: Any, conversation: Conversation) -> Message:
+    chat_turn(user=user, conversation=conversation, text="Move all my meetings tomorrow one hour later")
+    done = chat_turn(user=user, conversation=conversation, text="yes")
+    assert done is not None
+    assert done.kind == "done"
+    return done
+
+
 def test_the_undo_button_reverts_its_own_run_and_then_redoes_it() -> None:
     from skills.models import Event
 
     with time_machine.travel(NOW, tick=False):
-        user, conversation = _two_meetings()
-        chat_turn(user=user, conversation=conversation, text="Move all my meetings tomorrow one hour later")
-        done = chat_turn(user=user, conversation=conversation, text="yes")
-        assert done is not None
+        user, conversation = two_meetings()
+        done = _moved_an_hour_later(user, conversation)
         assert done.run is not None
         chat_turn(user=user, conversation=conversation, text="What's on tomorrow?")  # a later turn
         undone = chat_turn(
@@ -180,10 +172,8 @@ def test_the_undo_button_cannot_revert_someone_elses_run() -> None:
     from skills.models import Event
 
     with time_machine.travel(NOW, tick=False):
-        user, conversation = _two_meetings()
-        chat_turn(user=user, conversation=conversation, text="Move all my meetings tomorrow one hour later")
-        done = chat_turn(user=user, conversation=conversation, text="yes")
-        assert done is not None
+        user, conversation = two_meetings()
+        done = _moved_an_hour_later(user, conversation)
         intruder = get_user_model().objects.create_user("intruder", "intruder@example.com")
         theirs = conversation_create(user=intruder)
         run_id = done.data["undo"]["run_id"]
