@@ -27,6 +27,8 @@ from skills.providers.base import (
     NotFoundError,
     Occurrence,
     Scope,
+    Write,
+    Written,
 )
 
 __all__ = [
@@ -126,26 +128,30 @@ def change_digest(changes: Iterable[Change]) -> str:
 
 
 def revalidate(provider: CalendarProvider, changes: list[Change]) -> tuple[list[Change], list[Skipped]]:
-    """The changes whose targets are still as they were read, and the others with what happened."""
+    """The changes whose targets are still as they were read, and the others with what happened.
+
+    Every target is read in one batch: a preview of 500 moves must not cost 500 round trips.
+    """
+    current = iter(
+        provider.get_occurrences([(c.event_id, c.recurrence_id) for c in changes if c.action != "create"])
+    )
     valid: list[Change] = []
     dropped: list[Skipped] = []
     for change in changes:
         if change.action == "create":
             valid.append(change)
             continue
-        try:
-            current = provider.get_occurrence(event_id=change.event_id, recurrence_id=change.recurrence_id)
-        except NotFoundError:
+        found = next(current)
+        if found is None:
             dropped.append(
                 Skipped(summary=change.summary, start=change.before_start, reason="it was deleted meanwhile")
             )
-            continue
-        if change.etag and current.etag != change.etag:
+        elif change.etag and found.etag != change.etag:
             dropped.append(
                 Skipped(summary=change.summary, start=change.before_start, reason="it was changed meanwhile")
             )
-            continue
-        valid.append(change)
+        else:
+            valid.append(change)
     return valid, dropped
 
 
@@ -198,35 +204,34 @@ def _record(
     run_id: str,
     operation_id: str,
     position: int,
-    action: str,
-    summary: str,
-    before: Occurrence | None,
-    after: Occurrence | None,
+    change: Change,
+    written: Written,
+    summary: str = "",
 ) -> ChangeRecord:
+    """The log entry of one applied change, with the before-image its write checked and undo restores.
+
+    ``summary`` names the event when the change's own title is not the one to show (an undo names
+    what it undid).  A replayed delete reports no occurrence at all; the change's target names it then.
+    """
+    before, after = written.before, written.after
     subject = after or before
-    assert subject is not None
-    record, _ = ChangeRecord.objects.get_or_create(
+    return ChangeRecord(
         owner=owner,
         operation_id=operation_id,
-        defaults={
-            "run_id": run_id,
-            "position": position,
-            "action": action,
-            "summary": summary,
-            "event_id": subject.event_id,
-            "recurrence_id": subject.recurrence_id,
-            "before": snapshot(before) if before else None,
-            "after": snapshot(after) if after else None,
-            "after_etag": after.etag if after else "",
-        },
+        run_id=run_id,
+        position=position,
+        action=change.action,
+        summary=summary or change.summary,
+        event_id=subject.event_id if subject else change.event_id,
+        recurrence_id=subject.recurrence_id if subject else change.recurrence_id,
+        before=snapshot(before) if before else None,
+        after=snapshot(after) if after else None,
+        after_etag=after.etag if after else "",
     )
-    return record
 
 
-def _apply_one(
-    provider: CalendarProvider, change: Change, op: str
-) -> tuple[Occurrence | None, Occurrence | None]:
-    """Write one change; returns the occurrence before and after it (None where there is none)."""
+def _write(change: Change, operation_id: str) -> Write:
+    """The provider write that carries out ``change``."""
     if change.action == "create":
         assert change.start is not None
         assert change.end is not None
@@ -241,20 +246,27 @@ def _apply_one(
             start_date=change.start.date() if change.all_day else None,
             end_date=change.end.date() if change.all_day else None,
         )
-        return None, provider.create_event(calendar_id=change.calendar, data=data, operation_id=op)
-    before = provider.get_occurrence(event_id=change.event_id, recurrence_id=change.recurrence_id)
-    target: dict[str, Any] = {
-        "event_id": change.event_id,
-        "recurrence_id": change.recurrence_id,
-        "scope": Scope(change.scope),
-        "expected_etag": change.etag,
-        "operation_id": op,
-    }
-    if change.action == "delete":
-        provider.delete_event(**target)
-        return before, None
-    data = EventData(summary=change.new_summary, start=change.start, end=change.end)
-    return before, provider.update_event(data=data, **target)
+        return Write(action="create", calendar_id=change.calendar, data=data, operation_id=operation_id)
+    changed = EventData(summary=change.new_summary, start=change.start, end=change.end)
+    return Write(
+        action=change.action,
+        data=changed if change.action == "update" else EventData(),
+        event_id=change.event_id,
+        recurrence_id=change.recurrence_id,
+        scope=Scope(change.scope),
+        expected_etag=change.etag,
+        operation_id=operation_id,
+    )
+
+
+def _log(owner: Any, entries: list[ChangeRecord], operation_ids: list[str]) -> list[ChangeRecord]:
+    """Write the change records of a batch and return every record of ``operation_ids`` by position.
+
+    A concurrent twin of the same apply may have logged them first; its records, written with the
+    first write, are the ones kept (as ``get_or_create`` would).
+    """
+    ChangeRecord.objects.bulk_create(entries, ignore_conflicts=True)
+    return list(ChangeRecord.objects.filter(owner=owner, operation_id__in=operation_ids).order_by("position"))
 
 
 def apply_change_set(
@@ -262,29 +274,35 @@ def apply_change_set(
 ) -> list[ChangeRecord]:
     """Apply every change or none (one transaction), each write carrying its own idempotency key.
 
-    A re-delivered task finds its receipts and change records and writes nothing twice.
+    The provider reads every target once for the whole set (its etag check, its before-image and
+    the state the write starts from), so a change costs about its own write.  A re-delivered task
+    finds its change records (written in the same transaction as the changes) and writes nothing
+    twice; a change without one still meets the provider's receipts.
 
     Raises:
         ProviderError: a write was refused; nothing of the set was applied.
     """
-    records: list[ChangeRecord] = []
+    ops = [f"{operation_id}:{position}" for position in range(len(changes))]
     with transaction.atomic():
-        for position, change in enumerate(changes):
-            op = f"{operation_id}:{position}"
-            before, after = _apply_one(provider, change, op)
-            records.append(
-                _record(
-                    owner=user,
-                    run_id=run_id,
-                    operation_id=op,
-                    position=position,
-                    action=change.action,
-                    summary=change.summary,
-                    before=before,
-                    after=after,
-                )
+        logged = set(
+            ChangeRecord.objects.filter(owner=user, operation_id__in=ops).values_list(
+                "operation_id", flat=True
             )
-    return records
+        )
+        todo = [position for position, op in enumerate(ops) if op not in logged]
+        written = provider.apply_writes([_write(changes[position], ops[position]) for position in todo])
+        entries = [
+            _record(
+                owner=user,
+                run_id=run_id,
+                operation_id=ops[position],
+                position=position,
+                change=changes[position],
+                written=result,
+            )
+            for position, result in zip(todo, written, strict=True)
+        ]
+        return _log(user, entries, ops)
 
 
 def _reverse(record: ChangeRecord) -> Change:
@@ -331,31 +349,33 @@ def undo_run(
     originals = list(
         ChangeRecord.objects.filter(owner=user, run_id=run_id, undone_by__isnull=True).order_by("-position")
     )
-    records: list[ChangeRecord] = []
+    entries: list[ChangeRecord] = []
+    undone: list[int] = []
     skipped: list[str] = []
+    ops = [f"{operation_id}:{position}" for position in range(len(originals))]
     with transaction.atomic():
         for position, record in enumerate(originals):
-            op = f"{operation_id}:{position}"
             change = _reverse(record)
+            # One write at a time: a target edited since is skipped and the rest still undone.
             try:
-                before, after = _apply_one(provider, change, op)
+                [written] = provider.apply_writes([_write(change, ops[position])])
             except (ConflictError, NotFoundError):
                 skipped.append(f"{record.summary} (changed again since, left as it is)")
                 continue
-            records.append(
+            entries.append(
                 _record(
                     owner=user,
                     run_id=undo_run_id,
-                    operation_id=op,
+                    operation_id=ops[position],
                     position=position,
-                    action=change.action,
+                    change=change,
+                    written=written,
                     summary=record.summary,
-                    before=before,
-                    after=after,
                 )
             )
-            record.undone_by = undo_run_id
-            record.save(update_fields=["undone_by"])
+            undone.append(record.pk)
+        records = _log(user, entries, [entry.operation_id for entry in entries])
+        ChangeRecord.objects.filter(pk__in=undone).update(undone_by=undo_run_id)
     return records, skipped
 
 

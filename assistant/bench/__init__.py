@@ -1,8 +1,9 @@
 """``manage.py bench``: the measurements behind the project's performance targets, in one table.
 
-One module per group of measurements (``engine``, ``langgraph_dag``, ``freeslots``, ``chat``), the
-timing helper (``timing``), the table (``report``) and the runner that takes every row in one run
-(``runner``), so that ratios compare numbers measured side by side on the same machine and load.
+One module per group of measurements (``engine``, ``langgraph_dag``, ``freeslots``, ``chat``,
+``bulkmove``), the timing helper (``timing``), the table (``report``) and the runner that takes every
+row in one run (``runner``), so that ratios compare numbers measured side by side on the same
+machine and load.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Runs every measurement in one process and one throwaway transaction, and returns the table's rows.
 
-All data (the demo user, the crowded year, the engine's runs and chat messages) is written inside
-one ``transaction.atomic()`` that is rolled back at the end, so the database is left as it was.
+All data (the demo user, the crowded year, the bulk move's calendars, the engine's runs and chat
+messages) is written inside one ``transaction.atomic()`` that is rolled back at the end, so the
+database is left as it was.
 Inside it, the engine's own ``atomic`` blocks become savepoints rather than commits; with WAL and
 ``synchronous=NORMAL`` a commit is a WAL append without fsync (about 9 µs against 2 µs for a
 savepoint, measured on the bench machine), and a run commits about six times, so this spares our
@@ -18,7 +19,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from assistant.bench import chat, engine, freeslots, langgraph_dag
+from assistant.bench import bulkmove, chat, engine, freeslots, langgraph_dag
 from assistant.bench.demo import demo_user
 from assistant.bench.report import Row, Target
 from assistant.bench.timing import Timing
@@ -36,10 +37,11 @@ class Repeats:
     free_slots: int
     free_slots_cold: int
     chat: int
+    bulk_move: int
 
 
-FULL = Repeats(decompose=20, validate=50, engine=20, free_slots=30, free_slots_cold=5, chat=30)
-QUICK = Repeats(decompose=2, validate=5, engine=3, free_slots=3, free_slots_cold=1, chat=3)
+FULL = Repeats(decompose=20, validate=50, engine=20, free_slots=30, free_slots_cold=5, chat=30, bulk_move=10)
+QUICK = Repeats(decompose=2, validate=5, engine=3, free_slots=3, free_slots_cold=1, chat=3, bulk_move=1)
 
 DECOMPOSE = "rules decompose (per turn)"
 VALIDATE = "validate 1,000-task DAG"
@@ -48,7 +50,17 @@ ENGINE_LANGGRAPH = "engine per task (LangGraph + SqliteSaver)"
 FREE_SLOTS = "free slots, 1 year × 10,000 occurrences on 3 calendars"
 FREE_SLOTS_COLD = "free slots, same, cold cache (first call after a restart)"
 CHAT = "chat turn, read-only (server-side)"
-ROW_NAMES = (DECOMPOSE, VALIDATE, ENGINE_OURS, ENGINE_LANGGRAPH, FREE_SLOTS, FREE_SLOTS_COLD, CHAT)
+BULK_MOVE = f"confirmed bulk move of {bulkmove.MOVED} occurrences (preview + apply)"
+ROW_NAMES = (
+    DECOMPOSE,
+    VALIDATE,
+    ENGINE_OURS,
+    ENGINE_LANGGRAPH,
+    FREE_SLOTS,
+    FREE_SLOTS_COLD,
+    CHAT,
+    BULK_MOVE,
+)
 
 
 def _guarded(name: str, target: Target | None, take: Callable[[], tuple[Timing, str]]) -> Row:
@@ -137,7 +149,22 @@ def _measure(repeats: Repeats) -> list[Row]:
     chat_row = _guarded(
         CHAT, Target("p95", 100), lambda: chat.chat_turn_readonly(user=demo, repeat=repeats.chat)
     )
-    return [decompose_row, validate_row, ours, theirs, free_row, cold_row, chat_row]
+    bulk_timing, bulk_notes = _bulk_move(repeats.bulk_move)
+    bulk_row = Row(name=BULK_MOVE, timing=bulk_timing, target=Target("median", 1000), notes=bulk_notes)
+    return [decompose_row, validate_row, ours, theirs, free_row, cold_row, chat_row, bulk_row]
+
+
+def _bulk_move(repeat: int) -> tuple[Timing, str]:
+    """The move timed on a realistic calendar and on one ten times as full, with its SQL queries
+    counted on both: the same number per changed event at both sizes is the point."""
+    usual, crowded = bulkmove.bulk_world(1), bulkmove.bulk_world(10)
+    timing, usual_count = bulkmove.bulk_move(usual, repeat=repeat)
+    crowded_timing, crowded_count = bulkmove.bulk_move(crowded, repeat=repeat)
+    return timing, (
+        f"{usual.others:,} other occurrences; with {crowded.others:,} median {crowded_timing.median:.0f} ms"
+        f" (p95 {crowded_timing.p95:.0f}); SQL queries per changed event {usual_count.per_event}"
+        f" and {crowded_count.per_event} with {crowded.others:,}; SQLite"
+    )
 
 
 def _first_slot(output: Any) -> str:

@@ -8,11 +8,11 @@ implement; backend failures are translated into the exceptions below so callers 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 __all__ = [
     "BusyInterval",
@@ -22,10 +22,13 @@ __all__ = [
     "EventData",
     "NotFoundError",
     "Occurrence",
+    "OccurrenceRef",
     "PermissionDeniedError",
     "ProviderError",
     "Scope",
     "TransientProviderError",
+    "Write",
+    "Written",
 ]
 
 
@@ -141,6 +144,39 @@ class EventData:
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+# An occurrence as callers address it: the event id and, for one occurrence of a series, its original start.
+OccurrenceRef = tuple[str, datetime | None]
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    """One write of a batch (see :meth:`CalendarProvider.apply_writes`).
+
+    A create names ``calendar_id``; an update or delete names its target by ``event_id`` and
+    ``recurrence_id`` and, with ``expected_etag``, the version it was planned against.
+    """
+
+    action: Literal["create", "update", "delete"]
+    data: EventData = field(default_factory=EventData)
+    calendar_id: str = ""
+    event_id: str = ""
+    recurrence_id: datetime | None = None
+    scope: Scope = Scope.OCCURRENCE
+    expected_etag: str = ""
+    operation_id: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Written:
+    """What one write found and left: the occurrence before it (None for a create) and after it
+    (None for a delete).  ``before`` is the version the etag was checked against, which is what undo
+    puts back.
+    """
+
+    before: Occurrence | None
+    after: Occurrence | None
+
+
 class CalendarProvider:
     """Base class of calendar backends; one instance serves one user.
 
@@ -198,6 +234,54 @@ class CalendarProvider:
         raise NotImplementedError("subclasses of CalendarProvider must provide a free_busy() method")
 
     # -- shared behaviour -------------------------------------------------------------------------
+    def get_occurrences(self, refs: Sequence[OccurrenceRef]) -> list[Occurrence | None]:
+        """Many occurrences at once, in the order asked; None for one that does not exist (any more).
+
+        Re-checking every target of a large change set one request at a time is what made it slow;
+        backends that can read them all in a few requests override this.
+        """
+        found: list[Occurrence | None] = []
+        for event_id, recurrence_id in refs:
+            try:
+                found.append(self.get_occurrence(event_id=event_id, recurrence_id=recurrence_id))
+            except NotFoundError:
+                found.append(None)
+        return found
+
+    def apply_writes(self, writes: Sequence[Write]) -> list[Written]:
+        """Apply writes in order, each refused if its target changed since ``expected_etag`` was read
+        and done at most once per ``operation_id``.
+
+        Here each target is read, then written, one by one, and a failure stops the batch where it
+        is: callers that want all or nothing apply it inside a transaction, which the local backend
+        honours.  Backends that can read every target up front override this.
+
+        Raises:
+            NotFoundError: a target no longer exists.
+            ConflictError: a target changed since it was read.
+            ProviderError: a write was refused.
+        """
+        return [self._write_one(write) for write in writes]
+
+    def _write_one(self, write: Write) -> Written:
+        if write.action == "create":
+            created = self.create_event(
+                calendar_id=write.calendar_id, data=write.data, operation_id=write.operation_id
+            )
+            return Written(before=None, after=created)
+        before = self.get_occurrence(event_id=write.event_id, recurrence_id=write.recurrence_id)
+        target: dict[str, Any] = {
+            "event_id": write.event_id,
+            "recurrence_id": write.recurrence_id,
+            "scope": write.scope,
+            "expected_etag": write.expected_etag,
+            "operation_id": write.operation_id,
+        }
+        if write.action == "delete":
+            self.delete_event(**target)
+            return Written(before=before, after=None)
+        return Written(before=before, after=self.update_event(data=write.data, **target))
+
     def busy_reader(
         self,
         *,

@@ -1,15 +1,18 @@
 """The built-in calendar: the user's calendars in this app's own database, the offline default.
 
 This module is the contract's edge: it scopes every read and write to ``self.user``, checks etags,
-honours idempotency keys and turns store errors into the provider exceptions.  The store's rules
+honours idempotency keys and turns store errors into the provider exceptions.  Batches of reads and
+writes read their targets once for all (:class:`_Targets`), so a change set of 500 occurrences costs
+a few queries plus the write of each rather than several reads each.  The store's rules
 (overrides, EXDATEs, splits) live in :mod:`skills.services`; reads in :mod:`skills.selectors`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+import dataclasses
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
@@ -27,9 +30,13 @@ from skills.providers.base import (
     EventData,
     NotFoundError,
     Occurrence,
+    OccurrenceRef,
     ProviderError,
     Scope,
+    Write,
+    Written,
 )
+from skills.recurrence import Expansion, expansion, occurrence_from_row
 from skills.selectors import (
     BusyIndex,
     calendar_get,
@@ -119,7 +126,18 @@ class LocalProvider(CalendarProvider):
 
     def get_occurrence(self, *, event_id: str, recurrence_id: datetime | None = None) -> Occurrence:
         master, rid = self._resolve(event_id, recurrence_id)
-        return self._current(master, rid, expected_etag="")
+        return self._current(master, rid)
+
+    def get_occurrences(self, refs: Sequence[OccurrenceRef]) -> list[Occurrence | None]:
+        """Many occurrences in a few queries, however many are asked for (see :class:`_Targets`)."""
+        targets = _Targets.load(self, refs, for_update=False)
+        found: list[Occurrence | None] = []
+        for event_id, recurrence_id in refs:
+            try:
+                found.append(targets.current(*targets.resolve(event_id, recurrence_id)))
+            except NotFoundError:
+                found.append(None)
+        return found
 
     def free_busy(
         self, *, emails: list[str], start: datetime, end: datetime
@@ -142,38 +160,10 @@ class LocalProvider(CalendarProvider):
 
     # -- writes -----------------------------------------------------------------------------------------
     def create_event(self, *, calendar_id: str, data: EventData, operation_id: str = "") -> Occurrence:
-        all_day = bool(data.all_day) or (
-            data.all_day is None and data.start is None and bool(data.start_date)
-        )
-        start = (data.start_date or data.start) if all_day else data.start
-        end = (data.end_date or data.end) if all_day else data.end
-        if start is None:
-            raise ProviderError("A new event needs a start.")
-
-        def write() -> tuple[Event, None]:
-            try:
-                calendar = calendar_get(user=self.user, calendar_id=calendar_id)
-            except Calendar.DoesNotExist:
-                raise NotFoundError(f"You have no calendar with id {calendar_id!r}.") from None
-            with _invalid_as_provider_error():
-                event = services.event_create(
-                    calendar=calendar,
-                    summary=data.summary or "",
-                    start=start,
-                    end=end,
-                    timezone=data.timezone or "",
-                    all_day=all_day,
-                    rrule=data.rrule or "",
-                    attendees=data.attendees or (),
-                    visibility=data.visibility or Event.Visibility.DEFAULT,
-                    location=data.location or "",
-                    description=data.description or "",
-                    transparency=data.transparency or Event.Transparency.OPAQUE,
-                    operation_id=operation_id,
-                )
-            return event, None
-
-        return self._result(*self._once(operation_id, write))
+        write = Write(action="create", calendar_id=calendar_id, data=data, operation_id=operation_id)
+        created = self.apply_writes([write])[0].after
+        assert created is not None
+        return created
 
     def update_event(
         self,
@@ -185,22 +175,18 @@ class LocalProvider(CalendarProvider):
         expected_etag: str = "",
         operation_id: str = "",
     ) -> Occurrence:
-        def write() -> tuple[Event, datetime | None]:
-            master, rid = self._resolve(event_id, recurrence_id, for_update=True)
-            original = self._current(master, rid, expected_etag).recurrence_id
-            with _invalid_as_provider_error():
-                if original is None:
-                    return services.event_apply(event=master, data=data), None
-                if scope is Scope.SERIES:
-                    return master, services.series_update(master=master, recurrence_id=original, data=data)
-                self._require_occurrence(rid, scope)
-                if scope is Scope.OCCURRENCE:
-                    services.occurrence_update(master=master, recurrence_id=original, data=data)
-                    return master, original
-                tail = services.series_split(master=master, recurrence_id=original)
-                return tail, services.series_update(master=tail, recurrence_id=original, data=data)
-
-        return self._result(*self._once(operation_id, write))
+        write = Write(
+            action="update",
+            data=data,
+            event_id=event_id,
+            recurrence_id=recurrence_id,
+            scope=scope,
+            expected_etag=expected_etag,
+            operation_id=operation_id,
+        )
+        updated = self.apply_writes([write])[0].after
+        assert updated is not None
+        return updated
 
     def delete_event(
         self,
@@ -211,54 +197,152 @@ class LocalProvider(CalendarProvider):
         expected_etag: str = "",
         operation_id: str = "",
     ) -> None:
-        def write() -> tuple[None, None]:
-            master, rid = self._resolve(event_id, recurrence_id, for_update=True)
-            original = self._current(master, rid, expected_etag).recurrence_id
+        write = Write(
+            action="delete",
+            event_id=event_id,
+            recurrence_id=recurrence_id,
+            scope=scope,
+            expected_etag=expected_etag,
+            operation_id=operation_id,
+        )
+        self.apply_writes([write])
+
+    def apply_writes(self, writes: Sequence[Write]) -> list[Written]:
+        """Apply writes in order as one unit (one transaction), each at most once per operation id.
+
+        Every target is read and locked up front in a few queries for the whole batch, and that read
+        serves as its etag check, its before-image and the state its write starts from, so a write
+        costs its own INSERT or UPDATE and little else.  Receipts are written in the same transaction
+        as the changes, so a crash leaves neither; a concurrent twin loses on a receipt's unique
+        constraint and answers with the winner's results.  A replayed write reports the state it
+        left as both before and after (its before-image went with the first write); a replayed
+        delete reports neither.
+        """
+        ops = [w.operation_id for w in writes if w.operation_id]
+        receipts = self._receipts(ops)
+        try:
+            with transaction.atomic():
+                pending = [w for w in writes if w.operation_id not in receipts]
+                refs = [(w.event_id, w.recurrence_id) for w in pending if w.action != "create"]
+                targets = _Targets.load(self, refs, for_update=True)
+                results: list[Written] = []
+                done: list[tuple[str, Event | None, datetime | None]] = []
+                for write in writes:
+                    receipt = receipts.get(write.operation_id)
+                    if receipt is not None:
+                        results.append(self._replay(write, receipt))
+                        continue
+                    written, event, rid = self._write(write, targets)
+                    results.append(written)
+                    if write.operation_id:
+                        done.append((write.operation_id, event, rid))
+                # Written last, in one go; a row a later write of the batch deleted (its pk gone)
+                # is named by none, as the foreign key's SET_NULL would have left an earlier receipt.
+                AppliedOperation.objects.bulk_create(
+                    AppliedOperation(
+                        owner=self.user,
+                        operation_id=op,
+                        event=event if event is not None and event.pk is not None else None,
+                        recurrence_id=rid,
+                    )
+                    for op, event, rid in done
+                )
+        except IntegrityError:
+            receipts = self._receipts(ops)
+            if len(ops) < len(writes) or len(receipts) < len(set(ops)):
+                raise
+            return [self._replay(write, receipts[write.operation_id]) for write in writes]
+        return results
+
+    def _write(self, write: Write, targets: _Targets) -> tuple[Written, Event | None, datetime | None]:
+        """One write against the batch's read; also what its receipt names (the row and occurrence)."""
+        if write.action == "create":
+            event = self._create(write)
+            return Written(before=None, after=self._result(event, None)), event, None
+        master, rid = targets.resolve(write.event_id, write.recurrence_id)
+        before = targets.current(master, rid)
+        if before is None:
+            raise NotFoundError("That occurrence has been cancelled or is not part of the series.")
+        if write.expected_etag and write.expected_etag != before.etag:
+            raise ConflictError(f"{before.summary!r} changed since it was read; read it again.")
+        original, scope, data = before.recurrence_id, write.scope, write.data
+        # A row about to change as a whole is forgotten first: a deleted one loses its pk.
+        if write.action == "delete":
             if original is None or scope is Scope.SERIES:
+                targets.forget(master)
                 services.event_delete(event=master)
             elif scope is Scope.OCCURRENCE:
                 self._require_occurrence(rid, scope)
                 services.occurrence_cancel(master=master, recurrence_id=original)
+                targets.replace(master, original, None)
             else:
                 self._require_occurrence(rid, scope)
+                targets.forget(master)
                 services.series_truncate(master=master, recurrence_id=original)
-            return None, None
+            return Written(before=before, after=None), None, None
+        with _invalid_as_provider_error():
+            if original is None:
+                event = services.event_apply(event=master, data=data)
+                return Written(before=before, after=targets.current(event, None)), event, None
+            if scope is Scope.SERIES:
+                targets.forget(master)
+                moved = services.series_update(master=master, recurrence_id=original, data=data)
+                return Written(before=before, after=self._result(master, moved)), master, moved
+            self._require_occurrence(rid, scope)
+            if scope is Scope.OCCURRENCE:
+                row = services.occurrence_update(master=master, recurrence_id=original, data=data)
+                targets.replace(master, original, row)
+                return Written(before=before, after=targets.current(master, original)), master, original
+            targets.forget(master)
+            tail = services.series_split(master=master, recurrence_id=original)
+            moved = services.series_update(master=tail, recurrence_id=original, data=data)
+            return Written(before=before, after=self._result(tail, moved)), tail, moved
 
-        self._once(operation_id, write)
+    def _create(self, write: Write) -> Event:
+        data = write.data
+        all_day = bool(data.all_day) or (
+            data.all_day is None and data.start is None and bool(data.start_date)
+        )
+        start = (data.start_date or data.start) if all_day else data.start
+        end = (data.end_date or data.end) if all_day else data.end
+        if start is None:
+            raise ProviderError("A new event needs a start.")
+        try:
+            calendar = calendar_get(user=self.user, calendar_id=write.calendar_id)
+        except Calendar.DoesNotExist:
+            raise NotFoundError(f"You have no calendar with id {write.calendar_id!r}.") from None
+        with _invalid_as_provider_error():
+            return services.event_create(
+                calendar=calendar,
+                summary=data.summary or "",
+                start=start,
+                end=end,
+                timezone=data.timezone or "",
+                all_day=all_day,
+                rrule=data.rrule or "",
+                attendees=data.attendees or (),
+                visibility=data.visibility or Event.Visibility.DEFAULT,
+                location=data.location or "",
+                description=data.description or "",
+                transparency=data.transparency or Event.Transparency.OPAQUE,
+                operation_id=write.operation_id,
+            )
 
     # -- helpers ----------------------------------------------------------------------------------------
-    def _once(
-        self, operation_id: str, write: Callable[[], tuple[Event | None, datetime | None]]
-    ) -> tuple[Event | None, datetime | None]:
-        """Apply a write at most once per operation id; a replay gets what the first write produced.
-
-        The receipt is written in the same transaction as the change, so a crash leaves neither; a
-        concurrent twin loses on the receipt's unique constraint and reads the winner's result.
-        """
-        if operation_id:
-            receipt = self._receipt(operation_id)
-            if receipt is not None:
-                return receipt.event, receipt.recurrence_id
-        try:
-            with transaction.atomic():
-                event, rid = write()
-                if operation_id:
-                    AppliedOperation.objects.create(
-                        owner=self.user, operation_id=operation_id, event=event, recurrence_id=rid
-                    )
-        except IntegrityError:
-            receipt = self._receipt(operation_id) if operation_id else None
-            if receipt is None:
-                raise
-            return receipt.event, receipt.recurrence_id
-        return event, rid
-
-    def _receipt(self, operation_id: str) -> AppliedOperation | None:
-        return (
-            AppliedOperation.objects.select_related("event__calendar")
-            .filter(owner=self.user, operation_id=operation_id)
-            .first()
+    def _receipts(self, operation_ids: list[str]) -> dict[str, AppliedOperation]:
+        if not operation_ids:
+            return {}
+        found = AppliedOperation.objects.select_related("event__calendar").filter(
+            owner=self.user, operation_id__in=operation_ids
         )
+        return {receipt.operation_id: receipt for receipt in found}
+
+    def _replay(self, write: Write, receipt: AppliedOperation) -> Written:
+        """What a write already applied reports: the state it left (its before-image went with it)."""
+        if write.action == "delete":
+            return Written(before=None, after=None)
+        after = self._result(receipt.event, receipt.recurrence_id)
+        return Written(before=after, after=after)
 
     def _result(self, event: Event | None, rid: datetime | None) -> Occurrence:
         """The occurrence a write produced; a series whose rule changed answers with its first one."""
@@ -267,11 +351,11 @@ class LocalProvider(CalendarProvider):
         if not event.rrule:
             rid = None
         try:
-            return self._current(event, rid, expected_etag="")
+            return self._current(event, rid)
         except NotFoundError:
             if rid is None:
                 raise
-            return self._current(event, None, expected_etag="")
+            return self._current(event, None)
 
     def _resolve(
         self, event_id: str, recurrence_id: datetime | None, *, for_update: bool = False
@@ -291,13 +375,11 @@ class LocalProvider(CalendarProvider):
         master = event_get(user=self.user, event_id=str(event.series_id), for_update=for_update)
         return master, rid or event.recurrence_id.astimezone(UTC)
 
-    def _current(self, master: Event, rid: datetime | None, expected_etag: str) -> Occurrence:
-        """The occurrence as it is now, refusing a write based on a stale read of it."""
+    def _current(self, master: Event, rid: datetime | None) -> Occurrence:
+        """The occurrence as it is now, read on its own."""
         current = occurrence_get(event=master, calendar=calendar_info(master.calendar), recurrence_id=rid)
         if current is None:
             raise NotFoundError("That occurrence has been cancelled or is not part of the series.")
-        if expected_etag and expected_etag != current.etag:
-            raise ConflictError(f"{current.summary!r} changed since it was read; read it again.")
         return current
 
     @staticmethod
@@ -305,3 +387,137 @@ class LocalProvider(CalendarProvider):
         """A partial change of a series must say where it starts; guessing the first would surprise."""
         if rid is None:
             raise ProviderError(f"Say which occurrence the {scope.value} change applies to (recurrence_id).")
+
+
+def _pk(event_id: str) -> int | None:
+    """An event's primary key from a contract id; a malformed id names nothing, like an unknown one."""
+    try:
+        return int(event_id)
+    except (TypeError, ValueError):
+        return None
+
+
+class _Targets:
+    """The rows a batch of reads or writes addresses, read once for the whole batch.
+
+    Three queries at most, however many targets: the rows named, the series masters of overrides
+    named by their own id, and the overrides of the targeted occurrences; occurrences of a series
+    come from its (cached) expansion.  Writes report back what they changed, so a later target of
+    the same batch is checked against the state the batch left, never a stale read: an occurrence
+    written is replaced, and a row changed as a whole (a series moved, split or deleted) is
+    forgotten, which sends later targets on it to the database one by one, as single writes go.
+    """
+
+    def __init__(self, provider: LocalProvider, for_update: bool) -> None:
+        self._provider = provider
+        self._for_update = for_update
+        self._rows: dict[int, Event] = {}
+        self._absent: set[int] = set()
+        self._overrides: dict[tuple[int, float], Event | None] = {}
+        self._until: dict[int, datetime] = {}
+        self._expansions: dict[int, Expansion] = {}
+        self._forgotten: set[int] = set()
+
+    @classmethod
+    def load(cls, provider: LocalProvider, refs: Sequence[OccurrenceRef], *, for_update: bool) -> _Targets:
+        """Read every row ``refs`` name, locked when about to be written (``for_update``)."""
+        targets = cls(provider, for_update)
+        pks = {pk for pk in (_pk(event_id) for event_id, _ in refs) if pk is not None}
+        targets._fetch(pks)
+        targets._absent = pks - targets._rows.keys()
+        targets._fetch({row.series_id for row in targets._rows.values() if row.series_id is not None})
+        wanted: dict[int, list[datetime]] = {}
+        for event_id, recurrence_id in refs:
+            found = targets._lookup(event_id, recurrence_id)
+            if found is not None and found[0].rrule and found[1] is not None:
+                wanted.setdefault(found[0].pk, []).append(found[1])
+        if wanted:
+            moments = [rid for rids in wanted.values() for rid in rids]
+            overrides = Event.objects.filter(
+                series_id__in=wanted, recurrence_id__gte=min(moments), recurrence_id__lte=max(moments)
+            ).order_by()
+            for override in overrides:
+                assert override.series_id is not None
+                assert override.recurrence_id is not None
+                targets._overrides[(override.series_id, override.recurrence_id.timestamp())] = override
+        targets._until = {pk: max(rids) + timedelta(seconds=1) for pk, rids in wanted.items()}
+        return targets
+
+    def _fetch(self, pks: set[int]) -> None:
+        pks -= self._rows.keys()
+        if not pks:
+            return
+        rows = Event.objects.select_related("calendar").filter(
+            calendar__owner=self._provider.user, pk__in=pks
+        )
+        if self._for_update:
+            rows = rows.select_for_update(of=("self",))
+        self._rows.update((row.pk, row) for row in rows.order_by())
+
+    def _lookup(self, event_id: str, recurrence_id: datetime | None) -> tuple[Event, datetime | None] | None:
+        """As :meth:`LocalProvider._resolve`, from the batch's read; None where that read does not hold
+        (a row not read, or forgotten: keyed by the id read, since a deleted row has lost its pk)."""
+        pk = _pk(event_id)
+        row = self._rows.get(pk) if pk is not None else None
+        if row is None or {pk, row.series_id} & self._forgotten:
+            return None
+        master = self._rows.get(row.series_id) if row.series_id is not None else row
+        if master is None:
+            return None
+        rid = _utc(recurrence_id, "occurrence") if recurrence_id is not None else None
+        if row.series_id is None:
+            return row, rid
+        assert row.recurrence_id is not None
+        return master, rid or row.recurrence_id.astimezone(UTC)
+
+    def resolve(self, event_id: str, recurrence_id: datetime | None) -> tuple[Event, datetime | None]:
+        """The master (or one-off) row behind an id and the occurrence meant, as the provider's own
+        ``_resolve``; rows the batch found missing are not asked for again."""
+        pk = _pk(event_id)
+        if pk is None or pk in self._absent:
+            raise NotFoundError(f"There is no event {event_id!r} in your calendars.")
+        found = self._lookup(event_id, recurrence_id)
+        if found is None:
+            return self._provider._resolve(event_id, recurrence_id, for_update=self._for_update)
+        return found
+
+    def current(self, master: Event, rid: datetime | None) -> Occurrence | None:
+        """The occurrence as it is now (None when cancelled or never generated), as
+        :func:`skills.selectors.occurrence_get` reads it, from the batch's read where it holds."""
+        info = calendar_info(master.calendar)
+        held = master.pk not in self._forgotten and self._rows.get(master.pk) is master
+        if not held or (master.rrule and (rid is None or master.pk not in self._until)):
+            return occurrence_get(event=master, calendar=info, recurrence_id=rid)
+        if master.status == Event.Status.CANCELLED:
+            return None
+        if not master.rrule:
+            return occurrence_from_row(master, info)
+        assert rid is not None
+        key = (master.pk, rid.timestamp())
+        if key in self._overrides:
+            override = self._overrides[key]
+            if override is None or override.status == Event.Status.CANCELLED:
+                return None
+            return occurrence_from_row(override, info)
+        expanded = self._expansions.get(master.pk)
+        if expanded is None:
+            expanded = self._expansions[master.pk] = expansion(master, info, until=self._until[master.pk])
+        found = expanded.at(rid)
+        if found is not None and found.sequence != master.sequence:
+            # A cancellation earlier in the batch saved the master, which revised the series.
+            found = dataclasses.replace(found, sequence=master.sequence)
+        return found
+
+    def replace(self, master: Event, recurrence_id: datetime, override: Event | None) -> None:
+        """One occurrence was written: ``override`` is what it is now, None if it was cancelled.
+
+        The rest of the series is as read but for its sequence: an occurrence's etag does not
+        change when another one is cancelled or changed, so the expansion read before still answers
+        for them rather than expanding the series again after every cancellation.
+        """
+        self._overrides[(master.pk, recurrence_id.timestamp())] = override
+
+    def forget(self, master: Event) -> None:
+        """``master`` is about to change as a whole; later targets on it are read again from the
+        database.  Called before the write, while a row to be deleted still has its pk."""
+        self._forgotten.add(master.pk)

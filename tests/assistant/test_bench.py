@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 
 from assistant.bench import ROW_NAMES, Row, Target, Timing, as_json, render, verdict
+from assistant.bench.runner import BULK_MOVE
 from skills.models import Event
 from workflows.models import WorkflowRun
 
@@ -65,8 +66,17 @@ def test_the_engine_row_shows_its_ratio_to_langgraph(quick_run: dict[str, Any]) 
     assert re.match(r"\d+\.\d\d; (met|MISSED)", notes)
 
 
+def test_the_bulk_move_row_shows_the_same_queries_per_changed_event_at_both_sizes(
+    quick_run: dict[str, Any],
+) -> None:
+    notes = _cells(quick_run["lines"], BULK_MOVE)[5]
+    found = re.search(r"SQL queries per changed event (\d+\.\d\d) and (\d+\.\d\d) with", notes)
+    assert found is not None, notes
+    assert found.group(1) == found.group(2)
+
+
 def test_the_last_line_says_which_targets_were_met(quick_run: dict[str, Any]) -> None:
-    assert re.match(r"Targets met: \d/5", quick_run["lines"][-1])
+    assert re.match(r"Targets met: \d/6", quick_run["lines"][-1])
 
 
 def test_the_table_says_how_busy_the_machine_was(quick_run: dict[str, Any]) -> None:

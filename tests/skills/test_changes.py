@@ -7,11 +7,13 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from skills import services
-from skills.changes import Change, apply_change_set, approval_reasons, undo_run
-from skills.models import ChangeRecord, Event
-from skills.providers.base import EventData
+from skills.changes import Change, apply_change_set, approval_reasons, revalidate, undo_run
+from skills.models import AppliedOperation, ChangeRecord, Event
+from skills.providers.base import ConflictError, EventData
 from skills.providers.local import LocalProvider
 
 NY = ZoneInfo("America/New_York")
@@ -65,16 +67,16 @@ def test_a_crash_between_two_writes_leaves_the_calendar_as_before(setup: Any, mo
     user, provider, events = setup
     before = starts(events)
     changes = moves(provider, events)
-    real = LocalProvider.update_event
+    real = services.event_apply
     calls = []
 
-    def crash_on_second(self: LocalProvider, **kwargs: Any) -> Any:
-        calls.append(kwargs["event_id"])
+    def crash_on_second(*, event: Event, data: EventData) -> Event:
+        calls.append(event.pk)
         if len(calls) == 2:
             raise RuntimeError("injected crash between two writes")
-        return real(self, **kwargs)
+        return real(event=event, data=data)
 
-    monkeypatch.setattr(LocalProvider, "update_event", crash_on_second)
+    monkeypatch.setattr(services, "event_apply", crash_on_second)
     with pytest.raises(RuntimeError):
         apply_change_set(
             provider=provider, user=user, run_id=RUN, operation_id=f"{RUN}:apply", changes=changes
@@ -82,6 +84,7 @@ def test_a_crash_between_two_writes_leaves_the_calendar_as_before(setup: Any, mo
     assert len(calls) == 2
     assert starts(events) == before
     assert not ChangeRecord.objects.exists()
+    assert not AppliedOperation.objects.exists()
 
 
 def test_a_redelivered_apply_changes_nothing_twice(setup: Any) -> None:
@@ -192,3 +195,148 @@ def test_plan_move_finds_a_night_slot_and_none_outside_working_hours(setup: Any)
     evening = plan("evening")
     assert evening.changes == []
     assert [s.reason for s in evening.skipped] == ["no free time fits"]
+
+
+# -- bulk changes ---------------------------------------------------------------------------------------
+@pytest.fixture
+def standups(setup: Any) -> Event:
+    """A daily standup with 60 occurrences in the calendar of ``setup``."""
+    user, _, _ = setup
+    start = datetime(2026, 3, 4, 8, 30, tzinfo=NY)
+    return services.event_create(
+        calendar=user.calendars.get(),
+        summary="Daily standup",
+        start=start,
+        end=start + timedelta(minutes=15),
+        rrule="FREQ=DAILY;COUNT=60",
+    )
+
+
+def occurrence_moves(provider: LocalProvider, count: int, *, skip: int = 0) -> list[Change]:
+    found = provider.list_occurrences(
+        start=datetime(2026, 3, 4, tzinfo=NY), end=datetime(2026, 6, 1, tzinfo=NY)
+    )
+    daily = [o for o in found if o.summary == "Daily standup"][skip : skip + count]
+    return [
+        Change(
+            action="update",
+            summary=o.summary,
+            event_id=o.event_id,
+            recurrence_id=o.recurrence_id,
+            etag=o.etag,
+            before_start=o.start,
+            before_end=o.end,
+            start=o.start + timedelta(hours=1),
+            end=o.end + timedelta(hours=1),
+        )
+        for o in daily
+    ]
+
+
+def daily_starts(provider: LocalProvider) -> list[datetime]:
+    found = provider.list_occurrences(
+        start=datetime(2026, 3, 4, tzinfo=NY), end=datetime(2026, 6, 1, tzinfo=NY)
+    )
+    return [o.start for o in found if o.summary == "Daily standup"]
+
+
+def test_a_bulk_move_costs_the_same_queries_per_event_however_full_the_calendar(
+    setup: Any, standups: Event
+) -> None:
+    user, provider, _ = setup
+
+    def apply(changes: list[Change], run: str) -> int:
+        with CaptureQueriesContext(connection) as captured:
+            records = apply_change_set(
+                provider=provider, user=user, run_id=run, operation_id=f"{run}:apply", changes=changes
+            )
+        assert len(records) == len(changes)
+        return len(captured)
+
+    sparse = apply(occurrence_moves(provider, 20), RUN)
+    calendar = user.calendars.get()
+    for day in range(200):
+        at = datetime(2026, 3, 4, 13, tzinfo=NY) + timedelta(days=day % 60)
+        services.event_create(
+            calendar=calendar, summary=f"Other {day}", start=at, end=at + timedelta(hours=1)
+        )
+    crowded = apply(occurrence_moves(provider, 20, skip=20), UNDO)
+
+    assert crowded == sparse
+    assert sparse <= 2 * 20 + 15  # per move its override's lookup and INSERT; a fixed dozen besides
+
+
+def test_an_edit_made_meanwhile_stops_the_whole_bulk_move(setup: Any, standups: Event) -> None:
+    user, provider, _ = setup
+    changes = occurrence_moves(provider, 10)
+    before = daily_starts(provider)
+    third = changes[2]
+    edited = before[2] + timedelta(hours=3)
+    provider.update_event(
+        event_id=third.event_id,
+        recurrence_id=third.recurrence_id,
+        data=EventData(start=edited, end=edited + timedelta(minutes=15)),
+    )
+
+    with pytest.raises(ConflictError):
+        apply_change_set(
+            provider=provider, user=user, run_id=RUN, operation_id=f"{RUN}:apply", changes=changes
+        )
+
+    assert daily_starts(provider) == [*before[:2], edited, *before[3:]]
+    assert not ChangeRecord.objects.exists()
+    assert AppliedOperation.objects.count() == 0
+
+
+def test_a_redelivered_bulk_move_only_reads_its_records(setup: Any, standups: Event) -> None:
+    user, provider, _ = setup
+    changes = occurrence_moves(provider, 10)
+    first = apply_change_set(
+        provider=provider, user=user, run_id=RUN, operation_id=f"{RUN}:apply", changes=changes
+    )
+    moved = daily_starts(provider)
+
+    with CaptureQueriesContext(connection) as captured:
+        again = apply_change_set(
+            provider=provider, user=user, run_id=RUN, operation_id=f"{RUN}:apply", changes=changes
+        )
+
+    assert [r.pk for r in again] == [r.pk for r in first]
+    assert daily_starts(provider) == moved
+    assert not [q for q in captured.captured_queries if q["sql"].startswith(("INSERT", "UPDATE", "DELETE"))]
+
+
+def test_undoing_a_bulk_move_puts_every_occurrence_back(setup: Any, standups: Event) -> None:
+    user, provider, _ = setup
+    before = daily_starts(provider)
+    records = apply_change_set(
+        provider=provider,
+        user=user,
+        run_id=RUN,
+        operation_id=f"{RUN}:apply",
+        changes=occurrence_moves(provider, 30),
+    )
+    assert [r.before["start"] for r in records if r.before] == [s.isoformat() for s in before[:30]]
+
+    undone, skipped = undo_run(
+        provider=provider, user=user, run_id=RUN, undo_run_id=UNDO, operation_id=f"{UNDO}:undo"
+    )
+
+    assert (len(undone), skipped) == (30, [])
+    assert daily_starts(provider) == before
+
+
+def test_revalidating_a_bulk_move_reads_its_targets_at_once(setup: Any, standups: Event) -> None:
+    _, provider, _ = setup
+    changes = occurrence_moves(provider, 40)
+    provider.delete_event(event_id=changes[0].event_id, recurrence_id=changes[0].recurrence_id)
+    provider.update_event(
+        event_id=changes[1].event_id, recurrence_id=changes[1].recurrence_id, data=EventData(summary="Moved")
+    )
+
+    with CaptureQueriesContext(connection) as captured:
+        valid, dropped = revalidate(provider, changes)
+
+    assert valid == changes[2:]
+    assert [s.reason for s in dropped] == ["it was deleted meanwhile", "it was changed meanwhile"]
+    assert len(captured) <= 3

@@ -2,22 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from skills import services
-from skills.models import Calendar, Event
+from skills.models import AppliedOperation, Calendar, Event
 from skills.providers.base import (
     BusyInterval,
+    CalendarProvider,
     ConflictError,
     EventData,
     NotFoundError,
     Occurrence,
     ProviderError,
     Scope,
+    Write,
+    Written,
 )
 from skills.providers.local import LocalProvider
 
@@ -518,4 +525,168 @@ def test_delete_replayed_with_the_same_operation_id_is_a_no_op(provider: LocalPr
 
     provider.delete_event(event_id=str(calc.pk), recurrence_id=MAR_4, operation_id="op-9")
 
+    assert len(_spring(provider)) == 17
+
+
+# -- batches ---------------------------------------------------------------------------------------------
+def _queries(call: Callable[[], Any]) -> tuple[Any, list[str]]:
+    with CaptureQueriesContext(connection) as captured:
+        result = call()
+    return result, [q["sql"] for q in captured.captured_queries]
+
+
+def _move_by_an_hour(occurrence: Occurrence, operation_id: str = "") -> Write:
+    return Write(
+        action="update",
+        data=EventData(start=occurrence.start + timedelta(hours=1), end=occurrence.end + timedelta(hours=1)),
+        event_id=occurrence.event_id,
+        recurrence_id=occurrence.recurrence_id,
+        expected_etag=occurrence.etag,
+        operation_id=operation_id,
+    )
+
+
+@pytest.mark.django_db
+def test_many_occurrences_are_read_in_a_few_queries_as_single_reads_find_them(
+    provider: LocalProvider, calc: Event, personal: Calendar, ann: Any
+) -> None:
+    provider.update_event(
+        event_id=str(calc.pk),
+        recurrence_id=MAR_4,
+        data=EventData(start=datetime(2026, 3, 4, 9, 0, tzinfo=NY)),
+    )
+    provider.delete_event(event_id=str(calc.pk), recurrence_id=MAR_16)
+    dentist = _one_off(personal, "Dentist", datetime(2026, 3, 3, 9, 0, tzinfo=NY))
+    theirs = services.calendar_create(owner=ann, key="work", name="Work", timezone="America/New_York")
+    secret = _one_off(theirs, "Offsite", datetime(2026, 3, 9, 9, 0, tzinfo=NY))
+    override = calc.overrides.get()
+    refs: list[tuple[str, datetime | None]] = [
+        *((o.event_id, o.recurrence_id) for o in _spring(provider)),
+        (str(override.pk), None),  # a moved occurrence named by its own row
+        (str(calc.pk), MAR_16),  # cancelled
+        (str(calc.pk), datetime(2026, 3, 3, 19, 0, tzinfo=UTC)),  # never generated
+        (str(dentist.pk), None),
+        (str(secret.pk), None),  # someone else's
+        ("not-an-id", None),
+    ]
+
+    found, sql = _queries(lambda: provider.get_occurrences(refs))
+
+    assert found == CalendarProvider.get_occurrences(provider, refs)  # the one-by-one default
+    assert found[-6].start == datetime(2026, 3, 4, 9, 0, tzinfo=NY)
+    assert found[-5:-3] == [None, None]
+    assert found[-2:] == [None, None]
+    assert len(sql) <= 3
+
+
+@pytest.mark.django_db
+def test_a_batch_of_moves_costs_the_same_few_queries_per_move(provider: LocalProvider, calc: Event) -> None:
+    spring = _spring(provider)
+
+    def apply(occurrences: list[Occurrence], tag: str) -> int:
+        writes = [_move_by_an_hour(o, f"{tag}:{i}") for i, o in enumerate(occurrences)]
+        written, sql = _queries(lambda: provider.apply_writes(writes))
+        assert [w.before for w in written] == occurrences
+        assert [w.after.start for w in written if w.after] == [
+            o.start + timedelta(hours=1) for o in occurrences
+        ]
+        return len(sql)
+
+    four, eight = apply(spring[:4], "a"), apply(spring[4:12], "b")
+
+    assert (eight - four) / 4 <= 2  # the override's lookup and INSERT, nothing per move besides
+    assert four - 4 * 2 <= 8  # receipts read and written, targets read, a savepoint
+    assert AppliedOperation.objects.count() == 12
+    assert {o.start.astimezone(NY).hour for o in _spring(provider)[:12]} == {15}
+
+
+@pytest.mark.django_db
+def test_a_write_in_a_batch_is_checked_against_what_the_batch_wrote_before(
+    provider: LocalProvider, calc: Event
+) -> None:
+    read = provider.get_occurrence(event_id=str(calc.pk), recurrence_id=MAR_4)
+
+    with pytest.raises(ConflictError):
+        provider.apply_writes([_move_by_an_hour(read, "op-1"), _move_by_an_hour(read, "op-2")])
+
+    assert not calc.overrides.exists()
+    assert not AppliedOperation.objects.exists()
+
+
+@pytest.mark.django_db
+def test_a_batch_reads_a_series_again_once_a_write_changed_it_whole(
+    provider: LocalProvider, calc: Event
+) -> None:
+    wednesday = provider.get_occurrence(event_id=str(calc.pk), recurrence_id=MAR_4)
+    rename = Write(
+        action="update",
+        data=EventData(summary="Calc"),
+        event_id=str(calc.pk),
+        recurrence_id=MAR_16,
+        scope=Scope.SERIES,
+    )
+
+    with pytest.raises(ConflictError):
+        provider.apply_writes([rename, _move_by_an_hour(wednesday)])
+
+    calc.refresh_from_db()
+    assert calc.summary == "Calculus II Lecture"
+    written = provider.apply_writes([rename, replace(_move_by_an_hour(wednesday), expected_etag="")])
+    assert [w.after.summary for w in written if w.after] == ["Calc", "Calc"]
+
+
+@pytest.mark.django_db
+def test_a_batch_finds_nothing_left_of_a_series_it_deleted(provider: LocalProvider, calc: Event) -> None:
+    wednesday = provider.get_occurrence(event_id=str(calc.pk), recurrence_id=MAR_4)
+    delete = Write(action="delete", event_id=str(calc.pk), recurrence_id=MAR_16, scope=Scope.SERIES)
+
+    with pytest.raises(NotFoundError):
+        provider.apply_writes([delete, _move_by_an_hour(wednesday)])
+
+    assert len(_spring(provider)) == 18
+
+
+@pytest.mark.django_db
+def test_cancelling_one_occurrence_and_moving_another_in_one_batch(
+    provider: LocalProvider, calc: Event
+) -> None:
+    wednesday = provider.get_occurrence(event_id=str(calc.pk), recurrence_id=MAR_4)
+    monday = provider.get_occurrence(event_id=str(calc.pk), recurrence_id=MAR_16)
+    cancel = Write(action="delete", event_id=str(calc.pk), recurrence_id=MAR_4, expected_etag=wednesday.etag)
+
+    written = provider.apply_writes([cancel, _move_by_an_hour(monday)])
+
+    assert written[0] == Written(before=wednesday, after=None)
+    assert written[1].before == replace(monday, sequence=1)  # the cancellation revised the series
+    listed = _spring(provider)
+    assert len(listed) == 17
+    assert next(o for o in listed if o.recurrence_id == MAR_16).start == monday.start + timedelta(hours=1)
+
+
+@pytest.mark.django_db
+def test_a_replayed_batch_writes_nothing_twice(provider: LocalProvider, calc: Event) -> None:
+    writes = [_move_by_an_hour(o, f"op-{i}") for i, o in enumerate(_spring(provider)[:5])]
+    first = provider.apply_writes(writes)
+
+    again, sql = _queries(lambda: provider.apply_writes(writes))
+
+    assert [w.after for w in again] == [w.after for w in first]
+    assert not [q for q in sql if q.startswith(("INSERT", "UPDATE", "DELETE"))]
+    assert calc.overrides.count() == 5
+
+
+@pytest.mark.django_db
+def test_the_one_by_one_default_reads_and_writes_as_the_batch_does(
+    provider: LocalProvider, calc: Event
+) -> None:
+    wednesday, monday = (
+        provider.get_occurrence(event_id=str(calc.pk), recurrence_id=rid) for rid in (MAR_4, MAR_16)
+    )
+    cancel = Write(action="delete", event_id=str(calc.pk), recurrence_id=MAR_4, expected_etag=wednesday.etag)
+
+    written = CalendarProvider.apply_writes(provider, [cancel, _move_by_an_hour(monday, "op-1")])
+
+    assert written[0] == Written(before=wednesday, after=None)
+    assert written[1].before == replace(monday, sequence=1)  # the cancellation revised the series
+    assert written[1].after == provider.get_occurrence(event_id=str(calc.pk), recurrence_id=MAR_16)
     assert len(_spring(provider)) == 17

@@ -12,8 +12,9 @@ from assistant.bench import FULL, QUICK, as_json, render, run_bench, verdict
 
 class Command(BaseCommand):
     help = (
-        "Measure the decomposer, validation, the engine against LangGraph, the free-slot search and a "
-        "chat turn in one run, in a transaction that is rolled back; print medians, p95s and targets."
+        "Measure the decomposer, validation, the engine against LangGraph, the free-slot search, a chat "
+        "turn and a confirmed bulk move of 500 occurrences (with SQL queries per changed event) in one "
+        "run, in a transaction that is rolled back; print medians, p95s and targets."
     )
     # The system checks import the URLconf, hence the whole chat stack; a module of it being
     # rewritten must not stop the engine and free-slot rows from being measured (they print n/a).
