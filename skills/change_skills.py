@@ -222,10 +222,7 @@ def _find_slot(
         hi = params.search_end or lo + timedelta(days=7)
         window = None
     prefs = ctx.preferences
-    narrowed, weekdays = within_working_hours(prefs, window, None)
-    if window is not None and window[0] < window[1] and narrowed is not None and narrowed[1] <= narrowed[0]:
-        return None  # the part of the day lies wholly outside working hours
-    window = narrowed
+    window, weekdays = within_working_hours(prefs, window, None)
     own = ctx.provider.busy_reader(start=lo, end=hi, ignore=frozenset(skip_keys))
 
     def busy(a: datetime, b: datetime) -> list[Span]:

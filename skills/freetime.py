@@ -102,15 +102,22 @@ def working_window(preferences: Mapping[str, Any]) -> tuple[frozenset[int], time
 def within_working_hours(
     preferences: Mapping[str, Any], window: tuple[time, time] | None, weekdays: frozenset[int] | None
 ) -> tuple[tuple[time, time] | None, frozenset[int] | None]:
-    """A daily window and weekdays narrowed to the user's working hours and days, if they set them."""
+    """A daily window and weekdays narrowed to the user's working hours and days, if they set them.
+
+    A window the user named that lies wholly outside working hours ("this evening", "tonight", which
+    wraps past midnight) is kept as it is: their words beat their defaults, and a time found there
+    is flagged as outside working hours where a change is planned, so it is asked about first.
+    """
     working = working_window(preferences)
     if working is None:
         return window, weekdays
     days, lo, hi = working
-    return (
-        (max(window[0], lo), min(window[1], hi)) if window else (lo, hi),
-        days if weekdays is None else weekdays & days,
-    )
+    if window is None:
+        return (lo, hi), days if weekdays is None else weekdays & days
+    narrowed = (max(window[0], lo), min(window[1], hi))
+    if window[1] <= window[0] or narrowed[1] <= narrowed[0]:
+        return window, weekdays
+    return narrowed, days if weekdays is None else weekdays & days
 
 
 def protected_spans(

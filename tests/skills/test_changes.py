@@ -169,7 +169,7 @@ def test_the_change_log_is_readable_in_the_admin(setup: Any, admin_client: Any) 
     assert record.before["start"] == "2026-03-03T09:00:00-05:00"
 
 
-def test_plan_move_finds_a_night_slot_and_none_outside_working_hours(setup: Any) -> None:
+def test_plan_move_into_a_part_of_the_day_outside_working_hours_finds_it_and_flags_it(setup: Any) -> None:
     from preferences.services import preference_set
     from skills.catalog import REGISTRY
     from skills.context import SkillContext
@@ -193,8 +193,11 @@ def test_plan_move_finds_a_night_slot_and_none_outside_working_hours(setup: Any)
         value={"days": ["MO", "TU", "WE", "TH", "FR"], "start": "08:00", "end": "17:00"},
     )
     evening = plan("evening")
-    assert evening.changes == []
-    assert [s.reason for s in evening.skipped] == ["no free time fits"]
+    assert [c.start for c in evening.changes] == [datetime(2026, 3, 3, 17, 0, tzinfo=NY)]
+    assert evening.changes[0].conflicts == ["time outside working hours"]
+    assert approval_reasons(evening.changes) == ["it breaks time outside working hours"]
+    morning = plan("morning")  # inside working hours where they overlap: from 8:00, not 5:00
+    assert [c.start.astimezone(NY).hour for c in morning.changes] == [8]
 
 
 # -- bulk changes ---------------------------------------------------------------------------------------

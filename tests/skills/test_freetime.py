@@ -5,7 +5,7 @@ from __future__ import annotations
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from skills.freetime import Span, search
+from skills.freetime import Span, search, within_working_hours
 
 NY = ZoneInfo("America/New_York")
 START = datetime(2026, 3, 2, tzinfo=NY)  # a Monday; daylight saving starts on Sunday March 8
@@ -96,3 +96,14 @@ def test_a_window_past_midnight_keeps_its_early_hours_in_the_next_chunk() -> Non
     assert spans[0] == ("03-02 00:00", "03-02 02:00")  # the tail of Sunday night's window
     # Wall time holds across the change to daylight saving time on March 8.
     assert ("03-08 22:00", "03-09 02:00") in spans
+
+
+def test_working_hours_narrow_a_named_window_only_where_they_overlap() -> None:
+    prefs = {"working_hours": {"days": ["MO", "TU", "WE", "TH", "FR"], "start": "08:00", "end": "17:00"}}
+    weekdays = frozenset(range(5))
+    assert within_working_hours(prefs, None, None) == ((time(8), time(17)), weekdays)
+    assert within_working_hours(prefs, (time(5), time(12)), None) == ((time(8), time(12)), weekdays)
+    # Named parts of the day wholly outside working hours are the user's words: kept, on every day.
+    assert within_working_hours(prefs, (time(17), time(21)), None) == ((time(17), time(21)), None)
+    assert within_working_hours(prefs, (time(21), time(5)), None) == ((time(21), time(5)), None)
+    assert within_working_hours({}, (time(21), time(5)), None) == ((time(21), time(5)), None)
