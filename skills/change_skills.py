@@ -371,15 +371,24 @@ class ApplyInput(SkillInput):
     what: str = Field(default="", description="A short name of the request, for the reply.")
 
 
-def _lines(changes: list[Change], skipped: list[Skipped], ctx: SkillContext) -> list[str]:
-    rows = [f"  • {row['line']}" for row in preview_rows(changes, ctx.tz)]
-    rows += [
+MAX_LINES = 20
+"""Lines of a change set's text listed one by one; past that, the text counts the rest (a bulk change
+of 500 events is read in the week view and the reply's preview rows, which list every change)."""
+
+
+def _lines(rows: list[dict[str, Any]], skipped: list[Skipped], ctx: SkillContext) -> list[str]:
+    lines = [f"  • {row['line']}" for row in rows[:MAX_LINES]]
+    if len(rows) > MAX_LINES:
+        lines.append(f"  • … and {len(rows) - MAX_LINES} more changes like these")
+    lines += [
         f"  • Leaving {s.summary!r}"
         + (f" ({format_day(s.start.astimezone(ctx.tz).date())})" if s.start else "")
         + f" alone: {s.reason}."
-        for s in skipped
+        for s in skipped[:MAX_LINES]
     ]
-    return rows
+    if len(skipped) > MAX_LINES:
+        lines.append(f"  • … and {len(skipped) - MAX_LINES} more left alone")
+    return lines
 
 
 def _is_yes(answer: Any, digest: str) -> bool | None:
@@ -424,12 +433,12 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
             if dropped or answer is not NO_ANSWER
             else "Here is what I would do:"
         )
-        lines = _lines(changes, skipped, ctx)
+        rows = preview_rows(changes, ctx.tz)
         raise Interrupt(
             {
                 "kind": "confirm",
-                "text": "\n".join([head, *lines, "Shall I go ahead?"]),
-                "preview": preview_rows(changes, ctx.tz),
+                "text": "\n".join([head, *_lines(rows, skipped, ctx), "Shall I go ahead?"]),
+                "preview": rows,
                 "week": week_view(ctx.provider, changes, ctx.tz),
                 "options": [
                     {"label": "Approve", "value": {"approve": True, "digest": digest}},
@@ -448,8 +457,10 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
         )
     except ProviderError as exc:
         raise SkillError(f"Nothing was changed: {exc}") from exc
-    lines = _lines(changes, skipped, ctx)
-    text = "\n".join([f"Done: {len(records)} change{'s' if len(records) != 1 else ''}.", *lines])
+    rows = preview_rows(changes, ctx.tz)
+    text = "\n".join(
+        [f"Done: {len(records)} change{'s' if len(records) != 1 else ''}.", *_lines(rows, skipped, ctx)]
+    )
     events = [
         {
             "event_id": r.event_id,
@@ -464,7 +475,7 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
         text=text,
         data={
             "applied": events,
-            "preview": preview_rows(changes, ctx.tz),
+            "preview": rows,
             "undo": {"run_id": ctx.run_id},
             "changed": [c.model_dump(mode="json") for c in changes],
         },

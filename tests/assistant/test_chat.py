@@ -14,7 +14,7 @@ from assistant.models import Conversation, Message
 from assistant.services import chat_turn, conversation_create
 from preferences.services import preference_set
 from skills.services import calendar_create, event_create
-from tests.factories import two_meetings
+from tests.factories import two_meetings, user_with_calendar
 from workflows.models import RunStatus, TaskRun
 
 NY = ZoneInfo("America/New_York")
@@ -182,3 +182,25 @@ def test_the_undo_button_cannot_revert_someone_elses_run() -> None:
     assert reply.kind == "answer"
     assert "nothing left to undo" in reply.text
     assert Event.objects.get(summary="Standup").start == datetime(2026, 3, 3, 10, tzinfo=NY)
+
+
+def test_a_bulk_preview_lists_twenty_lines_counts_the_rest_and_keeps_every_row() -> None:
+    with time_machine.travel(NOW, tick=False):
+        user, cal = user_with_calendar("bulk")
+        event_create(
+            calendar=cal,
+            summary="Standup",
+            start=datetime(2026, 3, 3, 9, tzinfo=NY),
+            end=datetime(2026, 3, 3, 9, 15, tzinfo=NY),
+            rrule="FREQ=DAILY;COUNT=29",
+        )
+        conversation = conversation_create(user=user)
+        ask = chat_turn(
+            user=user, conversation=conversation, text="Move all my standups this month one hour later"
+        )
+    assert ask is not None
+    assert ask.kind == "confirm"
+    assert len(ask.data["preview"]) == 29
+    assert ask.text.count("Move 'Standup'") == 20
+    assert "… and 9 more changes like these" in ask.text
+    assert len(ask.data["week"]["weeks"]) == 5  # March 2 to March 30: every week is in the week view
