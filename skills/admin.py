@@ -81,7 +81,7 @@ class EventAdmin(admin.ModelAdmin):
 class ChangeRecordAdmin(admin.ModelAdmin):
     """The change log: what each run changed, with before and after; read-only, since undo relies on it."""
 
-    list_display = ("created_at", "owner", "action", "summary", "run_id", "undone_by")
+    list_display = ("created_at", "owner", "action", "scope", "summary", "run_id", "undone_by")
     list_filter = ("action",)
     search_fields = ("summary", "run_id", "owner__username")
     readonly_fields = (
@@ -90,11 +90,13 @@ class ChangeRecordAdmin(admin.ModelAdmin):
         "operation_id",
         "position",
         "action",
+        "scope",
         "summary",
         "event_id",
         "recurrence_id",
         "before",
         "after",
+        "restore_image",
         "after_etag",
         "undone_by",
         "created_at",

@@ -204,14 +204,16 @@ def _record(
     run_id: str,
     operation_id: str,
     position: int,
-    change: Change,
+    action: str,
+    summary: str,
+    write: Write,
     written: Written,
-    summary: str = "",
 ) -> ChangeRecord:
     """The log entry of one applied change, with the before-image its write checked and undo restores.
 
-    ``summary`` names the event when the change's own title is not the one to show (an undo names
-    what it undid).  A replayed delete reports no occurrence at all; the change's target names it then.
+    ``action`` is what the change amounts to (a restore that brings a series back is a create) and
+    ``summary`` the event's title as the user knows it (an undo names what it undid).  A replayed
+    delete reports no occurrence at all; the write's target names it then.
     """
     before, after = written.before, written.after
     subject = after or before
@@ -220,13 +222,15 @@ def _record(
         operation_id=operation_id,
         run_id=run_id,
         position=position,
-        action=change.action,
-        summary=summary or change.summary,
-        event_id=subject.event_id if subject else change.event_id,
-        recurrence_id=subject.recurrence_id if subject else change.recurrence_id,
+        action=action,
+        scope=write.scope.value,
+        summary=summary,
+        event_id=subject.event_id if subject else write.event_id,
+        recurrence_id=subject.recurrence_id if subject else write.recurrence_id,
         before=snapshot(before) if before else None,
         after=snapshot(after) if after else None,
         after_etag=after.etag if after else "",
+        restore_image=written.restore_image,
     )
 
 
@@ -290,52 +294,89 @@ def apply_change_set(
             )
         )
         todo = [position for position, op in enumerate(ops) if op not in logged]
-        written = provider.apply_writes([_write(changes[position], ops[position]) for position in todo])
+        writes = [_write(changes[position], ops[position]) for position in todo]
+        written = provider.apply_writes(writes)
         entries = [
             _record(
                 owner=user,
                 run_id=run_id,
                 operation_id=ops[position],
                 position=position,
-                change=changes[position],
+                action=changes[position].action,
+                summary=changes[position].summary,
+                write=write,
                 written=result,
             )
-            for position, result in zip(todo, written, strict=True)
+            for position, write, result in zip(todo, writes, written, strict=True)
         ]
         return _log(user, entries, ops)
 
 
-def _reverse(record: ChangeRecord) -> Change:
-    """The change that puts back what ``record`` changed, expecting the state it left."""
+_INVERSE = {
+    ChangeRecord.Action.CREATE: ChangeRecord.Action.DELETE,
+    ChangeRecord.Action.UPDATE: ChangeRecord.Action.UPDATE,
+    ChangeRecord.Action.DELETE: ChangeRecord.Action.CREATE,
+}
+
+
+def _moment(value: str | None) -> datetime | None:
+    return datetime.fromisoformat(value) if value else None
+
+
+def _reverse(record: ChangeRecord, operation_id: str) -> tuple[str, Write] | None:
+    """The write that puts back what ``record`` changed, expecting the state it left, and the action
+    that amounts to; None when the record cannot say how.
+
+    A change to more than one occurrence (a series moved, split, cut short or deleted) or an
+    occurrence cancelled is put back from the provider's restore image: replayed as the change of
+    one occurrence, it would recreate a one-off event or move a single occurrence.
+    """
     after, before = record.after or {}, record.before or {}
-    rid = after.get("recurrence_id") or before.get("recurrence_id")
+    rid = _moment(after.get("recurrence_id") or before.get("recurrence_id"))
+    inverse = _INVERSE[ChangeRecord.Action(record.action)]
+    if record.restore_image is not None:
+        # Report the occurrence the change started from, as it comes back.
+        shown = before or after
+        restore = Write(
+            action="restore",
+            image=record.restore_image,
+            event_id=shown.get("event_id") or record.event_id,
+            recurrence_id=_moment(shown.get("recurrence_id")) if shown else record.recurrence_id,
+            scope=Scope(record.scope),
+            operation_id=operation_id,
+        )
+        return inverse, restore
+    if rid is not None and (record.scope != Scope.OCCURRENCE or record.action == ChangeRecord.Action.DELETE):
+        return None
     target: dict[str, Any] = {
         "summary": record.summary,
         "event_id": record.event_id,
-        "recurrence_id": datetime.fromisoformat(rid) if rid else None,
+        "recurrence_id": rid,
         "etag": record.after_etag,
     }
     if record.action == ChangeRecord.Action.CREATE:
-        return Change(action="delete", scope="occurrence" if rid else "series", **target)
-    if record.action == ChangeRecord.Action.UPDATE:
-        return Change(
+        change = Change(action="delete", scope="occurrence" if rid else "series", **target)
+    elif record.action == ChangeRecord.Action.UPDATE:
+        change = Change(
             action="update",
             new_summary=before.get("summary"),
             start=datetime.fromisoformat(before["start"]),
             end=datetime.fromisoformat(before["end"]),
             **target,
         )
-    return Change(
-        action="create",
-        summary=before.get("summary") or record.summary,
-        calendar=before["calendar_id"],
-        start=datetime.fromisoformat(before["start"]),
-        end=datetime.fromisoformat(before["end"]),
-        all_day=before.get("all_day", False),
-        attendees=before.get("attendees") or [],
-        location=before.get("location") or "",
-        description=before.get("description") or "",
-    )
+    else:
+        change = Change(
+            action="create",
+            summary=before.get("summary") or record.summary,
+            calendar=before["calendar_id"],
+            start=datetime.fromisoformat(before["start"]),
+            end=datetime.fromisoformat(before["end"]),
+            all_day=before.get("all_day", False),
+            attendees=before.get("attendees") or [],
+            location=before.get("location") or "",
+            description=before.get("description") or "",
+        )
+    return inverse, _write(change, operation_id)
 
 
 def undo_run(
@@ -343,8 +384,10 @@ def undo_run(
 ) -> tuple[list[ChangeRecord], list[str]]:
     """Revert the changes run ``run_id`` made, newest first, as one unit.
 
-    An event changed again since (its etag is not the one the change left) is skipped and reported,
-    never overwritten.  Returns the records of the reverting changes and the skipped events' notes.
+    An event changed again since (its etag, or its series, is not as the change left it) is skipped
+    and reported, never overwritten; so is a change to a series whose provider reported no restore
+    image, which no single-occurrence change could put back.  Returns the records of the reverting
+    changes and the skipped events' notes.
     """
     originals = list(
         ChangeRecord.objects.filter(owner=user, run_id=run_id, undone_by__isnull=True).order_by("-position")
@@ -355,10 +398,14 @@ def undo_run(
     ops = [f"{operation_id}:{position}" for position in range(len(originals))]
     with transaction.atomic():
         for position, record in enumerate(originals):
-            change = _reverse(record)
+            reverse = _reverse(record, ops[position])
+            if reverse is None:
+                skipped.append(f"{record.summary} (cannot be put back exactly, left as it is)")
+                continue
+            action, write = reverse
             # One write at a time: a target edited since is skipped and the rest still undone.
             try:
-                [written] = provider.apply_writes([_write(change, ops[position])])
+                [written] = provider.apply_writes([write])
             except (ConflictError, NotFoundError):
                 skipped.append(f"{record.summary} (changed again since, left as it is)")
                 continue
@@ -368,9 +415,10 @@ def undo_run(
                     run_id=undo_run_id,
                     operation_id=ops[position],
                     position=position,
-                    change=change,
-                    written=written,
+                    action=action,
                     summary=record.summary,
+                    write=write,
+                    written=written,
                 )
             )
             undone.append(record.pk)

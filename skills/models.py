@@ -197,6 +197,10 @@ class ChangeRecord(models.Model):
     The records of a run are what "undo that" reverts, as one unit; ``after_etag`` is how an undo
     notices an event edited again since (and leaves it alone rather than overwrite the newer edit).
     Undoing writes records of its own under the undoing run, so undoing an undo redoes.
+
+    ``before`` and ``after`` show one occurrence, which cannot put back a change to a whole series
+    or a cancelled occurrence's own time and title; for those the provider's ``restore_image``
+    holds what the change replaced and what it left, and undo hands it back to the provider.
     """
 
     class Action(models.TextChoices):
@@ -209,12 +213,22 @@ class ChangeRecord(models.Model):
     operation_id = models.CharField(max_length=160)
     position = models.PositiveIntegerField(default=0)
     action = models.CharField(max_length=8, choices=Action.choices)
+    scope = models.CharField(
+        max_length=16,
+        default="occurrence",
+        help_text="The part of a series the change applied to: occurrence, following or series.",
+    )
     summary = models.CharField(max_length=500, blank=True)
     event_id = models.CharField(max_length=64, blank=True)
     recurrence_id = models.DateTimeField(null=True, blank=True)
     before = models.JSONField(null=True, blank=True)
     after = models.JSONField(null=True, blank=True)
     after_etag = models.CharField(max_length=64, blank=True)
+    restore_image = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="The provider's image of the series the change replaced and left, for undo.",
+    )
     undone_by = models.UUIDField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 

@@ -37,7 +37,11 @@ __all__ = [
     "event_place",
     "event_save",
     "occurrence_cancel",
+    "occurrence_restore",
     "occurrence_update",
+    "row_image",
+    "series_image",
+    "series_restore",
     "series_split",
     "series_truncate",
     "series_update",
@@ -351,3 +355,94 @@ def series_truncate(*, master: Event, recurrence_id: datetime) -> None:
     master.exdates = [x for x in master.exdates if datetime.fromisoformat(x) < recurrence_id]
     master.rrule = truncate_rule(master.rrule, zone=master.zone, all_day=master.all_day, before=recurrence_id)
     event_save(event=master)
+
+
+# -- images: what undo puts back ------------------------------------------------------------------------
+# A row's own content; etag, sequence and series_end are derived, and ids are the store's to give.
+_IMAGE_FIELDS = (
+    "summary",
+    "description",
+    "location",
+    "timezone",
+    "all_day",
+    "rrule",
+    "exdates",
+    "attendees",
+    "organizer",
+    "visibility",
+    "transparency",
+    "status",
+)
+
+
+def _iso(moment: date | None) -> str | None:
+    if moment is None:
+        return None
+    return moment.astimezone(UTC).isoformat() if isinstance(moment, datetime) else moment.isoformat()
+
+
+def row_image(event: Event) -> dict[str, Any]:
+    """One row's content as JSON, instants in UTC so that an image read back from the database equals
+    the one taken from the row in memory (which is how a restore tells the row is unchanged)."""
+    image: dict[str, Any] = {name: getattr(event, name) for name in _IMAGE_FIELDS}
+    image["attendees"] = list(event.attendees)
+    image["exdates"] = list(event.exdates)
+    for name in ("start", "end", "start_date", "end_date", "recurrence_id"):
+        image[name] = _iso(getattr(event, name))
+    return image
+
+
+def series_image(event: Event) -> dict[str, Any]:
+    """A one-off event or a whole series (master and overrides) as JSON: what undo needs to put it
+    back exactly, in place or, once deleted, as a new row with the same UID."""
+    overrides = event.overrides.order_by("recurrence_id") if event.rrule and event.pk is not None else []
+    return {
+        "id": str(event.pk),
+        "calendar_id": str(event.calendar_id),
+        "uid": event.uid,
+        **row_image(event),
+        "overrides": [row_image(override) for override in overrides],
+    }
+
+
+def _from_image(event: Event, image: dict[str, Any]) -> None:
+    for name in _IMAGE_FIELDS:
+        setattr(event, name, image[name])
+    event.attendees, event.exdates = list(image["attendees"]), list(image["exdates"])
+    for name in ("start", "end", "recurrence_id"):
+        setattr(event, name, datetime.fromisoformat(image[name]) if image[name] else None)
+    for name in ("start_date", "end_date"):
+        setattr(event, name, date.fromisoformat(image[name]) if image[name] else None)
+
+
+def _override_from_image(master: Event, image: dict[str, Any]) -> Event:
+    override = Event(calendar=master.calendar, series=master, uid=master.uid)
+    _from_image(override, image)
+    return event_save(event=override, revise=False)
+
+
+@transaction.atomic
+def series_restore(*, event: Event, image: dict[str, Any]) -> Event:
+    """Make ``event`` (a saved row, or a new one in the image's calendar) what ``image`` shows.
+
+    Overrides are written anew from the image rather than patched: a series moved since the image
+    was taken has shifted their recurrence ids, so only the image says where each belongs.
+    """
+    _from_image(event, image)
+    event.uid = image["uid"]
+    event_save(event=event)
+    event.overrides.all().delete()
+    for override in image["overrides"]:
+        _override_from_image(event, override)
+    return event
+
+
+@transaction.atomic
+def occurrence_restore(*, master: Event, recurrence_id: datetime, override: dict[str, Any] | None) -> None:
+    """Bring a cancelled occurrence back into its series (the reverse of :func:`occurrence_cancel`),
+    with the override it had, so it keeps its own time and title and its recurrence id."""
+    moment = recurrence_id.timestamp()
+    master.exdates = [x for x in master.exdates if datetime.fromisoformat(x).timestamp() != moment]
+    event_save(event=master)
+    if override is not None:
+        _override_from_image(master, override)

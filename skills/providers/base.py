@@ -153,10 +153,13 @@ class Write:
     """One write of a batch (see :meth:`CalendarProvider.apply_writes`).
 
     A create names ``calendar_id``; an update or delete names its target by ``event_id`` and
-    ``recurrence_id`` and, with ``expected_etag``, the version it was planned against.
+    ``recurrence_id`` and, with ``expected_etag``, the version it was planned against.  A restore
+    carries in ``image`` the :attr:`Written.restore_image` of the write it reverts (see
+    :meth:`CalendarProvider.restore`); its ``event_id`` and ``recurrence_id`` name the occurrence
+    to report back, as it was before that write.
     """
 
-    action: Literal["create", "update", "delete"]
+    action: Literal["create", "update", "delete", "restore"]
     data: EventData = field(default_factory=EventData)
     calendar_id: str = ""
     event_id: str = ""
@@ -164,6 +167,7 @@ class Write:
     scope: Scope = Scope.OCCURRENCE
     expected_etag: str = ""
     operation_id: str = ""
+    image: dict[str, Any] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,10 +175,16 @@ class Written:
     """What one write found and left: the occurrence before it (None for a create) and after it
     (None for a delete).  ``before`` is the version the etag was checked against, which is what undo
     puts back.
+
+    One occurrence's before-image cannot put back a write that changed more than that occurrence
+    (a series moved, split, cut short or deleted, or an occurrence cancelled, whose override
+    would otherwise be lost), so such a write also reports ``restore_image``: the backend's own
+    JSON form of what it replaced and of what it left, which a restore write hands back.
     """
 
     before: Occurrence | None
     after: Occurrence | None
+    restore_image: dict[str, Any] | None = None
 
 
 class CalendarProvider:
@@ -233,6 +243,28 @@ class CalendarProvider:
         """Busy intervals of other people, by email; unknown people map to an empty list."""
         raise NotImplementedError("subclasses of CalendarProvider must provide a free_busy() method")
 
+    def restore(
+        self,
+        *,
+        image: dict[str, Any],
+        event_id: str = "",
+        recurrence_id: datetime | None = None,
+        operation_id: str = "",
+    ) -> Written:
+        """Put back what an earlier write replaced, from the ``restore_image`` that write reported.
+
+        A cancelled occurrence comes back inside its series (with its own time and title if it had
+        them); a series comes back whole (rule, exceptions, overrides, a split-off tail removed), in
+        a new row with its old UID if it was deleted.  Undo of a restore must redo, so the result
+        reports a ``restore_image`` of its own.  ``event_id``/``recurrence_id`` name the occurrence
+        whose restored state is reported as ``after``.
+
+        Raises:
+            ConflictError: what the earlier write left has been changed since (it is left alone).
+            NotFoundError: what the earlier write left has since been deleted.
+        """
+        raise NotImplementedError("subclasses of CalendarProvider must provide a restore() method")
+
     # -- shared behaviour -------------------------------------------------------------------------
     def get_occurrences(self, refs: Sequence[OccurrenceRef]) -> list[Occurrence | None]:
         """Many occurrences at once, in the order asked; None for one that does not exist (any more).
@@ -264,6 +296,15 @@ class CalendarProvider:
         return [self._write_one(write) for write in writes]
 
     def _write_one(self, write: Write) -> Written:
+        if write.action == "restore":
+            if write.image is None:
+                raise ProviderError("A restore needs the restore image of the write it reverts.")
+            return self.restore(
+                image=write.image,
+                event_id=write.event_id,
+                recurrence_id=write.recurrence_id,
+                operation_id=write.operation_id,
+            )
         if write.action == "create":
             created = self.create_event(
                 calendar_id=write.calendar_id, data=write.data, operation_id=write.operation_id

@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
@@ -207,6 +208,23 @@ class LocalProvider(CalendarProvider):
         )
         self.apply_writes([write])
 
+    def restore(
+        self,
+        *,
+        image: dict[str, Any],
+        event_id: str = "",
+        recurrence_id: datetime | None = None,
+        operation_id: str = "",
+    ) -> Written:
+        write = Write(
+            action="restore",
+            image=image,
+            event_id=event_id,
+            recurrence_id=recurrence_id,
+            operation_id=operation_id,
+        )
+        return self.apply_writes([write])[0]
+
     def apply_writes(self, writes: Sequence[Write]) -> list[Written]:
         """Apply writes in order as one unit (one transaction), each at most once per operation id.
 
@@ -223,7 +241,8 @@ class LocalProvider(CalendarProvider):
         try:
             with transaction.atomic():
                 pending = [w for w in writes if w.operation_id not in receipts]
-                refs = [(w.event_id, w.recurrence_id) for w in pending if w.action != "create"]
+                # A restore reads the rows its image names itself: some are gone, by design.
+                refs = [(w.event_id, w.recurrence_id) for w in pending if w.action in ("update", "delete")]
                 targets = _Targets.load(self, refs, for_update=True)
                 results: list[Written] = []
                 done: list[tuple[str, Event | None, datetime | None]] = []
@@ -259,6 +278,8 @@ class LocalProvider(CalendarProvider):
         if write.action == "create":
             event = self._create(write)
             return Written(before=None, after=self._result(event, None)), event, None
+        if write.action == "restore":
+            return self._restore(write, targets)
         master, rid = targets.resolve(write.event_id, write.recurrence_id)
         before = targets.current(master, rid)
         if before is None:
@@ -269,34 +290,138 @@ class LocalProvider(CalendarProvider):
         # A row about to change as a whole is forgotten first: a deleted one loses its pk.
         if write.action == "delete":
             if original is None or scope is Scope.SERIES:
+                image = _series_restore_image([services.series_image(master)], [])
                 targets.forget(master)
                 services.event_delete(event=master)
             elif scope is Scope.OCCURRENCE:
                 self._require_occurrence(rid, scope)
+                override = targets.override(master, original)
+                image = {
+                    "kind": "occurrence",
+                    "series": str(master.pk),
+                    "recurrence_id": original.astimezone(UTC).isoformat(),
+                    "override": services.row_image(override) if override is not None else None,
+                }
                 services.occurrence_cancel(master=master, recurrence_id=original)
                 targets.replace(master, original, None)
             else:
                 self._require_occurrence(rid, scope)
+                whole = services.series_image(master)
                 targets.forget(master)
                 services.series_truncate(master=master, recurrence_id=original)
-            return Written(before=before, after=None), None, None
+                # Cut at its first occurrence, the series is deleted (and the row has lost its pk).
+                left = [services.series_image(master)] if master.pk is not None else []
+                image = _series_restore_image([whole], left)
+            return Written(before=before, after=None, restore_image=image), None, None
         with _invalid_as_provider_error():
             if original is None:
                 event = services.event_apply(event=master, data=data)
                 return Written(before=before, after=targets.current(event, None)), event, None
             if scope is Scope.SERIES:
+                whole = services.series_image(master)
                 targets.forget(master)
                 moved = services.series_update(master=master, recurrence_id=original, data=data)
-                return Written(before=before, after=self._result(master, moved)), master, moved
+                image = _series_restore_image([whole], [services.series_image(master)])
+                after = self._result(master, moved)
+                return Written(before=before, after=after, restore_image=image), master, moved
             self._require_occurrence(rid, scope)
             if scope is Scope.OCCURRENCE:
                 row = services.occurrence_update(master=master, recurrence_id=original, data=data)
                 targets.replace(master, original, row)
                 return Written(before=before, after=targets.current(master, original)), master, original
+            whole = services.series_image(master)
             targets.forget(master)
             tail = services.series_split(master=master, recurrence_id=original)
             moved = services.series_update(master=tail, recurrence_id=original, data=data)
-            return Written(before=before, after=self._result(tail, moved)), tail, moved
+            # Split at its first occurrence, the series is changed whole and there is no tail.
+            left = [services.series_image(row) for row in dict.fromkeys((master, tail))]
+            image = _series_restore_image([whole], left)
+            return Written(before=before, after=self._result(tail, moved), restore_image=image), tail, moved
+
+    def _restore(self, write: Write, targets: _Targets) -> tuple[Written, Event | None, datetime | None]:
+        """Put back what an earlier write replaced (see :meth:`CalendarProvider.restore`), refusing
+        when what it left is no longer so: an edit made since is never overwritten."""
+        image = write.image
+        if image is None:
+            raise ProviderError("A restore needs the restore image of the write it reverts.")
+        if image.get("kind") == "occurrence":
+            return self._restore_occurrence(image, targets)
+        if image.get("kind") == "series":
+            return self._restore_series(write, image, targets)
+        raise ProviderError("That restore image is not one this calendar wrote.")
+
+    def _restore_occurrence(
+        self, image: dict[str, Any], targets: _Targets
+    ) -> tuple[Written, Event | None, datetime | None]:
+        """A cancelled occurrence back in its series; only while it is still cancelled as it was (a
+        series moved or redefined since has shifted or dropped that exception)."""
+        master, _ = self._resolve(image["series"], None, for_update=True)
+        rid = datetime.fromisoformat(image["recurrence_id"])
+        cancelled = {datetime.fromisoformat(x).timestamp() for x in master.exdates}
+        if rid.timestamp() not in cancelled or master.overrides.filter(recurrence_id=rid).exists():
+            raise ConflictError(f"{master.summary!r} changed since that occurrence was cancelled.")
+        targets.forget(master)
+        with _invalid_as_provider_error():
+            services.occurrence_restore(master=master, recurrence_id=rid, override=image["override"])
+        return Written(before=None, after=self._current(master, rid)), master, rid
+
+    def _restore_series(
+        self, write: Write, image: dict[str, Any], targets: _Targets
+    ) -> tuple[Written, Event | None, datetime | None]:
+        """The series of ``image["rows"]`` back in place of those of ``image["left"]``.
+
+        A row in both is rewritten in place; one only left (a split-off tail) is deleted; one only
+        to put back (a deleted series) comes back as a new row with its UID.  Every row left must
+        still be exactly as left, and no other series may have taken a UID meanwhile.
+        """
+        rows: list[dict[str, Any]] = image["rows"]
+        current: dict[str, Event] = {}
+        for left in image["left"]:
+            row, _ = self._resolve(left["id"], None, for_update=True)
+            if services.series_image(row) != left:
+                raise ConflictError(f"{row.summary!r} changed since; read it again.")
+            current[left["id"]] = row
+        calendars: dict[str, Calendar] = {}
+        for row_image in rows:
+            if row_image["id"] in current:
+                continue
+            try:
+                calendar = calendar_get(user=self.user, calendar_id=row_image["calendar_id"])
+            except Calendar.DoesNotExist:
+                raise NotFoundError("The calendar that event was in has since been deleted.") from None
+            taken = Event.objects.filter(calendar=calendar, uid=row_image["uid"], series__isnull=True)
+            if taken.exists():
+                raise ConflictError(f"{row_image['summary']!r} is in your calendar again already.")
+            calendars[row_image["id"]] = calendar
+        reported = current.get(write.event_id)
+        before = None
+        if reported is not None:
+            before = occurrence_get(
+                event=reported, calendar=calendar_info(reported.calendar), recurrence_id=write.recurrence_id
+            )
+        for row in current.values():
+            targets.forget(row)
+        kept = {row_image["id"] for row_image in rows}
+        with _invalid_as_provider_error():
+            for event_id, row in current.items():
+                if event_id not in kept:
+                    services.event_delete(event=row)
+            restored = [
+                services.series_restore(
+                    event=current.get(row_image["id"]) or Event(calendar=calendars[row_image["id"]]),
+                    image=row_image,
+                )
+                for row_image in rows
+            ]
+        back = _series_restore_image(image["left"], [services.series_image(row) for row in restored])
+        event = next(
+            (row for row_image, row in zip(rows, restored, strict=True) if row_image["id"] == write.event_id),
+            restored[0] if restored else None,
+        )
+        if event is None:
+            return Written(before=before, after=None, restore_image=back), None, None
+        after = self._result(event, write.recurrence_id)
+        return Written(before=before, after=after, restore_image=back), event, after.recurrence_id
 
     def _create(self, write: Write) -> Event:
         data = write.data
@@ -339,7 +464,7 @@ class LocalProvider(CalendarProvider):
 
     def _replay(self, write: Write, receipt: AppliedOperation) -> Written:
         """What a write already applied reports: the state it left (its before-image went with it)."""
-        if write.action == "delete":
+        if write.action == "delete" or (write.action == "restore" and receipt.event is None):
             return Written(before=None, after=None)
         after = self._result(receipt.event, receipt.recurrence_id)
         return Written(before=after, after=after)
@@ -387,6 +512,12 @@ class LocalProvider(CalendarProvider):
         """A partial change of a series must say where it starts; guessing the first would surprise."""
         if rid is None:
             raise ProviderError(f"Say which occurrence the {scope.value} change applies to (recurrence_id).")
+
+
+def _series_restore_image(rows: list[dict[str, Any]], left: list[dict[str, Any]]) -> dict[str, Any]:
+    """The restore image of a write that replaced the series ``rows`` (images of
+    :func:`skills.services.series_image`) by ``left``: what a restore puts back, and what it expects."""
+    return {"kind": "series", "rows": rows, "left": left}
 
 
 def _pk(event_id: str) -> int | None:
@@ -516,6 +647,14 @@ class _Targets:
         for them rather than expanding the series again after every cancellation.
         """
         self._overrides[(master.pk, recurrence_id.timestamp())] = override
+
+    def override(self, master: Event, recurrence_id: datetime) -> Event | None:
+        """The override row of a targeted occurrence (None if it has none), from the batch's read
+        where it holds: that read fetched every override of the occurrences it was asked for."""
+        held = master.pk not in self._forgotten and self._rows.get(master.pk) is master
+        if held and master.pk in self._until:
+            return self._overrides.get((master.pk, recurrence_id.timestamp()))
+        return master.overrides.filter(recurrence_id=recurrence_id).first()
 
     def forget(self, master: Event) -> None:
         """``master`` is about to change as a whole; later targets on it are read again from the

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -13,7 +13,7 @@ from django.test.utils import CaptureQueriesContext
 from skills import services
 from skills.changes import Change, apply_change_set, approval_reasons, revalidate, undo_run
 from skills.models import AppliedOperation, ChangeRecord, Event
-from skills.providers.base import ConflictError, EventData
+from skills.providers.base import ConflictError, EventData, Scope
 from skills.providers.local import LocalProvider
 
 NY = ZoneInfo("America/New_York")
@@ -343,3 +343,238 @@ def test_revalidating_a_bulk_move_reads_its_targets_at_once(setup: Any, standups
     assert valid == changes[2:]
     assert [s.reason for s in dropped] == ["it was deleted meanwhile", "it was changed meanwhile"]
     assert len(captured) <= 3
+
+
+# -- undo of changes to a series ------------------------------------------------------------------------
+REDO = "00000000-0000-0000-0000-000000000003"
+AGAIN = "00000000-0000-0000-0000-000000000004"
+MONDAY = datetime(2026, 3, 2, 10, tzinfo=NY)
+
+
+def week(n: int) -> datetime:
+    """The original start of the n-th (from 0) Monday of the team sync, in UTC as recurrence ids are."""
+    return (MONDAY + timedelta(weeks=n)).astimezone(UTC)
+
+
+@pytest.fixture
+def team_sync(setup: Any) -> Event:
+    """A weekly series with what undo tends to lose: attendees, a moved and renamed occurrence (week 2)
+    and a cancelled one (week 3)."""
+    user, provider, _ = setup
+    series = services.event_create(
+        calendar=user.calendars.get(),
+        summary="Team sync",
+        start=MONDAY,
+        end=MONDAY + timedelta(minutes=30),
+        rrule="FREQ=WEEKLY;COUNT=10",
+        attendees=["ann@example.com"],
+        location="Room 4",
+    )
+    moved = week(2) + timedelta(hours=3)
+    provider.update_event(
+        event_id=str(series.pk),
+        recurrence_id=week(2),
+        data=EventData(summary="Team sync (long)", start=moved, end=moved + timedelta(hours=1)),
+    )
+    provider.delete_event(event_id=str(series.pk), recurrence_id=week(3))
+    return series
+
+
+def calendar_state(provider: LocalProvider) -> list[tuple[Any, ...]]:
+    """Every occurrence of the spring as the user sees it (not by row ids, which a restore may renew)."""
+    found = provider.list_occurrences(
+        start=datetime(2026, 3, 1, tzinfo=NY), end=datetime(2026, 6, 1, tzinfo=NY)
+    )
+    return [(o.start, o.end, o.summary, o.recurrence_id, o.uid, o.attendees, o.location) for o in found]
+
+
+def series_change(
+    provider: LocalProvider,
+    series: Event,
+    n: int,
+    *,
+    action: Literal["update", "delete"],
+    scope: Literal["occurrence", "following", "series"],
+    hours: int = 0,
+    title: str = "",
+) -> Change:
+    occ = provider.get_occurrence(event_id=str(series.pk), recurrence_id=week(n))
+    moved = (
+        {"start": occ.start + timedelta(hours=hours), "end": occ.end + timedelta(hours=hours)}
+        if hours
+        else {}
+    )
+    return Change(
+        action=action,
+        summary=occ.summary,
+        event_id=occ.event_id,
+        recurrence_id=occ.recurrence_id,
+        scope=scope,
+        etag=occ.etag,
+        before_start=occ.start,
+        before_end=occ.end,
+        new_summary=title or None,
+        **moved,
+    )
+
+
+def undo(provider: LocalProvider, user: Any, run: str, by: str) -> tuple[list[ChangeRecord], list[str]]:
+    return undo_run(provider=provider, user=user, run_id=run, undo_run_id=by, operation_id=f"{by}:undo")
+
+
+def apply_undo_redo(provider: LocalProvider, user: Any, changes: list[Change]) -> None:
+    """Apply, undo, undo the undo and undo that again: the calendar must alternate exactly between
+    the state before and the state after."""
+    before = calendar_state(provider)
+    apply_change_set(provider=provider, user=user, run_id=RUN, operation_id=f"{RUN}:apply", changes=changes)
+    after = calendar_state(provider)
+    assert after != before
+
+    assert undo(provider, user, RUN, UNDO)[1] == []
+    assert calendar_state(provider) == before
+    assert undo(provider, user, UNDO, REDO)[1] == []
+    assert calendar_state(provider) == after
+    assert undo(provider, user, REDO, AGAIN)[1] == []
+    assert calendar_state(provider) == before
+
+
+def test_undoing_cancelled_occurrences_puts_them_back_in_their_series(setup: Any, team_sync: Event) -> None:
+    user, provider, _ = setup
+    rows = Event.objects.count()
+    cancels = [series_change(provider, team_sync, n, action="delete", scope="occurrence") for n in (1, 2)]
+
+    apply_undo_redo(provider, user, cancels)
+
+    # Back inside the series (week 2 as its moved and renamed override), not as one-off events.
+    assert Event.objects.count() == rows
+    back = provider.get_occurrence(event_id=str(team_sync.pk), recurrence_id=week(2))
+    assert (back.summary, back.start) == ("Team sync (long)", week(2) + timedelta(hours=3))
+    assert provider.get_occurrence(event_id=str(team_sync.pk), recurrence_id=week(1)).is_recurring
+
+
+def test_undoing_a_change_to_the_whole_series_restores_the_series(setup: Any, team_sync: Event) -> None:
+    user, provider, _ = setup
+    move = series_change(provider, team_sync, 4, action="update", scope="series", hours=1, title="Sync")
+
+    apply_undo_redo(provider, user, [move])
+
+    team_sync.refresh_from_db()
+    assert (team_sync.summary, team_sync.rrule) == ("Team sync", "FREQ=WEEKLY;COUNT=10")
+
+
+def test_undoing_a_change_to_this_and_following_rejoins_the_split_series(
+    setup: Any, team_sync: Event
+) -> None:
+    user, provider, _ = setup
+    rows = Event.objects.count()
+    # From week 1 on: the tail takes the moved week 2 and the cancelled week 3 along.
+    move = series_change(provider, team_sync, 1, action="update", scope="following", hours=2)
+
+    apply_undo_redo(provider, user, [move])
+
+    assert Event.objects.count() == rows  # the tail is gone again
+    team_sync.refresh_from_db()
+    assert team_sync.rrule == "FREQ=WEEKLY;COUNT=10"
+
+
+def test_undoing_the_deletion_of_a_series_brings_back_every_occurrence(setup: Any, team_sync: Event) -> None:
+    user, provider, _ = setup
+    delete = series_change(provider, team_sync, 4, action="delete", scope="series")
+
+    apply_undo_redo(provider, user, [delete])
+
+    restored = Event.objects.get(uid=team_sync.uid, series__isnull=True)
+    assert (restored.rrule, restored.attendees, restored.organizer) == (
+        "FREQ=WEEKLY;COUNT=10",
+        ["ann@example.com"],
+        "sam@example.com",
+    )
+
+
+def test_undoing_the_deletion_of_this_and_following_brings_back_the_end_of_the_series(
+    setup: Any, team_sync: Event
+) -> None:
+    user, provider, _ = setup
+    # Cut at week 1: the moved week 2 and the cancelled week 3 were past the cut.
+    delete = series_change(provider, team_sync, 1, action="delete", scope="following")
+
+    apply_undo_redo(provider, user, [delete])
+
+    assert team_sync.overrides.count() == 1
+
+
+def test_undo_leaves_a_series_edited_since_alone_and_says_so(setup: Any, team_sync: Event) -> None:
+    user, provider, _ = setup
+    changes = [
+        series_change(provider, team_sync, 4, action="update", scope="series", title="Sync"),
+        moves(provider, setup[2][:1])[0],
+    ]
+    apply_change_set(provider=provider, user=user, run_id=RUN, operation_id=f"{RUN}:apply", changes=changes)
+    # Someone moves one occurrence of the renamed series afterwards.
+    edited = week(6) + timedelta(hours=5)
+    provider.update_event(
+        event_id=str(team_sync.pk), recurrence_id=week(6), data=EventData(start=edited, end=edited)
+    )
+    now = calendar_state(provider)
+
+    records, skipped = undo(provider, user, RUN, UNDO)
+
+    assert [r.summary for r in records] == ["Standup"]
+    assert skipped == ["Team sync (changed again since, left as it is)"]
+    standup = provider.get_occurrence(event_id=str(setup[2][0].pk))
+    assert [s for s in calendar_state(provider) if s[2] != "Standup"] == [s for s in now if s[2] != "Standup"]
+    assert standup.start == datetime(2026, 3, 3, 9, tzinfo=NY)
+
+
+def test_undo_leaves_a_cancelled_occurrence_alone_once_its_series_moved(setup: Any, team_sync: Event) -> None:
+    user, provider, _ = setup
+    cancel = series_change(provider, team_sync, 5, action="delete", scope="occurrence")
+    apply_change_set(provider=provider, user=user, run_id=RUN, operation_id=f"{RUN}:apply", changes=[cancel])
+    later = provider.get_occurrence(event_id=str(team_sync.pk), recurrence_id=week(6))
+    provider.update_event(
+        event_id=str(team_sync.pk),
+        recurrence_id=week(6),
+        scope=Scope.SERIES,
+        data=EventData(start=later.start + timedelta(hours=1)),
+    )
+    now = calendar_state(provider)
+
+    records, skipped = undo(provider, user, RUN, UNDO)
+
+    assert (records, skipped) == ([], ["Team sync (changed again since, left as it is)"])
+    assert calendar_state(provider) == now
+
+
+def test_undo_does_not_bring_a_deleted_series_back_twice(setup: Any, team_sync: Event) -> None:
+    user, provider, _ = setup
+    delete = series_change(provider, team_sync, 0, action="delete", scope="series")
+    apply_change_set(provider=provider, user=user, run_id=RUN, operation_id=f"{RUN}:apply", changes=[delete])
+    undo(provider, user, RUN, UNDO)
+    now = calendar_state(provider)
+    # A second undo of the same run has nothing left to do; an undo of an older record of the same
+    # series (as if the run were undone twice) finds its UID taken and leaves it alone.
+    assert undo(provider, user, RUN, REDO) == ([], [])
+    ChangeRecord.objects.filter(run_id=RUN).update(undone_by=None)
+
+    records, skipped = undo(provider, user, RUN, AGAIN)
+
+    assert (records, skipped) == ([], ["Team sync (changed again since, left as it is)"])
+    assert calendar_state(provider) == now
+
+
+def test_undo_never_replays_a_series_change_as_a_one_occurrence_change(setup: Any, team_sync: Event) -> None:
+    user, provider, _ = setup
+    changes = [
+        series_change(provider, team_sync, 1, action="delete", scope="occurrence"),
+        series_change(provider, team_sync, 4, action="update", scope="series", hours=1),
+    ]
+    apply_change_set(provider=provider, user=user, run_id=RUN, operation_id=f"{RUN}:apply", changes=changes)
+    # As logged by a backend that reports no restore image (or before undo kept them).
+    ChangeRecord.objects.update(restore_image=None)
+    now = calendar_state(provider)
+
+    records, skipped = undo(provider, user, RUN, UNDO)
+
+    assert records == []
+    assert skipped == ["Team sync (cannot be put back exactly, left as it is)"] * 2
+    assert calendar_state(provider) == now

@@ -656,7 +656,7 @@ def test_cancelling_one_occurrence_and_moving_another_in_one_batch(
 
     written = provider.apply_writes([cancel, _move_by_an_hour(monday)])
 
-    assert written[0] == Written(before=wednesday, after=None)
+    assert (written[0].before, written[0].after) == (wednesday, None)
     assert written[1].before == replace(monday, sequence=1)  # the cancellation revised the series
     listed = _spring(provider)
     assert len(listed) == 17
@@ -690,3 +690,105 @@ def test_the_one_by_one_default_reads_and_writes_as_the_batch_does(
     assert written[1].before == replace(monday, sequence=1)  # the cancellation revised the series
     assert written[1].after == provider.get_occurrence(event_id=str(calc.pk), recurrence_id=MAR_16)
     assert len(_spring(provider)) == 17
+
+
+# -- restores (what undo writes) ----------------------------------------------------------------------------
+def _delete_series(provider: LocalProvider, calc: Event) -> Written:
+    delete = Write(action="delete", event_id=str(calc.pk), recurrence_id=MAR_4, scope=Scope.SERIES)
+    return provider.apply_writes([delete])[0]
+
+
+@pytest.mark.django_db
+def test_a_restore_replayed_with_the_same_operation_id_applies_once(
+    provider: LocalProvider, calc: Event
+) -> None:
+    before = _spring(provider)
+    image = _delete_series(provider, calc).restore_image
+    assert image is not None
+
+    first = provider.restore(image=image, event_id=str(calc.pk), recurrence_id=MAR_4, operation_id="op-r")
+    again = provider.restore(image=image, event_id=str(calc.pk), recurrence_id=MAR_4, operation_id="op-r")
+
+    assert first.after is not None
+    assert again.after == first.after
+    assert (first.after.recurrence_id, first.after.uid) == (MAR_4, calc.uid)
+    assert [(o.start, o.uid) for o in _spring(provider)] == [(o.start, o.uid) for o in before]
+    assert AppliedOperation.objects.filter(operation_id="op-r").count() == 1
+
+
+@pytest.mark.django_db
+def test_a_write_after_a_restore_in_one_batch_sees_the_restored_occurrence(
+    provider: LocalProvider, calc: Event
+) -> None:
+    wednesday = provider.get_occurrence(event_id=str(calc.pk), recurrence_id=MAR_4)
+    cancel = Write(action="delete", event_id=str(calc.pk), recurrence_id=MAR_4, expected_etag=wednesday.etag)
+    image = provider.apply_writes([cancel])[0].restore_image
+    assert image is not None
+    assert image["kind"] == "occurrence"
+
+    written = provider.apply_writes(
+        [
+            Write(
+                action="restore", image=image, event_id=str(calc.pk), recurrence_id=MAR_4, operation_id="op-1"
+            ),
+            _move_by_an_hour(wednesday, "op-2"),
+        ]
+    )
+
+    assert written[0].after == replace(wednesday, sequence=2)  # the cancellation and its restore revised it
+    assert written[1].after is not None
+    assert written[1].after.start == wednesday.start + timedelta(hours=1)
+    assert len(_spring(provider)) == 18
+
+
+@pytest.mark.django_db
+def test_a_restore_is_refused_once_what_the_write_left_has_changed(
+    provider: LocalProvider, calc: Event
+) -> None:
+    rename = Write(
+        action="update",
+        data=EventData(summary="Calc"),
+        event_id=str(calc.pk),
+        recurrence_id=MAR_4,
+        scope=Scope.SERIES,
+    )
+    image = provider.apply_writes([rename])[0].restore_image
+    assert image is not None
+    provider.delete_event(event_id=str(calc.pk), recurrence_id=MAR_16)
+
+    with pytest.raises(ConflictError):
+        provider.restore(image=image, event_id=str(calc.pk), recurrence_id=MAR_4)
+
+    assert {o.summary for o in _spring(provider)} == {"Calc"}
+    assert len(_spring(provider)) == 17
+
+
+@pytest.mark.django_db
+def test_another_user_cannot_restore_a_series_into_a_calendar_not_theirs(
+    provider: LocalProvider, calc: Event, ann: Any
+) -> None:
+    image = _delete_series(provider, calc).restore_image
+    assert image is not None
+
+    with pytest.raises(NotFoundError):
+        LocalProvider(ann).restore(image=image, event_id=str(calc.pk), recurrence_id=MAR_4)
+
+    assert not Event.objects.exists()
+
+
+@pytest.mark.django_db
+def test_the_base_provider_leaves_restoring_to_each_backend(
+    provider: LocalProvider, calc: Event, user: Any
+) -> None:
+    image = _delete_series(provider, calc).restore_image
+    assert image is not None
+    restore = Write(action="restore", image=image, event_id=str(calc.pk), recurrence_id=MAR_4)
+
+    with pytest.raises(NotImplementedError):
+        CalendarProvider(user).apply_writes([restore])
+    # The one-by-one default hands a restore to the backend's own restore().
+    [written] = CalendarProvider.apply_writes(provider, [restore])
+
+    assert written.after is not None
+    assert written.after.uid == calc.uid
+    assert len(_spring(provider)) == 18
