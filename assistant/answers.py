@@ -25,19 +25,26 @@ DECLINE: Any = object()
 _ORDINALS = {
     "first": 0,
     "1st": 0,
-    "one": 0,
+    "earlier": 0,
+    "earliest": 0,
+    "former": 0,
     "second": 1,
     "2nd": 1,
-    "two": 1,
     "third": 2,
     "3rd": 2,
-    "three": 2,
     "fourth": 3,
     "4th": 3,
-    "four": 3,
     "last": -1,
+    "later": -1,
+    "latest": -1,
+    "latter": -1,
 }
 _ORDINAL = re.compile(r"\b(?:the )?(" + "|".join(_ORDINALS) + r")(?: one)?\b")
+# "option 2", "number two", "#2", or the number alone: a position in the list, not "the one at 4".
+_NUMBERED = re.compile(r"^(?:option |number |no\.? |#)?(1|2|3|4|one|two|three|four)$")
+_NUMBERS = {"1": 1, "2": 2, "3": 3, "4": 4, "one": 1, "two": 2, "three": 3, "four": 4}
+# What follows these is what the user does not mean: "the team meeting, not the check-in".
+_NEGATED = re.compile(r"\b(?:but not|not|except|keep|leave|without|rather than|instead of)\b.*$")
 
 
 def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetime) -> Any:
@@ -64,7 +71,9 @@ def _pick(norm: str, options: list[dict[str, Any]], *, tz: ZoneInfo, now: dateti
     if norm in labels:
         return options[labels.index(norm)]["value"]
     starts = [datetime.fromisoformat(o["start"]).astimezone(tz) if o.get("start") else None for o in options]
-    timed = [m.start for m in find_times(norm, now=now) if m.has_time and not m.error and m.start is not None]
+    norm = _NEGATED.sub("", norm).strip()
+    found = find_times(norm, now=now, daytime=True)
+    timed = [m.start for m in found if m.has_time and not m.error and m.start is not None]
     if timed:
         wanted = timed[0].astimezone(tz)
         hits = [i for i, s in enumerate(starts) if s and (s.hour, s.minute) == (wanted.hour, wanted.minute)]
@@ -81,11 +90,15 @@ def _pick(norm: str, options: list[dict[str, Any]], *, tz: ZoneInfo, now: dateti
             hits = [i for i, s in enumerate(starts) if s and in_day_part(s.time(), part)]
             if len(hits) == 1:
                 return options[hits[0]]["value"]
+    numbered = _NUMBERED.match(norm)
     ordinal = _ORDINAL.search(norm)
-    if ordinal and len(norm.split()) <= 4:
+    index: int | None = None
+    if numbered:
+        index = _NUMBERS[numbered.group(1)] - 1
+    elif ordinal and len(norm.split()) <= 4:
         index = _ORDINALS[ordinal.group(1)]
-        if -len(options) <= index < len(options):
-            return options[index]["value"]
+    if index is not None and -len(options) <= index < len(options):
+        return options[index]["value"]
     if operation == "no":
         return DECLINE
     words = set(re.findall(r"[a-z0-9]+", norm)) - {"the", "one", "a", "an", "please", "cancel", "move"}

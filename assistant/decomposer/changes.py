@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 from assistant.decomposer.compiler import find_params
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import normalise
+from assistant.decomposer.lexicon import LIGHTEN_CUES, POLITE_PREFIX
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World, tokens
 from assistant.timeexpr import TimeMatch, find_times
@@ -28,24 +29,55 @@ __all__ = ["compile_change", "compile_create", "undo_decision", "undo_workflow"]
 HORIZON = timedelta(days=365)
 _NOTIFY = re.compile(r"\b(?:and |then )?(?:notify|tell|inform|email|let)\b.*$")
 _SECOND_CREATE = re.compile(
-    r"\b(?:and|then) (?:then )?(?:schedule|create|add|book|set up|put in|make)\b(?P<rest>.*)$"
+    r"(?:\b(?:and|then) (?:then )?(?:re-?)?(?:schedule|create|add|book|set|put|make|plan|arrange)\b"
+    r"|\bwith (?=a new one\b|another\b|a replacement\b))(?P<rest>.*)$"  # "replace X with a new one at 2"
 )
-_SHIFT = re.compile(
-    r"\b(?:by )?(?P<n>an?|one|two|three|four|half an?|\d+(?:\.\d+)?) ?(?P<unit>hours?|hrs?|minutes?|mins?)"
-    r" (?P<dir>later|earlier|back|forward|ahead)\b"
+# An offset: "an hour later", "back by 30 minutes", "by 1h" (then the verb says which way).
+_AMOUNT = r"(?P<n>an?|one|two|three|four|half an?|\d+(?:\.\d+)?) ?(?P<unit>hours?|hrs?|h|minutes?|mins?|m)\b"
+_SHIFTS = (
+    re.compile(rf"\b(?:by )?{_AMOUNT} (?P<dir>later|earlier|back|forward|ahead|sooner)\b"),
+    re.compile(rf"\b(?P<dir>later|earlier|back|forward|ahead|up|sooner) (?:by )?{_AMOUNT}"),
+    re.compile(rf"\bby {_AMOUNT}"),
 )
+_EARLIER = frozenset({"earlier", "forward", "ahead", "up", "sooner"})
+_EARLIER_VERBS = re.compile(r"\b(?:bring|pull|advance)\b")
 _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "half a": 0.5, "half an": 0.5}
-_DEST = re.compile(r"\b(?:to|into|onto|until|till)\b (?P<dest>(?!do\b|be\b|make\b|leave\b).*)$")
+_DEST = re.compile(
+    r"\b(?:to|into|onto|until|till)\b (?P<dest>(?!do\b|be\b|make\b|leave\b|move\b|have\b|go\b).*)$"
+)
+# "reschedule it for Friday": "for" leads a destination only when a date or time follows.
+_DEST_FOR = re.compile(r"\bfor\b (?P<dest>.*)$")
+# Where a destination ends and the target's period resumes: "to mornings for the rest of the month".
+_PERIOD_AFTER = re.compile(
+    r"\b(?:for|during|over|throughout|in)\s+(?:the\s+)?(?:rest|remainder|next|this|coming)\b"
+    r"|\b(?:this|next)\s+(?:week|month)\b"
+)
 _DAY_PART = re.compile(r"\b(morning|afternoon|evening|night)s?\b")
 _SAME_TIME = re.compile(r"\bsame (?:times?|hours?)\b")
 _EXCEPT = re.compile(r"\b(?:but|except|and) not (?:the )?(?P<what>[\w' -]+)$")
 _IT = re.compile(
-    r"^(?:actually |ok |okay |no |then )*"
-    r"(?:make|move|change|push|put|set|shift|reschedule) (?:it|that|this)\b"
+    r"^(?:(?:actually|ok|okay|no|then|oh|hmm|wait|sorry|so)[\s,]+)*"
+    r"(?:make|move|change|push|put|set|shift|bump|reschedule) (?:it|that|this|the time|the start(?: time)?)\b"
 )
 _PLURAL = re.compile(r"\b(?:all|every|everything|each|both)\b|\b\w+(?:ings|es|s)\b")
-_EVERYTHING = re.compile(r"\b(?:everything|all (?:my )?events|my (?:whole |entire )?calendar|clear)\b")
-_CLEAR_FOR = re.compile(r"\bclear\b.*?\bfor (?P<why>[a-z][\w ]*?)(?: and\b|$)")
+_EVERYTHING = re.compile(
+    r"\b(?:everything|my (?:whole |entire )?calendar|clear|"
+    r"(?:all|every)(?: of)?(?: my| the)? (?:events?|appointments?|entries|entry|items?|things?|stuff))\b"
+)
+# "clear Friday for travel": the day is emptied and blocked for the reason ("for Friday" is no reason).
+_CLEAR_VERB = re.compile(r"\b(?:clear|cancel|delete|remove|wipe|empty|free up|block)\b")
+_CLEARING = re.compile(r"\b(?:clear|wipe|empty|free up|block)\b")
+_REASONS = (
+    (re.compile(r"\b(?:travel\w*|trip|flying|flight)\b"), "travel"),
+    (re.compile(r"\b(?:vacation|holidays?)\b"), "vacation"),
+    (re.compile(r"\b(?:conference|offsite|off-site)\b"), "conference"),
+    (re.compile(r"\b(?:out of (?:the )?office|ooo|pto|day off|sick)\b"), "out of office"),
+)
+_FOR_WHY = re.compile(r"\bfor (?P<why>[a-z][\w ]*?)(?= and\b|[,.;:!?]|$)")
+# Ends of a clause: punctuation (not the dots of "a.m." or "12.30"), "but", "except", "and leave".
+_CLAUSE_BREAK = re.compile(
+    r"[,;?!(—–]| - |(?<![ap]\.m)\.(?=\s|$)|\bbut\b|\bexcept\b|\band (?=leave|keep|don't|do not|not|skip)"
+)
 _SINGULAR_NOUNS = frozenset({"meeting", "class", "event", "appointment", "one", "lecture", "lab"})
 
 
@@ -75,16 +107,77 @@ def _target_frame(text: str, now: datetime, world: World) -> RequestFrame:
 
 def _times(text: str, now: datetime) -> list[tuple[TimeMatch, datetime]]:
     """The resolved time expressions of ``text`` with their starts (impossible dates left out)."""
-    return [(m, m.start) for m in find_times(text, now=now) if not m.error and m.start is not None]
+    found = find_times(text, now=now, daytime=True)
+    return [(m, m.start) for m in found if not m.error and m.start is not None]
 
 
 def _is_plural(target: str, frame: RequestFrame) -> bool:
     if frame.title_words:
-        return bool(re.search(r"\b(?:all|every|both)\b", target))
+        # "all my standups", "the biology labs": every occurrence of the title
+        said_plural = any(re.search(rf"\b{re.escape(w)}(?:s|es)\b", target) for w in frame.title_words)
+        return said_plural or bool(re.search(r"\b(?:all|every|both)\b", target))
     words = set(tokens(target))
     if words & _SINGULAR_NOUNS and not re.search(r"\b(?:all|every|both)\b", target):
         return False
     return bool(_PLURAL.search(target))
+
+
+def _whole_span(frame: RequestFrame) -> bool:
+    """ "cancel next Friday", "cancel tomorrow afternoon": a span named with no event in it singled out
+    means all that is in it."""
+    narrowed = frame.title_words or frame.category or frame.people
+    return frame.range_explicit and frame.at_time is None and not narrowed
+
+
+def _reason(norm: str, now: datetime, everything: bool) -> str:
+    """Why a day is cleared ("clear Friday for travel"), when it is cleared: the block's title.
+    "for Friday" or "for the rest of the month" is no reason, and "travel next Friday" is "travel"."""
+    verb = _CLEAR_VERB.search(norm)
+    if verb is None or not (everything or _CLEARING.search(norm)):
+        return ""
+    for m in _FOR_WHY.finditer(norm, verb.end()):
+        why = m["why"].strip()
+        found = find_times(why, now=now)
+        if found:
+            why = why[: found[0].span[0]]
+        why = re.sub(r"(?:\s+(?:on|in|at|the|this|next|all|of|day))+$", "", why).strip()
+        if why and not _EVERYTHING.fullmatch(why):
+            return why
+    # "I'm travelling next Friday, cancel everything that day": the reason said without "for".
+    return next((why for cue, why in _REASONS if cue.search(norm)), "")
+
+
+def _shift(norm: str) -> tuple[int, str]:
+    """The offset a move says ("an hour later", "back by 30 min", "by 1h") in minutes, signed, and the
+    text without it; a bare "by an hour" goes the way of the verb ("delay" later, "bring forward" earlier)."""
+    for pattern in _SHIFTS:
+        m = pattern.search(norm)
+        if m is None:
+            continue
+        amount = _NUMBERS.get(m["n"]) or float(m["n"])
+        minutes = int(amount * (60 if m["unit"].startswith("h") else 1))
+        way = m.groupdict().get("dir")
+        earlier = way in _EARLIER if way else bool(_EARLIER_VERBS.search(norm))
+        rest = f"{norm[: m.start()].strip()} {norm[m.end() :].strip()}".strip()
+        return (-minutes if earlier else minutes), rest
+    return 0, norm
+
+
+def _destination(norm: str, now: datetime) -> tuple[str, str]:
+    """Where a move goes ("to Friday at 3pm", "for Friday") and the target's text without it.
+
+    The destination runs to the end of its clause; what follows still narrows the target ("to
+    mornings, but not the ones on Mondays", "to mornings for the rest of the month")."""
+    dest = _DEST.search(norm)
+    if dest is None:
+        dest = _DEST_FOR.search(norm)
+        if dest is None:
+            return "", norm
+        found = find_times(dest["dest"], now=now)
+        if not found or dest["dest"][: found[0].span[0]].strip() not in ("", "the"):
+            return "", norm
+    destination, _, rest = _clause_split(dest["dest"], now)
+    return destination, f"{norm[: dest.start()].strip()} {rest}".strip()
 
 
 def _workflow(name: str, summary: str, tasks: list[TaskSpec], output: str, confidence: float) -> Decision:
@@ -153,33 +246,26 @@ def compile_change(
     if frame.operation == "create":
         return compile_create(frame, now=now, tz=tz, text=text)
     norm = normalise(text)
+    norm = POLITE_PREFIX.sub("", norm).strip() or norm  # "I need to move ...": no "to" destination
     notify = bool(_NOTIFY.search(norm)) and frame.operation == "delete"
     if notify:
-        norm = _NOTIFY.sub("", norm).strip()
+        norm = _NOTIFY.sub("", norm).strip(" ,;:")
     create_clause = ""
     second = _SECOND_CREATE.search(norm)
     if second and frame.operation == "delete":
         create_clause = second.group("rest")
-        norm = norm[: second.start()].strip()
-    clear_for = _CLEAR_FOR.search(norm)
-    everything = bool(_EVERYTHING.search(norm))
+        norm = norm[: second.start()].strip(" ,;:")
+    # "Thursday is too packed": one event, which the user picks, moves off that day.
+    lighten = frame.operation == "move" and bool(LIGHTEN_CUES.search(norm))
+    everything = not lighten and bool(_EVERYTHING.search(norm))
+    why = "" if lighten else _reason(norm, now, everything)
 
     destination = ""
     shift = 0
     if frame.operation == "move":
-        found_shift = _SHIFT.search(norm)
-        if found_shift:
-            amount = _NUMBERS.get(found_shift["n"]) or float(found_shift["n"])
-            minutes = amount * (60 if found_shift["unit"].startswith("h") else 1)
-            shift = int(minutes if found_shift["dir"] in ("later", "back") else -minutes)
-            norm = norm[: found_shift.start()].strip()
-        else:
-            dest = _DEST.search(norm)
-            if dest:
-                # The destination runs to the end of its clause; what follows still narrows the target
-                # ("to mornings, but not the ones on Mondays").
-                destination, _, rest = _clause_split(dest["dest"])
-                norm = f"{norm[: dest.start()].strip()} {rest}".strip()
+        shift, norm = _shift(norm)
+        if not shift:
+            destination, norm = _destination(norm, now)
     exception = _EXCEPT.search(norm)
     excluded = ""
     if exception:
@@ -194,20 +280,22 @@ def compile_change(
         plural = False
         target = RequestFrame(operation=frame.operation, confidence=0.9)
         said = _IT.search(norm)
-        if destination == "" and frame.at_time is not None and said is not None:
-            destination = norm[said.end() :]
+        if destination == "" and said is not None:
+            destination = norm[said.end() :].strip()  # "make it 12:30", "actually make that 3"
     else:
         target = _target_frame(norm, now, world)
-        if clear_for:
+        if why:
             target.category, target.title_words = None, []
         start, end = _range_of(target, now)
         if not target.range_explicit and not target.title_words and not target.category and not everything:
             return _clarify('Which event do you mean? Name it or give its day, e.g. "the dentist on Friday".')
-        if everything or clear_for:
+        # "everything with other people tomorrow" is narrowed by what it names; "clear Friday" is not
+        everything = everything and not (target.category or target.title_words or target.people)
+        if everything or why:
             find = {"start": start.isoformat(), "end": end.isoformat()}
         else:
             find = find_params(target, start, end)
-        plural = everything or bool(clear_for) or _is_plural(norm, target)
+        plural = not lighten and (everything or bool(why) or _is_plural(norm, target) or _whole_span(target))
     scope = "series" if everything and not target.range_explicit else "occurrence"
 
     tasks = [TaskSpec(id="find", skill="find_events", params=find, summary="Find the events")]
@@ -261,8 +349,7 @@ def compile_change(
                 )
             )
             plan_sets.append("recreate")
-        if clear_for:
-            why = clear_for["why"].strip()
+        if why:
             day = (target.start or now).astimezone(tz)
             tasks.append(
                 TaskSpec(
@@ -319,7 +406,6 @@ def compile_change(
     )
     output = "apply"
     if notify:
-        why = clear_for["why"].strip() if clear_for else ""
         tasks.append(
             TaskSpec(
                 id="notify",
@@ -356,7 +442,8 @@ def _move_params(
         return {"shift_minutes": shift}
     if destination:
         part = _DAY_PART.search(destination)
-        matches = _times(destination, now)
+        # "make it 12.30", "to 3": a bare number after "to" is a clock time
+        matches = _times(destination, now) or _times(f"at {destination}", now)
         dated = next((at for m, at in matches if m.has_date), None)
         timed = next((at for m, at in matches if m.has_time), None)
         params: dict[str, Any] = {}
@@ -381,9 +468,16 @@ def _move_params(
     }
 
 
-def _clause_split(text: str) -> tuple[str, str, str]:
-    """The first clause of ``text``, the separator, and the rest."""
-    m = re.search(r",|;|\bbut\b|\bexcept\b|\band (?=leave|keep|don't|do not|not)", text)
+def _clause_split(text: str, now: datetime) -> tuple[str, str, str]:
+    """The first clause of ``text``, the separator, and the rest.  A period after a destination that
+    is already complete ("mornings this month") starts the rest; in "a time next week" it is the
+    destination."""
+    m = _CLAUSE_BREAK.search(text)
+    period = _PERIOD_AFTER.search(text)
+    if period is not None and (m is None or period.start() < m.start()):
+        before = text[: period.start()]
+        if _DAY_PART.search(before) or _times(before, now):
+            m = period
     if m is None:
         return text, "", ""
     return text[: m.start()].strip(), m.group(0), text[m.start() :].strip()

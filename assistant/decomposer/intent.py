@@ -15,6 +15,7 @@ from assistant.decomposer.lexicon import (
     DELETE_VERBS,
     FREE_CUES,
     GREETINGS,
+    LIGHTEN_CUES,
     MOVE_VERBS,
     NO_WORDS,
     OUT_OF_SCOPE,
@@ -34,12 +35,36 @@ _CALENDAR_WORDS = re.compile(
 # "my schedule", "the reminder": the noun, not the verb.
 _NOUN_USE = re.compile(
     r"\b(?:my|the|your|our|a|any|this|that|its)\s+(schedule|reminders?|plans?|note|log|block)\b"
+    # "I won't make it on Thursday": not being there, not "make it 3pm"
+    r"|\b(?:won't|wont|can't|cant|cannot|couldn't|not|never)(?: be able to)? make it\b"
 )
+# "next Friday", "this week": a date, not the "next" of "when's my next meeting" that asks.
+_DATE_PHRASE = re.compile(
+    r"\b(?:next|this|coming|upcoming)\s+(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?|"
+    r"week(?:end)?|month|year)\b"
+)
+# "bring tomorrow's meetings forward": the verb split around its object ("pull up my calendar" reads).
+_BRING_FORWARD = re.compile(r"\b(?:bring|pull)\b(?=(?: [\w']+){1,5} (?:forward|earlier)\b)")
+# "free up all of Friday": the day emptied, not lightened.
+_WHOLE = re.compile(r"\b(?:all|whole|entire|entirely|everything|completely)\b")
+# "yes, cancel them", "ok delete it": an approval that names what it approves.
+_BACK_REFERENCE = re.compile(
+    r"^[\s,.!]*(?:please )?(?:go ahead and )?[a-z]+(?: [a-z]+)? (?:them|it|those|these|that|both|all of them)"
+    r"(?: please)?$"
+)
+_SHORTHAND = ((re.compile(r"\bw/o(?=\s|$)"), "without"), (re.compile(r"\bw/(?=\s|$)"), "with"))
 
 
 def normalise(text: str) -> str:
     text = text.casefold().replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
+    for shorthand, word in _SHORTHAND:
+        text = shorthand.sub(word, text)
     return re.sub(r"\s+", " ", text).strip(" .!?")
+
+
+def _blank(pattern: re.Pattern[str], text: str) -> str:
+    """``text`` with the matches of ``pattern`` blanked out, positions kept."""
+    return pattern.sub(lambda m: " " * len(m.group(0)), text)
 
 
 def _first(pattern: re.Pattern[str], text: str) -> int:
@@ -53,7 +78,9 @@ def classify(text: str) -> tuple[Operation, float]:
     words = core.split()
     if not words:
         return "unknown", 0.0
-    if len(words) <= 6 and YES_WORDS.match(core) and not DELETE_VERBS.search(core):
+    yes = YES_WORDS.match(core)
+    approves = yes is not None and (not DELETE_VERBS.search(core) or _BACK_REFERENCE.match(core[yes.end() :]))
+    if approves and len(words) <= 6:
         return "yes", 0.95
     if NO_WORDS.match(core):
         return "no", 0.95
@@ -61,13 +88,19 @@ def classify(text: str) -> tuple[Operation, float]:
         return "greet", 0.9
     if UNDO_CUES.search(core):
         return "undo", 0.9
-    masked = _NOUN_USE.sub(" ", core)
+    if LIGHTEN_CUES.search(core) and not QUESTION_STARTERS.match(core):
+        # "Thursday is too packed, can you help?": move something off that day ("free up all of
+        # Friday" empties it instead).
+        return ("delete", 0.8) if _WHOLE.search(core) else ("move", 0.8)
+    masked = _blank(_NOUN_USE, core)
     positions: dict[Operation, int] = {
         "delete": _first(DELETE_VERBS, masked),
         "create": _first(CREATE_VERBS, masked),
-        "move": _first(MOVE_VERBS, masked),
+        "move": min(_first(MOVE_VERBS, masked), _first(_BRING_FORWARD, masked)),
     }
     write_op = min(positions, key=lambda op: positions[op])
+    if write_op == "create" and positions["delete"] < 1000 and _WHOLE.search(masked):
+        write_op = "delete"  # "block Friday for travel and cancel everything on it": an emptied day
     write_pos = positions[write_op]
     question = QUESTION_STARTERS.match(core)
     in_scope = bool(_CALENDAR_WORDS.search(core))
@@ -89,7 +122,7 @@ def classify(text: str) -> tuple[Operation, float]:
     if FREE_CUES.search(core) and write_pos > 1000:
         return "free", 0.75
     if write_pos < 1000:
-        query_pos = _first(QUERY_CUES, masked)
+        query_pos = _first(QUERY_CUES, _blank(_DATE_PHRASE, masked))
         if query_pos < write_pos and query_pos == 0:
             return "query", 0.7
         return write_op, 0.75

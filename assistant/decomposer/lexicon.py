@@ -17,6 +17,7 @@ __all__ = [
     "FREE_CUES",
     "GENERIC_EVENT_WORDS",
     "GREETINGS",
+    "LIGHTEN_CUES",
     "MOVE_VERBS",
     "NO_WORDS",
     "OUT_OF_SCOPE",
@@ -38,7 +39,7 @@ def phrase_re(phrases: list[str] | tuple[str, ...]) -> re.Pattern[str]:
 
 
 POLITE_PREFIX = re.compile(
-    r"^(?:(?:please|pls|plz|kindly|hey|hi|ok(?:ay)?|so|now|and|also|then|assistant|olly|"
+    r"^(?:(?:please|pls|plz|kindly|hey|hi|ok(?:ay)?|so|now|and|also|then|actually|assistant|olly|"
     r"(?:can|could|would|will) you(?: please)?|(?:i|we) (?:want|need|would like|'d like|d like) (?:you )?to|"
     r"i want you to|help me(?: to)?|go ahead and|let'?s|let us|i'd like to|you should|try to|"
     r"(?:i )?(?:want|need) to|time to|remember to)\b[\s,]*)+"
@@ -77,6 +78,7 @@ DELETE_VERBS = phrase_re(
         "unschedule",
         "dump",
         "strike",
+        "replace",
     ]
 )
 CREATE_VERBS = phrase_re(
@@ -116,6 +118,9 @@ CREATE_VERBS = phrase_re(
         "fix",
         "mark down",
         "slot in",
+        "meet",
+        "meet up",
+        "catch up",
     ]
 )
 MOVE_VERBS = phrase_re(
@@ -224,8 +229,11 @@ QUESTION_STARTERS = re.compile(
     r"^(?:what|what's|whats|when|when's|where|who|whom|which|how|is|are|do|does|did|am|any|anything|"
     r"have i|has|was|were|will i|shall|should i|show|list|tell me|check|find|give me|read|display|view)\b"
 )
-UNDO_CUES = phrase_re(
-    ["undo", "revert", "take that back", "roll back", "rollback", "put it back", "undo that"]
+# "put them back", "change it back": a change reverted, not a move by some amount ("move it back an hour").
+UNDO_CUES = re.compile(
+    r"\b(?:undo|revert|roll ?back|take that back)\b"
+    r"|\b(?:put|move|change|set|switch) (?:it|them|that|those|these|everything|all|things) back\b"
+    r"(?! (?:by|to|until|till|later|earlier|an?|one|two|three|half|\d))"
 )
 YES_WORDS = re.compile(
     r"^(?:yes|yeah|yep|yup|sure|ok|okay|k|fine|go ahead|do it|confirm|confirmed|approve|approved|"
@@ -233,7 +241,54 @@ YES_WORDS = re.compile(
 )
 NO_WORDS = re.compile(
     r"^(?:no|nope|nah|don't|do not|cancel|stop|never ?mind|abort|decline|forget (?:it|that)|not now|n)"
-    r"(?:[\s,]+(?:thanks|thank you|please|it|that|this|way|don't|do not|do it))*$"
+    r"(?:[\s,.!]+(?:thanks|thank you|please|it|that|this|way|don't|do not|do it|do that|never ?mind|"
+    r"cancel|stop|wait|sorry|not now|not yet|forget (?:it|that)|leave it|keep (?:it|them|everything)|as is|"
+    r"i changed my mind|"
+    r"changed my mind|i'm good|all good))*$"
+)
+# A wish for a less crowded day: move something off it, the user picks what ("make Thursday lighter").
+LIGHTEN_CUES = phrase_re(
+    [
+        "lighter",
+        "lighten",
+        "lighten up",
+        "less busy",
+        "less packed",
+        "less crowded",
+        "less hectic",
+        "less full",
+        "too busy",
+        "too packed",
+        "too full",
+        "too crowded",
+        "too hectic",
+        "too much on",
+        "overloaded",
+        "overbooked",
+        "packed",
+        "swamped",
+        "free up",
+        "free it up",
+        "clear up some time",
+        "clear some time",
+        "make some room",
+        "make room",
+        "breathing room",
+        "declutter",
+        "thin out",
+        "too many",
+        "overwhelming",
+        "overwhelmed",
+        "hectic",
+        "slammed",
+        "crammed",
+        "jam packed",
+        "something off",
+        "some things off",
+        "some stuff off",
+        "a few things off",
+        "anything off",
+    ]
 )
 GREETINGS = re.compile(
     r"^(?:hi|hello|hey|good (?:morning|afternoon|evening)|thanks|thank you|help)\b[\s!.?]*$"
@@ -264,6 +319,12 @@ OUT_OF_SCOPE = phrase_re(
         "movie times",
         "restaurant",
         "directions",
+        "sunny",
+        "cloudy",
+        "windy",
+        "umbrella",
+        "raining",
+        "snowing",
     ]
 )
 PREFERENCE_WORDS = {
@@ -291,7 +352,20 @@ CATEGORY_WORDS = {
         ]
     ),
     "meeting": phrase_re(
-        ["meeting", "meetings", "meet", "call", "calls", "1:1", "one on one", "sync", "standup"]
+        [
+            "meeting",
+            "meetings",
+            "meet",
+            "call",
+            "calls",
+            "1:1",
+            "one on one",
+            "sync",
+            "standup",
+            "with other people",
+            "with others",
+            "with attendees",
+        ]
     ),
 }
 # Words that name "an event" in general: never a title on their own.

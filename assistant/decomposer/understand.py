@@ -23,6 +23,7 @@ from assistant.decomposer.lexicon import (
     FILLER,
     GENERIC_EVENT_WORDS,
     MOVE_VERBS,
+    POLITE_PREFIX,
     PREFERENCE_WORDS,
     QUERY_CUES,
     STOPWORDS,
@@ -34,14 +35,15 @@ __all__ = ["understand"]
 
 _EXCEPTION_CUE = re.compile(
     r"\b(?:except(?: for)?|excluding|other than|apart from|besides|but not|not on|not the|"
-    r"(?:do not|don't|dont|never) (?:touch|move|change|include)|leave(?: out)?|skip(?:ping)?|without)\b"
+    r"(?:do not|don't|dont|never) (?:touch|move|change|include)|leave(?: out)?|skip(?:ping)?|without|"
+    r"not (?=(?:mon|tue|wed|thu|fri|sat|sun)))\b"
 )
 _CONSTRAINT = re.compile(
     r"\b(?:leave|keep|protect|save|allow|make) (?:some )?(?:time|room|space|a gap)? ?"
-    r"(?:for|free for)\b[^,.;]*"
-    r"|\bkeep (?:my )?\w+ free\b|\bavoid(?:ing)? (?:my )?\w+\b"
+    r"(?:for|free for)\b[^,.;?!]*"
+    r"|\bkeep (?:my |the )?(?:\w+ ){1,2}(?:free|open|clear)\b|\bavoid(?:ing)? (?:my )?\w+\b"
 )
-_CLAUSE_END = re.compile(r"[,.;]| but | and (?=\w+ (?:my|the|all)\b)")
+_CLAUSE_END = re.compile(r"[,.;?!()—–]| - | but | and (?=\w+ (?:my|the|all)\b)")
 _PEOPLE_AFTER = re.compile(
     r"\b(?:with|invite|inviting|and|for|meet|meeting|see|call|email)\s+([a-z][a-z.'-]*(?:\s+[a-z][a-z'-]*)?)"
 )
@@ -86,6 +88,24 @@ _WEEKDAY_INDEX = {
     "sun": 6,
 }
 _BARE_PERIOD = re.compile(r"\b(?:my|the|this|whole|entire)\s+(week|weekend|month|day)\b")
+# People in general, never one person's name ("with other people", "with everyone").
+_ANYONE = frozenset(
+    [
+        "other",
+        "others",
+        "people",
+        "anyone",
+        "anybody",
+        "everyone",
+        "everybody",
+        "someone",
+        "somebody",
+        "attendees",
+    ]
+)
+_EVERY = re.compile(r"\b(?:every|each|any|all(?: of)?(?: my| the)?)\s+([a-z]+)(?:\s+([a-z]+))?")
+# The period in "after lunch this month", which the time grammar reads as one afternoon.
+_PERIOD = re.compile(r"\b(?:(?:the )?rest of )?(?:this|next|the|coming)\s+(?:week|weekend|month|year)\b")
 
 
 def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
@@ -100,12 +120,16 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
         for i in range(start, min(end, len(mask))):
             mask[i] = True
 
+    polite = POLITE_PREFIX.match(norm)
+    if polite:
+        take(*polite.span())  # "I want to meet Priya" is about Priya, not a "want"
+
     # Durations are read on their own ("for an hour"), so they cannot stretch a time into an interval.
     durations = find_durations(norm)
     timed_text = norm
     for d in durations:
         timed_text = timed_text[: d.span[0]] + " " * (d.span[1] - d.span[0]) + timed_text[d.span[1] :]
-    times = find_times(timed_text, now=now)
+    times = find_times(timed_text, now=now, daytime=True)
     bad = next((t for t in times if t.error), None)
     if bad is not None:
         frame.error = bad.error
@@ -113,7 +137,7 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
     if not times:
         bare = _BARE_PERIOD.search(norm)
         if bare:
-            times = [t for t in find_times(f"this {bare.group(1)}", now=now) if not t.error]
+            times = [t for t in find_times(f"this {bare.group(1)}", now=now, daytime=True) if not t.error]
             times = [replace(t, span=bare.span()) for t in times]
     exception_spans = [_clause(norm, m.start()) for m in _EXCEPTION_CUE.finditer(norm)]
     constraint_spans = [m.span() for m in _CONSTRAINT.finditer(norm)]
@@ -122,7 +146,7 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
         frame.notes.append("constraint: " + norm[span[0] : span[1]])
 
     targets: list[TimeMatch] = []
-    for t in times:
+    for t in [part for match in times for part in _part_and_period(match, now)]:
         take(*t.span)
         if any(lo <= t.span[0] < hi for lo, hi in exception_spans):
             frame.exclude_weekdays.extend(sorted(t.weekdays) or _weekday_of(t))
@@ -144,7 +168,7 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
         frame.duration_minutes = d.minutes
         take(*d.span)
 
-    _fill_people(frame, norm, world, take)
+    _fill_people(frame, norm, "".join(" " if mask[i] else ch for i, ch in enumerate(norm)), world, take)
     _fill_calendars(frame, norm, world, take)
     _fill_preference(frame, norm)
     for category, pattern in CATEGORY_WORDS.items():
@@ -153,8 +177,20 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
             frame.category = frame.category or category
     frame.wants_next = bool(_NEXT_CUE.search(norm)) and not frame.range_explicit
     residual = "".join(" " if mask[i] else ch for i, ch in enumerate(norm))
-    _fill_titles(frame, residual, world)
+    _fill_titles(frame, residual, world, norm)
     return frame
+
+
+def _part_and_period(t: TimeMatch, now: datetime) -> list[TimeMatch]:
+    """ "after lunch this month" as a day part that filters and the period it filters, not the first
+    afternoon of the month; any other match as it is."""
+    period = _PERIOD.search(t.text) if t.day_part and t.has_date and not t.has_time else None
+    if period is None:
+        return [t]
+    found = [m for m in find_times(period.group(0), now=now, daytime=True) if not m.error]
+    if not found:
+        return [t]
+    return [replace(t, has_date=False), replace(found[0], span=t.span, day_part=None)]
 
 
 def _clause(text: str, start: int) -> tuple[int, int]:
@@ -182,6 +218,10 @@ def _fill_range(frame: RequestFrame, targets: list[TimeMatch], now: datetime) ->
             frame.at_time = t.start
             if frame.operation in ("query", "count"):
                 end = t.start + timedelta(minutes=1)
+        elif t.has_time and t.end is not None and frame.operation == "create":
+            # "lunch from 1 to 2pm": the new event's start and length.
+            frame.at_time = t.start
+            frame.duration_minutes = int((t.end - t.start).total_seconds() // 60)
         if t.day_part and t.has_date:
             frame.day_part = None
         frame.start = t.start if frame.start is None else min(frame.start, t.start)
@@ -189,16 +229,21 @@ def _fill_range(frame: RequestFrame, targets: list[TimeMatch], now: datetime) ->
         frame.range_explicit = True
 
 
-def _fill_people(frame: RequestFrame, norm: str, world: World, take: Callable[[int, int], None]) -> None:
+def _fill_people(
+    frame: RequestFrame, norm: str, unread: str, world: World, take: Callable[[int, int], None]
+) -> None:
+    """People named by email, after "with"/"invite"/..., or as a possessive.  Names are looked for in
+    ``unread`` (``norm`` with what earlier layers consumed blanked), so "with Priya Thursday at 3"
+    does not make "Priya Thursday" a name."""
     seen: set[str] = set()
     for m in _EMAIL.finditer(norm):
         frame.people.append(m.group(0))
         seen.add(m.group(0))
         take(*m.span())
     candidates: list[tuple[str, tuple[int, int]]] = []
-    for m in _PEOPLE_AFTER.finditer(norm):
+    for m in _PEOPLE_AFTER.finditer(unread):
         candidates.append((m.group(1), m.span(1)))
-    for m in _POSSESSIVE.finditer(norm):
+    for m in _POSSESSIVE.finditer(unread):
         candidates.append((m.group(1), m.span(1)))
     cleaned = [
         (" ".join(w for w in name.split() if w not in STOPWORDS and w not in GENERIC_EVENT_WORDS), name, span)
@@ -209,7 +254,11 @@ def _fill_people(frame: RequestFrame, norm: str, world: World, take: Callable[[i
     for words, name, span in cleaned:
         if not words:
             continue
-        found = directory.get(words) or directory.get(words.split()[0]) or []
+        found = directory.get(words) or []
+        if not found and directory.get(words.split()[0]):
+            # "with priya let's ...": the directory knows the first word only, so that is the name.
+            words, found = words.split()[0], directory[words.split()[0]]
+            span = (span[0], span[0] + len(name.split()[0]))
         if found:
             if found[0].email not in seen:
                 frame.people.append(found[0].email)
@@ -222,7 +271,10 @@ def _fill_people(frame: RequestFrame, norm: str, world: World, take: Callable[[i
 
 
 def _looks_like_thing(name: str) -> bool:
-    return any(w in GENERIC_EVENT_WORDS or CATEGORY_WORDS["class"].fullmatch(w) for w in name.split())
+    """Not a person's name: an event word ("with the meeting") or people in general ("with others")."""
+    return any(
+        w in GENERIC_EVENT_WORDS or w in _ANYONE or CATEGORY_WORDS["class"].fullmatch(w) for w in name.split()
+    )
 
 
 def _fill_calendars(frame: RequestFrame, norm: str, world: World, take: Callable[[int, int], None]) -> None:
@@ -254,16 +306,25 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
-def _fill_titles(frame: RequestFrame, residual: str, world: World) -> None:
+def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str) -> None:
     cleaned = FILLER.sub(" ", residual)
     residual_tokens = tokens(cleaned)
     content = {_stem(w) for w in residual_tokens if w not in STOPWORDS and w not in GENERIC_EVENT_WORDS}
     content -= {_stem(w) for w in frame.person_names}
+    if frame.category:
+        # "lectures, labs and classes", "every class" name the category; "the lab" may name a title.
+        said = CATEGORY_WORDS[frame.category]
+        every = {w for m in _EVERY.finditer(norm) for w in m.groups() if w}  # "every afternoon class"
+        content -= {_stem(w) for w in residual_tokens if said.fullmatch(w) and (_stem(w) != w or w in every)}
     best: list[tuple[float, str, list[str]]] = []
-    if content and frame.operation not in ("free", "preference_get", "out_of_scope"):
+    if frame.operation not in ("free", "preference_get", "out_of_scope"):
         for title in world.titles:
-            distinct = [w for w in tokens(title) if w not in STOPWORDS and w not in GENERIC_EVENT_WORDS]
+            words = tokens(title)
+            distinct = [w for w in words if w not in STOPWORDS and w not in GENERIC_EVENT_WORDS]
             if not distinct:
+                # "Check-in", "Move-out": a title of common words only, which counts when said whole.
+                if words and re.search(r"\b" + r"\W*".join(map(re.escape, words)) + r"\b", cleaned):
+                    best.append((1.0, title, words))
                 continue
             hits = [w for w in distinct if _stem(w) in content]
             if hits:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from assistant.timeexpr.grammar import Grammar
 from assistant.timeexpr.lexer import normalize, tokenize
@@ -20,13 +20,18 @@ _OFFSET_BEFORE = frozenset(
 _OFFSET_AFTER = frozenset({"ago", "hence", "from", "later", "before", "after", "earlier", "back"})
 # Durations do not depend on the reference time, but the parser wants one.
 _ANY_TIME = datetime(2000, 1, 1, tzinfo=UTC)
+# With ``daytime``, a clock time said without am/pm whose earlier reading falls in these hours takes the
+# later one: nobody books "Thursday at 3" at 3 am.
+_SMALL_HOURS = range(1, 7)
 
 
-def find_times(text: str, *, now: datetime) -> list[TimeMatch]:
+def find_times(text: str, *, now: datetime, daytime: bool = False) -> list[TimeMatch]:
     """All non-overlapping time expressions in ``text``, resolved at ``now`` (aware), in order.
 
     Read left to right, taking the longest expression at each place: "Friday at noon" is one match,
-    not "Friday" and "noon". Results are in ``now``'s zone, computed in wall time.
+    not "Friday" and "noon". Results are in ``now``'s zone, computed in wall time.  ``daytime`` is the
+    calendar's reading of a clock time without am/pm ("at 3" is 3 pm, whatever day it is on); without
+    it, such a time is the next one after ``now`` (Duckling's reading, which the evaluation expects).
     """
     if now.tzinfo is None:
         raise ValueError("find_times needs an aware reference time")
@@ -41,7 +46,7 @@ def find_times(text: str, *, now: datetime) -> list[TimeMatch]:
         if parsed is not None:
             j, node = parsed
             span = tokens[i].start, tokens[j - 1].end
-            match = _to_match(grammar, node, text[span[0] : span[1]], span, now)
+            match = _to_match(grammar, node, text[span[0] : span[1]], span, now, daytime=daytime)
         if match is None:
             i += 1
         else:
@@ -51,7 +56,7 @@ def find_times(text: str, *, now: datetime) -> list[TimeMatch]:
 
 
 def _to_match(
-    grammar: Parser, node: Node, text: str, span: tuple[int, int], now: datetime
+    grammar: Parser, node: Node, text: str, span: tuple[int, int], now: datetime, *, daytime: bool
 ) -> TimeMatch | None:
     start: datetime | None = None
     end: datetime | None = None
@@ -59,8 +64,11 @@ def _to_match(
         resolved = grammar.resolve(node)
         if resolved is None:
             return None
-        start = resolved[0].replace(tzinfo=now.tzinfo)
-        end = None if node.open_end else resolved[1].replace(tzinfo=now.tzinfo)
+        wall_start, wall_end = resolved
+        if daytime and _small_hours(node, wall_start):
+            wall_start, wall_end = wall_start + timedelta(hours=12), wall_end + timedelta(hours=12)
+        start = wall_start.replace(tzinfo=now.tzinfo)
+        end = None if node.open_end else wall_end.replace(tzinfo=now.tzinfo)
     return TimeMatch(
         text=text,
         span=span,
@@ -73,6 +81,17 @@ def _to_match(
         day_part=node.day_part,
         weekdays=node.weekdays,
         error=node.error,
+    )
+
+
+def _small_hours(node: Node, wall_start: datetime) -> bool:
+    """A point in time whose clock time was said without am/pm or a day part and resolved to 1-6 am."""
+    return (
+        node.tod is not None
+        and node.tod.ambiguous
+        and node.part is None
+        and not node.is_interval
+        and wall_start.hour in _SMALL_HOURS
     )
 
 
