@@ -28,7 +28,7 @@ from skills.changes import (
 )
 from skills.context import NO_ANSWER, Interrupt, SkillContext
 from skills.errors import SkillError
-from skills.formatting import format_day, format_span, format_time
+from skills.formatting import format_day, format_person, format_span, format_time
 from skills.freetime import (
     Span,
     parse_hhmm,
@@ -212,15 +212,19 @@ def _find_slot(
 ) -> datetime | None:
     tz = ctx.tz
     day = item.start.astimezone(tz).date()
+    # Never into the past, nor into the minute that is already under way: from the next quarter hour.
+    soonest = ctx.now.replace(second=0, microsecond=0) + timedelta(minutes=15 - ctx.now.minute % 15)
     if params.day_part is not None:
-        lo = datetime.combine(day, time(), tz)
-        hi = lo + timedelta(days=1)
+        lo = max(datetime.combine(day, time(), tz), soonest)
+        hi = datetime.combine(day + timedelta(days=1), time(), tz)
         window: tuple[time, time] | None = DAY_PARTS[params.day_part]
     else:
         assert params.search_start is not None
-        lo = max(params.search_start, ctx.now)
+        lo = max(params.search_start, soonest)
         hi = params.search_end or lo + timedelta(days=7)
         window = None
+    if lo >= hi:
+        return None
     prefs = ctx.preferences
     window, weekdays = within_working_hours(prefs, window, None)
     own = ctx.provider.busy_reader(start=lo, end=hi, ignore=frozenset(skip_keys))
@@ -330,6 +334,7 @@ class ChooseInput(SkillInput):
     events: list[EventItem] = Field(description="Candidates, from an earlier task's output.")
     action: str = Field(description="What picking one does, e.g. 'Cancel' or 'Move'.")
     expect_one: bool = Field(default=True, description="Ask which one when several match.")
+    question: str = Field(default="", description="The question to ask; 'Which one do you mean?' if empty.")
 
 
 class Chosen(BaseModel):
@@ -347,17 +352,20 @@ def choose_event(ctx: SkillContext, params: ChooseInput) -> Chosen:
     if len(params.events) == 1 or not params.expect_one:
         return Chosen(events=params.events, chosen=False)
     tz = ctx.tz
-    options = [
-        {
-            "label": f"{params.action} {e.summary}, {format_day(e.start.astimezone(tz).date())} "
-            f"{format_span(e.start, e.end, tz, all_day=e.all_day)}",
-            "value": e.key,
-            "start": e.start.astimezone(tz).isoformat(),
-        }
-        for e in params.events
-    ]
+    me = (getattr(ctx.user, "email", "") or "").casefold()
+    options = []
+    for e in params.events:
+        others = [format_person(a) for a in e.attendees if a.casefold() != me]
+        label = (
+            f"{params.action} {e.summary}, {format_day(e.start.astimezone(tz).date())} "
+            f"{format_span(e.start, e.end, tz, all_day=e.all_day)}"
+        )
+        # Who else is there tells two "Team meeting"s apart ("the one with Bo").
+        label += f" (with {', '.join(others)})" if others else ""
+        options.append({"label": label, "value": e.key, "start": e.start.astimezone(tz).isoformat()})
+    question = params.question or "Which one do you mean?"
     answer = ctx.interrupt(
-        {"kind": "choose", "text": f"Which one do you mean? I found {len(options)}.", "options": options}
+        {"kind": "choose", "text": f"{question} I found {len(options)}.", "options": options}
     )
     picked = [e for e in params.events if e.key == answer]
     if not picked:

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime
 from zoneinfo import ZoneInfo
 
-__all__ = ["format_day", "format_range", "format_span", "format_time"]
+__all__ = ["format_day", "format_person", "format_range", "format_span", "format_time"]
 
 
 def format_day(day: date) -> str:
@@ -37,3 +38,11 @@ def format_range(start: datetime, end: datetime, tz: ZoneInfo) -> str:
     if first == last:
         return format_day(first)
     return f"{format_day(first)} – {format_day(last)}"
+
+
+def format_person(email: str) -> str:
+    """A name to show for an address ("ana.lopez@example.com" -> "Ana Lopez"): attendees are stored
+    as addresses, and a choice between events reads better with names."""
+    local = email.split("@", 1)[0]
+    words = [w for w in re.split(r"[._+\-]+", local) if w]
+    return " ".join(w.capitalize() for w in words) or email

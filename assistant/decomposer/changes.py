@@ -318,7 +318,12 @@ def compile_change(
             id="choose",
             skill="choose_event",
             depends_on=(last,),
-            params={"events": events, "action": action, "expect_one": not plural},
+            params={
+                "events": events,
+                "action": action,
+                "expect_one": not plural,
+                "question": "Which one should I move to a lighter day?" if lighten else "",
+            },
             summary="Make sure which one",
         )
     )

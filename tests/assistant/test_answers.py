@@ -66,3 +66,23 @@ def test_a_choice_is_read_from_time_part_of_day_ordinal_or_label(text: str, valu
 
 def test_a_choice_that_names_no_option_is_not_an_answer() -> None:
     assert answer_for("what about lunch tomorrow?", CHOOSE, tz=NY, now=NOW) is NOT_AN_ANSWER
+
+
+def test_the_people_on_an_option_pick_it() -> None:
+    labels = [
+        "Move Team meeting, Thursday, March 5 10:00 AM – 11:00 AM (with Ana Lopez)",
+        "Move Team meeting, Thursday, March 5 3:00 PM – 4:00 PM (with Bo)",
+    ]
+    payload = {
+        "kind": "choose",
+        "options": [{"label": label, "value": v} for label, v in zip(labels, "ab", strict=True)],
+    }
+    assert answer_for("the one with Bo", payload, tz=NY, now=NOW) == "b"
+    assert answer_for("the one with ana", payload, tz=NY, now=NOW) == "a"
+
+
+def test_an_attendee_address_reads_as_a_name() -> None:
+    from skills.formatting import format_person
+
+    assert format_person("ana.lopez@example.com") == "Ana Lopez"
+    assert format_person("bo@demo.example") == "Bo"

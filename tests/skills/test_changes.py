@@ -7,6 +7,7 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 import pytest
+import time_machine
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
@@ -183,7 +184,8 @@ def test_plan_move_into_a_part_of_the_day_outside_working_hours_finds_it_and_fla
         params = definition.input_model.model_validate(
             {"events": [item.model_dump(mode="json")], "day_part": part}
         )
-        return definition.func(SkillContext(user=user, tz=NY), params)
+        with time_machine.travel(datetime(2026, 3, 2, 20, 0, tzinfo=NY), tick=False):  # the evening before
+            return definition.func(SkillContext(user=user, tz=NY), params)
 
     night = plan("night")
     assert [c.start for c in night.changes] == [datetime(2026, 3, 3, 0, 0, tzinfo=NY)]
@@ -578,3 +580,19 @@ def test_undo_never_replays_a_series_change_as_a_one_occurrence_change(setup: An
     assert records == []
     assert skipped == ["Team sync (cannot be put back exactly, left as it is)"] * 2
     assert calendar_state(provider) == now
+
+
+def test_plan_move_never_picks_a_time_that_has_passed(setup: Any) -> None:
+    from skills.catalog import REGISTRY
+    from skills.context import SkillContext
+    from skills.schemas import EventItem
+
+    user, provider, events = setup
+    item = EventItem.from_occurrence(provider.get_occurrence(event_id=str(events[0].pk)))  # Tue 9:00
+    definition = REGISTRY.get("plan_move")
+    params = definition.input_model.model_validate(
+        {"events": [item.model_dump(mode="json")], "day_part": "morning"}
+    )
+    with time_machine.travel(datetime(2026, 3, 3, 6, 7, tzinfo=NY), tick=False):  # that Tuesday, 6:07
+        planned = definition.func(SkillContext(user=user, tz=NY), params)
+    assert [c.start for c in planned.changes] == [datetime(2026, 3, 3, 6, 15, tzinfo=NY)]
