@@ -28,18 +28,35 @@ def _monday(moment: datetime, tz: ZoneInfo) -> date:
     return day - timedelta(days=day.weekday())
 
 
-def _is_target(occ: Occurrence, changes: list[Change]) -> bool:
-    """Whether ``occ`` is drawn from the change rows already (so it must not show twice)."""
-    for change in changes:
-        if change.action == "create" or occ.event_id != change.event_id:
-            continue
-        if change.scope == "series" or change.recurrence_id is None:
+class _Targets:
+    """The occurrences the change rows already draw (so they must not show twice), looked up by key:
+    a bulk preview checks every event of its weeks against hundreds of changes."""
+
+    def __init__(self, changes: list[Change]) -> None:
+        self.occurrences: set[tuple[str, datetime]] = set()
+        self.series: set[str] = set()
+        self.following: dict[str, datetime] = {}  # series id -> the earliest "this and following" cut
+        for change in changes:
+            if change.action == "create":
+                continue
+            if change.scope == "series" or change.recurrence_id is None:
+                self.series.add(change.event_id)
+                continue
+            self.occurrences.add((change.event_id, change.recurrence_id))
+            if change.scope == "following":
+                cut = self.following.get(change.event_id)
+                self.following[change.event_id] = (
+                    min(cut, change.recurrence_id) if cut else change.recurrence_id
+                )
+
+    def drawn(self, occ: Occurrence) -> bool:
+        if occ.event_id in self.series:
             return True
-        if occ.recurrence_id == change.recurrence_id:
-            return True
-        if change.scope == "following" and occ.recurrence_id and occ.recurrence_id > change.recurrence_id:
-            return True
-    return False
+        rid = occ.recurrence_id
+        if rid is None:
+            return False
+        cut = self.following.get(occ.event_id)
+        return (occ.event_id, rid) in self.occurrences or (cut is not None and rid > cut)
 
 
 def week_view(provider: CalendarProvider, changes: list[Change], tz: ZoneInfo) -> dict[str, Any]:
@@ -50,11 +67,12 @@ def week_view(provider: CalendarProvider, changes: list[Change], tz: ZoneInfo) -
     """
     moments = [m for c in changes for m in (c.before_start, c.start) if m is not None]
     weeks = sorted({_monday(m, tz) for m in moments})[:MAX_WEEKS]
+    targets = _Targets(changes)
     events: list[dict[str, Any]] = []
     for monday in weeks[:MAX_CONTEXT_WEEKS]:
         lo = datetime.combine(monday, time.min, tzinfo=tz)
         hi = datetime.combine(monday + timedelta(days=7), time.min, tzinfo=tz)
-        shown = [o for o in provider.list_occurrences(start=lo, end=hi) if not _is_target(o, changes)]
+        shown = [o for o in provider.list_occurrences(start=lo, end=hi) if not targets.drawn(o)]
         events += [
             {
                 "summary": o.summary,
