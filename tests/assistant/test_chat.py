@@ -12,8 +12,7 @@ from django.contrib.auth import get_user_model
 
 from assistant.models import Conversation, Message
 from assistant.services import chat_turn, conversation_create
-from preferences.services import preference_set
-from skills.services import calendar_create, event_create
+from skills.services import event_create
 from tests.factories import two_meetings, user_with_calendar
 from workflows.models import RunStatus, TaskRun
 
@@ -24,11 +23,7 @@ pytestmark = pytest.mark.django_db
 
 def test_week_question_runs_a_persisted_workflow_and_answers() -> None:
     with time_machine.travel(NOW, tick=False):
-        user = get_user_model().objects.create_user("chatter", "chatter@example.com")
-        preference_set(user=user, key="timezone", value="America/New_York")
-        cal = calendar_create(
-            owner=user, key="personal", name="Personal", timezone="America/New_York", is_default=True
-        )
+        user, cal = user_with_calendar("chatter", key="personal", name="Personal")
         event_create(
             calendar=cal,
             summary="Dentist",

@@ -16,6 +16,7 @@ from skills.changes import Change, apply_change_set, approval_reasons, revalidat
 from skills.models import AppliedOperation, ChangeRecord, Event
 from skills.providers.base import ConflictError, EventData, Scope
 from skills.providers.local import LocalProvider
+from tests.factories import user_with_calendar
 
 NY = ZoneInfo("America/New_York")
 pytestmark = pytest.mark.django_db
@@ -24,11 +25,8 @@ UNDO = "00000000-0000-0000-0000-000000000002"
 
 
 @pytest.fixture
-def setup(django_user_model: Any) -> tuple[Any, LocalProvider, list[Event]]:
-    user = django_user_model.objects.create_user("sam", "sam@example.com")
-    cal = services.calendar_create(
-        owner=user, key="work", name="Work", timezone="America/New_York", is_default=True
-    )
+def setup(db: None) -> tuple[Any, LocalProvider, list[Event]]:
+    user, cal = user_with_calendar("sam")
     events = [
         services.event_create(
             calendar=cal,
