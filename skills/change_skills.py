@@ -180,7 +180,7 @@ class PlanMoveInput(SkillInput):
     at_time: str | None = Field(default=None, pattern=r"^\d{2}:\d{2}$", description="New start time HH:MM.")
     duration_minutes: int | None = Field(default=None, ge=5, description="New length; kept when absent.")
     day_part: DayPart | None = Field(
-        default=None, description="Find a free time in this part of the same day."
+        default=None, description="Find a free time in this part of the same day (or of to_date)."
     )
     search_start: datetime | None = Field(default=None, description="Find a free time in this range instead.")
     search_end: datetime | None = None
@@ -236,7 +236,7 @@ def _find_slot(
     taken: list[Span],
 ) -> datetime | None:
     tz = ctx.tz
-    day = item.start.astimezone(tz).date()
+    day = params.to_date or item.start.astimezone(tz).date()
     # Never into the past, nor into the minute that is already under way: from the next quarter hour.
     soonest = ctx.now.replace(second=0, microsecond=0) + timedelta(minutes=15 - ctx.now.minute % 15)
     if params.day_part is not None:

@@ -456,6 +456,8 @@ def _move_params(
             params["to_date"] = dated.astimezone(tz).date().isoformat()
         if timed is not None and not _SAME_TIME.search(destination):
             params["at_time"] = format_hhmm(timed.astimezone(tz))
+        elif part and "to_date" in params:  # "to tomorrow morning": free time in that part of that day
+            params["day_part"] = part.group(1)
         if params:
             return params
         if part:

@@ -131,7 +131,7 @@ def _play(scenario: Scenario, result: ScenarioResult) -> None:
         for check in scenario.final:
             problem = run_check(world, final, check)
             if problem:
-                result.failures.append(f"check {check}: {problem}")
+                result.failures.append(f"check {check.describe()}: {problem}")
             else:
                 result.checks_passed += 1
 
@@ -176,27 +176,27 @@ def _outside_edits(world: ScenarioWorld, turn: TurnSpec) -> None:
     """Edits by someone else, straight to the calendar store, behind the assistant's back."""
     provider = provider_for(world.user)
     for edit in turn.outside_edits:
-        event_id = world.handles[edit["event"]]
-        current = snapshot(world)
-        wanted = date.fromisoformat(edit["occurrence"]) if edit.get("occurrence") else None
+        event_id = world.handles[edit.event]
+        wanted = date.fromisoformat(edit.occurrence) if edit.occurrence else None
         target = next(
             (
                 s
-                for s in current.values()
+                for s in snapshot(world).values()
                 if s.event_id == event_id
                 and (wanted is None or (s.recurrence_id or s.start).astimezone(world.tz).date() == wanted)
             ),
             None,
         )
         if target is None:
-            raise LookupError(f"no occurrence {edit}")
-        if edit.get("deleted"):
+            raise LookupError(f"no occurrence {edit.model_dump(exclude_unset=True)}")
+        if edit.deleted:
             provider.delete_event(
                 event_id=event_id, recurrence_id=target.recurrence_id, scope=Scope.OCCURRENCE
             )
             continue
-        day = target.start.astimezone(world.tz).date()
-        new_start = local_dt(f"{edit.get('date', day.isoformat())}T{edit['start']}", world.tz)
+        assert edit.start is not None  # OutsideEdit: a move names its new start
+        day = edit.date or target.start.astimezone(world.tz).date().isoformat()
+        new_start = local_dt(f"{day}T{edit.start}", world.tz)
         data = EventData(start=new_start, end=new_start + (target.end - target.start))
         provider.update_event(
             event_id=event_id, recurrence_id=target.recurrence_id, data=data, scope=Scope.OCCURRENCE

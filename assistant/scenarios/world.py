@@ -9,13 +9,12 @@ from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
 
+from assistant.scenarios.judge import Occ, store_snapshot
 from assistant.scenarios.spec import EventSpec, Scenario
 from preferences.services import preference_set
-from skills.providers import provider_for
-from skills.providers.base import Occurrence
 from skills.services import calendar_create, event_create
 
-__all__ = ["OccState", "ScenarioWorld", "build_world", "local_dt", "snapshot"]
+__all__ = ["ScenarioWorld", "build_world", "local_dt", "snapshot"]
 
 SNAPSHOT_BEFORE = timedelta(days=62)
 SNAPSHOT_AFTER = timedelta(days=400)
@@ -25,50 +24,14 @@ def local_dt(text: str, tz: ZoneInfo) -> datetime:
     return datetime.fromisoformat(text).replace(tzinfo=tz)
 
 
-@dataclass(frozen=True, slots=True)
-class OccState:
-    """What 'unchanged' compares, and what checks read, of one occurrence."""
-
-    event_id: str
-    recurrence_id: datetime | None
-    summary: str
-    calendar: str
-    start: datetime
-    end: datetime
-    all_day: bool
-    transparent: bool
-    attendees: tuple[str, ...]
-
-    @classmethod
-    def of(cls, occ: Occurrence) -> OccState:
-        return cls(
-            event_id=occ.event_id,
-            recurrence_id=occ.recurrence_id,
-            summary=occ.summary,
-            calendar=occ.calendar_key,
-            start=occ.start,
-            end=occ.end,
-            all_day=occ.all_day,
-            transparent=occ.transparency == "transparent",
-            attendees=tuple(occ.attendees),
-        )
-
-    def same_as(self, other: OccState) -> bool:
-        return (self.start, self.end, self.summary, self.calendar) == (
-            other.start,
-            other.end,
-            other.summary,
-            other.calendar,
-        )
-
-
 @dataclass
 class ScenarioWorld:
+    scenario: Scenario
     user: Any
     tz: ZoneInfo
     now: datetime
     handles: dict[str, str] = field(default_factory=dict)  # scenario event id -> master event id
-    initial: dict[str, OccState] = field(default_factory=dict)
+    initial: dict[str, Occ] = field(default_factory=dict)
     people: dict[str, Any] = field(default_factory=dict)
 
 
@@ -109,7 +72,7 @@ def build_world(scenario: Scenario, *, run_tag: str) -> ScenarioWorld:
     tz = ZoneInfo(scenario.timezone)
     user = _make_user(_username(run_tag, "me"), f"me-{run_tag}@scenario.invalid", "Scenario User")
     preference_set(user=user, key="timezone", value=scenario.timezone)
-    world = ScenarioWorld(user=user, tz=tz, now=local_dt(scenario.now, tz))
+    world = ScenarioWorld(scenario=scenario, user=user, tz=tz, now=local_dt(scenario.now, tz))
     for key, value in scenario.preferences.items():
         preference_set(user=user, key=key, value=value)
     for cal_spec in scenario.calendars:
@@ -140,8 +103,6 @@ def build_world(scenario: Scenario, *, run_tag: str) -> ScenarioWorld:
     return world
 
 
-def snapshot(world: ScenarioWorld) -> dict[str, OccState]:
-    """Every occurrence of the user's calendars around the scenario's time, by occurrence key."""
-    provider = provider_for(world.user)
-    occurrences = provider.list_occurrences(start=world.now - SNAPSHOT_BEFORE, end=world.now + SNAPSHOT_AFTER)
-    return {occ.occurrence_key: OccState.of(occ) for occ in occurrences}
+def snapshot(world: ScenarioWorld) -> dict[str, Occ]:
+    """Every occurrence of the user's calendars around the scenario's time, as the judge reads them."""
+    return store_snapshot(world.user, world.now - SNAPSHOT_BEFORE, world.now + SNAPSHOT_AFTER)
