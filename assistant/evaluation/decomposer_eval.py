@@ -2,6 +2,36 @@
 
 Each utterance is decomposed as the chat would do it, for a user with empty calendars at a fixed clock,
 inside a transaction that is rolled back afterwards.
+
+What counts as a hit
+--------------------
+An outcome is either *acted on* (a workflow or a direct answer) or a *question* (a clarify). An acted-on
+outcome is labelled by the operation the decomposer read: calendar_set (create, move, preference_set),
+calendar_query (query, count, free, preference_get), calendar_remove (delete) or other.
+
+The shared README maps to calendar_set what "creates or schedules something, or asks a question on the
+way to it", and grants no such question to the other intents: nothing is read or deleted by asking. So a
+question is labelled calendar_set when the reading it asks about is one that schedules (a create missing
+its time, a move missing its destination): answering it leads to the event the user asked for, which is
+the right move for "schedule a meeting with al". Every other question ("Which event do you mean?" for a
+delete, "I didn't understand that") is labelled ``clarify`` and is no intent's hit.
+
+Three accuracies follow, because a question is neither plainly right nor plainly wrong:
+
+* ``intent_accuracy`` (the README's): over all utterances, the label above equals the annotated intent;
+* ``strict_intent_accuracy``: over all utterances, a hit only when the decomposer acted with the
+  annotated intent, so every question is a miss (never above ``intent_accuracy``);
+* ``acted_intent_accuracy``: over the utterances acted on only, how often the action had the right
+  intent (how far to trust it when it does act).
+
+``clarify_rate`` is the share of utterances answered with any question; ``n_clarify_toward_set`` says how
+many of those were the calendar_set questions above.
+
+People and event names are read from the decomposer's reading of the sentence (also when it asked):
+an annotated value counts as found when all its words are among the words of one person or one title
+of that reading. Words are casefolded, without punctuation or a possessive "'s" (the annotation says
+"john's" where the plan names "john"), and compared whole, so "al" is not found in "also" nor "sunday
+gym" in a title "gym". For an e-mail address only the part before the "@" names the person.
 """
 
 from __future__ import annotations
@@ -12,7 +42,7 @@ import statistics
 import time
 import uuid
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -23,12 +53,14 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 
 from assistant.decomposer import DecomposeRequest, decompose
+from assistant.evaluation.misses import Miss
 from skills.services import calendar_create
 from workflows.definition import Decision
 
-__all__ = ["EvalReport", "evaluate_decomposer", "intent_of"]
+__all__ = ["EvalReport", "evaluate_decomposer", "intent_of", "label_of", "name_found", "report_of"]
 
 INTENTS = ("calendar_set", "calendar_query", "calendar_remove")
+CLARIFY = "clarify"
 _OP_TO_INTENT = {
     "create": "calendar_set",
     "move": "calendar_set",
@@ -42,38 +74,79 @@ _OP_TO_INTENT = {
 
 
 def intent_of(decision: Decision) -> str:
+    """The intent of the operation the decomposer read, whether it then acted or asked."""
     return _OP_TO_INTENT.get(str(decision.frame.get("operation", "")), "other")
 
 
-def _norm(text: str) -> str:
-    text = re.sub(r"'s\b", "", text.casefold())
-    return " ".join(re.findall(r"[a-z0-9]+", text))
+def _asked(decision: Decision) -> bool:
+    """A question, whichever way the decomposer marked it (the kind, or the reply kind of an answer)."""
+    return decision.kind == "clarify" or decision.reply_kind == "clarify"
+
+
+def label_of(decision: Decision) -> str:
+    """The outcome's label for ``intent_accuracy``: see the module docstring."""
+    intent = intent_of(decision)
+    if _asked(decision) and intent != "calendar_set":
+        return CLARIFY
+    return intent
+
+
+def _words(text: str) -> frozenset[str]:
+    text = re.sub(r"['’]s\b", "", text.casefold())
+    return frozenset(re.findall(r"[^\W_]+", text))
+
+
+def name_found(value: str, names: list[str]) -> bool:
+    """Every word of ``value`` is among the words of one of ``names``; a value without words is not."""
+    wanted = _words(value)
+    return bool(wanted) and any(wanted <= _words(name) for name in names)
 
 
 @dataclass
 class EvalReport:
     n: int
     intent_accuracy: float
+    strict_intent_accuracy: float
+    acted_intent_accuracy: float | None
+    n_acted: int
+    n_clarify: int
+    n_clarify_toward_set: int
     per_intent: dict[str, dict[str, float]]
     clarify_rate: float
     person_recall: float | None
+    n_person: int
     event_name_recall: float | None
+    n_event_name: int
     p50_ms: float
     p95_ms: float
     confusion: dict[str, dict[str, int]]
+    misses: list[Miss]
 
-    def as_json(self) -> dict[str, Any]:
-        return {
+    def as_json(self, *, with_misses: bool = False) -> dict[str, Any]:
+        def rounded(value: float | None) -> float | None:
+            return None if value is None else round(value, 4)
+
+        figures: dict[str, Any] = {
             "n": self.n,
-            "intent_accuracy": round(self.intent_accuracy, 4),
+            "intent_accuracy": rounded(self.intent_accuracy),
+            "strict_intent_accuracy": rounded(self.strict_intent_accuracy),
+            "acted_intent_accuracy": rounded(self.acted_intent_accuracy),
+            "n_acted": self.n_acted,
+            "n_clarify": self.n_clarify,
+            "n_clarify_toward_set": self.n_clarify_toward_set,
             "per_intent": self.per_intent,
-            "clarify_rate": round(self.clarify_rate, 4),
-            "person_recall": None if self.person_recall is None else round(self.person_recall, 4),
-            "event_name_recall": None if self.event_name_recall is None else round(self.event_name_recall, 4),
+            "clarify_rate": rounded(self.clarify_rate),
+            "person_recall": rounded(self.person_recall),
+            "n_person": self.n_person,
+            "event_name_recall": rounded(self.event_name_recall),
+            "n_event_name": self.n_event_name,
             "p50_ms": round(self.p50_ms, 3),
             "p95_ms": round(self.p95_ms, 3),
             "confusion": self.confusion,
         }
+        if with_misses:
+            figures["misses"] = [asdict(miss) for miss in self.misses]
+        return figures
 
 
 def evaluate_decomposer(path: Path, *, now: datetime, tz: str) -> EvalReport:
@@ -87,28 +160,57 @@ def evaluate_decomposer(path: Path, *, now: datetime, tz: str) -> EvalReport:
             decision = decompose(DecomposeRequest(text=row["text"], user=user, timezone=tz))
             outcomes.append((row, decision, (time.perf_counter() - started) * 1000))
         transaction.set_rollback(True)  # measuring leaves no trace in the database
-    return _report(outcomes)
+    return report_of(outcomes)
 
 
-def _report(outcomes: list[tuple[dict[str, Any], Decision, float]]) -> EvalReport:
+def _intent_miss(row: dict[str, Any], decision: Decision, label: str) -> Miss:
+    if label == CLARIFY:
+        got, why = (
+            f"a question ({decision.text!r})",
+            f"asked instead of acting (read as {intent_of(decision)})",
+        )
+    elif _asked(decision):
+        got, why = f"{label}, asking {decision.text!r}", f"a question on the way to {label}"
+    else:
+        got, why = label, f"acted as {label}"
+    return Miss(row["text"], row["intent"], got, why)
+
+
+def report_of(outcomes: list[tuple[dict[str, Any], Decision, float]]) -> EvalReport:
+    """The figures of the module docstring for decided utterances with their milliseconds."""
     confusion: dict[str, Counter[str]] = {intent: Counter() for intent in INTENTS}
-    person_hits = person_total = name_hits = name_total = clarified = correct = 0
+    hits = acted = acted_hits = clarified = toward_set = 0
+    person_hits = person_total = name_hits = name_total = 0
+    misses: list[Miss] = []
     for row, decision, _ in outcomes:
-        predicted = intent_of(decision)
-        confusion.setdefault(row["intent"], Counter())[predicted] += 1
-        correct += predicted == row["intent"]
-        clarified += decision.kind == "clarify" or decision.reply_kind == "clarify"
+        expected, label, question = row["intent"], label_of(decision), _asked(decision)
+        confusion.setdefault(expected, Counter())[label] += 1
+        hits += label == expected
+        clarified += question
+        toward_set += question and label == "calendar_set"
+        if not question:
+            acted += 1
+            acted_hits += label == expected
+        if label != expected:
+            misses.append(_intent_miss(row, decision, label))
         frame = decision.frame
-        people = [_norm(p) for p in [*frame.get("person_names", []), *frame.get("people", [])]]
-        titles = [_norm(t) for t in frame.get("titles", [])]
+        people = [p.split("@")[0] for p in [*frame.get("person_names", []), *frame.get("people", [])]]
+        titles = list(frame.get("titles", []))
         for slot in row.get("slots", []):
-            value = _norm(slot["value"])
             if slot["type"] == "person":
+                found, kind, candidates = name_found(slot["value"], people), "person", people
                 person_total += 1
-                person_hits += any(value == p or value in p.split("@")[0] for p in people)
+                person_hits += found
             elif slot["type"] == "event_name":
+                found, kind, candidates = name_found(slot["value"], titles), "event name", titles
                 name_total += 1
-                name_hits += any(value and (value in t or (t and t in value)) for t in titles)
+                name_hits += found
+            else:
+                continue
+            if not found:
+                why = f"no {kind} of the reading has every word of it"
+                got = ", ".join(repr(c) for c in candidates) or "none"
+                misses.append(Miss(row["text"], f"{kind} {slot['value']!r}", got, why))
     per_intent: dict[str, dict[str, float]] = {}
     for intent in INTENTS:
         tp = confusion.get(intent, Counter())[intent]
@@ -122,12 +224,20 @@ def _report(outcomes: list[tuple[dict[str, Any], Decision, float]]) -> EvalRepor
     n = len(outcomes)
     return EvalReport(
         n=n,
-        intent_accuracy=correct / n if n else 0.0,
+        intent_accuracy=hits / n if n else 0.0,
+        strict_intent_accuracy=acted_hits / n if n else 0.0,
+        acted_intent_accuracy=acted_hits / acted if acted else None,
+        n_acted=acted,
+        n_clarify=clarified,
+        n_clarify_toward_set=toward_set,
         per_intent=per_intent,
         clarify_rate=clarified / n if n else 0.0,
         person_recall=person_hits / person_total if person_total else None,
+        n_person=person_total,
         event_name_recall=name_hits / name_total if name_total else None,
+        n_event_name=name_total,
         p50_ms=statistics.median(times) if times else 0.0,
         p95_ms=times[min(n - 1, int(0.95 * n))] if times else 0.0,
         confusion={k: dict(v) for k, v in confusion.items()},
+        misses=misses,
     )

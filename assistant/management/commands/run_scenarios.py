@@ -9,6 +9,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.test.utils import override_settings
 
+from assistant.evaluation.decomposers import DECOMPOSER_CHOICES, available_decomposer
 from assistant.scenarios import run_scenario, scenario_files
 from assistant.scenarios.runner import ScenarioResult
 from assistant.scenarios.spec import ScenarioFormatError
@@ -19,10 +20,11 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("paths", nargs="+", type=Path, help="Scenario files or folders of them.")
-        parser.add_argument("--decomposer", choices=["rules", "llm"], default="rules")
+        parser.add_argument("--decomposer", choices=DECOMPOSER_CHOICES, default="rules")
         parser.add_argument("--json", action="store_true", help="Print one JSON object instead of a table.")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        decomposer = available_decomposer(options["decomposer"])
         files = scenario_files(options["paths"])
         missing = [str(p) for p in files if not p.exists()]
         if missing:
@@ -30,7 +32,7 @@ class Command(BaseCommand):
         if not files:
             raise CommandError("No scenario files found in the given paths.")
         results: list[ScenarioResult] = []
-        with override_settings(ASSISTANT_DECOMPOSER=options["decomposer"]):
+        with override_settings(ASSISTANT_DECOMPOSER=decomposer):
             for path in files:
                 try:
                     results.append(run_scenario(path))
