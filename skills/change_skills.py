@@ -12,7 +12,6 @@ from datetime import date, datetime, time, timedelta
 from typing import Any, Literal
 
 from django.conf import settings
-from django.core.mail import send_mail
 from pydantic import BaseModel, Field
 
 from skills.changes import (
@@ -39,11 +38,14 @@ from skills.freetime import (
     within_working_hours,
     working_window,
 )
+from skills.mail import notifications_create, notifications_of, notifications_send
+from skills.models import Notification
 from skills.preview import week_view
 from skills.providers.base import ProviderError
 from skills.registry import REGISTRY, skill
 from skills.reply_skills import Reply
 from skills.schemas import DAY_PARTS, DayPart, EventItem, SkillInput
+from skills.tasks import notifications_dispatch
 
 __all__ = [
     "apply_changes",
@@ -521,50 +523,93 @@ class NotifyInput(SkillInput):
     note: str = Field(default="", description="Why, in the user's words (e.g. 'travel').")
 
 
-@skill(service="changes", kind="write")
-def notify_attendees(ctx: SkillContext, params: NotifyInput) -> Reply:
-    """Mail the other attendees of the changed events what happened (only once changes were applied)."""
-    result = params.result
-    if result.kind != "done":
-        return result
+CONSOLE_BACKEND = "django.core.mail.backends.console.EmailBackend"
+"""The default mail backend, which prints mail instead of sending it: nobody is told by it."""
+
+
+def _drafts(ctx: SkillContext, result: Reply, note: str) -> dict[str, tuple[str, str]]:
+    """The mail for each other attendee of the changed events: address -> subject and body.
+
+    An address written in two cases is one person, who gets one mail listing everything.
+    """
     owner = (getattr(ctx.user, "email", "") or "").casefold()
     name = ctx.user.get_full_name() if hasattr(ctx.user, "get_full_name") else ""
     sender = name or getattr(ctx.user, "username", "") or "Your colleague"
-    by_person: dict[str, list[str]] = {}
+    by_person: dict[str, tuple[str, list[tuple[str, str]]]] = {}
     for change in result.data.get("changed", []):
         parsed = Change.model_validate(change)
+        verb = (
+            "cancelled"
+            if parsed.action == "delete"
+            else "moved"
+            if parsed.action == "update"
+            else "scheduled"
+        )
+        when = parsed.before_start or parsed.start
+        stamp = f"{format_day(when.astimezone(ctx.tz).date())} {format_time(when, ctx.tz)}" if when else ""
         for person in parsed.attendees:
             if person.casefold() != owner:
-                verb = (
-                    "cancelled"
-                    if parsed.action == "delete"
-                    else "moved"
-                    if parsed.action == "update"
-                    else "scheduled"
-                )
-                when = parsed.before_start or parsed.start
-                stamp = (
-                    f"{format_day(when.astimezone(ctx.tz).date())} {format_time(when, ctx.tz)}"
-                    if when
-                    else ""
-                )
-                by_person.setdefault(person, []).append(f"{parsed.summary} ({stamp}) is {verb}")
-    sent = 0
-    for person, items in sorted(by_person.items()):
-        body = "\n".join(f"- {line}" for line in items)
-        reason = f" because of {params.note}" if params.note else ""
-        send_mail(
-            subject=f"{sender}: changes to {', '.join(i.split(' (')[0] for i in items)}",
-            message=f"Hello,\n\n{sender} changed their calendar{reason}:\n{body}\n",
-            from_email=settings.DEFAULT_FROM_EMAIL,
-            recipient_list=[person],
-            fail_silently=False,
+                _, items = by_person.setdefault(person.casefold(), (person, []))
+                items.append((parsed.summary, f"{parsed.summary} ({stamp}) is {verb}"))
+    reason = f" because of {note}" if note else ""
+    return {
+        address: (
+            f"{sender}: changes to {', '.join(summary for summary, _ in items)}",
+            f"Hello,\n\n{sender} changed their calendar{reason}:\n"
+            + "".join(f"- {line}\n" for _, line in items),
         )
-        sent += 1
-    text = result.text + (
-        f"\nI let {', '.join(sorted(by_person))} know." if sent else "\nNobody else was affected."
+        for address, items in sorted(by_person.values(), key=lambda entry: entry[0].casefold())
+    }
+
+
+@skill(service="changes", kind="write")
+def notify_attendees(ctx: SkillContext, params: NotifyInput) -> Reply:
+    """Mail the other attendees of the changed events what happened (only once changes were applied).
+
+    The changes stand by then, so a mail that does not go out leaves the reply ``done``, with its
+    undo: the reply says whose mail is waiting, and a worker retries just those mails.  Each mail is
+    recorded as sent the moment it went out, so a retry or a step run again never sends it twice.
+    """
+    result = params.result
+    if result.kind != "done":
+        return result
+    drafts = _drafts(ctx, result, params.note)
+    if not drafts:
+        return Reply(
+            kind=result.kind,
+            text=result.text + "\nNobody else was affected.",
+            data={**result.data, "notified": []},
+        )
+    notifications_create(owner=ctx.user, run_id=ctx.run_id, drafts=drafts)
+    if any(n.status != Notification.Status.SENT for n in notifications_send(run_id=ctx.run_id)):
+        notifications_dispatch(ctx.run_id)
+    # Read again: run eagerly outside a transaction, the dispatched retry has already happened.
+    mails = notifications_of(run_id=ctx.run_id)
+    sent = [n.recipient for n in mails if n.status == Notification.Status.SENT]
+    retrying = [
+        n.recipient for n in mails if n.status in (Notification.Status.PENDING, Notification.Status.SENDING)
+    ]
+    failed = [n.recipient for n in mails if n.status == Notification.Status.FAILED]
+    lines = [result.text]
+    if sent and settings.EMAIL_BACKEND == CONSOLE_BACKEND:
+        lines.append(
+            f"I wrote to {', '.join(sent)}, but no mail server is set up here: "
+            "the mail was only printed in the server's log."
+        )
+    elif sent:
+        lines.append(f"I let {', '.join(sent)} know.")
+    if retrying:
+        lines.append(f"The mail to {', '.join(retrying)} did not go out; I will try again.")
+    if failed:
+        lines.append(
+            f"The mail to {', '.join(failed)} did not go out, and trying again did not help; "
+            "you may want to tell them yourself."
+        )
+    return Reply(
+        kind=result.kind,
+        text="\n".join(lines),
+        data={**result.data, "notified": sent, "mail_retrying": retrying, "mail_failed": failed},
     )
-    return Reply(kind=result.kind, text=text, data={**result.data, "notified": sorted(by_person)})
 
 
 class UndoInput(SkillInput):

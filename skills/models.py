@@ -20,6 +20,7 @@ __all__ = [
     "AppliedOperation",
     "Calendar",
     "Event",
+    "Notification",
     "default_timezone",
     "new_etag",
     "new_uid",
@@ -240,3 +241,42 @@ class ChangeRecord(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} {self.summary}"
+
+
+class Notification(models.Model):
+    """One mail telling another attendee what a run changed: one row per run and recipient.
+
+    The row is written before the first attempt and marked sent as soon as the mail backend took the
+    message, so a retry (the worker's, or a workflow step run again) sends only what has not gone out:
+    nobody hears the same news twice because someone else's copy failed.  ``sending`` is a claim
+    taken by compare-and-set before each attempt, so two processes retrying one run never both send;
+    a claim much older than any send is what a process that died mid-send left, and may be retaken.
+    """
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        SENDING = "sending"
+        SENT = "sent"
+        FAILED = "failed", "Failed (no more retries)"
+        WITHDRAWN = "withdrawn", "Withdrawn (the change was undone before it went out)"
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    run_id = models.UUIDField(db_index=True, help_text="The run whose changes the mail tells of.")
+    recipient = models.EmailField()
+    subject = models.TextField()
+    body = models.TextField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    error = models.TextField(blank=True, help_text="Why the last attempt failed.")
+    claimed_at = models.DateTimeField(null=True, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "recipient"]
+        constraints = [
+            models.UniqueConstraint(fields=["run_id", "recipient"], name="notification_unique_run_recipient")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.recipient} ({self.status})"

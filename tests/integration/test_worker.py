@@ -8,6 +8,7 @@ alone.  The tests use real transactions so that the worker sees the rows they co
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -19,6 +20,7 @@ from pytest_django.fixtures import Settings
 
 from assistant.models import Conversation, Message
 from preferences.services import preference_set
+from skills.models import Calendar, Notification
 from skills.services import calendar_create, event_create
 from tests.integration.conftest import Subscriber, Worker, chat_listener_error, wait_for
 from workflows.definition import TaskSpec, WorkflowDefinition
@@ -198,3 +200,59 @@ def test_chat_turn_is_answered_by_the_worker(
     assert "Design review" not in reply.text  # March 5
     posted = subscriber.receive_until("chat.message", where=lambda e: e["message"]["role"] == "assistant")
     assert posted[-1]["message"]["id"] == reply.pk
+
+
+def test_a_mail_refused_once_is_retried_by_the_worker_and_sent_once(worker: Worker, user: Any) -> None:
+    """The notify step in the worker: the refused mail waits, the change stands, a retry sends it."""
+    flaky, kai = f"lee-{uuid.uuid4().hex[:8]}.flaky@example.com", "kai@example.com"
+    start = datetime(2030, 3, 6, 10, tzinfo=ZoneInfo(ZONE))
+    event_create(
+        calendar=Calendar.objects.get(owner=user),
+        summary="Offsite",
+        start=start,
+        end=start.replace(hour=12),
+        attendees=[kai, flaky],
+    )
+    tasks = (
+        TaskSpec(id="find", skill="find_events", params={**WEEK, "text": "Offsite"}),
+        TaskSpec(
+            id="plan", skill="plan_delete", params={"events": "{{find.output.events}}"}, depends_on=("find",)
+        ),
+        TaskSpec(
+            id="apply",
+            skill="apply_changes",
+            params={"changes": "{{plan.output}}", "approved": True},
+            depends_on=("plan",),
+        ),
+        TaskSpec(
+            id="notify",
+            skill="notify_attendees",
+            params={"result": "{{apply.output}}"},
+            depends_on=("apply",),
+        ),
+    )
+    run = run_start(
+        user=user, definition=WorkflowDefinition(name="cancel offsite", tasks=tasks), timezone_name=ZONE
+    )
+
+    run_workflow.delay(str(run.pk))
+
+    finished = wait_for(
+        lambda: WorkflowRun.objects.filter(pk=run.pk, status=RunStatus.SUCCEEDED).first(),
+        timeout=RUN_SECONDS,
+        what="the run succeeding",
+        worker=worker,
+    )
+    result = finished.result or {}
+    assert result["kind"] == "done"
+    assert result["data"]["undo"] == {"run_id": str(run.pk)}
+    assert f"I let {kai} know." in result["text"]
+    assert f"The mail to {flaky} did not go out; I will try again." in result["text"]
+    sent = wait_for(
+        lambda: Notification.objects.filter(run_id=run.pk, recipient=flaky, status="sent").first(),
+        timeout=RUN_SECONDS,
+        what="the worker's retry sending the refused mail",
+        worker=worker,
+    )
+    assert sent.attempts == 2
+    assert Notification.objects.get(run_id=run.pk, recipient=kai).attempts == 1  # sent once, not again
