@@ -5,6 +5,10 @@ definition's ``func`` with a fresh :class:`SkillContext` (so preferences are rea
 made per call, as per task) and input validated by the definition's model.  The warm rows find every
 series already expanded in the recurrence cache, as a running server does; the cold row drops the
 caches before each call, as the first request after a restart sees them.
+
+A search asks for the first ``limit`` slots and stops once it has them, so it may look at a few
+weeks of the year only; ``EVERY_SLOT`` (the input model's largest limit) is asked for when the
+search must run to the year's end.
 """
 
 from __future__ import annotations
@@ -28,10 +32,20 @@ from skills.providers import provider_for
 from skills.registry import REGISTRY
 from skills.services import calendar_create, event_create
 
-__all__ = ["BusyYear", "busy_year", "free_slots_call", "free_slots_cold", "free_slots_warm"]
+__all__ = [
+    "EVERY_SLOT",
+    "FIRST_SLOTS",
+    "BusyYear",
+    "busy_year",
+    "free_slots_call",
+    "free_slots_cold",
+    "free_slots_warm",
+]
 
 TIMEZONE = "America/New_York"
 ONE_OFFS = 1000
+FIRST_SLOTS = 10  # the skill's default limit: what the chat asks for
+EVERY_SLOT = 500  # the skill's largest limit: far more than this year has
 
 # (summary, start, minutes): every weekday at work, leaving 14:00-15:30 open for the weekly ones to
 # nibble at, so that a free hour exists in working hours on some days but not most.
@@ -149,10 +163,16 @@ def busy_year() -> BusyYear:
     return BusyYear(user=user, tz=tz, start=start, end=end, occurrences=count)
 
 
-def free_slots_call(world: BusyYear) -> tuple[Callable[[], Any], Callable[[], Any]]:
-    """The timed call (a year's search for 60 free minutes) and a function returning its last output."""
+def free_slots_call(world: BusyYear, *, limit: int) -> tuple[Callable[[], Any], Callable[[], Any]]:
+    """The timed call (a year's search for 60 free minutes, up to ``limit`` slots) and a function
+    returning its last output."""
     definition = REGISTRY.get("free_slots")
-    raw = {"start": world.start.isoformat(), "end": world.end.isoformat(), "duration_minutes": 60}
+    raw = {
+        "start": world.start.isoformat(),
+        "end": world.end.isoformat(),
+        "duration_minutes": 60,
+        "limit": limit,
+    }
     last: list[Any] = []
 
     def call() -> None:
@@ -163,11 +183,11 @@ def free_slots_call(world: BusyYear) -> tuple[Callable[[], Any], Callable[[], An
     return call, lambda: last[0]
 
 
-def free_slots_warm(world: BusyYear, *, repeat: int) -> tuple[Timing, Any]:
-    call, output = free_slots_call(world)
+def free_slots_warm(world: BusyYear, *, repeat: int, limit: int) -> tuple[Timing, Any]:
+    call, output = free_slots_call(world, limit=limit)
     return measure(call, repeat=repeat, warmup=2), output()
 
 
 def free_slots_cold(world: BusyYear, *, repeat: int) -> Timing:
-    call, _ = free_slots_call(world)
+    call, _ = free_slots_call(world, limit=FIRST_SLOTS)
     return measure(call, repeat=repeat, warmup=0, setup=drop_caches)

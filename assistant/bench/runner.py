@@ -1,12 +1,16 @@
-"""Runs every measurement in one process and one throwaway transaction, and returns the table's rows.
+"""Runs every measurement in one process and returns the table's rows.
 
-All data (the demo user, the crowded year, the bulk move's calendars, the engine's runs and chat
-messages) is written inside one ``transaction.atomic()`` that is rolled back at the end, so the
-database is left as it was.
-Inside it, the engine's own ``atomic`` blocks become savepoints rather than commits; with WAL and
-``synchronous=NORMAL`` a commit is a WAL append without fsync (about 9 µs against 2 µs for a
-savepoint, measured on the bench machine), and a run commits about six times, so this spares our
-side of the engine comparison a few hundredths of a millisecond per run.
+Nearly all data (the demo user, the crowded year, the bulk move's calendars, the scenarios' worlds,
+chat messages, the engine's savepoint runs) is written inside one ``transaction.atomic()`` that is
+rolled back at the end, so the database is left as it was.  Inside it, every ``atomic`` block of the
+code measured is a savepoint rather than a commit; the rows taken there say so.
+
+The engine comparison cannot be taken that way: a run of ours commits about six times and the
+LangGraph row it is compared with commits every checkpoint to its own file.  So before the
+transaction opens, our engine runs as a worker runs it, each of its commits real (with WAL and
+``synchronous=NORMAL`` a commit is a WAL append without fsync), and deletes its user, runs and task
+runs afterwards.  That row carries the target; the savepoint row beside it, also with its ratio,
+shows how much of our cost is the commits.
 """
 
 from __future__ import annotations
@@ -16,20 +20,19 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from assistant.bench import bulkmove, chat, engine, freeslots, langgraph_dag
+from assistant.bench import bulkmove, chat, engine, freeslots, langgraph_dag, turnmix
 from assistant.bench.demo import demo_user
 from assistant.bench.report import Row, Target
 from assistant.bench.timing import Timing
 
-__all__ = ["FULL", "QUICK", "ROW_NAMES", "BenchRun", "Repeats", "run_bench"]
+__all__ = ["FULL", "QUICK", "ROW_NAMES", "TURN_ROWS", "BenchRun", "Repeats", "run_bench"]
 
 
 @dataclass(frozen=True, slots=True)
 class Repeats:
-    """How many measured calls each row makes (decompose: per turn, 20 turns)."""
+    """How many measured calls each row makes (decompose: per recorded scenario turn)."""
 
     decompose: int
     validate: int
@@ -43,24 +46,40 @@ class Repeats:
 FULL = Repeats(decompose=20, validate=50, engine=20, free_slots=30, free_slots_cold=5, chat=30, bulk_move=10)
 QUICK = Repeats(decompose=2, validate=5, engine=3, free_slots=3, free_slots_cold=1, chat=3, bulk_move=1)
 
-DECOMPOSE = "rules decompose (per turn)"
-VALIDATE = "validate 1,000-task DAG"
-ENGINE_OURS = "engine per task (ours, persisted)"
-ENGINE_LANGGRAPH = "engine per task (LangGraph + SqliteSaver)"
-FREE_SLOTS = "free slots, 1 year × 10,000 occurrences on 3 calendars"
-FREE_SLOTS_COLD = "free slots, same, cold cache (first call after a restart)"
-CHAT = "chat turn, read-only (server-side)"
-BULK_MOVE = f"confirmed bulk move of {bulkmove.MOVED} occurrences (preview + apply)"
+# One row per class of turn (see ``turnmix``), each held to the rule decomposer's target.
+TURN_ROWS = {
+    "read": "rules decompose() per scenario turn: reads",
+    "write": "rules decompose() per scenario turn: writes",
+    "follow-up": "rules decompose() per scenario turn: follow-ups",
+    "answer": "answer_for() per scenario reply to a waiting question",
+}
+TURN_TARGET = Target("p95", 5)
+VALIDATE = "compile_workflow() (validation) of a 1,000-task DAG"
+_RUN = f"a {engine.ENGINE_TASKS}-task run / {engine.ENGINE_TASKS}"
+ENGINE_COMMITTED = f"engine per task, ours: {_RUN}, committing as a worker does"
+ENGINE_SAVEPOINTS = "engine per task, ours: the same in savepoints of one transaction"
+ENGINE_LANGGRAPH = (
+    f"engine per task, LangGraph + SqliteSaver: the same DAG run / {engine.ENGINE_TASKS}, committing"
+)
+_SLOTS = f"free_slots skill, 60 min, first {freeslots.FIRST_SLOTS} slots"
+FREE_SLOTS = f"{_SLOTS} in a year of 10,000 occurrences, warm cache"
+FREE_SLOTS_EVERY = "free_slots skill, 60 min, every slot in the same year, warm cache"
+FREE_SLOTS_COLD = f"{_SLOTS}, cold cache (first call after a restart)"
+CHAT = f"chat_turn() of {chat.CHAT_TEXT!r} opening a conversation (server-side)"
+BULK_MOVE = f"bulk move of {bulkmove.MOVED} occurrences: plan_move + apply_changes preview + approved apply"
 ROW_NAMES = (
-    DECOMPOSE,
+    *TURN_ROWS.values(),
     VALIDATE,
-    ENGINE_OURS,
+    ENGINE_COMMITTED,
+    ENGINE_SAVEPOINTS,
     ENGINE_LANGGRAPH,
     FREE_SLOTS,
+    FREE_SLOTS_EVERY,
     FREE_SLOTS_COLD,
     CHAT,
     BULK_MOVE,
 )
+_IN_SAVEPOINTS = "its commits are savepoints of the bench's transaction"
 
 
 def _guarded(name: str, target: Target | None, take: Callable[[], tuple[Timing, str]]) -> Row:
@@ -81,11 +100,12 @@ class BenchRun:
 
 
 def run_bench(*, repeats: Repeats = FULL) -> BenchRun:
-    """Take every row in this process, then roll back everything the measurements wrote."""
+    """Time the committing engine, then take every other row and roll back everything they wrote."""
     before = _load()
+    committed = engine.engine_per_task_committed(repeat=repeats.engine)
     with transaction.atomic():
         try:
-            rows = _measure(repeats)
+            rows = _measure(repeats, committed)
         finally:
             transaction.set_rollback(True)
     return BenchRun(rows=rows, machine=_machine(before, _load()))
@@ -106,52 +126,102 @@ def _machine(before: float | None, after: float | None) -> str:
     return f"Machine: {cpus} CPUs, 1-minute load average {before:.2f} before the run and {after:.2f} after."
 
 
-def _measure(repeats: Repeats) -> list[Row]:
+def _measure(repeats: Repeats, committed: Timing) -> list[Row]:
     demo = demo_user()
-    engine_user = get_user_model().objects.create_user(username=f"{demo.username}-engine", password=None)
     busy = freeslots.busy_year()
-
-    decompose_row = _guarded(
-        DECOMPOSE, Target("p95", 5), lambda: chat.decompose_per_turn(user=demo, repeat=repeats.decompose)
-    )
+    turn_rows = _turn_rows(repeats.decompose)
     validate_timing, validate_notes = engine.validate_1000(repeat=repeats.validate)
     validate_row = Row(
         name=VALIDATE, timing=validate_timing, target=Target("median", 5), notes=validate_notes
     )
+    engine_rows = _engine_rows(repeats.engine, committed)
+    free_rows = _free_slot_rows(busy, repeats)
+    chat_row = _guarded(CHAT, Target("p95", 100), lambda: _chat(demo, repeats.chat))
+    bulk_timing, bulk_notes = _bulk_move(repeats.bulk_move)
+    bulk_row = Row(name=BULK_MOVE, timing=bulk_timing, target=Target("median", 1000), notes=bulk_notes)
+    return [*turn_rows, validate_row, *engine_rows, *free_rows, chat_row, bulk_row]
+
+
+def _turn_rows(repeat: int) -> list[Row]:
+    """A row per class of scenario turn; all "n/a" when the chat path cannot be imported."""
+    try:
+        mix = turnmix.turn_mix(folders=turnmix.scenario_folders(), repeat=repeat)
+    except ImportError as exc:
+        return [
+            Row(name=name, target=TURN_TARGET, unavailable=f"cannot import: {exc}")
+            for name in TURN_ROWS.values()
+        ]
+    played = f"of {mix.conversations} conversations (shared scenarios + SGD dialogues), each timed ×{repeat}"
+    rows = []
+    for kind, name in TURN_ROWS.items():
+        timing = mix.timing(kind)
+        if timing is None:
+            rows.append(Row(name=name, target=TURN_TARGET, unavailable=f"no {kind} turn was recorded"))
+            continue
+        if kind == "answer":
+            made = f"{mix.not_answers} more messages it read as no answer are timed as decompose turns"
+        else:
+            made = "decisions " + ", ".join(f"{k} ×{n}" for k, n in mix.decisions[kind].most_common())
+        notes = f"{mix.turns[kind]} turns {played}; {made}"
+        rows.append(Row(name=name, timing=timing, target=TURN_TARGET, notes=notes))
+    return rows
+
+
+def _engine_rows(repeat: int, committed: Timing) -> list[Row]:
+    """Ours committing (the target) and in savepoints, each with its ratio to LangGraph's median."""
     ours = Row(
-        name=ENGINE_OURS,
-        timing=engine.engine_per_task(user=engine_user, repeat=repeats.engine),
+        name=ENGINE_COMMITTED,
+        timing=committed,
         target=Target("ratio", 0.5),
-        notes="1 → 98 → 1 no-op skills, run_start + run_advance, listeners off; ratio = ours/LangGraph",
+        notes="1 → 98 → 1 no-op skills, run_start + run_advance, listeners off, about 6 commits a run;"
+        " ratio = ours/LangGraph",
+    )
+    savepoints = engine.engine_per_task(user=engine.engine_user(), repeat=repeat)
+    in_savepoints = Row(
+        name=ENGINE_SAVEPOINTS,
+        timing=savepoints,
+        notes=f"the same, but {_IN_SAVEPOINTS}; ratio = ours/LangGraph",
     )
     theirs = _guarded(
         ENGINE_LANGGRAPH,
         None,
         lambda: (
-            langgraph_dag.langgraph_per_task(repeat=repeats.engine),
-            "same DAG, reducer fan-in, WAL file",
+            langgraph_dag.langgraph_per_task(repeat=repeat),
+            "same DAG, reducer fan-in, a checkpoint committed per step to a WAL file",
         ),
     )
-    if theirs.timing is not None and ours.timing is not None:
-        ours.ratio = ours.timing.median / theirs.timing.median
+    if theirs.timing is not None:
+        ours.ratio = committed.median / theirs.timing.median
+        in_savepoints.ratio = savepoints.median / theirs.timing.median
+    return [ours, in_savepoints, theirs]
 
+
+def _free_slot_rows(busy: freeslots.BusyYear, repeats: Repeats) -> list[Row]:
+    """The chat's search (first 10 slots), the same run to the year's end, and the first after a restart."""
     cold = freeslots.free_slots_cold(busy, repeat=repeats.free_slots_cold)
-    warm, found = freeslots.free_slots_warm(busy, repeat=repeats.free_slots)
-    searched = f"{busy.occurrences:,} occurrences, 60 min, limit 10, lunch + working hours"
-    free_row = Row(
-        name=FREE_SLOTS,
-        timing=warm,
-        target=Target("median", 20),
-        notes=f"skill func + SkillContext, warm cache; {searched}; found {_first_slot(found)}",
-    )
-    cold_row = Row(name=FREE_SLOTS_COLD, timing=cold, notes="caches dropped before each call")
+    first, found = freeslots.free_slots_warm(busy, repeat=repeats.free_slots, limit=freeslots.FIRST_SLOTS)
+    every, all_found = freeslots.free_slots_warm(busy, repeat=repeats.free_slots, limit=freeslots.EVERY_SLOT)
+    searched = f"{busy.occurrences:,} occurrences, 60 min, lunch + working hours"
+    return [
+        Row(
+            name=FREE_SLOTS,
+            timing=first,
+            target=Target("median", 20),
+            notes=f"skill func + SkillContext; {searched}; found {_first_slot(found)}",
+        ),
+        Row(
+            name=FREE_SLOTS_EVERY,
+            timing=every,
+            target=Target("median", 20),
+            notes=f"limit {freeslots.EVERY_SLOT}; {_every_slot(all_found)}",
+        ),
+        Row(name=FREE_SLOTS_COLD, timing=cold, notes="caches dropped before each call"),
+    ]
 
-    chat_row = _guarded(
-        CHAT, Target("p95", 100), lambda: chat.chat_turn_readonly(user=demo, repeat=repeats.chat)
-    )
-    bulk_timing, bulk_notes = _bulk_move(repeats.bulk_move)
-    bulk_row = Row(name=BULK_MOVE, timing=bulk_timing, target=Target("median", 1000), notes=bulk_notes)
-    return [decompose_row, validate_row, ours, theirs, free_row, cold_row, chat_row, bulk_row]
+
+def _chat(demo: Any, repeat: int) -> tuple[Timing, str]:
+    timing, notes = chat.chat_turn_readonly(user=demo, repeat=repeat)
+    return timing, f"{notes}; {_IN_SAVEPOINTS}"
 
 
 def _bulk_move(repeat: int) -> tuple[Timing, str]:
@@ -161,9 +231,10 @@ def _bulk_move(repeat: int) -> tuple[Timing, str]:
     timing, usual_count = bulkmove.bulk_move(usual, repeat=repeat)
     crowded_timing, crowded_count = bulkmove.bulk_move(crowded, repeat=repeat)
     return timing, (
-        f"{usual.others:,} other occurrences; with {crowded.others:,} median {crowded_timing.median:.0f} ms"
-        f" (p95 {crowded_timing.p95:.0f}); SQL queries per changed event {usual_count.per_event}"
-        f" and {crowded_count.per_event} with {crowded.others:,}; SQLite"
+        f"skills called directly (finding the events not timed); {usual.others:,} other occurrences;"
+        f" with {crowded.others:,} median {crowded_timing.median:.0f} ms (p95 {crowded_timing.p95:.0f});"
+        f" SQL queries per changed event {usual_count.per_event} and {crowded_count.per_event}"
+        f" with {crowded.others:,}; SQLite; {_IN_SAVEPOINTS}"
     )
 
 
@@ -172,3 +243,11 @@ def _first_slot(output: Any) -> str:
         return "no slot"
     first = output.slots[0]
     return f"{output.count} slots, first {first.start:%a %b %d %H:%M}"
+
+
+def _every_slot(output: Any) -> str:
+    """How many slots the search found, and whether that is all of them (fewer than it may return)."""
+    if output.count >= freeslots.EVERY_SLOT:
+        return f"found {output.count} slots: the limit, so not every slot"
+    last = f", last {output.slots[-1].start:%a %b %d %Y %H:%M}" if output.slots else ""
+    return f"found {output.count} slots, every one in the year{last}"

@@ -5,16 +5,20 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandParser
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 
 from assistant.bench import FULL, QUICK, as_json, render, run_bench, verdict
 
 
 class Command(BaseCommand):
     help = (
-        "Measure the decomposer, validation, the engine against LangGraph, the free-slot search, a chat "
-        "turn and a confirmed bulk move of 500 occurrences (with SQL queries per changed event) in one "
-        "run, in a transaction that is rolled back; print medians, p95s and targets."
+        "Measure the rule decomposer on the scenarios' turns (reads, writes, follow-ups, answers), "
+        "validation, the engine against LangGraph (committing and in savepoints), the free-slot search "
+        "(first slots and every slot of a year), a chat turn and a confirmed bulk move of 500 occurrences "
+        "(with SQL queries per changed event) in one run; print medians, p95s and targets. Everything "
+        "is rolled back or deleted afterwards."
     )
     # The system checks import the URLconf, hence the whole chat stack; a module of it being
     # rewritten must not stop the engine and free-slot rows from being measured (they print n/a).
@@ -25,6 +29,7 @@ class Command(BaseCommand):
         parser.add_argument("--json", action="store_true", help="Print one JSON object instead of the table.")
 
     def handle(self, *args: Any, **options: Any) -> None:
+        _refuse_unmigrated()
         run = run_bench(repeats=QUICK if options["quick"] else FULL)
         if options["json"]:
             self.stdout.write(json.dumps({**as_json(run.rows), "machine": run.machine}, indent=2))
@@ -33,3 +38,11 @@ class Command(BaseCommand):
             self.stdout.write(line)
         self.stdout.write(run.machine)
         self.stdout.write(verdict(run.rows))
+
+
+def _refuse_unmigrated() -> None:
+    """Stop before writing anything: the engine row commits a user and runs and deletes them after,
+    and that delete cascades through every table that points at users, so each must exist."""
+    executor = MigrationExecutor(connection)
+    if executor.migration_plan(executor.loader.graph.leaf_nodes()):
+        raise CommandError("The database has unapplied migrations; run `manage.py migrate` first.")
