@@ -1,0 +1,120 @@
+"""What the two models see of a turn: features of each word for the span tagger, of the whole turn for
+the act classifier.
+
+Every feature is about the form of words and their neighbours (case, digits, affixes, the words around
+them), what the assistant asked, and what the time resolver found, never about particular sentences:
+the models must read turns nobody wrote down before.
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.nlu.reading import Asked
+from assistant.nlu.timemarks import OUTSIDE
+from assistant.nlu.words import Words
+
+__all__ = ["token_features", "turn_features"]
+
+_SENTENCE_END = frozenset({".", "!", "?", ";"})
+_DIGITS = re.compile(r"\d")
+EXP = {"kind": True, "kindonly_marks": False, "drop_words": False}
+
+
+def token_features(words: Words, asked: Asked | None) -> list[list[str]]:
+    """The span tagger's features, one list for each token."""
+    tokens = words.tokens
+    marks = [m if m == OUTSIDE or not EXP["kindonly_marks"] else m[2:] for m in words.marks]
+    kinds = words.kinds
+    lower = [t.text.lower() for t in tokens]
+    shapes = [_shape(t.text) for t in tokens]
+    ask = asked or "none"
+    starts = _sentence_starts(words)
+    last = len(tokens) - 1
+    out: list[list[str]] = []
+    for i, token in enumerate(tokens):
+        text, word, shape = token.text, lower[i], shapes[i]
+        short = _short_shape(shape)
+        features = [
+            "bias",
+            f"shape={shape}",
+            f"short={short}",
+            f"ask={ask}",
+            f"ask|short={ask}|{short}",
+            f"tx={marks[i]}",
+            f"ask|tx={ask}|{marks[i][:1]}",
+            f"pos={min(i - starts[i], 4)}",
+        ]
+        if not (EXP["drop_words"] and kinds[i]):
+            features.extend((f"w={word}", f"pre={word[:3]}", f"suf={word[-3:]}"))
+        if EXP["kind"] and kinds[i]:
+            features.append(f"kind={kinds[i]}")
+        if text.istitle():
+            features.append("title")
+        if text.isupper():
+            features.append("upper")
+        if text.isdigit():
+            features.append("digit")
+        if not text[0].isalnum():
+            features.append("punct")
+        if i == last or (i + 1 == last and lower[last] in _SENTENCE_END):
+            features.append("last")
+        for d in (-2, -1, 1, 2):
+            j = i + d
+            inside = 0 <= j <= last
+            features.append(f"{d}:w={lower[j] if inside else 'BOUNDARY'}")
+            if abs(d) == 1 and inside:
+                features.extend(
+                    (f"{d}:short={_short_shape(shapes[j])}", f"{d}:tx={marks[j]}", f"{d}|0:w={_pair(lower, i, j)}")
+                )
+                if EXP["kind"] and kinds[j]:
+                    features.append(f"{d}:kind={kinds[j]}")
+        out.append(features)
+    return out
+
+
+def turn_features(words: Words, asked: Asked | None) -> set[str]:
+    """The act classifier's features: words and word pairs, what was asked, what the resolver found.
+
+    Numbers become their shape ("17705" -> "d", "4:30" -> "d:d"): what a turn does with a number does
+    not depend on which number it is.
+    """
+    lower = ["<s>", *(_number_shape(t.text.lower()) for t in words.tokens), "</s>"]
+    features = {f"ask={asked or 'none'}"}
+    features.update(f"w={w}" for w in lower[1:-1])
+    features.update(f"ww={a}|{b}" for a, b in zip(lower, lower[1:], strict=False))
+    features.update(f"tx={mark[2:]}" for mark in words.marks if mark != OUTSIDE)
+    return features
+
+
+def _sentence_starts(words: Words) -> list[int]:
+    """For each token, the index of the first token of its sentence."""
+    starts, start = [], 0
+    for i, token in enumerate(words.tokens):
+        starts.append(start)
+        if token.text in _SENTENCE_END:
+            start = i + 1
+    return starts
+
+
+def _pair(words: list[str], i: int, j: int) -> str:
+    return f"{words[j]}|{words[i]}" if j < i else f"{words[i]}|{words[j]}"
+
+
+def _shape(text: str) -> str:
+    """Xxxx for "Rangoon", dd:dd for "11:30": each run of a kind of character cut at four."""
+    out: list[str] = []
+    for ch in text:
+        kind = "X" if ch.isupper() else "x" if ch.isalpha() else "d" if ch.isdigit() else ch
+        if out[-4:] != [kind] * 4:
+            out.append(kind)
+    return "".join(out)
+
+
+def _short_shape(shape: str) -> str:
+    """Xx for "Rangoon", d:d for "11:30": each run of a kind of character as one."""
+    return re.sub(r"(.)\1+", r"\1", shape)
+
+
+def _number_shape(word: str) -> str:
+    return _short_shape(_shape(word)) if _DIGITS.search(word) else word

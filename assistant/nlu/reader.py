@@ -1,0 +1,29 @@
+"""Reading one turn with a given pair of models: the act classifier and the span tagger."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from assistant.nlu.acts import ActModel
+from assistant.nlu.features import token_features, turn_features
+from assistant.nlu.reading import Asked, TurnReading
+from assistant.nlu.spans import SpanTagger, spans_from_tags
+from assistant.nlu.words import words_of
+
+__all__ = ["TurnReader"]
+
+
+@dataclass(frozen=True, slots=True)
+class TurnReader:
+    """Both models of the reader. The shipped ones are behind :func:`assistant.nlu.read_turn`; the
+    evaluation builds others from training folds and reads with them the same way."""
+
+    acts: ActModel
+    spans: SpanTagger
+
+    def read(self, text: str, *, asked: Asked | None = None) -> TurnReading:
+        """What ``text`` does and gives, after the assistant asked for ``asked`` (None: nothing)."""
+        words = words_of(text)
+        acts, intent = self.acts.predict(turn_features(words, asked))
+        tags = self.spans.tags(token_features(words, asked))
+        return TurnReading(acts=acts, intent=intent, spans=spans_from_tags(text, words.tokens, tags))

@@ -1,0 +1,53 @@
+"""What the turn reader makes of one chat turn: its dialogue acts, the intent it announces, its spans.
+
+These are the values the rest of the app sees; they hold no model state, so a reading can be kept,
+compared and logged like any other value.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+__all__ = ["ASKED", "SLOTS", "Asked", "Slot", "Span", "TurnReading"]
+
+Slot = Literal["date", "time", "title", "location"]
+SLOTS: tuple[Slot, ...] = ("date", "time", "title", "location")
+
+# What the assistant's previous turn asked for. The same words mean different things after different
+# questions ("Sure. It's 17 Hale Avenue." answers "where?"; "Yes" after "please confirm" agrees to a
+# write), and the chat always knows what it asked, so the reader takes it as an input.
+Asked = Literal["date", "time", "title", "location", "confirm"]
+ASKED: tuple[Asked, ...] = ("date", "time", "title", "location", "confirm")
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A stretch of the turn that gives a slot's value.
+
+    ``text`` is ``turn[start:end]`` exactly as typed, so a title keeps its words and its case.
+    """
+
+    slot: Slot
+    start: int
+    end: int
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class TurnReading:
+    """One user turn as the reader understood it.
+
+    ``acts`` are the dialogue acts of the Schema-Guided Dialogue dataset (INFORM_INTENT, INFORM,
+    REQUEST_ALTS, SELECT, AFFIRM, NEGATE, AFFIRM_INTENT, NEGATE_INTENT, THANK_YOU, GOODBYE); ``intent``
+    is what an INFORM_INTENT announces (``"GetEvents"``, ``"GetAvailableTime"`` or ``"AddEvent"``), and
+    is ``None`` exactly when INFORM_INTENT is not among the acts; ``spans`` are in text order.
+    """
+
+    acts: frozenset[str]
+    intent: str | None
+    spans: tuple[Span, ...]
+
+    def first(self, slot: Slot) -> Span | None:
+        """The first span of ``slot``: a turn rarely gives two values for one slot."""
+        return next((span for span in self.spans if span.slot == slot), None)

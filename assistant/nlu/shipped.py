@@ -1,0 +1,58 @@
+"""The models committed with the code (``assistant/nlu/model/``), loaded once, at first use.
+
+``manage.py train_turns`` writes them; loading is lazy so that commands and tests that never read a
+turn do not pay for it, and guarded by a lock so that two first turns in two threads load it once.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+
+from assistant.nlu.acts import ActModel
+from assistant.nlu.reader import TurnReader
+from assistant.nlu.reading import Asked, TurnReading
+from assistant.nlu.spans import SpanTagger
+
+__all__ = ["ACTS_FILE", "MODEL_DIR", "SPANS_FILE", "load_reader", "read_turn", "reader_from_files", "shipped_reader"]
+
+MODEL_DIR = Path(__file__).resolve().parent / "model"
+ACTS_FILE = "acts.json"
+SPANS_FILE = "spans.crfsuite"
+
+_lock = threading.Lock()
+_reader: TurnReader | None = None
+
+
+def load_reader(directory: Path) -> TurnReader:
+    """The reader whose model files are in ``directory``."""
+    return reader_from_files({name: (directory / name).read_bytes() for name in (ACTS_FILE, SPANS_FILE)})
+
+
+def reader_from_files(files: Mapping[str, bytes]) -> TurnReader:
+    """The reader of model files' contents, by file name (as training returns them)."""
+    acts = ActModel.from_json(json.loads(files[ACTS_FILE]))
+    return TurnReader(acts=acts, spans=SpanTagger(files[SPANS_FILE]))
+
+
+def shipped_reader() -> TurnReader:
+    """The reader of the committed models, loaded at the first call and kept for the process."""
+    global _reader
+    if _reader is None:
+        with _lock:
+            if _reader is None:
+                _reader = load_reader(MODEL_DIR)
+    return _reader
+
+
+def read_turn(text: str, *, asked: Asked | None = None) -> TurnReading:
+    """Read one user turn with the shipped models.
+
+    ``asked`` is what the assistant's previous turn asked for: ``"date"``, ``"time"``, ``"title"``,
+    ``"location"``, ``"confirm"`` (a read-back awaiting a yes or no), or ``None`` when it asked nothing
+    of these. It changes the reading where the words alone do not decide: "Sure. It's 17 Hale
+    Avenue." gives a location after "where is it?".
+    """
+    return shipped_reader().read(text, asked=asked)

@@ -1,0 +1,138 @@
+"""Training both models of the turn reader from labelled turns (needs the ``train`` extra).
+
+Everything here is deterministic, so the same examples give byte-identical model files and a retrained
+model shows up in a diff only when the data or the code changed: the act classifier is fitted with
+L-BFGS (no random state), its features and labels are sorted and its weights rounded; crfsuite's
+L-BFGS is deterministic as well, and is fed the examples in their given order.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pycrfsuite
+from scipy.sparse import csr_matrix
+from sklearn.linear_model import LogisticRegression
+
+from assistant.nlu.acts import INFORM_INTENT
+from assistant.nlu.examples import Example
+from assistant.nlu.features import token_features, turn_features
+from assistant.nlu.shipped import ACTS_FILE, SPANS_FILE
+from assistant.nlu.spans import tags_from_spans
+from assistant.nlu.words import words_of
+
+__all__ = ["train", "train_acts", "train_spans"]
+
+# A feature seen once teaches about one sentence, not about turns; dropping those halves the model.
+_MIN_FEATURE_COUNT = 2
+# Inverse regularisation strength of the logistic regressions.
+_C = 1.0
+# Weights are kept to three decimals, and a feature none of whose weights reaches 0.05 is left out:
+# it moves no probability by much more than a point, and leaving such features out halves the file
+# without changing the cross-validated accuracy.
+_DECIMALS = 3
+_MIN_WEIGHT = 0.05
+_CRF_PARAMS = {
+    "c1": 0.05,  # L1: drops most features the tagger does not need
+    "c2": 0.01,  # L2
+    "max_iterations": 200,
+    "feature.possible_transitions": True,  # so that unseen tag pairs are scored, not forbidden
+}
+
+
+def train(examples: Sequence[Example], *, trained_on: Mapping[str, Any] | None = None) -> dict[str, bytes]:
+    """Both model files, by file name, as :func:`assistant.nlu.shipped.reader_from_files` reads them.
+
+    ``trained_on`` describes the data (the training command gives the file's name and SHA-256) and is
+    kept in the act model's file, so an evaluation can tell when it is testing on the training data.
+    """
+    model = train_acts(examples)
+    if trained_on is not None:
+        model["trained_on"] = dict(trained_on)
+    acts = json.dumps(model, sort_keys=True, separators=(",", ":")) + "\n"
+    return {ACTS_FILE: acts.encode(), SPANS_FILE: train_spans(examples)}
+
+
+def train_acts(examples: Sequence[Example]) -> dict[str, Any]:
+    """The act classifier as plain JSON data (see :meth:`assistant.nlu.acts.ActModel.from_json`)."""
+    rows = [_turn_features(e) for e in examples]
+    counts = Counter(f for row in rows for f in row)
+    vocabulary = sorted(f for f, n in counts.items() if n >= _MIN_FEATURE_COUNT)
+    column = {f: j for j, f in enumerate(vocabulary)}
+    matrix = _binary_matrix(rows, column)
+
+    act_labels = sorted({a for e in examples for a in e.acts if a != INFORM_INTENT})
+    act_fits = [_fit(matrix, np.array([a in e.acts for e in examples], dtype=int)) for a in act_labels]
+    kept = [(label, fit) for label, fit in zip(act_labels, act_fits, strict=True) if fit is not None]
+
+    intent_labels: list[str | None] = [None, *sorted({e.intent for e in examples if e.intent is not None})]
+    intent_fit = _fit(matrix, np.array([intent_labels.index(e.intent) for e in examples]))
+    if intent_fit is None:
+        raise ValueError("Training needs turns that announce an intent and turns that do not.")
+
+    act_coef = np.vstack([fit.coef_ for _, fit in kept]) if kept else np.zeros((0, len(vocabulary)))
+    return {
+        "acts": {
+            "labels": [label for label, _ in kept],
+            "intercepts": [_round(fit.intercept_[0]) for _, fit in kept],
+            "thresholds": [0.5] * len(kept),
+            "weights": _weights(vocabulary, act_coef),
+        },
+        "intent": {
+            "labels": intent_labels,
+            "intercepts": [_round(b) for b in intent_fit.intercept_],
+            "weights": _weights(vocabulary, intent_fit.coef_),
+        },
+    }
+
+
+def train_spans(examples: Sequence[Example]) -> bytes:
+    """The span tagger's crfsuite model file."""
+    trainer = pycrfsuite.Trainer(verbose=False)
+    for example in examples:
+        words = words_of(example.text)
+        if words.tokens:
+            trainer.append(token_features(words, example.asked), tags_from_spans(words.tokens, example.spans))
+    trainer.set_params(_CRF_PARAMS)
+    with tempfile.TemporaryDirectory() as directory:
+        path = Path(directory) / SPANS_FILE
+        trainer.train(str(path))
+        return path.read_bytes()
+
+
+def _turn_features(example: Example) -> set[str]:
+    return turn_features(words_of(example.text), example.asked)
+
+
+def _binary_matrix(rows: list[set[str]], column: dict[str, int]) -> csr_matrix:
+    indices = [sorted(column[f] for f in row if f in column) for row in rows]
+    pointers = np.cumsum([0, *(len(i) for i in indices)])
+    flat = np.array([j for i in indices for j in i], dtype=np.int64)
+    return csr_matrix((np.ones(len(flat)), flat, pointers), shape=(len(rows), len(column)))
+
+
+def _fit(matrix: csr_matrix, target: np.ndarray) -> LogisticRegression | None:
+    """A fitted regression, or None when the target has one class only (nothing to tell apart)."""
+    if len(np.unique(target)) < 2:
+        return None
+    return LogisticRegression(C=_C, max_iter=2000).fit(matrix, target)
+
+
+def _weights(vocabulary: list[str], coef: np.ndarray) -> dict[str, list[float]]:
+    """Each feature's row of weights, one per label, leaving out features that weigh next to nothing."""
+    out = {}
+    for j, feature in enumerate(vocabulary):
+        row = [_round(w) for w in coef[:, j]]
+        if max((abs(w) for w in row), default=0.0) >= _MIN_WEIGHT:
+            out[feature] = row
+    return out
+
+
+def _round(value: float) -> float:
+    return round(float(value), _DECIMALS) + 0.0  # + 0.0 turns -0.0 into 0.0
