@@ -12,8 +12,10 @@ from django.utils import timezone
 from assistant.answers import DECLINE, NOT_AN_ANSWER, answer_for
 from assistant.decomposer import DecomposeRequest, decompose
 from assistant.decomposer.changes import undo_workflow
+from assistant.decomposer.state import PASSING
 from assistant.models import Conversation, Message, ReplyKind
 from preferences.selectors import user_timezone
+from skills.models import ChangeRecord
 from workflows import events
 from workflows.definition import Decision
 from workflows.engine import run_cancel, run_start
@@ -86,7 +88,8 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str, undo: str | N
         context=conversation.context,
     )
     decision = decompose(request)
-    remembered = {k: v for k, v in conversation.context.items() if k != "pending_create"}
+    # What only the next turn may use (the event being assembled, what the reply asked) ends here.
+    remembered = {k: v for k, v in conversation.context.items() if k not in PASSING}
     if remembered != conversation.context or decision.context_update:
         conversation.context = {**remembered, **decision.context_update}
         conversation.save(update_fields=["context", "updated_at"])
@@ -181,14 +184,25 @@ def run_settled(run: WorkflowRun) -> None:
         data = result.get("data") or {}
         conversation.pending_run = None
         _remember(conversation, run, data)
+    elif ChangeRecord.objects.filter(run_id=run.pk, undone_by__isnull=True).exists():
+        # A step after the changes were applied failed: the calendar did change, and says so, with undo.
+        kind = ReplyKind.DONE
+        text = "Your calendar was changed, but I couldn't finish the rest: " + _failure(run)
+        data = {"undo": {"run_id": str(run.pk)}}
+        conversation.pending_run = None
+        _remember(conversation, run, data)
     else:
         kind = ReplyKind.ERROR
-        text = "I couldn't finish that: " + (run.error or "something went wrong.")
+        text = "I couldn't finish that: " + _failure(run)
         data = {}
         conversation.pending_run = None
     with transaction.atomic():
         conversation.save(update_fields=["pending_run", "context", "updated_at"])
         _message_add(conversation, role=Message.Role.ASSISTANT, kind=kind, text=text, data=data, run=run)
+
+
+def _failure(run: WorkflowRun) -> str:
+    return run.error or "something went wrong."
 
 
 def _remember(conversation: Conversation, run: WorkflowRun, data: dict[str, Any]) -> None:
@@ -203,6 +217,14 @@ def _remember(conversation: Conversation, run: WorkflowRun, data: dict[str, Any]
             for c in changed
             if c.get("start") and c.get("end")
         ]
+        if len(changed) == 1 and len(context["last_events"]) == 1:
+            # The one event this turn made or changed: what "it's at 4045 Castro Valley Blvd" amends.
+            change = changed[0]
+            place = change.get("new_location")
+            context["made"] = {
+                **context["last_events"][0],
+                "location": place if place is not None else change.get("location", ""),
+            }
     elif data.get("events"):
         context["last_events"] = [
             {"summary": e["summary"], "start": e["start"], "end": e["end"]} for e in data["events"][:20]

@@ -54,6 +54,7 @@ __all__ = [
     "notify_attendees",
     "plan_create",
     "plan_delete",
+    "plan_edit",
     "plan_move",
     "undo_changes",
 ]
@@ -229,6 +230,31 @@ def plan_move(ctx: SkillContext, params: PlanMoveInput) -> ChangeSet:
     return ChangeSet(changes=changes, skipped=skipped)
 
 
+class PlanEditInput(SkillInput):
+    events: list[EventItem] = Field(description="Events to change, from an earlier task's output.")
+    summary: str | None = Field(default=None, description="New title.")
+    location: str | None = Field(default=None, description="New place; empty text removes it.")
+    duration_minutes: int | None = Field(default=None, ge=5, le=24 * 60 * 14, description="New length.")
+    scope: Literal["occurrence", "following", "series"] = "occurrence"
+
+
+@skill(service="changes", kind="read")
+def plan_edit(ctx: SkillContext, params: PlanEditInput) -> ChangeSet:
+    """Plan changing what an event is rather than when: its title, its place, its length."""
+    changes: list[Change] = []
+    for item in _unique(params.events, params.scope):
+        change = Change(action="update", **_target(item, params.scope))
+        if params.summary and params.summary != item.summary:
+            change.new_summary = params.summary
+        if params.location is not None and params.location != item.location:
+            change.new_location = params.location
+        if params.duration_minutes:
+            change.start, change.end = item.start, item.start + timedelta(minutes=params.duration_minutes)
+        changes.append(change)
+    _conflicts(ctx, [c for c in changes if c.start is not None], skip_keys={e.key for e in params.events})
+    return ChangeSet(changes=changes)
+
+
 def _find_slot(
     ctx: SkillContext,
     item: EventItem,
@@ -289,6 +315,7 @@ class PlanCreateInput(SkillInput):
     all_day: bool = False
     calendar: str = Field(default="", description="Calendar key; the default calendar when empty.")
     attendees: list[str] = Field(default_factory=list, description="Emails of people to invite.")
+    location: str = Field(default="", description="Where it takes place.")
     like: list[EventItem] = Field(
         default_factory=list, description="Copy title and attendees from the first."
     )
@@ -337,7 +364,7 @@ def plan_create(ctx: SkillContext, params: PlanCreateInput) -> ChangeSet:
         end=end,
         all_day=params.all_day,
         attendees=[a for a in attendees if a.casefold() != owner],
-        location=template.location if template else "",
+        location=params.location or (template.location if template else ""),
     )
     _conflicts(ctx, [change], skip_keys=set())
     return ChangeSet(changes=[change])
@@ -404,6 +431,9 @@ class ApplyInput(SkillInput):
     changes: ChangeSet = Field(description="The change set from a plan task.")
     approved: bool = Field(default=False, description="Already approved (the user picked the action).")
     what: str = Field(default="", description="A short name of the request, for the reply.")
+    then_ask: str = Field(
+        default="", description="A question to end the reply with once applied (an optional detail)."
+    )
 
 
 MAX_LINES = 20
@@ -494,7 +524,11 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
         raise SkillError(f"Nothing was changed: {exc}") from exc
     rows = preview_rows(changes, ctx.tz)
     text = "\n".join(
-        [f"Done: {len(records)} change{'s' if len(records) != 1 else ''}.", *_lines(rows, skipped, ctx)]
+        [
+            f"Done: {len(records)} change{'s' if len(records) != 1 else ''}.",
+            *_lines(rows, skipped, ctx),
+            *([params.then_ask] if params.then_ask and records else []),
+        ]
     )
     events = [
         {

@@ -73,6 +73,7 @@ class Change(BaseModel):
     end: datetime | None = None
     all_day: bool = False
     new_summary: str | None = None
+    new_location: str | None = None
     attendees: list[str] = Field(default_factory=list, description="Other people on the event.")
     location: str = ""
     description: str = ""
@@ -173,7 +174,10 @@ def describe_change(change: Change, tz: ZoneInfo) -> str:
         parts.append(f"{when(change.before_start, change.before_end)} → {when(change.start, change.end)}")
     if change.new_summary:
         parts.append(f"rename to {change.new_summary!r}")
-    return f"Move {change.summary!r}: " + ("; ".join(parts) or "no change")
+    if change.new_location is not None:
+        parts.append(f"place: {change.new_location!r}" if change.new_location else "no place")
+    verb = "Move" if change.start is not None and change.start != change.before_start else "Change"
+    return f"{verb} {change.summary!r}: " + ("; ".join(parts) or "no change")
 
 
 def preview_rows(changes: list[Change], tz: ZoneInfo) -> list[dict[str, Any]]:
@@ -251,7 +255,9 @@ def _write(change: Change, operation_id: str) -> Write:
             end_date=change.end.date() if change.all_day else None,
         )
         return Write(action="create", calendar_id=change.calendar, data=data, operation_id=operation_id)
-    changed = EventData(summary=change.new_summary, start=change.start, end=change.end)
+    changed = EventData(
+        summary=change.new_summary, start=change.start, end=change.end, location=change.new_location
+    )
     return Write(
         action=change.action,
         data=changed if change.action == "update" else EventData(),
@@ -360,6 +366,7 @@ def _reverse(record: ChangeRecord, operation_id: str) -> tuple[str, Write] | Non
         change = Change(
             action="update",
             new_summary=before.get("summary"),
+            new_location=before.get("location"),
             start=datetime.fromisoformat(before["start"]),
             end=datetime.fromisoformat(before["end"]),
             **target,

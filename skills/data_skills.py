@@ -9,7 +9,14 @@ from pydantic import BaseModel, Field
 
 from skills.context import SkillContext
 from skills.filtering import filter_items
-from skills.freetime import Span, parse_hhmm, protected_spans, search, within_working_hours
+from skills.freetime import (
+    WAKING_HOURS,
+    Span,
+    parse_hhmm,
+    protected_spans,
+    search,
+    within_working_hours,
+)
 from skills.providers.base import TransientProviderError
 from skills.registry import REGISTRY, RetryPolicy, skill
 from skills.schemas import DAY_PARTS, DayPart, EventCriteria, EventItem, SkillInput, Slot
@@ -92,6 +99,11 @@ class FreeSlotsInput(SkillInput):
         description="Treat lunch, gym and writing blocks as busy, and stay within working hours.",
     )
     ignore_events: list[str] = Field(default_factory=list, description="Event keys not to count as busy.")
+    waking_hours: bool = Field(
+        default=False,
+        description="With no window, day part or working hours, search only 08:00-21:00: free time to show "
+        "a person, not the middle of the night.",
+    )
     limit: int = Field(default=10, ge=1, le=500)
 
 
@@ -99,6 +111,8 @@ class FreeSlotsOutput(BaseModel):
     slots: list[Slot]
     count: int
     duration_minutes: int
+    window_start: str | None = Field(default=None, description="The daily window searched, HH:MM.")
+    window_end: str | None = None
 
 
 @skill(service="data", kind="read", retry=RetryPolicy(on=(TransientProviderError,)))
@@ -117,6 +131,8 @@ def free_slots(ctx: SkillContext, params: FreeSlotsInput) -> FreeSlotsOutput:
         window = DAY_PARTS[params.day_part]
     preferences = ctx.preferences if params.respect_preferences else {}
     window, weekdays = within_working_hours(preferences, window, weekdays)
+    if window is None and params.waking_hours:
+        window = WAKING_HOURS
 
     own_busy = provider.busy_reader(
         start=params.start, end=params.end, calendar_ids=calendar_ids, ignore=ignored
@@ -142,4 +158,10 @@ def free_slots(ctx: SkillContext, params: FreeSlotsInput) -> FreeSlotsOutput:
     slots = [
         Slot(start=datetime.fromtimestamp(s, ctx.tz), end=datetime.fromtimestamp(e, ctx.tz)) for s, e in found
     ]
-    return FreeSlotsOutput(slots=slots, count=len(slots), duration_minutes=params.duration_minutes)
+    return FreeSlotsOutput(
+        slots=slots,
+        count=len(slots),
+        duration_minutes=params.duration_minutes,
+        window_start=f"{window[0]:%H:%M}" if window else None,
+        window_end=f"{window[1]:%H:%M}" if window else None,
+    )

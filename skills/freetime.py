@@ -12,6 +12,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 __all__ = [
+    "WAKING_HOURS",
     "WEEKDAY_CODES",
     "Span",
     "day_windows",
@@ -26,6 +27,9 @@ __all__ = [
 ]
 
 WEEKDAY_CODES = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
+# The hours in which free time is worth showing a person who has set no working hours: from the
+# start of a usual day to the end of the evening (the scenarios' day parts end the evening at 21:00).
+WAKING_HOURS = (time(8), time(21))
 
 Interval = tuple[datetime, datetime]
 Span = tuple[float, float]  # epoch seconds: comparing aware datetimes of mixed zones is slow

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, time, timedelta
 from itertools import groupby
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
@@ -31,6 +31,8 @@ class ReplyInput(SkillInput):
     end: datetime | None = Field(default=None, description="End of the range (exclusive).")
     subject: str = Field(default="", description="What was asked about, e.g. 'classes' or 'events with Ann'.")
     text: str = Field(default="", description="Text for style 'text', or a first line for the others.")
+    window_start: str | None = Field(default=None, description="Daily window the slots were searched in.")
+    window_end: str | None = None
     key: str = ""
     value: Any = None
     calendars: list[dict[str, Any]] = Field(default_factory=list)
@@ -86,15 +88,8 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
             text = f"You have {_n_events(n, noun)} {period}" + (f": {listing}." if listing else ".")
     elif params.style == "slots":
         data["slots"] = [s.model_dump(mode="json") for s in params.slots]
-        if not params.slots:
-            text = f"I found no free time {period} that fits."
-        else:
-            lines = [params.text or f"You are free {period}:"]
-            lines += [
-                f"  • {format_day(s.start.astimezone(tz).date())}, {format_span(s.start, s.end, tz)}"
-                for s in params.slots
-            ]
-            text = "\n".join(lines)
+        data["events"] = [e.model_dump(mode="json") for e in events]
+        text = _slots_text(params, events, tz, period)
     elif params.style == "preference":
         data = {"key": params.key, "value": params.value}
         label = params.key.replace("_", " ")
@@ -110,6 +105,54 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
     else:
         text = params.text
     return Reply(kind=params.kind, text=text.replace(" :", ":").replace(" .", ".").strip(), data=data)
+
+
+def _whole_day(slot: Slot, params: ReplyInput, tz: ZoneInfo) -> bool:
+    """Whether a free slot is all the day there is to have: its whole daily window, or midnight to
+    midnight when no window was searched."""
+    start, end = slot.start.astimezone(tz), slot.end.astimezone(tz)
+    if params.window_start and params.window_end:
+        return f"{start:%H:%M}" == params.window_start and f"{end:%H:%M}" == params.window_end
+    return start.time() == time(0) and end - start >= timedelta(hours=24)
+
+
+def _slots_text(params: ReplyInput, events: list[EventItem], tz: ZoneInfo, period: str) -> str:
+    """Free time, one line a day ("Monday, March 4: free all day"), with a single day's events first:
+    what is in the way is what a person asking "when am I free on the 4th?" wants to see too."""
+    lines: list[str] = []
+    single_day = (
+        params.start is not None
+        and params.end is not None
+        and params.start.astimezone(tz).date()
+        == (params.end - timedelta(microseconds=1)).astimezone(tz).date()
+    )
+    if single_day and events:
+        lines.append(f"{period[:1].upper()}{period[1:]} you have:")
+        lines += [f"  • {format_span(e.start, e.end, tz, all_day=e.all_day)}  {e.summary}" for e in events]
+    if not params.slots:
+        lines.append(f"I found no free time {period} that fits.")
+        return "\n".join(lines)
+    days = [
+        (day, list(group))
+        for day, group in groupby(params.slots, key=lambda s: s.start.astimezone(tz).date())
+    ]
+    if single_day:
+        day, slots = days[0]
+        if len(slots) == 1 and _whole_day(slots[0], params, tz):
+            lines.append(f"You are free all day on {format_day(day)}.")
+        else:
+            spans = ", ".join(format_span(s.start, s.end, tz) for s in slots)
+            lines.append(f"You are free on {format_day(day)}: {spans}.")
+        return "\n".join(lines)
+    lines.append(params.text or f"You are free {period}:")
+    for day, slots in days:
+        if len(slots) == 1 and _whole_day(slots[0], params, tz):
+            lines.append(f"  • {format_day(day)}: free all day")
+        else:
+            lines.append(
+                f"  • {format_day(day)}: " + ", ".join(format_span(s.start, s.end, tz) for s in slots)
+            )
+    return "\n".join(lines)
 
 
 def _period(start: datetime | None, end: datetime | None, tz: ZoneInfo) -> str:

@@ -24,7 +24,7 @@ from assistant.timeexpr import TimeMatch, find_times
 from skills.formatting import format_day
 from workflows.definition import Decision, TaskSpec, WorkflowDefinition
 
-__all__ = ["compile_change", "compile_create", "undo_decision", "undo_workflow"]
+__all__ = ["compile_change", "undo_decision", "undo_workflow"]
 
 HORIZON = timedelta(days=365)
 _NOTIFY = re.compile(r"\b(?:and |then )?(?:notify|tell|inform|email|let)\b.*$")
@@ -192,59 +192,13 @@ def _clarify(text: str, **remember: Any) -> Decision:
     return Decision(kind="clarify", reply_kind="clarify", text=text, context_update=remember)
 
 
-def _title_for_new(frame: RequestFrame) -> str:
-    phrase = (frame.titles[0] if frame.titles else "") or ("meeting" if frame.people else "")
-    phrase = re.sub(r"\b(?:with|for|a|an|the|new)\b\s*$", "", phrase).strip() or "Event"
-    names = [n.title() for n in frame.person_names]
-    title = phrase[:1].upper() + phrase[1:]
-    if names and not any(n.casefold() in phrase.casefold() for n in names):
-        title += " with " + " and ".join(names)
-    return title
-
-
-# -- create ------------------------------------------------------------------------------------------------
-def compile_create(frame: RequestFrame, *, now: datetime, tz: ZoneInfo, text: str) -> Decision:
-    title = _title_for_new(frame)
-    if frame.at_time is None:
-        return _clarify(
-            f'When should I schedule {title!r}? Give me a day and a time, e.g. "Thursday at 3pm".',
-            pending_create={"text": text},
-        )
-    params: dict[str, Any] = {"summary": title, "start": frame.at_time.isoformat()}
-    if frame.duration_minutes:
-        params["duration_minutes"] = frame.duration_minutes
-    if frame.people:
-        params["attendees"] = frame.people
-    if frame.calendars:
-        params["calendar"] = frame.calendars[0]
-    tasks = [
-        TaskSpec(id="plan", skill="plan_create", params=params, summary=f"Plan {title}"),
-        TaskSpec(
-            id="apply",
-            skill="apply_changes",
-            depends_on=("plan",),
-            params={"changes": "{{plan.output}}"},
-            summary="Apply",
-        ),
-    ]
-    return _workflow(
-        "create-event",
-        f"Create {title} ({format_day(frame.at_time.date())})",
-        tasks,
-        "apply",
-        frame.confidence,
-    )
-
-
 # -- move and delete ---------------------------------------------------------------------------------------
 def compile_change(
     frame: RequestFrame, *, text: str, now: datetime, tz: ZoneInfo, world: World, context: dict[str, Any]
 ) -> Decision:
-    """A Decision for a create, move or delete request (``frame`` is the whole sentence's reading)."""
+    """A Decision for a move or delete request (``frame`` is the whole sentence's reading)."""
     if frame.error:
         return Decision(kind="clarify", reply_kind="clarify", text=f"{frame.error} Which date did you mean?")
-    if frame.operation == "create":
-        return compile_create(frame, now=now, tz=tz, text=text)
     norm = normalise(text)
     norm = POLITE_PREFIX.sub("", norm).strip() or norm  # "I need to move ...": no "to" destination
     notify = bool(_NOTIFY.search(norm)) and frame.operation == "delete"

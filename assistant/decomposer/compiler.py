@@ -6,6 +6,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from assistant.decomposer.dialogue import NOTHING_WAITING
 from assistant.decomposer.frame import RequestFrame
 from skills.formatting import format_day
 from workflows.definition import Decision, TaskSpec, WorkflowDefinition
@@ -13,9 +14,9 @@ from workflows.definition import Decision, TaskSpec, WorkflowDefinition
 __all__ = ["compile_frame", "find_params"]
 
 HELP = (
-    "I can tell you what's on your calendar, count events and find free time. Try: "
-    '"What\'s my week look like?", "How many meetings do I have on Friday?" or '
-    '"When am I free for an hour tomorrow afternoon?"'
+    "I can tell you what's on your calendar, find free time, and add, move or cancel events. Try: "
+    '"What\'s on Friday?", "When am I free tomorrow afternoon?" or '
+    '"Schedule lunch with Sam on Tuesday at 1pm".'
 )
 DEFAULT_QUERY_DAYS = 7
 NEXT_HORIZON_DAYS = 365
@@ -60,14 +61,14 @@ def compile_frame(frame: RequestFrame, *, now: datetime, tz: ZoneInfo) -> Decisi
             ),
         ]
         return _workflow(frame, tasks, name="read-preference", summary="Read a preference")
-    if op in ("create", "move", "delete", "preference_set"):
+    if op == "preference_set":
         return _answer(
-            "I can read your calendar, but making changes to it is not available yet. " + HELP,
+            "Changing preferences by chat is not available yet; you can change them in the admin. " + HELP,
             frame,
             kind="error",
         )
     if op in ("yes", "no"):
-        return _answer("There is nothing waiting for your answer right now.", frame)
+        return _answer(NOTHING_WAITING, frame)
     if op == "undo":
         return _answer("There is nothing to undo yet.", frame)
     if op == "greet":
@@ -76,7 +77,25 @@ def compile_frame(frame: RequestFrame, *, now: datetime, tz: ZoneInfo) -> Decisi
         return _answer(
             "That's outside what I can see: I only know your calendar. " + HELP, frame, kind="error"
         )
-    return _answer("I didn't understand that. " + HELP, frame, kind="clarify")
+    return _answer(_not_understood(frame, tz), frame, kind="clarify")
+
+
+def _not_understood(frame: RequestFrame, tz: ZoneInfo) -> str:
+    """What the assistant can do, with examples built from what was understood of the turn."""
+    if frame.start is not None and frame.range_explicit:
+        day = format_day(frame.start.astimezone(tz).date())
+        return (
+            f"I'm not sure what you'd like for {day}. "
+            f'I can show what\'s on it ("What do I have on {day}?"), '
+            f'find free time ("When am I free on {day}?") or add an event ("Add lunch on {day} at 1pm").'
+        )
+    if frame.titles:
+        name = frame.titles[0]
+        return (
+            f"I'm not sure what you'd like to do with {name!r}. I can find it (\"When is {name}?\"), "
+            f'move it ("Move {name} to Friday at 3pm") or cancel it ("Cancel {name}").'
+        )
+    return "I didn't understand that. " + HELP
 
 
 def _range(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> tuple[datetime, datetime]:
@@ -184,6 +203,8 @@ def _free_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskSp
         "start": start.isoformat(),
         "end": end.isoformat(),
         "duration_minutes": frame.duration_minutes or 30,
+        "waking_hours": True,
+        "limit": 60,
     }
     if frame.day_part:
         params["day_part"] = frame.day_part
@@ -191,21 +212,31 @@ def _free_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskSp
         params["people"] = frame.people
     if frame.weekdays:
         params["weekdays"] = sorted(set(frame.weekdays))
-    return [
-        TaskSpec(id="slots", skill="free_slots", params=params, summary="Search free time"),
+    reply: dict[str, Any] = {
+        "style": "slots",
+        "slots": _ref("slots", "slots"),
+        "window_start": _ref("slots", "window_start"),
+        "window_end": _ref("slots", "window_end"),
+        "start": start.isoformat(),
+        "end": end.isoformat(),
+    }
+    tasks = [TaskSpec(id="slots", skill="free_slots", params=params, summary="Search free time")]
+    if end > start and start.astimezone(tz).date() == (end - timedelta(microseconds=1)).astimezone(tz).date():
+        # One day: what fills it is part of the answer ("you have the dentist at 4; free until then").
+        day_start = start.astimezone(tz).replace(hour=0, minute=0, second=0, microsecond=0)
+        find = {"start": day_start.isoformat(), "end": (day_start + timedelta(days=1)).isoformat()}
+        tasks.append(TaskSpec(id="find", skill="find_events", params=find, summary="Find the day's events"))
+        reply["events"] = _ref("find", "events")
+    tasks.append(
         TaskSpec(
             id="reply",
             skill="compose_reply",
-            depends_on=("slots",),
-            params={
-                "style": "slots",
-                "slots": _ref("slots", "slots"),
-                "start": start.isoformat(),
-                "end": end.isoformat(),
-            },
+            depends_on=tuple(t.id for t in tasks),
+            params=reply,
             summary="Write the answer",
-        ),
-    ]
+        )
+    )
+    return tasks
 
 
 def _workflow(frame: RequestFrame, tasks: list[TaskSpec], *, name: str, summary: str) -> Decision:

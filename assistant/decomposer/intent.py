@@ -37,6 +37,8 @@ _NOUN_USE = re.compile(
     r"\b(?:my|the|your|our|a|any|this|that|its)\s+(schedule|reminders?|plans?|note|log|block)\b"
     # "I won't make it on Thursday": not being there, not "make it 3pm"
     r"|\b(?:won't|wont|can't|cant|cannot|couldn't|not|never)(?: be able to)? make it\b"
+    # "any empty slot", "a clear day": words of emptying used of free time, which they describe
+    r"|\b(?:empty|clear|free)(?= (?:slots?|spots?|times?|periods?|hours?|days?|windows?)\b)"
 )
 # "next Friday", "this week": a date, not the "next" of "when's my next meeting" that asks.
 _DATE_PHRASE = re.compile(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -10,16 +11,29 @@ from django.utils import timezone
 
 from assistant.decomposer.changes import compile_change, undo_decision
 from assistant.decomposer.compiler import compile_frame
+from assistant.decomposer.dialogue import (
+    follow_up,
+    heed_intent,
+    last_question,
+    reader_asked,
+    says_what,
+    small_talk,
+    without_acknowledgements,
+)
+from assistant.decomposer.drafts import amend, amends_made, draft_turn
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import normalise
+from assistant.decomposer.state import DialogueState
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
-from assistant.timeexpr import find_durations, find_times
+from assistant.nlu import TurnReading, read_turn
+from assistant.timeexpr import find_times
 from workflows.definition import Decision
 
 __all__ = ["RuleDecomposer"]
 
 
+_IT = re.compile(r"\b(?:it|that|this one)\b")
 _CORRECTION = re.compile(
     r"\b(?:actually|instead|rather|better|can we do|could we do|let's do|let's say|how about|what about)\b"
 )
@@ -43,29 +57,71 @@ def _corrects_last(frame: RequestFrame, text: str, context: dict[str, Any]) -> b
 class RuleDecomposer:
     name = "rules"
 
+    @staticmethod
+    def _draft(
+        frame: RequestFrame,
+        text: str,
+        state: DialogueState,
+        reading: TurnReading,
+        now: datetime,
+        tz: ZoneInfo,
+    ) -> Decision | None:
+        """The turn as part of a new event being described, or as details of the one just made."""
+        if frame.error and frame.operation == "create":
+            return Decision(
+                kind="clarify", reply_kind="clarify", text=f"{frame.error} Which date did you mean?"
+            )
+        other_request = frame.operation in ("move", "delete", "undo", "count", "free", "preference_get") or (
+            frame.operation == "query" and says_what(frame, text, reading) and not reading.spans
+        )
+        if state.draft is not None and frame.operation in ("move", "create") and _IT.search(normalise(text)):
+            # "make it for 12 pm", "add it to my calendar": "it" is the event being described
+            return draft_turn(frame, text, state, reading, now, tz, continuing=True)
+        made = state.made
+        amending = made is not None and not other_request and frame.operation != "create"
+        if made is not None and amending and amends_made(frame, text, reading, now, tz):
+            return amend(made, frame, text, reading, now, tz)
+        starts = frame.operation == "create" or (
+            reading.intent == "AddEvent" and frame.operation in ("unknown", "query")
+        )
+        if starts:
+            return draft_turn(frame, text, state, reading, now, tz, continuing=False)
+        if state.draft is not None and not other_request:
+            return draft_turn(frame, text, state, reading, now, tz, continuing=True)
+        return None
+
     def decompose(
         self, *, text: str, user: object, timezone_name: str, context: dict[str, Any] | None = None
     ) -> Decision:
         tz = ZoneInfo(timezone_name)
         now = timezone.now().astimezone(tz)
         context = context or {}
+        state = DialogueState.of(context)
+        text = without_acknowledgements(text)
+        reading = read_turn(text, asked=reader_asked(state.asked))
         world = World(user=user, now=now)
-        frame = understand(text, now=now, world=world)
-        pending = context.get("pending_create")
-        if pending and frame.operation in ("unknown", "query") and frame.start is not None:
-            # The answer to "when should I schedule it?": its times and lengths read together with the
-            # request it completes (the rest, "let's do" or "thanks", would only blur the title).
-            times = find_times(text, now=now, daytime=True)
-            lengths = [d for d in find_durations(text) if not any(_inside(d.span, m.span) for m in times)]
-            text = " ".join([pending["text"], *(m.text for m in times), *(d.text for d in lengths)])
-            frame = understand(text, now=now, world=world)
-        elif _corrects_last(frame, text, context):
+        frame = heed_intent(understand(text, now=now, world=world), text, reading)
+        chat = small_talk(frame, reading)
+        if chat is not None:
+            return Decision(
+                kind="answer", reply_kind="answer", text=chat, confidence=0.9, frame=frame.as_json()
+            )
+        if _corrects_last(frame, text, context):
             # "Actually 12:30 works better" right after one event was made: move that one there.
             text = "move it to " + " ".join(m.text for m in find_times(text, now=now, daytime=True))
             frame = understand(text, now=now, world=world)
-        if frame.operation in ("create", "move", "delete"):
+        drafted = self._draft(frame, text, state, reading, now, tz)
+        if drafted is not None:
+            return drafted.model_copy(update={"frame": frame.as_json()})
+        if frame.operation in ("move", "delete"):
             decision = compile_change(frame, text=text, now=now, tz=tz, world=world, context=context)
             return decision.model_copy(update={"frame": frame.as_json()})
         if frame.operation == "undo" and context.get("last_applied_run"):
             return undo_decision(context["last_applied_run"], frame)
-        return compile_frame(frame, now=now, tz=tz)
+        frame = follow_up(frame, text, state, reading, now)
+        decision = compile_frame(frame, now=now, tz=tz)
+        asked = last_question(frame, now, tz)
+        if asked is not None and decision.kind == "workflow":
+            update = {**decision.context_update, "last_question": asked.model_dump(mode="json")}
+            decision = decision.model_copy(update={"context_update": update})
+        return decision

@@ -62,6 +62,7 @@ class ScenarioResult:
             "checks": self.checks,
             "ms": round(self.ms, 1),
             "failures": self.failures,
+            "transcript": self.replies,
         }
 
 
@@ -124,6 +125,7 @@ def _play(scenario: Scenario, result: ScenarioResult) -> None:
             problem = _turn(world, conversation, turn, result)
             if problem:
                 result.failures.append(f"turn {number}: {problem}")
+                result.replies[-1]["problem"] = problem
             else:
                 result.turns_passed += 1
             conversation = Conversation.objects.get(pk=conversation.pk)
@@ -143,8 +145,10 @@ def _turn(
     try:
         reply = chat_turn(user=world.user, conversation=conversation, text=turn.user)
     except Exception as exc:  # a crash is a failed turn, reported, not a crashed runner
+        result.replies.append({"user": turn.user, "kind": "crash", "text": f"{type(exc).__name__}: {exc}"})
         return f"crashed: {type(exc).__name__}: {exc}"
     if reply is None:
+        result.replies.append({"user": turn.user, "kind": "none", "text": ""})
         return "no reply"
     result.replies.append({"user": turn.user, "kind": reply.kind, "text": reply.text})
     expect = turn.expect

@@ -1,4 +1,4 @@
-"""``manage.py run_scenarios PATH [PATH ...] [--decomposer rules|llm] [--json]``."""
+"""``manage.py run_scenarios PATH [PATH ...] [--decomposer rules|llm] [--json] [--transcript]``."""
 
 from __future__ import annotations
 
@@ -22,6 +22,11 @@ class Command(BaseCommand):
         parser.add_argument("paths", nargs="+", type=Path, help="Scenario files or folders of them.")
         parser.add_argument("--decomposer", choices=DECOMPOSER_CHOICES, default="rules")
         parser.add_argument("--json", action="store_true", help="Print one JSON object instead of a table.")
+        parser.add_argument(
+            "--transcript",
+            action="store_true",
+            help="Print every turn and reply, so that a failure reads as the conversation it was.",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         decomposer = available_decomposer(options["decomposer"])
@@ -48,9 +53,26 @@ class Command(BaseCommand):
                 )
             )
         else:
+            if options["transcript"]:
+                for result in results:
+                    self._transcript(result)
             self._table(results, passed)
         if passed != len(results):
             raise SystemExit(1)
+
+    def _transcript(self, result: ScenarioResult) -> None:
+        verdict = self.style.SUCCESS("pass") if result.passed else self.style.ERROR("FAIL")
+        self.stdout.write(f"== {result.name} ({verdict})")
+        for number, turn in enumerate(result.replies, start=1):
+            self.stdout.write(f"{number:>2} user: {turn['user']}")
+            reply = turn["text"].replace("\n", "\n" + " " * 14)
+            self.stdout.write(f"   {turn['kind']:>9}: {reply}")
+            if "problem" in turn:
+                self.stdout.write(self.style.ERROR(f"   expected: {turn['problem']}"))
+        for failure in result.failures:
+            if not failure.startswith("turn "):
+                self.stdout.write(self.style.ERROR(f"   {failure}"))
+        self.stdout.write("")
 
     def _table(self, results: list[ScenarioResult], passed: int) -> None:
         width = max([len(r.name) for r in results] + [8])

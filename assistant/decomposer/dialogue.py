@@ -1,0 +1,184 @@
+"""Reading a turn as an update of the dialogue state: follow-ups, small talk, what the reply asked.
+
+The sentence-level reading (:func:`understand`, the rule frame) says what a turn says on its own; this
+module decides what it means *here*: a turn that names only a day asks the last question again for
+that day, a question without a day asks about the day being discussed, and thanks or goodbyes get a
+short answer.  The learned turn reader (:mod:`assistant.nlu`) supplies the dialogue acts, which
+phrasing lists could never cover.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo
+
+from assistant.decomposer.frame import RequestFrame
+from assistant.decomposer.intent import classify, normalise
+from assistant.decomposer.lexicon import COUNT_CUES, FREE_CUES
+from assistant.decomposer.state import Asked, DialogueState, LastQuestion
+from assistant.nlu import Asked as ReaderAsked
+from assistant.nlu import TurnReading, read_turn
+
+__all__ = [
+    "NOTHING_WAITING",
+    "READS",
+    "follow_up",
+    "last_question",
+    "reader_asked",
+    "says_what",
+    "small_talk",
+]
+
+READS = ("query", "free", "count")
+# Words that say *what* a question is about (events, free time, a count); a turn without any of them
+# and without a title, category or person says only *when*, and repeats the last question.
+_SUBJECT = re.compile(
+    r"\b(?:calendar|events?|meetings?|appointments?|schedule[ds]?|agenda|plans?|classes|class|lectures?|"
+    r"reminders?|booked|busy|happening|going on|on my)\b"
+)
+NOTHING_WAITING = "There is nothing waiting for your answer right now."
+# Below this the rule classifier only guessed (calendar words, no cue), and the learned intent decides.
+_SURE = 0.7
+_SOCIAL_ACTS = frozenset({"THANK_YOU", "GOODBYE", "AFFIRM", "NEGATE", "SELECT", "REQ_MORE"})
+
+
+_READER_ASKED: dict[str, ReaderAsked] = {
+    "date": "date",
+    "time": "time",
+    "when": "time",
+    "title": "title",
+    "what": "title",
+    "location": "location",
+    "confirm": "confirm",
+}
+
+
+def reader_asked(asked: Asked | None) -> ReaderAsked | None:
+    """What the turn reader should take the assistant's last question to have asked for."""
+    return _READER_ASKED.get(asked) if asked else None
+
+
+def says_what(frame: RequestFrame, text: str, reading: TurnReading) -> bool:
+    """Whether a turn names what it asks about, not only when."""
+    norm = normalise(text)
+    return bool(
+        frame.title_words
+        or frame.category
+        or frame.people
+        or FREE_CUES.search(norm)
+        or COUNT_CUES.search(norm)
+        or _SUBJECT.search(norm)
+        or reading.intent in ("GetEvents", "GetAvailableTime")
+    )
+
+
+_READ_INTENTS = {"GetEvents": "query", "GetAvailableTime": "free"}
+
+
+_CLAUSE = re.compile(r"(?<=[,.!?;])\s+|(?<=[.!?])(?=[A-Z])")
+
+
+def without_acknowledgements(text: str) -> str:
+    """``text`` without the clauses before the request that only acknowledge ("Fine, now check the
+    6th", "Sure. It's 17705 Hale Avenue", "That's awesome. When is my schedule clear?"): what follows
+    is the turn, and the rules would otherwise read the whole as a "yes"."""
+    clauses = [c for c in _CLAUSE.split(text.strip()) if c]
+    dropped = 0
+    while dropped < len(clauses) - 1 and _acknowledges(clauses[dropped]):
+        dropped += 1
+    return " ".join(clauses[dropped:]) if dropped else text
+
+
+def _acknowledges(clause: str) -> bool:
+    operation = classify(clause)[0]
+    if operation in ("yes", "no", "greet"):
+        return True
+    if operation != "unknown":
+        return False  # "I need to book a meeting with Priya," asks for something, whatever its acts
+    reading = read_turn(clause)
+    return bool(reading.acts) and reading.acts <= _SOCIAL_ACTS and not reading.spans
+
+
+def heed_intent(frame: RequestFrame, text: str, reading: TurnReading) -> RequestFrame:
+    """The rule frame, corrected where the learned reader hears a question the rules took for a write
+    or an answer: "Sounds good, when am I available?" asks rather than agrees; a vague wish to create
+    followed by a question asks the question.  Only ever towards reading, and only where the rules are
+    unsure: a write is never made, nor a clear write request unmade, on the reader's guess alone."""
+    operation = _READ_INTENTS.get(reading.intent or "")
+    if operation is None:
+        return frame
+    vague_create = frame.operation == "create" and frame.at_time is None and not frame.range_explicit
+    if frame.operation in ("yes", "no", "unknown") or (vague_create and "?" in text):
+        # "I'm trying to schedule an appointment, can you check the events on my calendar?"
+        return replace(frame, operation=operation, confidence=0.75)  # type: ignore[arg-type]
+    return frame
+
+
+def follow_up(
+    frame: RequestFrame, text: str, state: DialogueState, reading: TurnReading, now: datetime
+) -> RequestFrame:
+    """The frame with what the conversation supplies: the operation of a day-only turn, the day of a
+    question that names none."""
+    if frame.operation not in ("unknown", *READS) or frame.error:
+        return frame
+    last = state.last_question
+    named = says_what(frame, text, reading)
+    if frame.range_explicit and (frame.operation == "unknown" or not named):
+        # "and the 12th?", "I want to know about the 4th", "the 10th I have something going on"
+        operation = last.operation if last is not None and not named else "query"
+        return replace(frame, operation=operation, confidence=max(frame.confidence, 0.75))
+    weak = frame.confidence < _SURE  # the rules saw no cue of their own, only calendar words or nothing
+    if weak and frame.operation == "query" and reading.intent == "GetAvailableTime" and not frame.title_words:
+        frame = replace(frame, operation="free")  # "my calendar is vacant then?": learned, not listed
+    focus = state.focus()
+    if (
+        frame.operation in READS
+        and focus is not None
+        and not frame.range_explicit
+        and not frame.wants_next
+        and not frame.title_words
+    ):
+        # "When am I available?" right after talking about the 9th: the 9th.
+        return replace(frame, start=focus.start, end=focus.end, range_explicit=True)
+    return frame
+
+
+def last_question(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> LastQuestion | None:
+    """What a read-only turn asked, to remember: only a question about a range the user named."""
+    if frame.operation not in READS or not frame.range_explicit or frame.start is None or frame.end is None:
+        return None
+    start, end = frame.start, frame.end
+    if frame.at_time is not None and end - start <= timedelta(minutes=1):
+        # "what do I have at 3pm tomorrow": the day is what a follow-up goes on about
+        day = start.astimezone(tz).replace(hour=0, minute=0, second=0, microsecond=0)
+        start, end = day, day + timedelta(days=1)
+    local_start, local_end = start.astimezone(tz), (end - timedelta(microseconds=1)).astimezone(tz)
+    return LastQuestion(
+        operation=frame.operation,
+        start=start,
+        end=end,
+        single_day=local_start.date() == local_end.date(),
+    )
+
+
+def small_talk(frame: RequestFrame, reading: TurnReading, *, waiting: bool = False) -> str | None:
+    """A short friendly answer to a turn that only thanks, greets, agrees or takes leave; None when
+    the turn asks for something."""
+    if frame.operation == "greet":
+        return "Hello! What would you like to do with your calendar?"
+    if frame.operation not in ("unknown", "yes", "no", "query") or frame.range_explicit or frame.at_time:
+        return None
+    if frame.operation == "query" and (frame.title_words or frame.category or frame.people):
+        return None
+    acts = reading.acts
+    if not acts or not acts <= _SOCIAL_ACTS or reading.spans:
+        return None
+    if "GOODBYE" in acts or ("NEGATE" in acts and "THANK_YOU" in acts):
+        return "You're welcome! Have a good day."
+    if "THANK_YOU" in acts:
+        return "You're welcome!"
+    if "SELECT" in acts:
+        return "Great!"
+    return NOTHING_WAITING

@@ -1,0 +1,293 @@
+"""A new event described over several turns, and amendments to the event just made.
+
+People rarely say everything at once: "I'd like to add an event", then "the dentist at 9:30 in the
+morning", then "it's at 17705 Hale Avenue".  Each turn fills slots of a :class:`Draft` kept in the
+dialogue state; the assistant asks only for what is missing and cannot be defaulted (a title and a
+start time: the day defaults to the one being discussed, the length to ``default_event_minutes``, a
+place to none), and creates the event as soon as it can.  A detail given right after the event was
+made ("it's at ...", "call it ...", "for 45 minutes") amends that event instead of making another.
+
+Titles and places come from the learned turn reader's spans, sliced from the user's own text, so they
+keep the user's words and case; the rule frame supplies times, people and calendars.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from assistant.decomposer.frame import RequestFrame
+from assistant.decomposer.intent import normalise
+from assistant.decomposer.lexicon import STOPWORDS
+from assistant.decomposer.state import Asked, DialogueState, Draft, EventRef
+from assistant.decomposer.world import tokens
+from assistant.nlu import TurnReading
+from assistant.timeexpr import find_times
+from skills.formatting import format_day, format_time
+from workflows.definition import Decision, TaskSpec, WorkflowDefinition
+
+__all__ = ["amend", "amends_made", "draft_turn"]
+
+# Words that only say "an event" ("add an event", "schedule something"): not a title.  A "meeting" is
+# one ("a meeting with Priya"): it says what kind of event, and with whom.
+_PLACEHOLDER = frozenset(
+    {
+        "something",
+        "anything",
+        "thing",
+        "things",
+        "stuff",
+        "one",
+        "new",
+        "entry",
+        "entries",
+        "item",
+        "items",
+        "it",
+        "event",
+        "events",
+        "appointment",
+        "appointments",
+        "reminder",
+        "reminders",
+        "plan",
+        "plans",
+        "schedule",
+        "calendar",
+        "calendars",
+        "agenda",
+    }
+)
+ASK_PLACE = "Where does it take place? Tell me if you want the place added."
+_TRAILING = re.compile(r"[\s,.;:!?]+$")
+_LEADING = re.compile(r"^(?:called|titled|named|the)\s+", re.IGNORECASE)
+
+
+def _clean(span_text: str) -> str:
+    text = _LEADING.sub("", _TRAILING.sub("", span_text.strip()))
+    return text[:1].upper() + text[1:] if text[:1].islower() else text
+
+
+def _meaningful(title: str) -> bool:
+    return any(w not in STOPWORDS and w not in _PLACEHOLDER for w in tokens(title))
+
+
+def _rule_title(frame: RequestFrame) -> str:
+    """The leftover words of a create request ("lunch with Sam"), when the reader found no title."""
+    phrase = frame.titles[0] if frame.titles else ""
+    phrase = re.sub(r"\b(?:with|for|a|an|the|new)\b\s*$", "", phrase).strip()
+    return _clean(phrase) if phrase and _meaningful(phrase) else ""
+
+
+def _with_people(title: str, names: list[str]) -> str:
+    shown = [n.title() for n in names if n.casefold() not in title.casefold()]
+    return f"{title} with {' and '.join(shown)}" if title and shown else title
+
+
+class _Said:
+    """What one turn says of an event: each field None when the turn does not say it."""
+
+    def __init__(self, frame: RequestFrame, text: str, reading: TurnReading, now: datetime, tz: ZoneInfo):
+        self.day = None
+        self.at: str | None = None
+        self.minutes = frame.duration_minutes
+        times = [m for m in find_times(text, now=now, daytime=True) if not m.error and m.start is not None]
+        # A name or place the reader found wholly inside a time expression is the time ("at 3"); a
+        # time expression inside a longer name or place is part of it (the "555" of "555 Center Ave").
+        spans = [
+            s
+            for s in reading.spans
+            if s.slot in ("title", "location")
+            and not any(m.span[0] <= s.start and s.end <= m.span[1] for m in times)
+        ]
+        for match in times:
+            if any(lo < match.span[1] and match.span[0] < hi for lo, hi in ((s.start, s.end) for s in spans)):
+                continue
+            assert match.start is not None
+            local = match.start.astimezone(tz)
+            if match.has_date and self.day is None:
+                self.day = local.date()
+            if match.has_time and self.at is None:
+                self.at = f"{local:%H:%M}"
+                if match.is_interval and match.end is not None and self.minutes is None:
+                    self.minutes = int((match.end - match.start).total_seconds() // 60)
+        title = next((s for s in spans if s.slot == "title"), None)
+        self.title = _clean(title.text) if title is not None else ""
+        if not _meaningful(self.title):
+            self.title = ""
+        place = next((s for s in spans if s.slot == "location"), None)
+        self.location = _TRAILING.sub("", place.text.strip()) if place is not None else ""
+        self.people = list(frame.people)
+        self.names = list(frame.person_names)
+        self.calendar = frame.calendars[0] if frame.calendars else None
+
+    def anything(self) -> bool:
+        return bool(
+            self.day or self.at or self.minutes or self.title or self.location or self.people or self.calendar
+        )
+
+
+def _merge(draft: Draft, said: _Said) -> Draft:
+    """The draft with what this turn said; a new value replaces an old one (a correction)."""
+    update: dict[str, Any] = {}
+    for name, value in (
+        ("title", said.title),
+        ("day", said.day),
+        ("at", said.at),
+        ("duration_minutes", said.minutes),
+        ("location", said.location),
+        ("calendar", said.calendar),
+    ):
+        if value:
+            update[name] = value
+    if said.people:
+        update["attendees"] = list(dict.fromkeys([*draft.attendees, *said.people]))
+    if said.names:
+        update["people"] = list(dict.fromkeys([*draft.people, *said.names]))
+    return draft.model_copy(update=update)
+
+
+_QUESTIONS: dict[tuple[Asked, ...], str] = {
+    ("title", "when"): 'What is it, and when? For example "Dentist appointment on Friday at 3pm".',
+    ("title", "time"): "What should I call it, and at what time does it start?",
+    ("title",): "What should I call it?",
+    ("when",): 'When is it? Give me a day and a time, e.g. "Thursday at 3pm".',
+    ("time",): "At what time does it start?",
+}
+
+
+def _ask(draft: Draft, missing: list[Asked]) -> Decision:
+    text = _QUESTIONS[tuple(missing)]
+    if draft.title and missing == ["when"]:
+        text = f'When should I schedule {draft.title!r}? Give me a day and a time, e.g. "Thursday at 3pm".'
+    elif draft.title and draft.day is not None and missing == ["time"]:
+        text = f"At what time on {format_day(draft.day)} should I schedule {draft.title!r}?"
+    return Decision(
+        kind="clarify",
+        reply_kind="clarify",
+        text=text,
+        confidence=0.8,
+        context_update={"draft": draft.model_dump(mode="json"), "asked": missing[0]},
+    )
+
+
+def _workflow(name: str, summary: str, tasks: list[TaskSpec], output: str) -> Decision:
+    return Decision(
+        kind="workflow",
+        workflow=WorkflowDefinition(name=name, summary=summary, tasks=tuple(tasks), output=output),
+        confidence=0.85,
+    )
+
+
+def _create(draft: Draft, tz: ZoneInfo) -> Decision:
+    assert draft.day is not None
+    assert draft.at is not None
+    start = datetime.combine(draft.day, time.fromisoformat(draft.at), tz)
+    title = _with_people(draft.title, draft.people)
+    params: dict[str, Any] = {"summary": title, "start": start.isoformat()}
+    if draft.duration_minutes:
+        params["duration_minutes"] = draft.duration_minutes
+    if draft.attendees:
+        params["attendees"] = draft.attendees
+    if draft.calendar:
+        params["calendar"] = draft.calendar
+    if draft.location:
+        params["location"] = draft.location
+    tasks = [
+        TaskSpec(id="plan", skill="plan_create", params=params, summary=f"Plan {title}"),
+        TaskSpec(
+            id="apply",
+            skill="apply_changes",
+            depends_on=("plan",),
+            params={"changes": "{{plan.output}}", **({} if draft.location else {"then_ask": ASK_PLACE})},
+            summary="Apply",
+        ),
+    ]
+    decision = _workflow("create-event", f"Create {title} ({format_day(draft.day)})", tasks, "apply")
+    # Without a place, the reply asks for one (it is optional): the next turn may well be the address.
+    if draft.location:
+        return decision
+    return decision.model_copy(update={"context_update": {"asked": "location"}})
+
+
+def draft_turn(
+    frame: RequestFrame,
+    text: str,
+    state: DialogueState,
+    reading: TurnReading,
+    now: datetime,
+    tz: ZoneInfo,
+    *,
+    continuing: bool,
+) -> Decision:
+    """Start or continue the draft of a new event with this turn; create it once it is complete."""
+    said = _Said(frame, text, reading, now, tz)
+    if not said.title and not continuing:
+        said.title = _rule_title(frame)
+    if continuing and state.asked in ("title", "what") and not said.title:
+        said.title = _rule_title(frame)
+    draft = _merge(state.draft if continuing and state.draft else Draft(), said)
+    start_time = draft.at
+    if draft.day is None and start_time is not None:
+        focus = state.focus()
+        if focus is not None:
+            draft = draft.model_copy(update={"day": focus.start.astimezone(tz).date()})
+        else:  # a time alone: today if it is still ahead, else tomorrow
+            today = now.astimezone(tz).date()
+            ahead = datetime.combine(today, time.fromisoformat(start_time), tz) > now
+            draft = draft.model_copy(update={"day": today if ahead else today + timedelta(days=1)})
+    if not draft.title and draft.people:
+        draft = draft.model_copy(update={"title": "Meeting"})  # "I want to meet with Priya"
+    missing = draft.missing()
+    if missing:
+        return _ask(draft, missing)
+    return _create(draft, tz)
+
+
+def amends_made(
+    said_frame: RequestFrame, text: str, reading: TurnReading, now: datetime, tz: ZoneInfo
+) -> bool:
+    """Whether a turn right after an event was made only adds details to it ("it's at ...")."""
+    said = _Said(said_frame, text, reading, now, tz)
+    return bool(said.location or said.title or (said.minutes and not said.at))
+
+
+def amend(
+    made: EventRef, frame: RequestFrame, text: str, reading: TurnReading, now: datetime, tz: ZoneInfo
+) -> Decision:
+    """Change the event just made with the details this turn adds: its place, title or length."""
+    said = _Said(frame, text, reading, now, tz)
+    find = {
+        "start": made.start.isoformat(),
+        "end": made.end.isoformat(),
+        "text": made.summary,
+    }
+    edit: dict[str, Any] = {"events": "{{choose.output.events}}"}
+    if said.title and normalise(said.title) != normalise(made.summary):
+        edit["summary"] = said.title
+    if said.location:
+        edit["location"] = said.location
+    if said.minutes:
+        edit["duration_minutes"] = said.minutes
+    tasks = [
+        TaskSpec(id="find", skill="find_events", params=find, summary="Find the event just made"),
+        TaskSpec(
+            id="choose",
+            skill="choose_event",
+            depends_on=("find",),
+            params={"events": "{{find.output.events}}", "action": "Change", "expect_one": True},
+            summary="Make sure which one",
+        ),
+        TaskSpec(id="plan", skill="plan_edit", depends_on=("choose",), params=edit, summary="Plan the edit"),
+        TaskSpec(
+            id="apply",
+            skill="apply_changes",
+            depends_on=("plan", "choose"),
+            params={"changes": "{{plan.output}}", "approved": "{{choose.output.chosen}}"},
+            summary="Apply",
+        ),
+    ]
+    when = f"{format_day(made.start.astimezone(tz).date())} {format_time(made.start, tz)}"
+    return _workflow("amend-event", f"Change {made.summary} ({when})", tasks, "apply")

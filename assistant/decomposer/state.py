@@ -1,0 +1,97 @@
+"""The dialogue state: what a conversation has established so far, updated by every turn.
+
+A turn is read as an update of this state, not as a sentence on its own: "and the 12th?" repeats the
+last question for another day, "when am I free?" after a day was discussed asks about that day, and a
+turn with only a time, a title or a place fills the event being put together.  It is stored in the
+conversation's ``context`` (a JSON column), so it survives restarts; ``v`` versions its layout.
+
+Two kinds of fields: *lasting* ones (the last question and its range, the events last shown, the run
+to undo), kept until a later turn replaces them, and *passing* ones (the event being assembled, the
+event just made, what the last reply asked for), which hold only for the turn right after the one
+that set them: a reply that asked "what time?" is answered by the next turn or not at all.
+"""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+__all__ = ["PASSING", "Asked", "DialogueState", "Draft", "EventRef", "LastQuestion"]
+
+Asked = Literal["date", "time", "title", "location", "when", "what", "confirm"]
+# Keys of ``context`` that only the next turn may use.
+PASSING = frozenset({"draft", "made", "asked", "pending_create"})
+
+
+class _State(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class EventRef(_State):
+    """An event as the conversation last showed or touched it ("it", "the first one")."""
+
+    summary: str
+    start: datetime
+    end: datetime
+    location: str = ""
+
+
+class LastQuestion(_State):
+    """The last read-only question: what was asked (events, free time, a count) and for which range."""
+
+    operation: Literal["query", "free", "count"]
+    start: datetime
+    end: datetime
+    single_day: bool = False
+
+
+class Draft(_State):
+    """A new event being described over several turns, with what is known of it so far."""
+
+    title: str = ""
+    day: date | None = None
+    at: str | None = Field(default=None, description="Start time HH:MM.")
+    duration_minutes: int | None = None
+    location: str = ""
+    attendees: list[str] = Field(default_factory=list)
+    people: list[str] = Field(default_factory=list, description="Names said, for the title.")
+    calendar: str | None = None
+
+    def missing(self) -> list[Asked]:
+        """What must still be asked: a title and a start (a day, a time); the rest has defaults."""
+        wanted: list[Asked] = []
+        if not self.title:
+            wanted.append("title")
+        if self.day is None and self.at is None:
+            wanted.append("when")
+        elif self.at is None:
+            wanted.append("time")
+        return wanted
+
+
+class DialogueState(_State):
+    v: int = 1
+    last_question: LastQuestion | None = None
+    last_events: list[EventRef] = Field(default_factory=list)
+    last_applied_run: str | None = None
+    draft: Draft | None = None
+    made: EventRef | None = Field(default=None, description="The event the previous turn created.")
+    asked: Asked | None = None
+
+    @classmethod
+    def of(cls, context: dict[str, Any]) -> DialogueState:
+        """The state stored in a conversation's context; a layout it cannot read starts afresh."""
+        try:
+            return cls.model_validate(context)
+        except ValidationError:
+            return cls()
+
+    def dump(self) -> dict[str, Any]:
+        return self.model_dump(mode="json", exclude_defaults=True)
+
+    def focus(self) -> LastQuestion | None:
+        """The range the conversation is about, if the last question named one day."""
+        q = self.last_question
+        return q if q is not None and q.single_day else None
