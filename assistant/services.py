@@ -21,6 +21,7 @@ from workflows.definition import Decision
 from workflows.engine import run_cancel, run_start
 from workflows.models import RunStatus, WorkflowRun
 from workflows.persistence import run_resume_claim
+from workflows.scheduler import SKIPPED_BECAUSE, TaskStatus
 from workflows.tasks import dispatch_run
 from workflows.validation import WorkflowValidationError
 
@@ -202,7 +203,15 @@ def run_settled(run: WorkflowRun) -> None:
 
 
 def _failure(run: WorkflowRun) -> str:
-    return run.error or "something went wrong."
+    """Why a run failed, in the words of the step that failed first: the user never sees task names
+    or the steps that were skipped because of it (the whole trace stays on the run, for the admin)."""
+    first = (
+        run.task_runs.filter(status=TaskStatus.FAILED)
+        .exclude(error__startswith=SKIPPED_BECAUSE)
+        .values_list("error", flat=True)
+        .first()
+    )
+    return first or "something went wrong."
 
 
 def _remember(conversation: Conversation, run: WorkflowRun, data: dict[str, Any]) -> None:

@@ -243,7 +243,8 @@ def plan_edit(ctx: SkillContext, params: PlanEditInput) -> ChangeSet:
     """Plan changing what an event is rather than when: its title, its place, its length."""
     changes: list[Change] = []
     for item in _unique(params.events, params.scope):
-        change = Change(action="update", **_target(item, params.scope))
+        # Its times stay (an edit is not a move); a follow-up still knows when "it" is.
+        change = Change(action="update", start=item.start, end=item.end, **_target(item, params.scope))
         if params.summary and params.summary != item.summary:
             change.new_summary = params.summary
         if params.location is not None and params.location != item.location:

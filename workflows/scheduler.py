@@ -11,7 +11,10 @@ from enum import StrEnum
 
 from workflows.validation import CompiledWorkflow
 
-__all__ = ["TaskStatus", "blocked_tasks", "is_finished", "ready_tasks"]
+__all__ = ["SKIPPED_BECAUSE", "TaskStatus", "blocked_tasks", "is_finished", "ready_tasks"]
+
+# The error of a task that never ran because one it depends on failed (the failure is told elsewhere).
+SKIPPED_BECAUSE = "not run because task "
 
 
 class TaskStatus(StrEnum):
@@ -51,7 +54,7 @@ def blocked_tasks(
             continue
         for dep in plan.depends_on[tid]:
             if effective[dep] is TaskStatus.FAILED:
-                out[tid] = (TaskStatus.FAILED, f"not run because task {dep} failed")
+                out[tid] = (TaskStatus.FAILED, f"{SKIPPED_BECAUSE}{dep} failed")
                 break
             if effective[dep] is TaskStatus.SKIPPED:
                 out[tid] = (TaskStatus.SKIPPED, f"skipped because task {dep} was skipped")

@@ -109,7 +109,7 @@ def heed_intent(frame: RequestFrame, text: str, reading: TurnReading) -> Request
     operation = _READ_INTENTS.get(reading.intent or "")
     if operation is None:
         return frame
-    vague_create = frame.operation == "create" and frame.at_time is None and not frame.range_explicit
+    vague_create = frame.operation == "create" and frame.at_time is None
     if frame.operation in ("yes", "no", "unknown") or (vague_create and "?" in text):
         # "I'm trying to schedule an appointment, can you check the events on my calendar?"
         return replace(frame, operation=operation, confidence=0.75)  # type: ignore[arg-type]
@@ -141,14 +141,16 @@ def follow_up(
         and not frame.title_words
     ):
         # "When am I available?" right after talking about the 9th: the 9th.
-        return replace(frame, start=focus.start, end=focus.end, range_explicit=True)
+        return replace(frame, start=focus[0], end=focus[1], range_explicit=True)
     return frame
 
 
 def last_question(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> LastQuestion | None:
-    """What a read-only turn asked, to remember: only a question about a range the user named."""
-    if frame.operation not in READS or not frame.range_explicit or frame.start is None or frame.end is None:
+    """What a read-only turn asked, to remember, with the range the user named (if any)."""
+    if frame.operation not in READS:
         return None
+    if not frame.range_explicit or frame.start is None or frame.end is None:
+        return LastQuestion(operation=frame.operation)
     start, end = frame.start, frame.end
     if frame.at_time is not None and end - start <= timedelta(minutes=1):
         # "what do I have at 3pm tomorrow": the day is what a follow-up goes on about
@@ -166,9 +168,11 @@ def last_question(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> LastQuest
 def small_talk(frame: RequestFrame, reading: TurnReading, *, waiting: bool = False) -> str | None:
     """A short friendly answer to a turn that only thanks, greets, agrees or takes leave; None when
     the turn asks for something."""
-    if frame.operation == "greet":
+    if frame.operation == "greet" and not reading.acts & {"THANK_YOU", "GOODBYE"}:
         return "Hello! What would you like to do with your calendar?"
-    if frame.operation not in ("unknown", "yes", "no", "query") or frame.range_explicit or frame.at_time:
+    if frame.operation not in ("unknown", "yes", "no", "query", "greet") or frame.range_explicit:
+        return None
+    if frame.at_time:
         return None
     if frame.operation == "query" and (frame.title_words or frame.category or frame.people):
         return None

@@ -60,9 +60,10 @@ _PLACEHOLDER = frozenset(
         "agenda",
     }
 )
+_UNNAMED = frozenset({"event", "events", "something", "anything", "thing", "things"})
 ASK_PLACE = "Where does it take place? Tell me if you want the place added."
 _TRAILING = re.compile(r"[\s,.;:!?]+$")
-_LEADING = re.compile(r"^(?:called|titled|named|the)\s+", re.IGNORECASE)
+_LEADING = re.compile(r"^(?:called|titled|named)\s+", re.IGNORECASE)
 
 
 def _clean(span_text: str) -> str:
@@ -75,10 +76,16 @@ def _meaningful(title: str) -> bool:
 
 
 def _rule_title(frame: RequestFrame) -> str:
-    """The leftover words of a create request ("lunch with Sam"), when the reader found no title."""
+    """The leftover words of a create request ("lunch with Sam"), when the reader found no title.
+
+    Words left over around "an event" ("I want an event put on", "add an event during that time") are
+    the request's wording, not a name: the event has none yet, and is asked for one.
+    """
     phrase = frame.titles[0] if frame.titles else ""
     phrase = re.sub(r"\b(?:with|for|a|an|the|new)\b\s*$", "", phrase).strip()
-    return _clean(phrase) if phrase and _meaningful(phrase) else ""
+    if not phrase or not _meaningful(phrase) or _UNNAMED & set(tokens(phrase)):
+        return ""
+    return _clean(phrase)
 
 
 def _with_people(title: str, names: list[str]) -> str:
@@ -224,16 +231,19 @@ def draft_turn(
 ) -> Decision:
     """Start or continue the draft of a new event with this turn; create it once it is complete."""
     said = _Said(frame, text, reading, now, tz)
+    earlier = state.draft
+    if earlier is not None and not (said.title and earlier.title and said.title != earlier.title):
+        continuing = True  # "can you add it, at quarter to 7": the same event, asked for again
     if not said.title and not continuing:
         said.title = _rule_title(frame)
-    if continuing and state.asked in ("title", "what") and not said.title:
-        said.title = _rule_title(frame)
+    if continuing and state.asked in ("title", "what") and not said.title and not said.anything():
+        said.title = _rule_title(frame)  # "let's call it lunch" answers "what should I call it?"
     draft = _merge(state.draft if continuing and state.draft else Draft(), said)
     start_time = draft.at
     if draft.day is None and start_time is not None:
         focus = state.focus()
         if focus is not None:
-            draft = draft.model_copy(update={"day": focus.start.astimezone(tz).date()})
+            draft = draft.model_copy(update={"day": focus[0].astimezone(tz).date()})
         else:  # a time alone: today if it is still ahead, else tomorrow
             today = now.astimezone(tz).date()
             ahead = datetime.combine(today, time.fromisoformat(start_time), tz) > now
@@ -285,9 +295,16 @@ def amend(
             id="apply",
             skill="apply_changes",
             depends_on=("plan", "choose"),
-            params={"changes": "{{plan.output}}", "approved": "{{choose.output.chosen}}"},
+            params={
+                "changes": "{{plan.output}}",
+                "approved": "{{choose.output.chosen}}",
+                **({} if made.location or said.location else {"then_ask": ASK_PLACE}),
+            },
             summary="Apply",
         ),
     ]
     when = f"{format_day(made.start.astimezone(tz).date())} {format_time(made.start, tz)}"
-    return _workflow("amend-event", f"Change {made.summary} ({when})", tasks, "apply")
+    decision = _workflow("amend-event", f"Change {made.summary} ({when})", tasks, "apply")
+    if made.location or said.location:
+        return decision
+    return decision.model_copy(update={"context_update": {"asked": "location"}})

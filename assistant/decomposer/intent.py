@@ -39,6 +39,8 @@ _NOUN_USE = re.compile(
     r"|\b(?:won't|wont|can't|cant|cannot|couldn't|not|never)(?: be able to)? make it\b"
     # "any empty slot", "a clear day": words of emptying used of free time, which they describe
     r"|\b(?:empty|clear|free)(?= (?:slots?|spots?|times?|periods?|hours?|days?|windows?)\b)"
+    # "when my schedule is clear": said of the calendar, not done to it
+    r"|\b(?:is|are|be|am|was|were|looks?|seems?|stays?) (?:clear|empty|open|free)\b"
 )
 # "next Friday", "this week": a date, not the "next" of "when's my next meeting" that asks.
 _DATE_PHRASE = re.compile(

@@ -23,6 +23,7 @@ from assistant.decomposer.dialogue import (
 from assistant.decomposer.drafts import amend, amends_made, draft_turn
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import normalise
+from assistant.decomposer.lexicon import QUESTION_STARTERS
 from assistant.decomposer.state import DialogueState
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
@@ -51,6 +52,19 @@ def _corrects_last(frame: RequestFrame, text: str, context: dict[str, Any]) -> b
         and not frame.title_words
         and len(context.get("last_events") or []) == 1
         and bool(_CORRECTION.search(normalise(text)))
+    )
+
+
+def _describes_event(frame: RequestFrame, text: str, reading: TurnReading) -> bool:
+    """A statement that names an event by its title or place, asking nothing ("The event is located at
+    801 Welch Road."): the start of a new event's description, even without "add"."""
+    return (
+        frame.operation in ("unknown", "query", "yes")
+        and "?" not in text
+        and not QUESTION_STARTERS.match(normalise(text))
+        and "INFORM" in reading.acts
+        and not reading.acts & {"REQUEST", "REQUEST_ALTS", "INFORM_INTENT"}
+        and any(s.slot in ("title", "location") for s in reading.spans)
     )
 
 
@@ -84,7 +98,7 @@ class RuleDecomposer:
         starts = frame.operation == "create" or (
             reading.intent == "AddEvent" and frame.operation in ("unknown", "query")
         )
-        if starts:
+        if starts or (not other_request and _describes_event(frame, text, reading)):
             return draft_turn(frame, text, state, reading, now, tz, continuing=False)
         if state.draft is not None and not other_request:
             return draft_turn(frame, text, state, reading, now, tz, continuing=True)

@@ -42,8 +42,8 @@ class LastQuestion(_State):
     """The last read-only question: what was asked (events, free time, a count) and for which range."""
 
     operation: Literal["query", "free", "count"]
-    start: datetime
-    end: datetime
+    start: datetime | None = Field(default=None, description="The range the user named, if any.")
+    end: datetime | None = None
     single_day: bool = False
 
 
@@ -91,7 +91,9 @@ class DialogueState(_State):
     def dump(self) -> dict[str, Any]:
         return self.model_dump(mode="json", exclude_defaults=True)
 
-    def focus(self) -> LastQuestion | None:
-        """The range the conversation is about, if the last question named one day."""
+    def focus(self) -> tuple[datetime, datetime] | None:
+        """The day the conversation is about, if the last question named one."""
         q = self.last_question
-        return q if q is not None and q.single_day else None
+        if q is None or not q.single_day or q.start is None or q.end is None:
+            return None
+        return q.start, q.end
