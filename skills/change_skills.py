@@ -181,6 +181,11 @@ class PlanMoveInput(SkillInput):
         default=None, description="Move to this date, same wall time unless at_time."
     )
     at_time: str | None = Field(default=None, pattern=r"^\d{2}:\d{2}$", description="New start time HH:MM.")
+    either_half: bool = Field(
+        default=False,
+        description="at_time was said without am/pm ('make it 8'): take it or 12 hours off, whichever is "
+        "nearer the event's own time of day.",
+    )
     duration_minutes: int | None = Field(default=None, ge=5, description="New length; kept when absent.")
     day_part: DayPart | None = Field(
         default=None, description="Find a free time in this part of the same day (or of to_date)."
@@ -220,7 +225,10 @@ def plan_move(ctx: SkillContext, params: PlanMoveInput) -> ChangeSet:
                 local = item.start.astimezone(tz)
                 start = datetime.combine(params.to_date, local.time(), tz)
             if params.at_time is not None:
-                start = datetime.combine(start.astimezone(tz).date(), parse_hhmm(params.at_time), tz)
+                at = parse_hhmm(params.at_time)
+                if params.either_half:
+                    at = _nearer_half(at, item.start.astimezone(tz).time())
+                start = datetime.combine(start.astimezone(tz).date(), at, tz)
             if params.shift_minutes:
                 start = shift_wall(start, tz, minutes=params.shift_minutes)
         end = start + length
@@ -254,6 +262,17 @@ def plan_edit(ctx: SkillContext, params: PlanEditInput) -> ChangeSet:
         changes.append(change)
     _conflicts(ctx, [c for c in changes if c.start is not None], skip_keys={e.key for e in params.events})
     return ChangeSet(changes=changes)
+
+
+def _nearer_half(at: time, own: time) -> time:
+    """``at`` or the same clock time in the other half of the day, whichever is nearer ``own``: an
+    8 am event made "8" is 8 am, not 8 pm; a 4 pm one moved "to 5" is 5 pm."""
+    other = at.replace(hour=(at.hour + 12) % 24)
+
+    def gap(t: time) -> int:
+        return abs((t.hour * 60 + t.minute) - (own.hour * 60 + own.minute))
+
+    return other if gap(other) < gap(at) else at
 
 
 def _find_slot(

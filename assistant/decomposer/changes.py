@@ -53,6 +53,8 @@ _PERIOD_AFTER = re.compile(
     r"|\b(?:this|next)\s+(?:week|month)\b"
 )
 _DAY_PART = re.compile(r"\b(morning|afternoon|evening|night)s?\b")
+# A clock time said without am/pm, a day part or a 24-hour reading: "8", "at 8:30", "to 11".
+_BARE_HOUR = re.compile(r"(?:(?:at|to|for|by)\s+)?(?P<hour>\d{1,2})(?:[:.]\d{2})?(?:\s*o'?clock)?")
 _SAME_TIME = re.compile(r"\bsame (?:times?|hours?)\b")
 _EXCEPT = re.compile(r"\b(?:but|except|and) not (?:the )?(?P<what>[\w' -]+)$")
 _IT = re.compile(
@@ -410,6 +412,9 @@ def _move_params(
             params["to_date"] = dated.astimezone(tz).date().isoformat()
         if timed is not None and not _SAME_TIME.search(destination):
             params["at_time"] = format_hhmm(timed.astimezone(tz))
+            bare = _BARE_HOUR.fullmatch(destination.strip())
+            if bare and int(bare["hour"]) <= 12:
+                params["either_half"] = True  # "make it 8": the planner reads it by the event's own time
         elif part and "to_date" in params:  # "to tomorrow morning": free time in that part of that day
             params["day_part"] = part.group(1)
         if params:

@@ -28,7 +28,7 @@ from assistant.timeexpr import find_times
 from skills.formatting import format_day, format_time
 from workflows.definition import Decision, TaskSpec, WorkflowDefinition
 
-__all__ = ["amend", "amends_made", "draft_turn"]
+__all__ = ["amend", "draft_turn"]
 
 # Words that only say "an event" ("add an event", "schedule something"): not a title.  A "meeting" is
 # one ("a meeting with Priya"): it says what kind of event, and with whom.
@@ -61,6 +61,16 @@ _PLACEHOLDER = frozenset(
     }
 )
 _UNNAMED = frozenset({"event", "events", "something", "anything", "thing", "things"})
+_TITLE_ANSWER = re.compile(
+    r"\b(?:(?:the )?(?:name|title) (?:is|should be|will be)|call it|name it|title it|(?:it's|it is) called)"
+    r"\s+(?P<title>\S.*)",
+    re.IGNORECASE,
+)
+_PLACE_ANSWER = re.compile(
+    r"(?:(?:it's|it is|it'll be|it will be|that's|that is|located|the (?:location|place|address) is)\s+)?"
+    r"(?:at|in|on)\s+(?P<place>\S.*)",
+    re.IGNORECASE,
+)
 ASK_PLACE = "Where does it take place? Tell me if you want the place added."
 _TRAILING = re.compile(r"[\s,.;:!?]+$")
 _LEADING = re.compile(r"^(?:called|titled|named)\s+", re.IGNORECASE)
@@ -96,7 +106,15 @@ def _with_people(title: str, names: list[str]) -> str:
 class _Said:
     """What one turn says of an event: each field None when the turn does not say it."""
 
-    def __init__(self, frame: RequestFrame, text: str, reading: TurnReading, now: datetime, tz: ZoneInfo):
+    def __init__(
+        self,
+        frame: RequestFrame,
+        text: str,
+        reading: TurnReading,
+        now: datetime,
+        tz: ZoneInfo,
+        asked: Asked | None = None,
+    ):
         self.day = None
         self.at: str | None = None
         self.minutes = frame.duration_minutes
@@ -126,6 +144,15 @@ class _Said:
             self.title = ""
         place = next((s for s in spans if s.slot == "location"), None)
         self.location = _TRAILING.sub("", place.text.strip()) if place is not None else ""
+        if asked is not None and not times and not self.title:
+            # Answers to "what should I call it?" and "where does it take place?" in words the reader
+            # has not learnt ("the name is study group", "it's at the salon on main street")
+            named = _TITLE_ANSWER.search(text.strip())
+            if named:
+                self.title = _clean(named["title"])
+            elif not self.location:
+                answer = _PLACE_ANSWER.fullmatch(text.strip())
+                self.location = _TRAILING.sub("", answer["place"]) if answer else ""
         self.people = list(frame.people)
         self.names = list(frame.person_names)
         self.calendar = frame.calendars[0] if frame.calendars else None
@@ -230,7 +257,7 @@ def draft_turn(
     continuing: bool,
 ) -> Decision:
     """Start or continue the draft of a new event with this turn; create it once it is complete."""
-    said = _Said(frame, text, reading, now, tz)
+    said = _Said(frame, text, reading, now, tz, state.asked)
     earlier = state.draft
     if earlier is not None and not (said.title and earlier.title and said.title != earlier.title):
         continuing = True  # "can you add it, at quarter to 7": the same event, asked for again
@@ -256,19 +283,20 @@ def draft_turn(
     return _create(draft, tz)
 
 
-def amends_made(
-    said_frame: RequestFrame, text: str, reading: TurnReading, now: datetime, tz: ZoneInfo
-) -> bool:
-    """Whether a turn right after an event was made only adds details to it ("it's at ...")."""
-    said = _Said(said_frame, text, reading, now, tz)
-    return bool(said.location or said.title or (said.minutes and not said.at))
-
-
 def amend(
-    made: EventRef, frame: RequestFrame, text: str, reading: TurnReading, now: datetime, tz: ZoneInfo
-) -> Decision:
-    """Change the event just made with the details this turn adds: its place, title or length."""
-    said = _Said(frame, text, reading, now, tz)
+    made: EventRef,
+    frame: RequestFrame,
+    text: str,
+    reading: TurnReading,
+    now: datetime,
+    tz: ZoneInfo,
+    asked: Asked | None,
+) -> Decision | None:
+    """Change the event just made with the details this turn adds (its place, title or length); None
+    when the turn adds none of those ("it's at 5" is a move, which the change rules make)."""
+    said = _Said(frame, text, reading, now, tz, asked)
+    if not (said.location or said.title or (said.minutes and not said.at)):
+        return None
     find = {
         "start": made.start.isoformat(),
         "end": made.end.isoformat(),

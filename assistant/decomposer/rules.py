@@ -20,7 +20,7 @@ from assistant.decomposer.dialogue import (
     small_talk,
     without_acknowledgements,
 )
-from assistant.decomposer.drafts import amend, amends_made, draft_turn
+from assistant.decomposer.drafts import amend, draft_turn
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.lexicon import QUESTION_STARTERS
@@ -93,8 +93,10 @@ class RuleDecomposer:
             return draft_turn(frame, text, state, reading, now, tz, continuing=True)
         made = state.made
         amending = made is not None and not other_request and frame.operation != "create"
-        if made is not None and amending and amends_made(frame, text, reading, now, tz):
-            return amend(made, frame, text, reading, now, tz)
+        if made is not None and amending:
+            amended = amend(made, frame, text, reading, now, tz, state.asked)
+            if amended is not None:
+                return amended
         starts = frame.operation == "create" or (
             reading.intent == "AddEvent" and frame.operation in ("unknown", "query")
         )
