@@ -61,6 +61,13 @@ _IT = re.compile(
     r"^(?:(?:actually|ok|okay|no|then|oh|hmm|wait|sorry|so)[\s,]+)*"
     r"(?:make|move|change|push|put|set|shift|bump|reschedule) (?:it|that|this|the time|the start(?: time)?)\b"
 )
+# "the second one", "the last meeting", "that one": an event of the list the conversation last showed.
+_PICK = re.compile(
+    r"\b(?:the (?P<nth>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|last|other) "
+    r"(?:one|event|meeting|appointment|class)|(?P<that>that|this) one)\b"
+)
+_NTH = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3}
+_NTH |= {"fifth": 4, "5th": 4, "last": -1}
 _PLURAL = re.compile(r"\b(?:all|every|everything|each|both)\b|\b\w+(?:ings|es|s)\b")
 _EVERYTHING = re.compile(
     r"\b(?:everything|my (?:whole |entire )?calendar|clear|"
@@ -81,6 +88,21 @@ _CLAUSE_BREAK = re.compile(
     r"[,;?!(—–]| - |(?<![ap]\.m)\.(?=\s|$)|\bbut\b|\bexcept\b|\band (?=leave|keep|don't|do not|not|skip)"
 )
 _SINGULAR_NOUNS = frozenset({"meeting", "class", "event", "appointment", "one", "lecture", "lab"})
+
+
+def _picked(norm: str, shown: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The shown event a turn picks by position ("the second one") or points at ("that one", when one
+    was shown; "the other one" of two)."""
+    m = _PICK.search(norm)
+    if m is None or not shown:
+        return None
+    nth = m["nth"]
+    if nth == "other":
+        return shown[1] if len(shown) == 2 else None
+    if nth is None:
+        return shown[0] if len(shown) == 1 else None
+    index = _NTH[nth]
+    return shown[index] if -len(shown) <= index < len(shown) else None
 
 
 def _ref(task: str, path: str) -> str:
@@ -228,14 +250,16 @@ def compile_change(
         excluded = exception["what"]
         norm = norm[: exception.start()].strip()
 
-    use_context = bool(_IT.search(norm)) and context.get("last_events")
+    shown = context.get("last_events") or []
+    picked = _picked(norm, shown)
+    use_context = (picked is not None or bool(_IT.search(norm))) and bool(shown)
     if use_context:
-        last = context["last_events"][0]
+        last = picked or shown[0]
         start, end = datetime.fromisoformat(last["start"]), datetime.fromisoformat(last["end"])
         find = {"start": start.isoformat(), "end": end.isoformat(), "text": last["summary"]}
         plural = False
         target = RequestFrame(operation=frame.operation, confidence=0.9)
-        said = _IT.search(norm)
+        said = _IT.search(norm) or _PICK.search(norm)
         if destination == "" and said is not None:
             destination = norm[said.end() :].strip()  # "make it 12:30", "actually make that 3"
     else:
