@@ -22,7 +22,6 @@ ISSUE_12 = "issue 12: preferences, times that suit everyone, calendars kept in s
 LATER = {
     "bulk-move-with-exception": ISSUE_11,
     "conflicts-and-am-i-free": ISSUE_11,
-    "guards-against-wrong-writes": ISSUE_11,
     "invite-and-notify": ISSUE_11,
     "past-events": ISSUE_11,
     "rename-and-relocate": ISSUE_11,

@@ -89,7 +89,7 @@ def _not_understood(frame: RequestFrame, tz: ZoneInfo) -> str:
             f'I can show what\'s on it ("What do I have on {day}?"), '
             f'find free time ("When am I free on {day}?") or add an event ("Add lunch on {day} at 1pm").'
         )
-    if frame.titles:
+    if frame.titles and frame.title_words:  # an event of the calendar, named and nothing more
         name = frame.titles[0]
         return (
             f"I'm not sure what you'd like to do with {name!r}. I can find it (\"When is {name}?\"), "

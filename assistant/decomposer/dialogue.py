@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from assistant.decomposer.frame import RequestFrame
@@ -20,6 +20,7 @@ from assistant.decomposer.lexicon import COUNT_CUES, FREE_CUES
 from assistant.decomposer.state import Asked, DialogueState, LastQuestion
 from assistant.nlu import Asked as ReaderAsked
 from assistant.nlu import TurnReading, read_turn
+from assistant.timeexpr import find_times
 
 __all__ = [
     "NOTHING_WAITING",
@@ -77,6 +78,8 @@ def says_what(frame: RequestFrame, text: str, reading: TurnReading) -> bool:
 _READ_INTENTS = {"GetEvents": "query", "GetAvailableTime": "free"}
 
 
+# Whether a clause names a time does not depend on the day it is read.
+_ANY_DAY = datetime(2026, 1, 5, 12, tzinfo=UTC)
 _CLAUSE = re.compile(r"(?<=[,.!?;])\s+|(?<=[.!?])(?=[A-Z])")
 
 
@@ -98,7 +101,10 @@ def _acknowledges(clause: str) -> bool:
     if operation != "unknown":
         return False  # "I need to book a meeting with Priya," asks for something, whatever its acts
     reading = read_turn(clause)
-    return bool(reading.acts) and reading.acts <= _SOCIAL_ACTS and not reading.spans
+    if not reading.acts or not reading.acts <= _SOCIAL_ACTS or reading.spans:
+        return False
+    # "For the rest of the month," says when, whatever the reader makes of it
+    return not find_times(clause, now=_ANY_DAY)
 
 
 def heed_intent(frame: RequestFrame, text: str, reading: TurnReading) -> RequestFrame:
@@ -183,6 +189,6 @@ def small_talk(frame: RequestFrame, reading: TurnReading, *, waiting: bool = Fal
         return "You're welcome! Have a good day."
     if "THANK_YOU" in acts:
         return "You're welcome!"
-    if "SELECT" in acts:
-        return "Great!"
+    if "SELECT" in acts and frame.operation not in ("yes", "no"):
+        return "Great!"  # "That sounds great.": taking up what was said, not a yes to a question
     return NOTHING_WAITING

@@ -19,6 +19,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from assistant.decomposer.frame import RequestFrame
+from assistant.decomposer.guards import too_long_overnight, unread_time
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.lexicon import STOPWORDS
 from assistant.decomposer.state import Asked, DialogueState, Draft, EventRef
@@ -60,6 +61,7 @@ _PLACEHOLDER = frozenset(
         "agenda",
     }
 )
+_LEAD = re.compile(r"^(?:(?:a|an|the|my|our)\s+)+")
 _UNNAMED = frozenset({"event", "events", "something", "anything", "thing", "things"})
 _TITLE_ANSWER = re.compile(
     r"\b(?:(?:the )?(?:name|title) (?:is|should be|will be)|call it|name it|title it|(?:it's|it is) called)"
@@ -73,12 +75,20 @@ _PLACE_ANSWER = re.compile(
 )
 ASK_PLACE = "Where does it take place? Tell me if you want the place added."
 _TRAILING = re.compile(r"[\s,.;:!?]+$")
-_LEADING = re.compile(r"^(?:called|titled|named)\s+", re.IGNORECASE)
+_LEADING = re.compile(r"^(?:called|titled|named|it's an?|it is an?|it's|it is)\s+", re.IGNORECASE)
+# Where a name said after "call it" ends: a comma or the like, or a full stop that ends a sentence
+# (not the one of "Dr." or "St.").
+_NAME_END = re.compile(r"[,;!?]|(?<![A-Z][a-z])(?<![A-Z])\.(?=\s|$)")
 
 
 def _clean(span_text: str) -> str:
     text = _LEADING.sub("", _TRAILING.sub("", span_text.strip()))
     return text[:1].upper() + text[1:] if text[:1].islower() else text
+
+
+def _end_of_name(text: str) -> int:
+    end = _NAME_END.search(text)
+    return end.start() if end else len(text)
 
 
 def _meaningful(title: str) -> bool:
@@ -127,9 +137,11 @@ class _Said:
             if s.slot in ("title", "location")
             and not any(m.span[0] <= s.start and s.end <= m.span[1] for m in times)
         ]
+        self.problem = unread_time(text, now)
         for match in times:
             if any(lo < match.span[1] and match.span[0] < hi for lo, hi in ((s.start, s.end) for s in spans)):
                 continue
+            self.problem = self.problem or too_long_overnight(match)
             assert match.start is not None
             local = match.start.astimezone(tz)
             if match.has_date and self.day is None:
@@ -140,19 +152,24 @@ class _Said:
                     self.minutes = int((match.end - match.start).total_seconds() // 60)
         title = next((s for s in spans if s.slot == "title"), None)
         self.title = _clean(title.text) if title is not None else ""
+        named = _TITLE_ANSWER.search(text.strip())
+        if named:
+            # "call it Dental check-up", "call it Visit to Dr. Ito": the whole name, which the reader
+            # may cut at a hyphen or a dot
+            whole = _clean(named["title"][: _end_of_name(named["title"])])
+            if not self.title or whole.casefold().startswith(self.title.casefold()):
+                self.title = whole
         if not _meaningful(self.title):
             self.title = ""
         place = next((s for s in spans if s.slot == "location"), None)
         self.location = _TRAILING.sub("", place.text.strip()) if place is not None else ""
-        if asked is not None and not times and not self.title:
-            # Answers to "what should I call it?" and "where does it take place?" in words the reader
-            # has not learnt ("the name is study group", "it's at the salon on main street")
-            named = _TITLE_ANSWER.search(text.strip())
-            if named:
-                self.title = _clean(named["title"])
-            elif not self.location:
-                answer = _PLACE_ANSWER.fullmatch(text.strip())
-                self.location = _TRAILING.sub("", answer["place"]) if answer else ""
+        if asked is not None and self.day is None and self.at is None and not self.title:
+            # The answer to "where does it take place?" in words the reader has not learnt ("it's at
+            # the salon on main street"), or more of it than the reader took ("Luigi's on 5th Street")
+            answer = _PLACE_ANSWER.fullmatch(text.strip())
+            place = _TRAILING.sub("", answer["place"]) if answer else ""
+            if place and (not self.location or place.casefold().endswith(self.location.casefold())):
+                self.location = place
         self.people = list(frame.people)
         self.names = list(frame.person_names)
         self.calendar = frame.calendars[0] if frame.calendars else None
@@ -190,6 +207,12 @@ _QUESTIONS: dict[tuple[Asked, ...], str] = {
     ("when",): 'When is it? Give me a day and a time, e.g. "Thursday at 3pm".',
     ("time",): "At what time does it start?",
 }
+
+
+def _question(text: str, draft: Draft | None) -> Decision:
+    """A question that keeps the draft so far: the answer completes the same event."""
+    update = {"draft": draft.model_dump(mode="json")} if draft is not None else {}
+    return Decision(kind="clarify", reply_kind="clarify", text=text, confidence=0.8, context_update=update)
 
 
 def _ask(draft: Draft, missing: list[Asked]) -> Decision:
@@ -258,13 +281,19 @@ def draft_turn(
 ) -> Decision:
     """Start or continue the draft of a new event with this turn; create it once it is complete."""
     said = _Said(frame, text, reading, now, tz, state.asked)
+    if said.problem:
+        return _question(said.problem, state.draft)
     earlier = state.draft
     if earlier is not None and not (said.title and earlier.title and said.title != earlier.title):
         continuing = True  # "can you add it, at quarter to 7": the same event, asked for again
     if not said.title and not continuing:
         said.title = _rule_title(frame)
-    if continuing and state.asked in ("title", "what") and not said.title and not said.anything():
-        said.title = _rule_title(frame)  # "let's call it lunch" answers "what should I call it?"
+    if continuing and state.asked in ("title", "what") and not said.title:
+        # "let's call it lunch", "Dinner with Mom at 7pm" answer "what is it?"; the leftover words of
+        # "It will begin at 7 pm" do not, and are taken only from a turn that says nothing else
+        rule = _rule_title(frame)
+        if rule and (not said.anything() or _LEAD.sub("", normalise(text)).startswith(rule.casefold())):
+            said.title = rule
     draft = _merge(state.draft if continuing and state.draft else Draft(), said)
     start_time = draft.at
     if draft.day is None and start_time is not None:
@@ -295,6 +324,8 @@ def amend(
     """Change the event just made with the details this turn adds (its place, title or length); None
     when the turn adds none of those ("it's at 5" is a move, which the change rules make)."""
     said = _Said(frame, text, reading, now, tz, asked)
+    if said.problem:
+        return _question(said.problem, None)
     if not (said.location or said.title or (said.minutes and not said.at)):
         return None
     find = {

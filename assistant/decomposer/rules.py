@@ -59,7 +59,7 @@ def _describes_event(frame: RequestFrame, text: str, reading: TurnReading) -> bo
     """A statement that names an event by its title or place, asking nothing ("The event is located at
     801 Welch Road."): the start of a new event's description, even without "add"."""
     return (
-        frame.operation in ("unknown", "query", "yes")
+        frame.operation in ("unknown", "query", "yes", "out_of_scope")
         and "?" not in text
         and not QUESTION_STARTERS.match(normalise(text))
         and "INFORM" in reading.acts

@@ -130,6 +130,8 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
     for d in durations:
         timed_text = timed_text[: d.span[0]] + " " * (d.span[1] - d.span[0]) + timed_text[d.span[1] :]
     times = find_times(timed_text, now=now, daytime=True)
+    if polite:  # "now check the 12th": the "now" of an opening, not a time
+        times = [t for t in times if t.span[0] >= polite.end()]
     bad = next((t for t in times if t.error), None)
     if bad is not None:
         frame.error = bad.error

@@ -264,6 +264,7 @@ class IntervalRules(Parser):
             a = replace(a, tz=b.tz)
         if a.tod is not None and b.tod is not None and a.tod.ambiguous and not b.tod.ambiguous:
             a = _with_tod(a, _same_half(a.tod, b.tod))
+        b_clock = b  # the end as a clock time alone, before the context's day is put into it
         if context is not None:
             merged_a, merged_b = self.merge(a, context), self.merge(b, context)
             if merged_a is None and merged_b is None:
@@ -280,6 +281,11 @@ class IntervalRules(Parser):
         if b_span is None:
             return None
         end = b_span[0] if b.tod is not None else b_span[1]
+        if b.tod is not None and end - a_span[0] > ONE_DAY and b_clock is not b:
+            # "on Friday from 10pm to 2am": the night after Friday 10pm, not the next Friday's 2am
+            overnight = self._after(b_clock, a_span[0])
+            if overnight is not None and overnight[0] - a_span[0] <= ONE_DAY:
+                end = overnight[0]
         if end <= a_span[0]:
             return None
         return self.interval((a_span[0], end), finer(a.grain, b.grain), a, b, *([context] if context else []))

@@ -1,0 +1,50 @@
+"""Never write what was not understood: dates, times and lengths the resolver could not read.
+
+A write request is only planned from words that were understood.  A token that looks like a date, a
+time or a length but resolved to nothing ("2026-13-45", "27:00", "0 minute") would otherwise end up in
+the new event's title, or be dropped while a default took its place; the turn is asked about instead,
+naming the token.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta
+
+from assistant.timeexpr import TimeMatch, find_durations, find_times
+
+__all__ = ["too_long_overnight", "unread_time"]
+
+_TIMEISH = re.compile(
+    r"\b\d{4}-\d{1,2}-\d{1,2}\b"  # an ISO date
+    r"|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b"  # 3/14, 3/14/2026
+    r"|\b\d{1,3}[:.]\d{2}\b"  # a clock time
+    r"|\b\d+(?:\.\d+)? ?(?:minutes?|mins?|hours?|hrs?)\b"  # a length
+)
+# Longer than this, an interval that runs past midnight to an earlier clock time ("from 6pm to 5pm")
+# is a slip, not a night out: "from 10pm to 2am" is fine.
+_LONGEST_OVERNIGHT = timedelta(hours=12)
+
+
+def unread_time(text: str, now: datetime) -> str | None:
+    """A question naming the first date, time or length in ``text`` that could not be read, if any."""
+    lowered = text.casefold()
+    read = [m.span for m in find_times(lowered, now=now, daytime=True) if not m.error]
+    read += [d.span for d in find_durations(lowered) if d.minutes > 0]
+    for token in _TIMEISH.finditer(lowered):
+        if not any(lo <= token.start() and token.end() <= hi for lo, hi in read):
+            said = text[token.start() : token.end()]
+            return f'I couldn\'t read "{said}" as a date, a time or a length. What did you mean?'
+    return None
+
+
+def too_long_overnight(match: TimeMatch) -> str | None:
+    """A question when an interval ends at an earlier clock time the next day, long after it starts."""
+    if not (match.is_interval and match.has_time and match.start and match.end):
+        return None
+    if match.end.date() != match.start.date() and match.end - match.start > _LONGEST_OVERNIGHT:
+        return (
+            f'"{match.text}" would end before it starts (or almost a day later). '
+            "When should it start and end?"
+        )
+    return None
