@@ -167,9 +167,9 @@ class _Said:
             # The answer to "where does it take place?" in words the reader has not learnt ("it's at
             # the salon on main street"), or more of it than the reader took ("Luigi's on 5th Street")
             answer = _PLACE_ANSWER.fullmatch(text.strip())
-            place = _TRAILING.sub("", answer["place"]) if answer else ""
-            if place and (not self.location or place.casefold().endswith(self.location.casefold())):
-                self.location = place
+            said = _TRAILING.sub("", answer["place"]) if answer else ""
+            if said and (not self.location or said.casefold().endswith(self.location.casefold())):
+                self.location = said
         self.people = list(frame.people)
         self.names = list(frame.person_names)
         self.calendar = frame.calendars[0] if frame.calendars else None
