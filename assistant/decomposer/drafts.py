@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.guards import too_long_overnight, unread_time
 from assistant.decomposer.intent import normalise
-from assistant.decomposer.lexicon import STOPWORDS
+from assistant.decomposer.lexicon import GENERIC_EVENT_WORDS, STOPWORDS
 from assistant.decomposer.state import Asked, DialogueState, Draft, EventRef
 from assistant.decomposer.world import tokens
 from assistant.nlu import TurnReading
@@ -33,36 +33,9 @@ __all__ = ["amend", "draft_turn"]
 
 # Words that only say "an event" ("add an event", "schedule something"): not a title.  A "meeting" is
 # one ("a meeting with Priya"): it says what kind of event, and with whom.
-_PLACEHOLDER = frozenset(
-    {
-        "something",
-        "anything",
-        "thing",
-        "things",
-        "stuff",
-        "one",
-        "new",
-        "entry",
-        "entries",
-        "item",
-        "items",
-        "it",
-        "event",
-        "events",
-        "appointment",
-        "appointments",
-        "reminder",
-        "reminders",
-        "plan",
-        "plans",
-        "schedule",
-        "calendar",
-        "calendars",
-        "agenda",
-    }
-)
-_LEAD = re.compile(r"^(?:(?:a|an|the|my|our)\s+)+")
 _UNNAMED = frozenset({"event", "events", "something", "anything", "thing", "things"})
+_PLACEHOLDER = (GENERIC_EVENT_WORDS - {"meeting", "meetings"}) | _UNNAMED | {"one", "new", "it"}
+_LEAD = re.compile(r"^(?:(?:a|an|the|my|our)\s+)+")
 _TITLE_ANSWER = re.compile(
     r"\b(?:(?:the )?(?:name|title) (?:is|should be|will be)|call it|name it|title it|(?:it's|it is) called)"
     r"\s+(?P<title>\S.*)",
@@ -238,6 +211,12 @@ def _workflow(name: str, summary: str, tasks: list[TaskSpec], output: str) -> De
     )
 
 
+def _asking_place(decision: Decision, placed: bool) -> Decision:
+    """Without a place, the reply asks for one (it is optional): the next turn may well be the address,
+    which the reader then reads knowing it was asked for."""
+    return decision if placed else decision.model_copy(update={"context_update": {"asked": "location"}})
+
+
 def _create(draft: Draft, tz: ZoneInfo) -> Decision:
     assert draft.day is not None
     assert draft.at is not None
@@ -263,10 +242,7 @@ def _create(draft: Draft, tz: ZoneInfo) -> Decision:
         ),
     ]
     decision = _workflow("create-event", f"Create {title} ({format_day(draft.day)})", tasks, "apply")
-    # Without a place, the reply asks for one (it is optional): the next turn may well be the address.
-    if draft.location:
-        return decision
-    return decision.model_copy(update={"context_update": {"asked": "location"}})
+    return _asking_place(decision, bool(draft.location))
 
 
 def draft_turn(
@@ -364,6 +340,4 @@ def amend(
     ]
     when = f"{format_day(made.start.astimezone(tz).date())} {format_time(made.start, tz)}"
     decision = _workflow("amend-event", f"Change {made.summary} ({when})", tasks, "apply")
-    if made.location or said.location:
-        return decision
-    return decision.model_copy(update={"context_update": {"asked": "location"}})
+    return _asking_place(decision, bool(made.location or said.location))
