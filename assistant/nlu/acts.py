@@ -14,8 +14,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["INFORM_INTENT", "ActModel", "LinearLayer"]
+__all__ = ["INFORM", "INFORM_INTENT", "ActModel", "LinearLayer"]
 
+INFORM = "INFORM"
 INFORM_INTENT = "INFORM_INTENT"
 _WORD = "w="  # the prefix of a word feature (see assistant.nlu.features)
 

@@ -2,12 +2,14 @@
 the act classifier.
 
 Every feature is about the form of words and their neighbours (case, digits, affixes, the words around
-them), what the assistant asked, and what the time resolver found, never about particular sentences:
-the models must read turns nobody wrote down before.
+them), what the assistant asked, what the time resolver found and, for the tagger, whether the act
+classifier found the turn informing; never about particular sentences: the models must read turns
+nobody wrote down before.
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 
 from assistant.nlu.reading import Asked
@@ -18,14 +20,23 @@ __all__ = ["token_features", "turn_features"]
 
 _SENTENCE_END = frozenset({".", "!", "?", ";"})
 _DIGITS = re.compile(r"\d")
-EXP = {"kind": True, "kindonly_marks": False, "drop_words": False}
 
 
-def token_features(words: Words, asked: Asked | None) -> list[list[str]]:
-    """The span tagger's features, one list for each token."""
-    tokens = words.tokens
-    marks = [m if m == OUTSIDE or not EXP["kindonly_marks"] else m[2:] for m in words.marks]
-    kinds = words.kinds
+def token_features(words: Words, asked: Asked | None, *, informs: bool) -> list[list[str]]:
+    """The span tagger's features, one list for each token.
+
+    The tagger sees what the resolver makes of the turn rather than the spelling of its time words:
+    inside an expression a word is marked with what the expression names (see :func:`time_marks`),
+    and a word the resolver reads alone ("Friday", "noon") is given by that reading instead of its
+    letters, so every weekday is learnt from the examples of any weekday.
+
+    ``informs`` is whether the turn gives details (the INFORM act: the annotated acts in training, the
+    act classifier's reading at run time). The dataset labels the spans of the calendar's details
+    only, so the times and addresses a turn gives another service ("book me a cab to 45 Camino Alto")
+    are unlabelled there; knowing whether the turn informs at all lets the tagger learn from those
+    turns without learning that an address or a time is usually nothing.
+    """
+    tokens, marks, kinds = words.tokens, words.marks, words.kinds
     lower = [t.text.lower() for t in tokens]
     shapes = [_shape(t.text) for t in tokens]
     ask = asked or "none"
@@ -42,13 +53,16 @@ def token_features(words: Words, asked: Asked | None) -> list[list[str]]:
             f"ask={ask}",
             f"ask|short={ask}|{short}",
             f"tx={marks[i]}",
-            f"ask|tx={ask}|{marks[i][:1]}",
+            f"ask|tx={ask}|{marks[i]}",
+            f"inf={informs}",
+            f"inf|short={informs}|{short}",
+            f"inf|tx={informs}|{marks[i]}",
             f"pos={min(i - starts[i], 4)}",
         ]
-        if not (EXP["drop_words"] and kinds[i]):
-            features.extend((f"w={word}", f"pre={word[:3]}", f"suf={word[-3:]}"))
-        if EXP["kind"] and kinds[i]:
+        if kinds[i]:
             features.append(f"kind={kinds[i]}")
+        else:
+            features.extend((f"w={word}", f"pre={word[:3]}", f"suf={word[-3:]}"))
         if text.istitle():
             features.append("title")
         if text.isupper():
@@ -65,9 +79,13 @@ def token_features(words: Words, asked: Asked | None) -> list[list[str]]:
             features.append(f"{d}:w={lower[j] if inside else 'BOUNDARY'}")
             if abs(d) == 1 and inside:
                 features.extend(
-                    (f"{d}:short={_short_shape(shapes[j])}", f"{d}:tx={marks[j]}", f"{d}|0:w={_pair(lower, i, j)}")
+                    (
+                        f"{d}:short={_short_shape(shapes[j])}",
+                        f"{d}:tx={marks[j]}",
+                        f"{d}|0:w={_pair(lower, i, j)}",
+                    )
                 )
-                if EXP["kind"] and kinds[j]:
+                if kinds[j]:
                     features.append(f"{d}:kind={kinds[j]}")
         out.append(features)
     return out
@@ -82,8 +100,8 @@ def turn_features(words: Words, asked: Asked | None) -> set[str]:
     lower = ["<s>", *(_number_shape(t.text.lower()) for t in words.tokens), "</s>"]
     features = {f"ask={asked or 'none'}"}
     features.update(f"w={w}" for w in lower[1:-1])
-    features.update(f"ww={a}|{b}" for a, b in zip(lower, lower[1:], strict=False))
-    features.update(f"tx={mark[2:]}" for mark in words.marks if mark != OUTSIDE)
+    features.update(f"ww={a}|{b}" for a, b in itertools.pairwise(lower))
+    features.update(f"tx={mark}" for mark in words.marks if mark != OUTSIDE)
     return features
 
 

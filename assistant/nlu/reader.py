@@ -1,12 +1,13 @@
-"""Reading one turn with a given pair of models: the act classifier and the span tagger."""
+"""Reading one turn with a given pair of models: the act classifier, then the span tagger, which also
+takes whether the acts found inform (see :func:`assistant.nlu.features.token_features`)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from assistant.nlu.acts import ActModel
+from assistant.nlu.acts import INFORM, ActModel
 from assistant.nlu.features import token_features, turn_features
-from assistant.nlu.reading import Asked, TurnReading
+from assistant.nlu.reading import ASKED, Asked, TurnReading
 from assistant.nlu.spans import SpanTagger, spans_from_tags
 from assistant.nlu.words import words_of
 
@@ -22,8 +23,13 @@ class TurnReader:
     spans: SpanTagger
 
     def read(self, text: str, *, asked: Asked | None = None) -> TurnReading:
-        """What ``text`` does and gives, after the assistant asked for ``asked`` (None: nothing)."""
+        """What ``text`` does and gives, after the assistant asked for ``asked`` (None: nothing).
+
+        An ``asked`` the models do not know would silently count as nothing asked: it is refused.
+        """
+        if asked is not None and asked not in ASKED:
+            raise ValueError(f"asked must be one of {', '.join(ASKED)} or None, not {asked!r}")
         words = words_of(text)
         acts, intent = self.acts.predict(turn_features(words, asked))
-        tags = self.spans.tags(token_features(words, asked))
+        tags = self.spans.tags(token_features(words, asked, informs=INFORM in acts))
         return TurnReading(acts=acts, intent=intent, spans=spans_from_tags(text, words.tokens, tags))

@@ -15,8 +15,9 @@ Slot = Literal["date", "time", "title", "location"]
 SLOTS: tuple[Slot, ...] = ("date", "time", "title", "location")
 
 # What the assistant's previous turn asked for. The same words mean different things after different
-# questions ("Sure. It's 17 Hale Avenue." answers "where?"; "Yes" after "please confirm" agrees to a
-# write), and the chat always knows what it asked, so the reader takes it as an input.
+# questions ("Wanderlust Book Club" after "what should I call it?" is a title; "That works" after a
+# read-back agrees to a write, after a free slot takes it), and the chat always knows what it asked,
+# so the reader takes it as an input.
 Asked = Literal["date", "time", "title", "location", "confirm"]
 ASKED: tuple[Asked, ...] = ("date", "time", "title", "location", "confirm")
 

@@ -81,9 +81,7 @@ def load(path: Path) -> list[Example]:
 
 def _example(record: dict[str, Any]) -> Example:
     text: str = record["text"]
-    slots = sorted(
-        (s for s in record["slots"] if s["slot"] in _SLOTS), key=lambda s: (s["start"], s["end"])
-    )
+    slots = sorted((s for s in record["slots"] if s["slot"] in _SLOTS), key=lambda s: (s["start"], s["end"]))
     intents = [a["values"][0] for a in record["acts"] if a["act"] == "INFORM_INTENT" and a["values"]]
     return Example(
         dialogue=record["dialogue_id"],

@@ -16,7 +16,15 @@ from assistant.nlu.reader import TurnReader
 from assistant.nlu.reading import Asked, TurnReading
 from assistant.nlu.spans import SpanTagger
 
-__all__ = ["ACTS_FILE", "MODEL_DIR", "SPANS_FILE", "load_reader", "read_turn", "reader_from_files", "shipped_reader"]
+__all__ = [
+    "ACTS_FILE",
+    "MODEL_DIR",
+    "SPANS_FILE",
+    "load_reader",
+    "read_turn",
+    "reader_from_files",
+    "shipped_reader",
+]
 
 MODEL_DIR = Path(__file__).resolve().parent / "model"
 ACTS_FILE = "acts.json"
@@ -52,7 +60,7 @@ def read_turn(text: str, *, asked: Asked | None = None) -> TurnReading:
 
     ``asked`` is what the assistant's previous turn asked for: ``"date"``, ``"time"``, ``"title"``,
     ``"location"``, ``"confirm"`` (a read-back awaiting a yes or no), or ``None`` when it asked nothing
-    of these. It changes the reading where the words alone do not decide: "Sure. It's 17 Hale
-    Avenue." gives a location after "where is it?".
+    of these. It changes the reading where the words alone do not decide: "That works for me."
+    takes up what was offered (SELECT), but after a read-back (``"confirm"``) it agrees to it (AFFIRM).
     """
     return shipped_reader().read(text, asked=asked)

@@ -20,7 +20,7 @@ import pycrfsuite
 from scipy.sparse import csr_matrix
 from sklearn.linear_model import LogisticRegression
 
-from assistant.nlu.acts import INFORM_INTENT
+from assistant.nlu.acts import INFORM, INFORM_INTENT
 from assistant.nlu.examples import Example
 from assistant.nlu.features import token_features, turn_features
 from assistant.nlu.shipped import ACTS_FILE, SPANS_FILE
@@ -29,7 +29,7 @@ from assistant.nlu.words import words_of
 
 __all__ = ["train", "train_acts", "train_spans"]
 
-# A feature seen once teaches about one sentence, not about turns; dropping those halves the model.
+# A feature seen once teaches about one sentence, not about turns.
 _MIN_FEATURE_COUNT = 2
 # Inverse regularisation strength of the logistic regressions.
 _C = 1.0
@@ -76,6 +76,11 @@ def train_acts(examples: Sequence[Example]) -> dict[str, Any]:
     if intent_fit is None:
         raise ValueError("Training needs turns that announce an intent and turns that do not.")
 
+    coef, intercepts = intent_fit.coef_, intent_fit.intercept_
+    if len(intent_labels) == 2:
+        # scikit-learn keeps one row for two classes (the second's score against the first's); a
+        # row of zeros for the first gives the same choice with one row a label, as the reader wants
+        coef, intercepts = np.vstack([np.zeros_like(coef), coef]), np.concatenate([[0.0], intercepts])
     act_coef = np.vstack([fit.coef_ for _, fit in kept]) if kept else np.zeros((0, len(vocabulary)))
     return {
         "acts": {
@@ -86,8 +91,8 @@ def train_acts(examples: Sequence[Example]) -> dict[str, Any]:
         },
         "intent": {
             "labels": intent_labels,
-            "intercepts": [_round(b) for b in intent_fit.intercept_],
-            "weights": _weights(vocabulary, intent_fit.coef_),
+            "intercepts": [_round(b) for b in intercepts],
+            "weights": _weights(vocabulary, coef),
         },
     }
 
@@ -98,7 +103,8 @@ def train_spans(examples: Sequence[Example]) -> bytes:
     for example in examples:
         words = words_of(example.text)
         if words.tokens:
-            trainer.append(token_features(words, example.asked), tags_from_spans(words.tokens, example.spans))
+            features = token_features(words, example.asked, informs=INFORM in example.acts)
+            trainer.append(features, tags_from_spans(words.tokens, example.spans))
     trainer.set_params(_CRF_PARAMS)
     with tempfile.TemporaryDirectory() as directory:
         path = Path(directory) / SPANS_FILE

@@ -1,0 +1,53 @@
+"""``manage.py train_turns [FILE] [--out DIR]``: train the turn reader's two models and write their files.
+
+FILE is a JSON-lines file of annotated turns in the format of shared/eval/sgd_calendar_turns.dev.jsonl
+(the default). The files written (``acts.json``, ``spans.crfsuite``) are the ones committed in
+``assistant/nlu/model/``, which the chat loads; the same data always gives the same bytes, so a
+retraining shows in a diff only when the data or the code changed. Needs the ``train`` extra.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from pathlib import Path
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+
+from assistant.nlu import sgd
+from assistant.nlu.shipped import MODEL_DIR
+from assistant.nlu.training import train
+
+__all__ = ["Command"]
+
+
+class Command(BaseCommand):
+    help = "Train the turn reader (act classifier and span tagger) on annotated turns and write its files."
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("file", nargs="?", type=Path, default=sgd.DEV_FILE)
+        parser.add_argument("--out", type=Path, default=MODEL_DIR, help=f"directory (default {MODEL_DIR})")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        path: Path = options["file"]
+        out: Path = options["out"]
+        if not path.is_file():
+            raise CommandError(f"No such file: {path}")
+        examples = sgd.load(path)
+        began = time.perf_counter()
+        trained_on = {
+            "file": path.name,
+            "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+            "turns": len(examples),
+        }
+        try:
+            files = train(examples, trained_on=trained_on)
+        except ValueError as error:
+            raise CommandError(str(error)) from error
+        seconds = time.perf_counter() - began
+        out.mkdir(parents=True, exist_ok=True)
+        for name, content in sorted(files.items()):
+            (out / name).write_bytes(content)
+            self.stdout.write(f"{out / name}: {len(content):,} bytes")
+        self.stdout.write(f"trained on {len(examples)} turns of {path.name} in {seconds:.1f} s")
