@@ -20,6 +20,7 @@ from skills.changes import (
     Skipped,
     apply_change_set,
     approval_reasons,
+    attendee_changes,
     change_digest,
     preview_rows,
     revalidate,
@@ -243,12 +244,14 @@ class PlanEditInput(SkillInput):
     summary: str | None = Field(default=None, description="New title.")
     location: str | None = Field(default=None, description="New place; empty text removes it.")
     duration_minutes: int | None = Field(default=None, ge=5, le=24 * 60 * 14, description="New length.")
+    invite: list[str] = Field(default_factory=list, description="Emails of people to add.")
+    uninvite: list[str] = Field(default_factory=list, description="Emails of people to take off.")
     scope: Literal["occurrence", "following", "series"] = "occurrence"
 
 
 @skill(service="changes", kind="read")
 def plan_edit(ctx: SkillContext, params: PlanEditInput) -> ChangeSet:
-    """Plan changing what an event is rather than when: its title, its place, its length."""
+    """Plan changing what an event is rather than when: its title, its place, its length, who comes."""
     changes: list[Change] = []
     for item in _unique(params.events, params.scope):
         # Its times stay (an edit is not a move); a follow-up still knows when "it" is.
@@ -259,6 +262,11 @@ def plan_edit(ctx: SkillContext, params: PlanEditInput) -> ChangeSet:
             change.new_location = params.location
         if params.duration_minutes:
             change.start, change.end = item.start, item.start + timedelta(minutes=params.duration_minutes)
+        if params.invite or params.uninvite:
+            gone = {a.casefold() for a in params.uninvite}
+            kept = [a for a in item.attendees if a.casefold() not in gone]
+            have = {a.casefold() for a in kept}
+            change.new_attendees = kept + [a for a in params.invite if a.casefold() not in have]
         changes.append(change)
     _conflicts(ctx, [c for c in changes if c.start is not None], skip_keys={e.key for e in params.events})
     return ChangeSet(changes=changes)
@@ -409,6 +417,10 @@ class ChooseInput(SkillInput):
     action: str = Field(description="What picking one does, e.g. 'Cancel' or 'Move'.")
     expect_one: bool = Field(default=True, description="Ask which one when several match.")
     question: str = Field(default="", description="The question to ask; 'Which one do you mean?' if empty.")
+    per_series: bool = Field(
+        default=False,
+        description="The action applies to a whole series: its occurrences are one candidate (the next).",
+    )
 
 
 class Chosen(BaseModel):
@@ -423,12 +435,13 @@ def choose_event(ctx: SkillContext, params: ChooseInput) -> Chosen:
     """
     if not params.events:
         raise SkillError("I couldn't find an event matching that. Could you name it differently?")
-    if len(params.events) == 1 or not params.expect_one:
-        return Chosen(events=params.events, chosen=False)
+    events = _unique(params.events, "series") if params.per_series else params.events
+    if len(events) == 1 or not params.expect_one:
+        return Chosen(events=events, chosen=False)
     tz = ctx.tz
     me = (getattr(ctx.user, "email", "") or "").casefold()
     options = []
-    for e in params.events:
+    for e in events:
         others = [format_person(a) for a in e.attendees if a.casefold() != me]
         label = (
             f"{params.action} {e.summary}, {format_day(e.start.astimezone(tz).date())} "
@@ -441,7 +454,7 @@ def choose_event(ctx: SkillContext, params: ChooseInput) -> Chosen:
     answer = ctx.interrupt(
         {"kind": "choose", "text": f"{question} I found {len(options)}.", "options": options}
     )
-    picked = [e for e in params.events if e.key == answer]
+    picked = [e for e in events if e.key == answer]
     if not picked:
         raise SkillError("That was not one of the options.")
     return Chosen(events=picked, chosen=True)
@@ -575,13 +588,17 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
 class NotifyInput(SkillInput):
     result: Reply = Field(description="The output of apply_changes.")
     note: str = Field(default="", description="Why, in the user's words (e.g. 'travel').")
+    only: list[str] = Field(
+        default_factory=list,
+        description="Tell just these people (e.g. the one just invited: 'add Lee and let him know').",
+    )
 
 
 CONSOLE_BACKEND = "django.core.mail.backends.console.EmailBackend"
 """The default mail backend, which prints mail instead of sending it: nobody is told by it."""
 
 
-def _drafts(ctx: SkillContext, result: Reply, note: str) -> dict[str, tuple[str, str]]:
+def _drafts(ctx: SkillContext, result: Reply, note: str, only_to: list[str]) -> dict[str, tuple[str, str]]:
     """The mail for each other attendee of the changed events: address -> subject and body.
 
     An address written in two cases is one person, who gets one mail listing everything.
@@ -590,21 +607,23 @@ def _drafts(ctx: SkillContext, result: Reply, note: str) -> dict[str, tuple[str,
     name = ctx.user.get_full_name() if hasattr(ctx.user, "get_full_name") else ""
     sender = name or getattr(ctx.user, "username", "") or "Your colleague"
     by_person: dict[str, tuple[str, list[tuple[str, str]]]] = {}
+    only = {a.casefold() for a in only_to}
     for change in result.data.get("changed", []):
         parsed = Change.model_validate(change)
-        verb = (
-            "cancelled"
-            if parsed.action == "delete"
-            else "moved"
-            if parsed.action == "update"
-            else "scheduled"
+        moved = parsed.start is not None and parsed.start != parsed.before_start
+        verb = {"delete": "cancelled", "create": "scheduled"}.get(
+            parsed.action, "moved" if moved else "changed"
         )
         when = parsed.before_start or parsed.start
         stamp = f"{format_day(when.astimezone(ctx.tz).date())} {format_time(when, ctx.tz)}" if when else ""
-        for person in parsed.attendees:
-            if person.casefold() != owner:
-                _, items = by_person.setdefault(person.casefold(), (person, []))
-                items.append((parsed.summary, f"{parsed.summary} ({stamp}) is {verb}"))
+        invited, dropped = attendee_changes(parsed)
+        lines = {a.casefold(): f"you are invited to {parsed.summary} ({stamp})" for a in invited}
+        lines |= {a.casefold(): f"you are no longer invited to {parsed.summary} ({stamp})" for a in dropped}
+        for person in dict.fromkeys([*parsed.attendees, *invited]):
+            key = person.casefold()
+            if key != owner and (not only or key in only):
+                _, items = by_person.setdefault(key, (person, []))
+                items.append((parsed.summary, lines.get(key, f"{parsed.summary} ({stamp}) is {verb}")))
     reason = f" because of {note}" if note else ""
     return {
         address: (
@@ -627,7 +646,7 @@ def notify_attendees(ctx: SkillContext, params: NotifyInput) -> Reply:
     result = params.result
     if result.kind != "done":
         return result
-    drafts = _drafts(ctx, result, params.note)
+    drafts = _drafts(ctx, result, params.note, params.only)
     if not drafts:
         return Reply(
             kind=result.kind,

@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 from django.db import transaction
 from pydantic import BaseModel, Field
 
-from skills.formatting import format_day, format_span
+from skills.formatting import format_day, format_person, format_span
 from skills.models import ChangeRecord
 from skills.providers.base import (
     CalendarProvider,
@@ -37,6 +37,7 @@ __all__ = [
     "Skipped",
     "apply_change_set",
     "approval_reasons",
+    "attendee_changes",
     "change_digest",
     "describe_change",
     "preview_rows",
@@ -74,6 +75,7 @@ class Change(BaseModel):
     all_day: bool = False
     new_summary: str | None = None
     new_location: str | None = None
+    new_attendees: list[str] | None = Field(default=None, description="The attendees after the change.")
     attendees: list[str] = Field(default_factory=list, description="Other people on the event.")
     location: str = ""
     description: str = ""
@@ -117,6 +119,8 @@ def approval_reasons(changes: Iterable[Change]) -> list[str]:
         reasons.append(f"it changes {len(changes)} events")
     if any(c.action == "update" and c.attendees and c.start != c.before_start for c in changes):
         reasons.append("it moves an event other people attend")
+    if any(any(attendee_changes(c)) for c in changes):
+        reasons.append("it changes who is invited")
     if any(c.conflicts for c in changes):
         reasons.append("it breaks " + "; ".join(x for c in changes for x in c.conflicts))
     return reasons
@@ -176,8 +180,25 @@ def describe_change(change: Change, tz: ZoneInfo) -> str:
         parts.append(f"rename to {change.new_summary!r}")
     if change.new_location is not None:
         parts.append(f"place: {change.new_location!r}" if change.new_location else "no place")
+    invited, dropped = attendee_changes(change)
+    if invited:
+        parts.append("invite " + ", ".join(format_person(a) for a in invited))
+    if dropped:
+        parts.append("take off " + ", ".join(format_person(a) for a in dropped))
     verb = "Move" if change.start is not None and change.start != change.before_start else "Change"
     return f"{verb} {change.summary!r}: " + ("; ".join(parts) or "no change")
+
+
+def attendee_changes(change: Change) -> tuple[list[str], list[str]]:
+    """Who a change invites and who it takes off (by address, case aside)."""
+    if change.new_attendees is None:
+        return [], []
+    before = {a.casefold() for a in change.attendees}
+    after = {a.casefold() for a in change.new_attendees}
+    return (
+        [a for a in change.new_attendees if a.casefold() not in before],
+        [a for a in change.attendees if a.casefold() not in after],
+    )
 
 
 def preview_rows(changes: list[Change], tz: ZoneInfo) -> list[dict[str, Any]]:
@@ -256,7 +277,11 @@ def _write(change: Change, operation_id: str) -> Write:
         )
         return Write(action="create", calendar_id=change.calendar, data=data, operation_id=operation_id)
     changed = EventData(
-        summary=change.new_summary, start=change.start, end=change.end, location=change.new_location
+        summary=change.new_summary,
+        start=change.start,
+        end=change.end,
+        location=change.new_location,
+        attendees=change.new_attendees,
     )
     return Write(
         action=change.action,
@@ -367,6 +392,7 @@ def _reverse(record: ChangeRecord, operation_id: str) -> tuple[str, Write] | Non
             action="update",
             new_summary=before.get("summary"),
             new_location=before.get("location"),
+            new_attendees=before.get("attendees"),
             start=datetime.fromisoformat(before["start"]),
             end=datetime.fromisoformat(before["end"]),
             **target,

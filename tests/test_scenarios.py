@@ -22,9 +22,7 @@ ISSUE_12 = "issue 12: preferences, times that suit everyone, calendars kept in s
 LATER = {
     "bulk-move-with-exception": ISSUE_11,
     "conflicts-and-am-i-free": ISSUE_11,
-    "invite-and-notify": ISSUE_11,
     "past-events": ISSUE_11,
-    "rename-and-relocate": ISSUE_11,
     "weekly-series-by-chat": ISSUE_11,
     "move-meetings-everyone-free": ISSUE_12,
     "preference-by-chat": ISSUE_12,

@@ -180,8 +180,8 @@ def small_talk(frame: RequestFrame, reading: TurnReading, *, waiting: bool = Fal
         return None
     if frame.at_time:
         return None
-    if frame.operation == "query" and (frame.title_words or frame.category or frame.people):
-        return None
+    if frame.title_words or frame.category or frame.people or frame.person_names:
+        return None  # "Take Bo off the design review" names things: it asks for something
     acts = reading.acts
     if not acts or not acts <= _SOCIAL_ACTS or reading.spans:
         return None

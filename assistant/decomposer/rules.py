@@ -21,6 +21,7 @@ from assistant.decomposer.dialogue import (
     without_acknowledgements,
 )
 from assistant.decomposer.drafts import amend, draft_turn
+from assistant.decomposer.edits import edit_decision
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.lexicon import QUESTION_STARTERS
@@ -126,6 +127,10 @@ class RuleDecomposer:
             # "Actually 12:30 works better" right after one event was made: move that one there.
             text = "move it to " + " ".join(m.text for m in find_times(text, now=now, daytime=True))
             frame = understand(text, now=now, world=world)
+        if frame.operation not in ("yes", "no", "greet", "undo"):
+            edited = edit_decision(text, now=now, tz=tz, world=world, context=context)
+            if edited is not None:
+                return edited.model_copy(update={"frame": frame.as_json()})
         drafted = self._draft(frame, text, state, reading, now, tz)
         if drafted is not None:
             return drafted.model_copy(update={"frame": frame.as_json()})
