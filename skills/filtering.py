@@ -23,6 +23,7 @@ def filter_items(items: Iterable[EventItem], criteria: EventCriteria, tz: ZoneIn
     calendars = {c.casefold() for c in criteria.calendars}
     attendee = (criteria.attendee or "").casefold().strip()
     excluded_words = [w.casefold() for w in criteria.exclude_text if w.strip()]
+    excluded_people = {a.casefold() for a in criteria.exclude_attendees}
     kept = []
     for item in items:
         local = item.start.astimezone(tz)
@@ -52,6 +53,8 @@ def filter_items(items: Iterable[EventItem], criteria: EventCriteria, tz: ZoneIn
         if local.weekday() in criteria.exclude_weekdays:
             continue
         if any(w in item.summary.casefold() for w in excluded_words):
+            continue
+        if excluded_people and any(a.casefold() in excluded_people for a in item.attendees):
             continue
         kept.append(item)
     return kept

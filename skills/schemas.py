@@ -123,3 +123,6 @@ class EventCriteria(SkillInput):
     exclude_text: list[str] = Field(
         default_factory=list, description="Drop events whose title has any of these."
     )
+    exclude_attendees: list[str] = Field(
+        default_factory=list, description="Drop events any of these people (emails) attend."
+    )

@@ -57,6 +57,18 @@ _DAY_PART = re.compile(r"\b(morning|afternoon|evening|night)s?\b")
 _BARE_HOUR = re.compile(r"(?:(?:at|to|for|by)\s+)?(?P<hour>\d{1,2})(?:[:.]\d{2})?(?:\s*o'?clock)?")
 _SAME_TIME = re.compile(r"\bsame (?:times?|hours?)\b")
 _EXCEPT = re.compile(r"\b(?:but|except|and) not (?:the )?(?P<what>[\w' -]+)$")
+# "except the one with Lee": an exception by people, after any word for "except" (a day or a title
+# after those words is left to the target's reading, which knows weekdays: "except the monday ones").
+_EXCEPT_PEOPLE = re.compile(
+    r"(?:,\s*)?\b(?:except(?: for)?|excluding|apart from|other than|but not|and not)\s+(?:the )?"
+    r"(?P<what>(?:(?:one|ones|meeting|meetings|event|events|call|calls)\s+)?with\s+[\w.' -]+"
+    r"|[\w-]+'s(?:\s+\w+)?)$"
+)
+# An exception that names people, not a title: "except the one with Lee", "but not Bo's".
+_WITH_WHOM = re.compile(
+    r"^(?:(?:one|ones|meeting|meetings|event|events|call|calls)\s+)?with\s+(?P<who>[\w.' -]+)$"
+    r"|^(?P<owner>[\w-]+)'s(?:\s+\w+)?$"
+)
 _IT = re.compile(
     r"^(?:(?:actually|ok|okay|no|then|oh|hmm|wait|sorry|so)[\s,]+)*"
     r"(?:make|move|change|push|put|set|shift|bump|reschedule) (?:it|that|this|the time|the start(?: time)?)\b"
@@ -88,6 +100,16 @@ _CLAUSE_BREAK = re.compile(
     r"[,;?!(—–]| - |(?<![ap]\.m)\.(?=\s|$)|\bbut\b|\bexcept\b|\band (?=leave|keep|don't|do not|not|skip)"
 )
 _SINGULAR_NOUNS = frozenset({"meeting", "class", "event", "appointment", "one", "lecture", "lab"})
+
+
+def _leave_out(excluded: str, world: World) -> dict[str, list[str]]:
+    """The filter that leaves out what an exception names: people's events, or titles."""
+    whom = _WITH_WHOM.match(excluded.strip())
+    if whom is None:
+        return {"exclude_text": [excluded]}
+    name = (whom["who"] or whom["owner"]).strip()
+    found = world.people_named([name]).get(name) or []
+    return {"exclude_attendees": [p.email for p in found] or [name]}
 
 
 def _picked(norm: str, shown: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -244,7 +266,7 @@ def compile_change(
         shift, norm = _shift(norm)
         if not shift:
             destination, norm = _destination(norm, now)
-    exception = _EXCEPT.search(norm)
+    exception = _EXCEPT_PEOPLE.search(norm) or _EXCEPT.search(norm)
     excluded = ""
     if exception:
         excluded = exception["what"]
@@ -280,13 +302,14 @@ def compile_change(
 
     tasks = [TaskSpec(id="find", skill="find_events", params=find, summary="Find the events")]
     events = _ref("find", "events")
-    if excluded and not target.title_words:
+    leave_out = _leave_out(excluded, world) if excluded else {}
+    if leave_out and (not target.title_words or "exclude_attendees" in leave_out):
         tasks.append(
             TaskSpec(
                 id="except",
                 skill="filter_events",
                 depends_on=("find",),
-                params={"events": events, "exclude_text": [excluded]},
+                params={"events": events, **leave_out},
                 summary=f"Leave out {excluded}",
             )
         )

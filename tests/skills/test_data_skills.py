@@ -167,3 +167,15 @@ def test_free_slots_see_moved_and_cancelled_occurrences_and_ignore_what_is_asked
     review = call(ctx, "find_events", start=at(4, 0).isoformat(), end=at(5, 0).isoformat(), text="review")
     key = review["events"][0]["key"]
     assert spans(4, ignore_events=[key]) == [("08:00", "09:00"), ("11:15", "18:00")]
+
+
+def test_events_that_named_people_attend_can_be_left_out(ctx: SkillContext) -> None:
+    """ "except the one with Ann": by attendee address, whatever the case, not by title words."""
+    out = call(
+        ctx,
+        "find_events",
+        start=at(4, 0).isoformat(),
+        end=at(5, 0).isoformat(),
+        exclude_attendees=["Ann@Example.com"],
+    )
+    assert [e["summary"] for e in out["events"]] == ["Coffee with Lee", "Calculus II Lecture"]
