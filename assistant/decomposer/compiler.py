@@ -101,6 +101,8 @@ def _not_understood(frame: RequestFrame, tz: ZoneInfo) -> str:
 def _range(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> tuple[datetime, datetime]:
     if frame.start is not None and frame.end is not None:
         return frame.start, frame.end
+    if frame.past and not frame.range_explicit:
+        return now - timedelta(days=NEXT_HORIZON_DAYS), now
     if frame.wants_next or (frame.title_words and not frame.range_explicit):
         return now, now + timedelta(days=NEXT_HORIZON_DAYS)
     today = now.astimezone(tz).replace(hour=0, minute=0, second=0, microsecond=0)
@@ -142,7 +144,19 @@ def _query_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskS
     ]
     events = _ref("find", "events")
     reply: dict[str, Any] = {"style": "agenda", "events": events, "subject": _subject(frame)}
-    if frame.wants_next or (frame.title_words and not frame.range_explicit):
+    if frame.past and not frame.range_explicit:
+        tasks.append(
+            TaskSpec(
+                id="next",
+                skill="sort_events",
+                depends_on=("find",),
+                params={"events": events, "descending": True, "limit": 1},
+                summary="Pick the most recent",
+            )
+        )
+        reply.update(events=_ref("next", "events"), text="The most recent:")
+        deps: tuple[str, ...] = ("next",)
+    elif frame.wants_next or (frame.title_words and not frame.range_explicit):
         tasks.append(
             TaskSpec(
                 id="next",
@@ -153,7 +167,7 @@ def _query_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskS
             )
         )
         reply.update(events=_ref("next", "events"), text="Coming up:")
-        deps: tuple[str, ...] = ("next",)
+        deps = ("next",)
     else:
         reply.update(start=start.isoformat(), end=end.isoformat())
         deps = ("find",)

@@ -72,6 +72,8 @@ _QUANTIFIERS = frozenset(
         "whole",
     ]
 )
+# The past tense: the most recent matching day or event, not the next one.
+_PAST = re.compile(r"\b(?:was|were|did|had|went|happened|last|previous|ago|yesterday)\b")
 _NEXT_CUE = re.compile(r"\b(?:next|upcoming|when is|when's|when are|how soon|coming up)\b")
 _WEEKDAY_WORDS = re.compile(r"\b(mon|tues|tue|wednes|wed|thurs|thu|fri|satur|sat|sun)(?:day)?s?\b")
 _WEEKDAY_INDEX = {
@@ -141,6 +143,9 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
         if bare:
             times = [t for t in find_times(f"this {bare.group(1)}", now=now, daytime=True) if not t.error]
             times = [replace(t, span=bare.span()) for t in times]
+    frame.past = bool(_PAST.search(norm)) and operation in ("query", "count", "unknown")
+    if frame.past:
+        times = [_most_recent(t, now) for t in times]
     exception_spans = [_clause(norm, m.start()) for m in _EXCEPTION_CUE.finditer(norm)]
     constraint_spans = [m.span() for m in _CONSTRAINT.finditer(norm)]
     for span in constraint_spans:
@@ -181,6 +186,18 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
     residual = "".join(" " if mask[i] else ch for i, ch in enumerate(norm))
     _fill_titles(frame, residual, world, norm)
     return frame
+
+
+_THIS_OR_NEXT = re.compile(r"\b(?:next|this|coming|upcoming)\b")
+
+
+def _most_recent(t: TimeMatch, now: datetime) -> TimeMatch:
+    """In the past tense a weekday said alone is the last one ("what was on Monday?"), not the next."""
+    named = t.weekdays or _WEEKDAY_WORDS.search(t.text)
+    if not named or t.start is None or t.start <= now or _THIS_OR_NEXT.search(t.text):
+        return t
+    week = timedelta(days=7)
+    return replace(t, start=t.start - week, end=t.end - week if t.end is not None else None)
 
 
 def _part_and_period(t: TimeMatch, now: datetime) -> list[TimeMatch]:

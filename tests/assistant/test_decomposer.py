@@ -176,3 +176,24 @@ def test_an_offset_and_a_second_action_are_read_as_such(user: Any) -> None:
     block = next(t for t in clear.workflow.tasks if t.id == "block")  # type: ignore[union-attr]
     assert block.params["summary"] == "Travel"
     assert block.params["all_day"] is True
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("What was on Friday?", "2026-02-27"),  # the Friday before this Monday, not the next one
+        ("what did I have on thursday", "2026-02-26"),
+        ("What do I have on Friday?", "2026-03-06"),  # the present tense looks ahead
+        ("What was on next Friday?", "2026-03-13"),  # "next" says which, whatever the tense
+    ],
+)
+def test_a_weekday_in_the_past_tense_is_the_most_recent_one(user: Any, text: str, day: str) -> None:
+    assert task(decide(user, text), "find_events")["start"][:10] == day
+
+
+def test_when_was_my_last_event_searches_backwards_for_the_most_recent(user: Any) -> None:
+    decision = decide(user, "When was my last dentist appointment?")
+    find = task(decision, "find_events")
+    assert find["end"][:16] == NOW.isoformat()[:16]
+    assert find["start"] < find["end"]
+    assert task(decision, "sort_events") == {"events": "{{find.output.events}}", "descending": True, "limit": 1}
