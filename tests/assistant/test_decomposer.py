@@ -196,4 +196,8 @@ def test_when_was_my_last_event_searches_backwards_for_the_most_recent(user: Any
     find = task(decision, "find_events")
     assert find["end"][:16] == NOW.isoformat()[:16]
     assert find["start"] < find["end"]
-    assert task(decision, "sort_events") == {"events": "{{find.output.events}}", "descending": True, "limit": 1}
+    assert task(decision, "sort_events") == {
+        "events": "{{find.output.events}}",
+        "descending": True,
+        "limit": 1,
+    }
