@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, Field
 
 from skills.context import SkillContext
-from skills.formatting import format_day, format_range, format_span
+from skills.formatting import format_day, format_range, format_span, format_time
 from skills.registry import REGISTRY, skill
 from skills.schemas import EventItem, SkillInput, Slot
 
@@ -19,9 +19,14 @@ __all__ = ["compose_reply"]
 REGISTRY.service("reply", "Write the final reply to the user.")
 
 
+ReplyStyle = Literal["agenda", "count", "slots", "free_at", "conflicts", "preference", "calendars", "text"]
+
+
 class ReplyInput(SkillInput):
-    style: Literal["agenda", "count", "slots", "preference", "calendars", "text"] = Field(
-        description="agenda: events by day; count: how many and which; slots: free times; text: as given."
+    style: ReplyStyle = Field(
+        description="agenda: events by day; count: how many and which; slots: free times; "
+        "free_at: whether the range is free, and what is in it; conflicts: the pairs of events that "
+        "overlap; text: as given."
     )
     kind: Literal["answer", "clarify", "error", "done"] = "answer"
     events: list[EventItem] = Field(default_factory=list)
@@ -90,6 +95,13 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
         data["slots"] = [s.model_dump(mode="json") for s in params.slots]
         data["events"] = [e.model_dump(mode="json") for e in events]
         text = _slots_text(params, events, tz, period)
+    elif params.style == "free_at":
+        data["events"] = [e.model_dump(mode="json") for e in events]
+        text = _free_at_text(params, [e for e in events if not e.all_day], tz)
+    elif params.style == "conflicts":
+        pairs = _overlapping(events)
+        data["pairs"] = [[a.key, b.key] for a, b in pairs]
+        text = _conflicts_text(pairs, period, tz)
     elif params.style == "preference":
         data = {"key": params.key, "value": params.value}
         label = params.key.replace("_", " ")
@@ -105,6 +117,41 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
     else:
         text = params.text
     return Reply(kind=params.kind, text=text.replace(" :", ":").replace(" .", ".").strip(), data=data)
+
+
+def _free_at_text(params: ReplyInput, busy: list[EventItem], tz: ZoneInfo) -> str:
+    """Yes or no first, then what is in the way."""
+    assert params.start is not None
+    when = f"{format_day(params.start.astimezone(tz).date())} at {format_time(params.start, tz)}"
+    if not busy:
+        return f"Yes, you are free on {when}."
+    what = ", ".join(f"{e.summary} ({format_span(e.start, e.end, tz)})" for e in busy)
+    return f"No, on {when} you have {what}."
+
+
+def _overlapping(events: list[EventItem]) -> list[tuple[EventItem, EventItem]]:
+    """The pairs of timed events that overlap, in order of the first's start (events sorted by start)."""
+    timed = [e for e in events if not e.all_day]
+    pairs = []
+    for i, a in enumerate(timed):
+        for b in timed[i + 1 :]:
+            if b.start >= a.end:
+                break
+            pairs.append((a, b))
+    return pairs
+
+
+def _conflicts_text(pairs: list[tuple[EventItem, EventItem]], period: str, tz: ZoneInfo) -> str:
+    if not pairs:
+        return f"Nothing overlaps {period}."
+    lines = [f"These overlap {period}:"]
+    for a, b in pairs:
+        day = format_day(a.start.astimezone(tz).date())
+        lines.append(
+            f"  • {day}: {a.summary} ({format_span(a.start, a.end, tz)}) and "
+            f"{b.summary} ({format_span(b.start, b.end, tz)})"
+        )
+    return "\n".join(lines)
 
 
 def _whole_day(slot: Slot, params: ReplyInput, tz: ZoneInfo) -> bool:

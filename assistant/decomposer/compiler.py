@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -44,6 +45,10 @@ def compile_frame(frame: RequestFrame, *, now: datetime, tz: ZoneInfo) -> Decisi
     op = frame.operation
     if op in ("query", "count", "free", "preference_get") and frame.confidence < 0.5:
         return _answer("I'm not sure what you're asking. " + HELP, frame, kind="clarify")
+    if op in ("query", "count", "unknown") and frame.conflicts:
+        return _workflow(
+            frame, _conflict_tasks(frame, now, tz), name="find-conflicts", summary="Find overlaps"
+        )
     if op == "query":
         return _workflow(frame, _query_tasks(frame, now, tz), name="answer-query", summary="Look up events")
     if op == "count":
@@ -208,7 +213,45 @@ def _count_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskS
     ]
 
 
+def _conflict_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskSpec]:
+    start, end = _range(frame, now, tz)
+    params = find_params(replace(frame, title_words=[], category=None), start, end)
+    return [
+        TaskSpec(id="find", skill="find_events", params=params, summary="Find events"),
+        TaskSpec(
+            id="reply",
+            skill="compose_reply",
+            depends_on=("find",),
+            params={
+                "style": "conflicts",
+                "events": _ref("find", "events"),
+                "start": start.isoformat(),
+                "end": end.isoformat(),
+            },
+            summary="Name the overlaps",
+        ),
+    ]
+
+
+def _free_at_tasks(frame: RequestFrame, at: datetime) -> list[TaskSpec]:
+    """ "Am I free tomorrow at 3?": yes or no for that hour (or the length asked), and what is there."""
+    end = at + timedelta(minutes=frame.duration_minutes or 60)
+    window = {"start": at.isoformat(), "end": end.isoformat()}
+    return [
+        TaskSpec(id="find", skill="find_events", params=window, summary="Find what is then"),
+        TaskSpec(
+            id="reply",
+            skill="compose_reply",
+            depends_on=("find",),
+            params={"style": "free_at", "events": _ref("find", "events"), **window},
+            summary="Answer yes or no",
+        ),
+    ]
+
+
 def _free_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskSpec]:
+    if frame.at_time is not None and frame.start == frame.at_time:
+        return _free_at_tasks(frame, frame.at_time)
     if frame.start is not None and frame.end is not None:
         start, end = max(frame.start, now), frame.end
     else:

@@ -52,6 +52,7 @@ class RequestFrame:
     change_start: datetime | None = None
     preference_key: str | None = None
     wants_next: bool = False
+    conflicts: bool = False  # asks which events overlap ("any conflicts next week?")
     past: bool = False  # said in the past tense ("when was my last haircut?", "what was on Monday?")
     error: str | None = None
     notes: list[str] = field(default_factory=list)

@@ -72,6 +72,7 @@ _QUANTIFIERS = frozenset(
         "whole",
     ]
 )
+_CONFLICTS = re.compile(r"\b(?:overlap\w*|conflict\w*|clash\w*|double[- ]?booked|collid\w*)\b")
 # The past tense: the most recent matching day or event, not the next one.
 _PAST = re.compile(r"\b(?:was|were|did|had|went|happened|last|previous|ago|yesterday)\b")
 _NEXT_CUE = re.compile(r"\b(?:next|upcoming|when is|when's|when are|how soon|coming up)\b")
@@ -143,6 +144,7 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
         if bare:
             times = [t for t in find_times(f"this {bare.group(1)}", now=now, daytime=True) if not t.error]
             times = [replace(t, span=bare.span()) for t in times]
+    frame.conflicts = bool(_CONFLICTS.search(norm)) and operation in ("query", "count", "unknown")
     frame.past = bool(_PAST.search(norm)) and operation in ("query", "count", "unknown")
     if frame.past:
         times = [_most_recent(t, now) for t in times]

@@ -1,0 +1,75 @@
+"""'Any conflicts?' names only overlapping pairs; 'am I free at 3?' says yes or no, then what is there."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+import time_machine
+
+from assistant.services import chat_turn, conversation_create
+from skills.services import event_create
+from tests.factories import user_with_calendar
+
+pytestmark = pytest.mark.django_db
+
+TOKYO = ZoneInfo("Asia/Tokyo")
+NOW = datetime(2026, 3, 2, 9, 0, tzinfo=TOKYO)  # a Monday
+
+
+@pytest.fixture
+def user() -> Any:
+    me, cal = user_with_calendar("free-asker", timezone="Asia/Tokyo")
+    for summary, day, start, end in (
+        ("Dentist", 4, (14, 0), (15, 0)),
+        ("Yoga", 4, (14, 30), (15, 30)),
+        ("Standup", 5, (9, 0), (9, 15)),
+        ("Lunch", 5, (12, 0), (13, 0)),
+    ):
+        event_create(
+            calendar=cal,
+            summary=summary,
+            start=datetime(2026, 3, day, *start, tzinfo=TOKYO),
+            end=datetime(2026, 3, day, *end, tzinfo=TOKYO),
+            timezone="Asia/Tokyo",
+        )
+    return me
+
+
+def ask(user: Any, text: str) -> Any:
+    with time_machine.travel(NOW, tick=False):
+        reply = chat_turn(user=user, conversation=conversation_create(user=user), text=text)
+    assert reply is not None
+    return reply
+
+
+@pytest.mark.parametrize("text", ["Do I have any overlapping events this week?", "any conflicts this week?"])
+def test_conflicts_name_only_the_overlapping_pair(user: Any, text: str) -> None:
+    reply = ask(user, text)
+    assert reply.kind == "answer"
+    assert "Dentist" in reply.text
+    assert "Yoga" in reply.text
+    assert "Standup" not in reply.text
+    assert "Lunch" not in reply.text
+
+
+def test_no_conflicts_says_so(user: Any) -> None:
+    reply = ask(user, "Are there any clashes next week?")
+    assert reply.kind == "answer"
+    assert reply.text.startswith("Nothing overlaps")
+
+
+def test_am_i_free_at_a_busy_hour_says_no_and_names_what_is_there(user: Any) -> None:
+    reply = ask(user, "Am I free on Wednesday at 3pm?")
+    assert reply.kind == "answer"
+    assert reply.text.startswith("No")
+    assert "Yoga" in reply.text
+    assert "Dentist" not in reply.text  # it ends at 3:00, before the hour asked about
+
+
+def test_am_i_free_at_a_free_hour_says_yes(user: Any) -> None:
+    reply = ask(user, "am I free thursday at 10am?")
+    assert reply.text.startswith("Yes")
+    assert "Thursday, March 5 at 10:00 AM" in reply.text
