@@ -344,6 +344,9 @@ class PlanCreateInput(SkillInput):
     calendar: str = Field(default="", description="Calendar key; the default calendar when empty.")
     attendees: list[str] = Field(default_factory=list, description="Emails of people to invite.")
     location: str = Field(default="", description="Where it takes place.")
+    rrule: str = Field(
+        default="", description="RFC 5545 RRULE when it repeats, e.g. FREQ=WEEKLY;BYDAY=TU,TH."
+    )
     like: list[EventItem] = Field(
         default_factory=list, description="Copy title and attendees from the first."
     )
@@ -393,6 +396,7 @@ def plan_create(ctx: SkillContext, params: PlanCreateInput) -> ChangeSet:
         all_day=params.all_day,
         attendees=[a for a in attendees if a.casefold() != owner],
         location=params.location or (template.location if template else ""),
+        rrule=params.rrule,
     )
     _conflicts(ctx, [change], skip_keys=set())
     return ChangeSet(changes=[change])

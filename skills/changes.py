@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
@@ -76,6 +76,7 @@ class Change(BaseModel):
     new_summary: str | None = None
     new_location: str | None = None
     new_attendees: list[str] | None = Field(default=None, description="The attendees after the change.")
+    rrule: str = Field(default="", description="For a new repeating event: its RFC 5545 rule.")
     attendees: list[str] = Field(default_factory=list, description="Other people on the event.")
     location: str = ""
     description: str = ""
@@ -170,7 +171,8 @@ def describe_change(change: Change, tz: ZoneInfo) -> str:
         return f"{format_day(local.date())} {format_span(start, end, tz, all_day=change.all_day)}"
 
     if change.action == "create":
-        return f"Create {change.summary!r}: {when(change.start, change.end)}"
+        repeats = f", repeating ({describe_rule(change.rrule, tz)})" if change.rrule else ""
+        return f"Create {change.summary!r}: {when(change.start, change.end)}{repeats}"
     if change.action == "delete":
         return f"Delete {change.summary!r} ({when(change.before_start, change.before_end)})"
     parts = []
@@ -187,6 +189,31 @@ def describe_change(change: Change, tz: ZoneInfo) -> str:
         parts.append("take off " + ", ".join(format_person(a) for a in dropped))
     verb = "Move" if change.start is not None and change.start != change.before_start else "Change"
     return f"{verb} {change.summary!r}: " + ("; ".join(parts) or "no change")
+
+
+_DAY_NAMES = {"MO": "Monday", "TU": "Tuesday", "WE": "Wednesday", "TH": "Thursday", "FR": "Friday"}
+_DAY_NAMES |= {"SA": "Saturday", "SU": "Sunday"}
+
+
+def describe_rule(rule: str, tz: ZoneInfo) -> str:
+    """An RRULE in words: 'every Tuesday and Thursday until May 31', 'every other Monday'."""
+    parts = dict(p.split("=", 1) for p in rule.split(";") if "=" in p)
+    every = "every other" if parts.get("INTERVAL") == "2" else "every"
+    days = [_DAY_NAMES.get(d, d) for d in parts.get("BYDAY", "").split(",") if d]
+    unit = {"DAILY": "day", "WEEKLY": "week", "MONTHLY": "month", "YEARLY": "year"}.get(
+        parts.get("FREQ", ""), ""
+    )
+    said = (
+        f"{every} {' and '.join([', '.join(days[:-1]), days[-1]] if len(days) > 1 else days)}"
+        if days
+        else (f"{every} {unit}")
+    )
+    until = parts.get("UNTIL")
+    if until:
+        moment = datetime.strptime(until[:15], "%Y%m%dT%H%M%S").replace(tzinfo=UTC) if "T" in until else None
+        day = moment.astimezone(tz).date() if moment else datetime.strptime(until[:8], "%Y%m%d").date()
+        said += f" until {day:%B} {day.day}"
+    return said
 
 
 def attendee_changes(change: Change) -> tuple[list[str], list[str]]:
@@ -271,6 +298,7 @@ def _write(change: Change, operation_id: str) -> Write:
             attendees=list(change.attendees),
             location=change.location,
             description=change.description,
+            rrule=change.rrule or None,
             all_day=change.all_day or None,
             start_date=change.start.date() if change.all_day else None,
             end_date=change.end.date() if change.all_day else None,

@@ -20,7 +20,6 @@ SCENARIOS = settings.BASE_DIR.parent / "shared" / "scenarios"
 ISSUE_11 = "issue 11: every edit people ask for, and never a wrong write"
 ISSUE_12 = "issue 12: preferences, times that suit everyone, calendars kept in step"
 LATER = {
-    "weekly-series-by-chat": ISSUE_11,
     "move-meetings-everyone-free": ISSUE_12,
     "preference-by-chat": ISSUE_12,
     "sync-work-personal": ISSUE_12,

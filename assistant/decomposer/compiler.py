@@ -20,6 +20,8 @@ HELP = (
     '"Schedule lunch with Sam on Tuesday at 1pm".'
 )
 DEFAULT_QUERY_DAYS = 7
+# "Am I free at 3?" asks about a moment; a range longer than this asks about the time in it.
+_AN_HOUR_OR_SO = timedelta(hours=4)
 NEXT_HORIZON_DAYS = 365
 
 
@@ -250,8 +252,9 @@ def _free_at_tasks(frame: RequestFrame, at: datetime) -> list[TaskSpec]:
 
 
 def _free_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskSpec]:
-    if frame.at_time is not None and frame.start == frame.at_time:
-        return _free_at_tasks(frame, frame.at_time)
+    point = frame.start is not None and frame.end is not None and frame.end - frame.start <= _AN_HOUR_OR_SO
+    if frame.at_time is not None and frame.start == frame.at_time and point:
+        return _free_at_tasks(frame, frame.at_time)  # "am I free at 3?", not "the 13th ... right now"
     if frame.start is not None and frame.end is not None:
         start, end = max(frame.start, now), frame.end
     else:

@@ -22,6 +22,7 @@ from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.guards import too_long_overnight, unread_time
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.lexicon import GENERIC_EVENT_WORDS, STOPWORDS
+from assistant.decomposer.recurrence import next_on, read_repeat, until_clause
 from assistant.decomposer.state import Asked, DialogueState, Draft, EventRef
 from assistant.decomposer.world import tokens
 from assistant.nlu import TurnReading
@@ -101,16 +102,24 @@ class _Said:
         self.day = None
         self.at: str | None = None
         self.minutes = frame.duration_minutes
-        times = [m for m in find_times(text, now=now, daytime=True) if not m.error and m.start is not None]
+        self.repeat = read_repeat(text, now)
+        timed = text
+        for lo, hi in self.repeat.spans if self.repeat else ():
+            timed = timed[:lo] + " " * (hi - lo) + timed[hi:]  # "every Tuesday" is no date to start on
+        times = [m for m in find_times(timed, now=now, daytime=True) if not m.error and m.start is not None]
         # A name or place the reader found wholly inside a time expression is the time ("at 3"); a
         # time expression inside a longer name or place is part of it (the "555" of "555 Center Ave").
+        repeating = self.repeat.spans if self.repeat else ()
         spans = [
             s
             for s in reading.spans
             if s.slot in ("title", "location")
             and not any(m.span[0] <= s.start and s.end <= m.span[1] for m in times)
+            and not any(lo < s.end and s.start < hi for lo, hi in repeating)
         ]
-        self.problem = unread_time(text, now)
+        self.problem = unread_time(timed, now)
+        if self.repeat is not None and not self.repeat.rule:
+            self.problem = 'Until when should it repeat? Give me a date, e.g. "until June 30".'
         for match in times:
             if any(lo < match.span[1] and match.span[0] < hi for lo, hi in ((s.start, s.end) for s in spans)):
                 continue
@@ -153,7 +162,7 @@ class _Said:
         )
 
 
-def _merge(draft: Draft, said: _Said) -> Draft:
+def _merge(draft: Draft, said: _Said, tz: ZoneInfo) -> Draft:
     """The draft with what this turn said; a new value replaces an old one (a correction)."""
     update: dict[str, Any] = {}
     for name, value in (
@@ -170,6 +179,9 @@ def _merge(draft: Draft, said: _Said) -> Draft:
         update["attendees"] = list(dict.fromkeys([*draft.attendees, *said.people]))
     if said.names:
         update["people"] = list(dict.fromkeys([*draft.people, *said.names]))
+    if said.repeat is not None and said.repeat.rule:
+        update["repeat"] = said.repeat.rule + until_clause(said.repeat, tz)
+        update["repeat_days"] = list(said.repeat.days)
     return draft.model_copy(update=update)
 
 
@@ -231,6 +243,8 @@ def _create(draft: Draft, tz: ZoneInfo) -> Decision:
         params["calendar"] = draft.calendar
     if draft.location:
         params["location"] = draft.location
+    if draft.repeat:
+        params["rrule"] = draft.repeat
     tasks = [
         TaskSpec(id="plan", skill="plan_create", params=params, summary=f"Plan {title}"),
         TaskSpec(
@@ -270,9 +284,13 @@ def draft_turn(
         rule = _rule_title(frame)
         if rule and (not said.anything() or _LEAD.sub("", normalise(text)).startswith(rule.casefold())):
             said.title = rule
-    draft = _merge(state.draft if continuing and state.draft else Draft(), said)
+    draft = _merge(state.draft if continuing and state.draft else Draft(), said, tz)
     start_time = draft.at
-    if draft.day is None and start_time is not None:
+    if draft.day is None and start_time is not None and draft.repeat:
+        # a repeating event starts on the first day of its rule that is still ahead
+        first = next_on(draft.repeat_days, time.fromisoformat(start_time), now, tz)
+        draft = draft.model_copy(update={"day": first})
+    elif draft.day is None and start_time is not None:
         focus = state.focus()
         if focus is not None:
             draft = draft.model_copy(update={"day": focus[0].astimezone(tz).date()})

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -25,6 +26,7 @@ from assistant.decomposer.edits import edit_decision
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.lexicon import QUESTION_STARTERS
+from assistant.decomposer.recurrence import read_repeat
 from assistant.decomposer.state import DialogueState
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
@@ -56,6 +58,17 @@ def _corrects_last(frame: RequestFrame, text: str, context: dict[str, Any]) -> b
     )
 
 
+def _unrepeated(frame: RequestFrame, text: str, now: datetime, world: World) -> RequestFrame:
+    """The frame of a create request read without its repetition ("every Tuesday", "until May"), whose
+    weekdays and dates would otherwise pass for the title or the start."""
+    repeat = read_repeat(text, now)
+    if repeat is None:
+        return frame
+    for lo, hi in repeat.spans:
+        text = text[:lo] + " " * (hi - lo) + text[hi:]
+    return replace(understand(text, now=now, world=world), operation=frame.operation)
+
+
 def _describes_event(frame: RequestFrame, text: str, reading: TurnReading) -> bool:
     """A statement that names an event by its title or place, asking nothing ("The event is located at
     801 Welch Road."): the start of a new event's description, even without "add"."""
@@ -80,6 +93,7 @@ class RuleDecomposer:
         reading: TurnReading,
         now: datetime,
         tz: ZoneInfo,
+        world: World,
     ) -> Decision | None:
         """The turn as part of a new event being described, or as details of the one just made."""
         if frame.error and frame.operation == "create":
@@ -102,7 +116,9 @@ class RuleDecomposer:
             reading.intent == "AddEvent" and frame.operation in ("unknown", "query")
         )
         if starts or (not other_request and _describes_event(frame, text, reading)):
-            return draft_turn(frame, text, state, reading, now, tz, continuing=False)
+            return draft_turn(
+                _unrepeated(frame, text, now, world), text, state, reading, now, tz, continuing=False
+            )
         if state.draft is not None and not other_request:
             return draft_turn(frame, text, state, reading, now, tz, continuing=True)
         return None
@@ -131,7 +147,7 @@ class RuleDecomposer:
             edited = edit_decision(text, now=now, tz=tz, world=world, context=context)
             if edited is not None:
                 return edited.model_copy(update={"frame": frame.as_json()})
-        drafted = self._draft(frame, text, state, reading, now, tz)
+        drafted = self._draft(frame, text, state, reading, now, tz, world)
         if drafted is not None:
             return drafted.model_copy(update={"frame": frame.as_json()})
         if frame.operation in ("move", "delete"):

@@ -58,6 +58,8 @@ class Draft(_State):
     attendees: list[str] = Field(default_factory=list)
     people: list[str] = Field(default_factory=list, description="Names said, for the title.")
     calendar: str | None = None
+    repeat: str = Field(default="", description="RRULE of a repeating event, UNTIL included.")
+    repeat_days: list[int] = Field(default_factory=list, description="Weekdays it falls on (0=Monday).")
 
     def missing(self) -> list[Asked]:
         """What must still be asked: a title and a start (a day, a time); the rest has defaults."""

@@ -1,0 +1,63 @@
+"""Repeating events created by chat: the rule, its first day and its end come from the words."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+import time_machine
+
+from assistant.services import chat_turn, conversation_create
+from skills.models import Event
+from tests.factories import user_with_calendar
+
+pytestmark = pytest.mark.django_db
+
+SYDNEY = ZoneInfo("Australia/Sydney")
+NOW = datetime(2026, 3, 4, 9, 0, tzinfo=SYDNEY)  # a Wednesday
+
+
+def create(text: str) -> tuple[Any, Event]:
+    user, _ = user_with_calendar("repeater", timezone="Australia/Sydney")
+    with time_machine.travel(NOW, tick=False):
+        reply = chat_turn(user=user, conversation=conversation_create(user=user), text=text)
+    assert reply is not None
+    assert reply.kind == "done", reply.text
+    return user, Event.objects.get(calendar__owner=user)
+
+
+@pytest.mark.parametrize(
+    ("text", "rule", "first"),
+    [
+        ("Set up a weekly reading group every Thursday 6-7pm", "FREQ=WEEKLY;BYDAY=TH", "2026-03-05 18:00"),
+        ("Add a run every Tuesday and Thursday at 7am", "FREQ=WEEKLY;BYDAY=TU,TH", "2026-03-05 07:00"),
+        ("Block lunch from 12 to 1 every weekday", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", "2026-03-04 12:00"),
+        ("Add yoga every other Monday at 10", "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO", "2026-03-09 10:00"),
+    ],
+)
+def test_the_rule_and_the_first_day_come_from_the_words(text: str, rule: str, first: str) -> None:
+    _, event = create(text)
+    assert event.rrule.startswith(rule)
+    assert f"{event.start.astimezone(SYDNEY):%Y-%m-%d %H:%M}" == first
+
+
+def test_until_the_end_of_a_month_ends_on_its_last_day() -> None:
+    _, event = create("Add a 45 minute run every Tuesday at 7am until the end of May")
+    assert "UNTIL=20260531T" in event.rrule  # 23:59:59 on May 31 in Sydney is still May 31 in UTC
+    assert (event.end - event.start).total_seconds() == 45 * 60
+
+
+def test_an_end_it_cannot_read_is_asked_about_and_nothing_is_made() -> None:
+    user, _ = user_with_calendar("repeater-unclear", timezone="Australia/Sydney")
+    with time_machine.travel(NOW, tick=False):
+        reply = chat_turn(
+            user=user,
+            conversation=conversation_create(user=user),
+            text="Add a run every Tuesday until whenever",
+        )
+    assert reply is not None
+    assert reply.kind == "clarify"
+    assert "Until when" in reply.text
+    assert not Event.objects.filter(calendar__owner=user).exists()
