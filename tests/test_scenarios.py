@@ -17,7 +17,6 @@ from assistant.scenarios import run_scenario, scenario_files
 SCENARIOS = settings.BASE_DIR.parent / "shared" / "scenarios"
 
 # Scenarios whose features come with open issues; each names its issue.
-ISSUE_11 = "issue 11: every edit people ask for, and never a wrong write"
 ISSUE_12 = "issue 12: preferences, times that suit everyone, calendars kept in step"
 LATER = {
     "move-meetings-everyone-free": ISSUE_12,
