@@ -24,7 +24,7 @@ from assistant.timeexpr import TimeMatch, find_times
 from skills.formatting import format_day
 from workflows.definition import Decision, TaskSpec, WorkflowDefinition
 
-__all__ = ["compile_change", "undo_decision", "undo_workflow"]
+__all__ = ["compile_change", "notify_step", "undo_decision", "undo_workflow"]
 
 HORIZON = timedelta(days=365)
 _NOTIFY = re.compile(r"\b(?:and |then )?(?:notify|tell|inform|email|let)\b.*$")
@@ -100,6 +100,17 @@ _CLAUSE_BREAK = re.compile(
     r"[,;?!(—–]| - |(?<![ap]\.m)\.(?=\s|$)|\bbut\b|\bexcept\b|\band (?=leave|keep|don't|do not|not|skip)"
 )
 _SINGULAR_NOUNS = frozenset({"meeting", "class", "event", "appointment", "one", "lecture", "lab"})
+
+
+def notify_step(**params: Any) -> TaskSpec:
+    """The step that mails the people a change affects, after the apply step."""
+    return TaskSpec(
+        id="notify",
+        skill="notify_attendees",
+        depends_on=("apply",),
+        params={"result": "{{apply.output}}", **params},
+        summary="Tell the people affected",
+    )
 
 
 def _leave_out(excluded: str, world: World) -> dict[str, list[str]]:
@@ -414,15 +425,7 @@ def compile_change(
     )
     output = "apply"
     if notify:
-        tasks.append(
-            TaskSpec(
-                id="notify",
-                skill="notify_attendees",
-                depends_on=("apply",),
-                params={"result": "{{apply.output}}", "note": why},
-                summary="Tell the people affected",
-            )
-        )
+        tasks.append(notify_step(note=why))
         output = "notify"
     summary = f"{action} events" + (
         f" ({format_day(start.astimezone(tz).date())})" if target.range_explicit else ""

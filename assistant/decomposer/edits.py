@@ -16,6 +16,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from assistant.decomposer.changes import notify_step
 from assistant.decomposer.compiler import find_params
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
@@ -172,15 +173,7 @@ def edit_decision(
     ]
     output = "apply"
     if notify_only is not None:
-        tasks.append(
-            TaskSpec(
-                id="notify",
-                skill="notify_attendees",
-                depends_on=("apply",),
-                params={"result": "{{apply.output}}", "only": notify_only},
-                summary="Tell the people affected",
-            )
-        )
+        tasks.append(notify_step(only=notify_only))
         output = "notify"
     return Decision(
         kind="workflow",
