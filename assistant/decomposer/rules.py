@@ -37,7 +37,8 @@ from workflows.definition import Decision
 __all__ = ["RuleDecomposer"]
 
 
-_IT = re.compile(r"\b(?:it|that|this one)\b")
+# "it" in "make it for 12 pm" or "add it to my calendar" while an event is being described: that event.
+_THE_DRAFT = re.compile(r"\b(?:it|that|this one)\b")
 _CORRECTION = re.compile(
     r"\b(?:actually|instead|rather|better|can we do|could we do|let's do|let's say|how about|what about)\b"
 )
@@ -103,7 +104,11 @@ class RuleDecomposer:
         other_request = frame.operation in ("move", "delete", "undo", "count", "free", "preference_get") or (
             frame.operation == "query" and says_what(frame, text, reading) and not reading.spans
         )
-        if state.draft is not None and frame.operation in ("move", "create") and _IT.search(normalise(text)):
+        if (
+            state.draft is not None
+            and frame.operation in ("move", "create")
+            and _THE_DRAFT.search(normalise(text))
+        ):
             # "make it for 12 pm", "add it to my calendar": "it" is the event being described
             return draft_turn(frame, text, state, reading, now, tz, continuing=True)
         made = state.made
