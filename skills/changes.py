@@ -178,6 +178,9 @@ def describe_change(change: Change, tz: ZoneInfo) -> str:
     parts = []
     if change.start is not None and change.start != change.before_start:
         parts.append(f"{when(change.before_start, change.before_end)} → {when(change.start, change.end)}")
+    elif change.end is not None and change.before_end is not None and change.end != change.before_end:
+        assert change.start is not None
+        parts.append(f"now {format_span(change.start, change.end, tz)}")  # a new length, same start
     if change.new_summary:
         parts.append(f"rename to {change.new_summary!r}")
     if change.new_location is not None:

@@ -1,11 +1,13 @@
-"""Requests that change what an event is, not when: rename it, put it somewhere, invite or drop people.
+"""Requests that change what an event is, not when: rename it, put it somewhere, invite or drop people,
+give it another length.
 
 "Rename my 1:1 with Priya to Career chat", "and put it in room 4B", "Add Lee to the roadmap review
-and let him know", "take Bo off the design review".  The sentence is split by its verb's frame into
-the event it names (read like a query, or "it" for the event the conversation is about) and the new
-value; the plan is find -> choose -> plan_edit -> apply (-> notify).  An edit of a recurring event
-without a date applies to the series (its occurrences are one candidate), as people mean "rename the
-standup" of the standup, not of next Monday's.
+and let him know", "take Bo off the design review", "shorten my meetings on Thursday to 25 minutes".
+The sentence is split by its verb's frame into the event it names (read like a query, or "it" for
+the event the conversation is about) and the new value; the plan is find -> choose -> plan_edit ->
+apply (-> notify).  An edit of a recurring event without a date applies to the series (its
+occurrences are one candidate), as people mean "rename the standup" of the standup, not of next
+Monday's.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from assistant.decomposer.changes import notify_step
 from assistant.decomposer.compiler import find_params
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
-from assistant.timeexpr import find_times
+from assistant.timeexpr import find_durations, find_times
 from workflows.definition import Decision, TaskSpec, WorkflowDefinition
 
 __all__ = ["edit_decision"]
@@ -45,6 +47,12 @@ _UNINVITE = re.compile(
     rf"\b(?:take|remove|drop|uninvite)\s+(?P<who>{_NAME})\s+(?:off|from|out of)\s+(?P<target>.+)$",
     re.IGNORECASE,
 )
+_LENGTH = re.compile(
+    rf"\b(?:shorten|lengthen|extend|cut|make|change|set)\s+(?P<target>{_NAME})\s+(?:to\s+)?"
+    r"(?P<length>\d+(?:\.\d+)?\s*(?:minutes?|mins?|hours?|hrs?|h))(?:\s+long)?\s*[.!]*$",
+    re.IGNORECASE,
+)
+_ALL = re.compile(r"\b(?:all|every|each|both)\b", re.IGNORECASE)
 _NOTIFY = re.compile(
     r"\s*(?:,|\band\b|\bthen\b)?\s*\b(?:let|tell|notify|inform|email)\b(?P<whom>.*)$", re.IGNORECASE
 )
@@ -63,6 +71,9 @@ class _Edit:
     what: str
     who: str = ""  # the people an invite or an uninvite names, as said
     told: str | None = None  # whom "and let ... know" names; None: nobody is told
+    # "add Lee to X" and "put X in Y" also read as new events ("add lunch to my calendar"): they edit
+    # only an event the calendar has by that name; a length can be given to a day's events too
+    by_name_only: bool = True
 
 
 def _clean(text: str) -> str:
@@ -97,6 +108,13 @@ def _read(text: str, now: datetime) -> _Edit | None:
         return _Edit(m["target"], {}, "invite", m["who"], whom)
     if m := _UNINVITE.search(body):
         return _Edit(m["target"], {}, "take off", m["who"], whom)
+    if m := _LENGTH.search(body):
+        lengths = find_durations(m["length"])
+        if lengths and lengths[0].minutes > 0:
+            minutes = lengths[0].minutes
+            return _Edit(
+                m["target"], {"duration_minutes": minutes}, f"{minutes} minutes long", by_name_only=False
+            )
     if m := _PLACE.search(body):
         place = _clean(m["place"] or m["place2"])
         if _TIMEISH_PLACE.match(place.casefold()) or find_times(place, now=now, daytime=True):
@@ -124,9 +142,9 @@ def edit_decision(
         find: dict[str, Any] = {"start": last["start"], "end": last["end"], "text": last["summary"]}
     else:
         frame = understand(target, now=now, world=world)
-        if not frame.title_words:
-            return None  # "add lunch to my calendar", "put the dentist in my calendar": no event edited
         explicit = frame.range_explicit and frame.start is not None and frame.end is not None
+        if not frame.title_words and (edit.by_name_only or not explicit):
+            return None  # "add lunch to my calendar", "put the dentist in my calendar": no event edited
         start, end = (frame.start, frame.end) if explicit else (now, now + _HORIZON)
         assert start is not None
         assert end is not None
@@ -151,7 +169,7 @@ def edit_decision(
             params={
                 "events": "{{find.output.events}}",
                 "action": "Change",
-                "expect_one": True,
+                "expect_one": not _ALL.search(target),
                 "per_series": per_series,
             },
             summary="Make sure which one",

@@ -361,6 +361,12 @@ def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str) ->
         if len(chosen) > 1 and not shared:
             frame.title_words = []
             frame.notes.append("several titles match: " + ", ".join(frame.titles))
+        if frame.category and frame.title_words:
+            # "the team sync" names that event, whoever attends it: the "sync" that made it a meeting
+            # is a word of its title, not a second condition on it
+            said = CATEGORY_WORDS[frame.category]
+            if any(said.search(title.casefold()) for title in frame.titles):
+                frame.category = None
         return
     # No known title: the words left over name the event ("a meeting with al" -> "meeting").  They
     # name a new event, or are noted; they never filter, since no title in the calendar has them.

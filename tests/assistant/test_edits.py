@@ -127,3 +127,40 @@ def test_adding_something_to_the_calendar_is_a_new_event_not_an_invite(calendar:
         reply = say(user, conversation, "Add lunch to my calendar on Friday at 1pm")
     assert reply.kind == "done"
     assert Event.objects.filter(calendar__owner=user, summary__icontains="lunch").count() == 1
+
+
+def test_a_new_length_keeps_the_start(calendar: Any) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "Shorten the design review on Thursday to 25 minutes")
+    review = Event.objects.get(summary="Design review")
+    assert reply.kind == "done"
+    assert review.start == datetime(2026, 3, 5, 14, 0, tzinfo=BERLIN)
+    assert (review.end - review.start).total_seconds() == 25 * 60
+
+
+def test_a_length_for_a_weeks_events_asks_first_and_changes_each(calendar: Any) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        ask = say(user, conversation, "Make all my events this week 30 minutes")
+        assert ask.kind == "confirm"
+        say(user, conversation, "yes")
+    review = Event.objects.get(summary="Design review")
+    assert (review.end - review.start).total_seconds() == 30 * 60
+
+
+def test_a_title_that_contains_a_category_word_names_the_event_whoever_attends(calendar: Any) -> None:
+    """ "the team sync" is found by its title even with nobody else on it ("sync" made it a meeting)."""
+    user, conversation = calendar
+    cal = Event.objects.get(summary="Design review").calendar
+    event_create(
+        calendar=cal,
+        summary="Team sync",
+        start=datetime(2026, 3, 4, 10, 0, tzinfo=BERLIN),
+        end=datetime(2026, 3, 4, 11, 0, tzinfo=BERLIN),
+        timezone="Europe/Berlin",
+    )
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "push the team sync to 11")
+    assert reply.kind == "done"
+    assert Event.objects.get(summary="Team sync").start == datetime(2026, 3, 4, 11, 0, tzinfo=BERLIN)
