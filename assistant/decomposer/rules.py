@@ -37,6 +37,13 @@ from workflows.definition import Decision
 __all__ = ["RuleDecomposer"]
 
 
+# Words about settings and the assistant itself, which a write request must never make into a title.
+_SETTING = re.compile(
+    r"\b(?P<what>time ?zone|working hours|work hours|office hours|notifications?|preferences?|settings?|"
+    r"default (?:event )?(?:length|duration)|week start)\b"
+    r"|\b(?:set|change|update)\s+my\s+(?P<habit>lunch(?: hours?| break)?|gym(?: schedule)?|writing block|"
+    r"work ?day)\s+(?:to|from)\b"
+)
 # "it" in "make it for 12 pm" or "add it to my calendar" while an event is being described: that event.
 _THE_DRAFT = re.compile(r"\b(?:it|that|this one)\b")
 _CORRECTION = re.compile(
@@ -148,6 +155,17 @@ class RuleDecomposer:
             # "Actually 12:30 works better" right after one event was made: move that one there.
             text = "move it to " + " ".join(m.text for m in find_times(text, now=now, daytime=True))
             frame = understand(text, now=now, world=world)
+        setting = _SETTING.search(normalise(text)) if frame.operation in ("create", "move") else None
+        if setting is not None and not frame.title_words:
+            # "set my timezone to Europe/London": a setting, never an event called "Timezone to ..."
+            return Decision(
+                kind="answer",
+                reply_kind="error",
+                text=f"That sounds like a setting (your {setting['what'] or setting['habit']}), not an "
+                "event, so I left your calendar as it was. Changing settings by chat is not available yet: "
+                "change it in the admin, under Preferences.",
+                frame=frame.as_json(),
+            )
         if frame.operation not in ("yes", "no", "greet", "undo"):
             edited = edit_decision(text, now=now, tz=tz, world=world, context=context)
             if edited is not None:

@@ -164,3 +164,16 @@ def test_a_title_that_contains_a_category_word_names_the_event_whoever_attends(c
         reply = say(user, conversation, "push the team sync to 11")
     assert reply.kind == "done"
     assert Event.objects.get(summary="Team sync").start == datetime(2026, 3, 4, 11, 0, tzinfo=BERLIN)
+
+
+@pytest.mark.parametrize(
+    "text", ["Set my timezone to Europe/London", "change my lunch to 12:30-1:30", "update my working hours"]
+)
+def test_words_about_settings_never_become_an_event(calendar: Any, text: str) -> None:
+    user, conversation = calendar
+    before = Event.objects.filter(calendar__owner=user).count()
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, text)
+    assert reply.kind in ("error", "clarify")
+    assert "setting" in reply.text
+    assert Event.objects.filter(calendar__owner=user).count() == before
