@@ -37,6 +37,11 @@ __all__ = ["amend", "draft_turn"]
 _UNNAMED = frozenset({"event", "events", "something", "anything", "thing", "things"})
 _PLACEHOLDER = (GENERIC_EVENT_WORDS - {"meeting", "meetings"}) | _UNNAMED | {"one", "new", "it"}
 _LEAD = re.compile(r"^(?:(?:a|an|the|my|our)\s+)+")
+# "block 9-11 tomorrow for deep work", "reserve Friday afternoon for planning": the time is for that
+_BLOCK_FOR = re.compile(
+    r"^(?:please\s+)?(?:block|reserve|hold|set aside|keep)\b.*?\bfor\s+(?P<what>[A-Za-z][\w' -]*?)[\s.!]*$",
+    re.IGNORECASE,
+)
 _TITLE_ANSWER = re.compile(
     r"\b(?:(?:the )?(?:name|title) (?:is|should be|will be)|call it|name it|title it|(?:it's|it is) called)"
     r"\s+(?P<title>\S.*)",
@@ -141,6 +146,9 @@ class _Said:
             whole = _clean(named["title"][: _end_of_name(named["title"])])
             if not self.title or whole.casefold().startswith(self.title.casefold()):
                 self.title = whole
+        purpose = _BLOCK_FOR.search(text.strip()) if not self.title else None
+        if purpose and not find_times(purpose["what"], now=now):
+            self.title = _clean(purpose["what"])  # "block 9-11 tomorrow for deep work": time for that
         if not _meaningful(self.title):
             self.title = ""
         place = next((s for s in spans if s.slot == "location"), None)
@@ -153,7 +161,8 @@ class _Said:
             if said and (not self.location or said.casefold().endswith(self.location.casefold())):
                 self.location = said
         self.people = list(frame.people)
-        self.names = list(frame.person_names)
+        # the "for deep work" of a block is its purpose, not a person to meet
+        self.names = [n for n in frame.person_names if not purpose or n not in purpose["what"].casefold()]
         self.calendar = frame.calendars[0] if frame.calendars else None
 
     def anything(self) -> bool:

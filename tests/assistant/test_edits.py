@@ -177,3 +177,13 @@ def test_words_about_settings_never_become_an_event(calendar: Any, text: str) ->
     assert reply.kind in ("error", "clarify")
     assert "setting" in reply.text
     assert Event.objects.filter(calendar__owner=user).count() == before
+
+
+def test_time_blocked_for_a_purpose_is_named_for_it(calendar: Any) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "block 9-11 tomorrow for deep work")
+    assert reply.kind == "done"
+    block = Event.objects.get(calendar__owner=user, summary="Deep work")
+    assert block.start == datetime(2026, 3, 3, 9, 0, tzinfo=BERLIN)
+    assert block.attendees == []
