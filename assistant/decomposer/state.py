@@ -90,9 +90,6 @@ class DialogueState(_State):
         except ValidationError:
             return cls()
 
-    def dump(self) -> dict[str, Any]:
-        return self.model_dump(mode="json", exclude_defaults=True)
-
     def focus(self) -> tuple[datetime, datetime] | None:
         """The day the conversation is about, if the last question named one."""
         q = self.last_question
