@@ -25,7 +25,7 @@ from assistant.decomposer.world import World
 from assistant.timeexpr import find_durations, find_times
 from workflows.definition import Decision, TaskSpec, WorkflowDefinition
 
-__all__ = ["edit_decision"]
+__all__ = ["edit_decision", "edit_tasks"]
 
 _HORIZON = timedelta(days=365)
 _NAME = r"[\w .'&+:/#-]+?"
@@ -123,6 +123,52 @@ def _read(text: str, now: datetime) -> _Edit | None:
     return None
 
 
+def edit_tasks(
+    find: dict[str, Any],
+    params: dict[str, Any],
+    *,
+    expect_one: bool = True,
+    per_series: bool = False,
+    what: str = "",
+    apply: dict[str, Any] | None = None,
+) -> list[TaskSpec]:
+    """find -> choose -> plan_edit -> apply: the plan of every edit, whether asked for ("rename the
+    standup to ...") or given as a detail of the event just made ("it's at 4045 Castro Valley Blvd")."""
+    return [
+        TaskSpec(id="find", skill="find_events", params=find, summary="Find the event"),
+        TaskSpec(
+            id="choose",
+            skill="choose_event",
+            depends_on=("find",),
+            params={
+                "events": "{{find.output.events}}",
+                "action": "Change",
+                "expect_one": expect_one,
+                "per_series": per_series,
+            },
+            summary="Make sure which one",
+        ),
+        TaskSpec(
+            id="plan",
+            skill="plan_edit",
+            depends_on=("choose",),
+            params={
+                "events": "{{choose.output.events}}",
+                "scope": "series" if per_series else "occurrence",
+                **params,
+            },
+            summary=f"Plan the edit ({what})" if what else "Plan the edit",
+        ),
+        TaskSpec(
+            id="apply",
+            skill="apply_changes",
+            depends_on=("plan", "choose"),
+            params={"changes": "{{plan.output}}", "approved": "{{choose.output.chosen}}", **(apply or {})},
+            summary="Apply",
+        ),
+    ]
+
+
 def _clarify(text: str) -> Decision:
     return Decision(kind="clarify", reply_kind="clarify", text=text)
 
@@ -159,36 +205,13 @@ def edit_decision(
         params["invite" if edit.what == "invite" else "uninvite"] = emails
         if edit.told is not None:
             notify_only = [] if _EVERYONE.search(edit.told) else emails
-    scope = "series" if per_series else "occurrence"
-    tasks = [
-        TaskSpec(id="find", skill="find_events", params=find, summary="Find the event"),
-        TaskSpec(
-            id="choose",
-            skill="choose_event",
-            depends_on=("find",),
-            params={
-                "events": "{{find.output.events}}",
-                "action": "Change",
-                "expect_one": not _ALL.search(target),
-                "per_series": per_series,
-            },
-            summary="Make sure which one",
-        ),
-        TaskSpec(
-            id="plan",
-            skill="plan_edit",
-            depends_on=("choose",),
-            params={"events": "{{choose.output.events}}", "scope": scope, **params},
-            summary=f"Plan the edit ({edit.what})",
-        ),
-        TaskSpec(
-            id="apply",
-            skill="apply_changes",
-            depends_on=("plan", "choose"),
-            params={"changes": "{{plan.output}}", "approved": "{{choose.output.chosen}}"},
-            summary="Apply",
-        ),
-    ]
+    tasks = edit_tasks(
+        find,
+        params,
+        expect_one=not _ALL.search(target),
+        per_series=per_series,
+        what=edit.what,
+    )
     output = "apply"
     if notify_only is not None:
         tasks.append(notify_step(only=notify_only))
