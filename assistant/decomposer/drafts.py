@@ -18,6 +18,7 @@ from datetime import datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from assistant.decomposer.edits import edit_tasks
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.guards import too_long_overnight, unread_time
 from assistant.decomposer.intent import normalise
@@ -111,7 +112,8 @@ class _Said:
         timed = text
         for lo, hi in self.repeat.spans if self.repeat else ():
             timed = timed[:lo] + " " * (hi - lo) + timed[hi:]  # "every Tuesday" is no date to start on
-        times = [m for m in find_times(timed, now=now, daytime=True) if not m.error and m.start is not None]
+        found = find_times(timed, now=now, daytime=True)
+        times = [m for m in found if not m.error and m.start is not None]
         # A name or place the reader found wholly inside a time expression is the time ("at 3"); a
         # time expression inside a longer name or place is part of it (the "555" of "555 Center Ave").
         repeating = self.repeat.spans if self.repeat else ()
@@ -122,7 +124,7 @@ class _Said:
             and not any(m.span[0] <= s.start and s.end <= m.span[1] for m in times)
             and not any(lo < s.end and s.start < hi for lo, hi in repeating)
         ]
-        self.problem = unread_time(timed, now)
+        self.problem = unread_time(timed, found)
         if self.repeat is not None and not self.repeat.rule:
             self.problem = 'Until when should it repeat? Give me a date, e.g. "until June 30".'
         for match in times:
@@ -336,35 +338,15 @@ def amend(
         "end": made.end.isoformat(),
         "text": made.summary,
     }
-    edit: dict[str, Any] = {"events": "{{choose.output.events}}"}
+    edit: dict[str, Any] = {}
     if said.title and normalise(said.title) != normalise(made.summary):
         edit["summary"] = said.title
     if said.location:
         edit["location"] = said.location
     if said.minutes:
         edit["duration_minutes"] = said.minutes
-    tasks = [
-        TaskSpec(id="find", skill="find_events", params=find, summary="Find the event just made"),
-        TaskSpec(
-            id="choose",
-            skill="choose_event",
-            depends_on=("find",),
-            params={"events": "{{find.output.events}}", "action": "Change", "expect_one": True},
-            summary="Make sure which one",
-        ),
-        TaskSpec(id="plan", skill="plan_edit", depends_on=("choose",), params=edit, summary="Plan the edit"),
-        TaskSpec(
-            id="apply",
-            skill="apply_changes",
-            depends_on=("plan", "choose"),
-            params={
-                "changes": "{{plan.output}}",
-                "approved": "{{choose.output.chosen}}",
-                **({} if made.location or said.location else {"then_ask": ASK_PLACE}),
-            },
-            summary="Apply",
-        ),
-    ]
+    placed = bool(made.location or said.location)
+    tasks = edit_tasks(find, edit, apply={} if placed else {"then_ask": ASK_PLACE})
     when = f"{format_day(made.start.astimezone(tz).date())} {format_time(made.start, tz)}"
     decision = _workflow("amend-event", f"Change {made.summary} ({when})", tasks, "apply")
-    return _asking_place(decision, bool(made.location or said.location))
+    return _asking_place(decision, placed)

@@ -9,9 +9,9 @@ naming the token.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
+from datetime import timedelta
 
-from assistant.timeexpr import TimeMatch, find_durations, find_times
+from assistant.timeexpr import TimeMatch, find_durations
 
 __all__ = ["too_long_overnight", "unread_time"]
 
@@ -26,10 +26,11 @@ _TIMEISH = re.compile(
 _LONGEST_OVERNIGHT = timedelta(hours=12)
 
 
-def unread_time(text: str, now: datetime) -> str | None:
-    """A question naming the first date, time or length in ``text`` that could not be read, if any."""
+def unread_time(text: str, times: list[TimeMatch]) -> str | None:
+    """A question naming the first date, time or length in ``text`` that could not be read, if any;
+    ``times`` are the expressions the resolver read in ``text`` (the caller has them already)."""
     lowered = text.casefold()
-    read = [m.span for m in find_times(lowered, now=now, daytime=True) if not m.error]
+    read = [m.span for m in times if not m.error]
     read += [d.span for d in find_durations(lowered) if d.minutes > 0]
     for token in _TIMEISH.finditer(lowered):
         if not any(lo <= token.start() and token.end() <= hi for lo, hi in read):
