@@ -9,9 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from django.contrib.auth import get_user_model
-from django.db.models import Q, Value
-from django.db.models.functions import Concat
+from skills.hotsql import people_rows
 
 __all__ = ["Person", "people_matching", "people_search"]
 
@@ -39,22 +37,18 @@ def people_matching(*, user: Any, names: list[str]) -> dict[str, list[Person]]:
     wanted = {" ".join(n.split()).casefold() for n in names if n.split()}
     if not wanted:
         return {}
-    condition = Q()
-    for text in wanted:
-        condition |= Q(first_name__iexact=text) | Q(full_name__iexact=text) | Q(email__iexact=text)
-    matches = (
-        get_user_model()
-        .objects.filter(is_active=True)
-        .exclude(pk=user.pk)
-        .exclude(email="")
-        .annotate(full_name=Concat("first_name", Value(" "), "last_name"))
-        .filter(condition)
-        .order_by("first_name", "last_name", "email")
+    # A full name is looked up by its first word (or whole, for a first name of two words) and
+    # checked below.  Plain SQL: a name look-up runs in most turns that mention someone.
+    rows = people_rows(
+        exclude_id=user.pk,
+        firsts=sorted(wanted | {text.split()[0] for text in wanted}),
+        addresses=sorted(wanted),
     )
     found: dict[str, list[Person]] = {text: [] for text in wanted}
-    for u in matches:
-        person = Person(email=u.email, name=u.get_full_name() or u.get_username(), user_id=u.pk)
-        for key in {u.first_name.casefold(), f"{u.first_name} {u.last_name}".casefold(), u.email.casefold()}:
+    for pk, first, last, email, username in rows:
+        full = f"{first} {last}".strip()
+        person = Person(email=email, name=full or username, user_id=pk)
+        for key in {first.casefold(), f"{first} {last}".casefold(), email.casefold()}:
             if key in found:
                 found[key].append(person)
     return found

@@ -13,6 +13,7 @@ from typing import Any
 
 from django.db.models import FloatField, Func, Q
 
+from skills.hotsql import calendar_rows
 from skills.models import Calendar, Event
 from skills.providers.base import CalendarInfo, Occurrence
 from skills.recurrence import Expansion, cached_expansion, expansion, occurrence_from_row, overlaps
@@ -41,9 +42,16 @@ def calendar_info(calendar: Calendar) -> CalendarInfo:
 
 
 def calendar_list(*, user: Any) -> list[CalendarInfo]:
-    """The user's calendars, the default first so a bare "my calendar" means the expected one."""
-    calendars = Calendar.objects.filter(owner=user).order_by("-is_default", "name", "pk")
-    return [calendar_info(calendar) for calendar in calendars]
+    """The user's calendars, the default first so a bare "my calendar" means the expected one.
+
+    Read on nearly every chat turn, hence plain SQL (see :mod:`skills.hotsql`).
+    """
+    return [
+        CalendarInfo(
+            id=str(pk), key=key, name=name, timezone=tz, is_default=default, color=color, provider="local"
+        )
+        for pk, key, name, tz, default, color in calendar_rows(user.pk)
+    ]
 
 
 def _pk(value: str) -> int | None:

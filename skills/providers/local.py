@@ -18,10 +18,10 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
-from django.db.models import Q
 
 from skills import services
 from skills.freetime import merge
+from skills.hotsql import event_summaries
 from skills.models import AppliedOperation, Calendar, Event
 from skills.providers.base import (
     BusyInterval,
@@ -115,15 +115,7 @@ class LocalProvider(CalendarProvider):
     def event_titles(self, *, start: datetime, end: datetime) -> list[str]:
         # One query on masters and overrides whose span meets the window: no expansion needed to
         # know which titles exist.
-        rows = (
-            Event.objects.filter(
-                calendar__owner=self.user, status=Event.Status.CONFIRMED, start__lt=_utc(end, "end")
-            )
-            .filter(Q(series_end__isnull=True) | Q(series_end__gte=_utc(start, "start")))
-            .values_list("summary", flat=True)
-            .distinct()
-        )
-        return sorted({summary for summary in rows if summary})
+        return sorted(event_summaries(self.user.pk, start=_utc(start, "start"), end=_utc(end, "end")))
 
     def get_occurrence(self, *, event_id: str, recurrence_id: datetime | None = None) -> Occurrence:
         master, rid = self._resolve(event_id, recurrence_id)
