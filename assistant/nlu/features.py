@@ -20,6 +20,7 @@ __all__ = ["token_features", "turn_features"]
 
 _SENTENCE_END = frozenset({".", "!", "?", ";"})
 _DIGITS = re.compile(r"\d")
+_RUN = re.compile(r"(.)\1+")
 
 
 def token_features(words: Words, asked: Asked | None, *, informs: bool) -> list[list[str]]:
@@ -39,13 +40,13 @@ def token_features(words: Words, asked: Asked | None, *, informs: bool) -> list[
     tokens, marks, kinds = words.tokens, words.marks, words.kinds
     lower = [t.text.lower() for t in tokens]
     shapes = [_shape(t.text) for t in tokens]
+    shorts = [_short_shape(shape) for shape in shapes]
     ask = asked or "none"
     starts = _sentence_starts(words)
     last = len(tokens) - 1
     out: list[list[str]] = []
     for i, token in enumerate(tokens):
-        text, word, shape = token.text, lower[i], shapes[i]
-        short = _short_shape(shape)
+        text, word, shape, short = token.text, lower[i], shapes[i], shorts[i]
         features = [
             "bias",
             f"shape={shape}",
@@ -80,7 +81,7 @@ def token_features(words: Words, asked: Asked | None, *, informs: bool) -> list[
             if abs(d) == 1 and inside:
                 features.extend(
                     (
-                        f"{d}:short={_short_shape(shapes[j])}",
+                        f"{d}:short={shorts[j]}",
                         f"{d}:tx={marks[j]}",
                         f"{d}|0:w={_pair(lower, i, j)}",
                     )
@@ -131,7 +132,7 @@ def _shape(text: str) -> str:
 
 def _short_shape(shape: str) -> str:
     """Xx for "Rangoon", d:d for "11:30": each run of a kind of character as one."""
-    return re.sub(r"(.)\1+", r"\1", shape)
+    return _RUN.sub(r"\1", shape)
 
 
 def _number_shape(word: str) -> str:
