@@ -14,6 +14,7 @@ from zoneinfo import ZoneInfo
 
 from assistant.decomposer.intent import classify, normalise
 from assistant.timeexpr import find_times
+from skills.change_skills import ALL
 from skills.filtering import in_day_part
 from skills.schemas import DAY_PARTS
 
@@ -43,6 +44,11 @@ _ORDINAL = re.compile(r"\b(?:the )?(" + "|".join(_ORDINALS) + r")(?: one)?\b")
 # "option 2", "number two", "#2", or the number alone: a position in the list, not "the one at 4".
 _NUMBERED = re.compile(r"^(?:option |number |no\.? |#)?(1|2|3|4|one|two|three|four)$")
 _NUMBERS = {"1": 1, "2": 2, "3": 3, "4": 4, "one": 1, "two": 2, "three": 3, "four": 4}
+# The whole series, where the question offers it.
+_ALL = re.compile(
+    r"^(?:(?:yes,? )?all(?: of them| the \w+s)?|every(?: one|thing)|each of them|the whole series)$"
+)
+_THE_ONE = re.compile(r"\b(?:the|that|this) ones?\b")
 # What follows these is what the user does not mean: "the team meeting, not the check-in".
 _NEGATED = re.compile(r"\b(?:but not|not|except|keep|leave|without|rather than|instead of)\b.*$")
 
@@ -59,20 +65,45 @@ def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetim
             return DECLINE
         return NOT_AN_ANSWER
     if payload.get("kind") == "choose" and options:
-        return _pick(norm, options, tz=tz, now=now, operation=operation)
+        more = [o for o in payload.get("more") or [] if isinstance(o, dict)]
+        return _pick(norm, options, more, tz=tz, now=now, operation=operation)
     # A free question (clarify): anything that is not a new command is the answer.
     if operation == "no":
         return DECLINE
     return text if operation in ("unknown", "yes") else NOT_AN_ANSWER
 
 
-def _pick(norm: str, options: list[dict[str, Any]], *, tz: ZoneInfo, now: datetime, operation: str) -> Any:
+def _pick(
+    norm: str,
+    options: list[dict[str, Any]],
+    more: list[dict[str, Any]],
+    *,
+    tz: ZoneInfo,
+    now: datetime,
+    operation: str,
+) -> Any:
+    """The value of the option ``norm`` names.  ``more`` are candidates not shown as buttons, which
+    only a day (with or without a time) can name: "the one on April 20"."""
     labels = [normalise(str(o.get("label", ""))) for o in options]
     if norm in labels:
         return options[labels.index(norm)]["value"]
-    starts = [datetime.fromisoformat(o["start"]).astimezone(tz) if o.get("start") else None for o in options]
+    if _ALL.match(norm):
+        every = [o["value"] for o in options if o.get("value") == ALL]
+        return every[0] if every else NOT_AN_ANSWER
     norm = _NEGATED.sub("", norm).strip()
-    found = find_times(norm, now=now, daytime=True)
+    found = find_times(_THE_ONE.sub(" ", norm), now=now, daytime=True)  # "one" is no hour here
+    dated = next(
+        (
+            m
+            for m in found
+            if m.has_date and not m.error and m.start is not None and not _ORDINAL.fullmatch(m.text.strip())
+        ),
+        None,
+    )  # "the second" is a position in the list, not the 2nd of the month
+    if dated is not None:
+        # A day names one candidate or none; it never falls through to the words of a label ("April").
+        return _on_day(dated, options + more, tz)
+    starts = [datetime.fromisoformat(o["start"]).astimezone(tz) if o.get("start") else None for o in options]
     timed = [m.start for m in found if m.has_time and not m.error and m.start is not None]
     if timed:
         wanted = timed[0].astimezone(tz)
@@ -108,3 +139,20 @@ def _pick(norm: str, options: list[dict[str, Any]], *, tz: ZoneInfo, now: dateti
         if best and scores.count(best) == 1:
             return options[scores.index(best)]["value"]
     return NOT_AN_ANSWER
+
+
+def _on_day(when: Any, candidates: list[dict[str, Any]], tz: ZoneInfo) -> Any:
+    """The one candidate on the day ``when`` names (and at its time, when it has one), else not an
+    answer: a day nobody is on is not a pick of the nearest."""
+    day = when.start.astimezone(tz)
+    hits = []
+    for option in candidates:
+        if not option.get("start"):
+            continue
+        start = datetime.fromisoformat(option["start"]).astimezone(tz)
+        if start.date() != day.date():
+            continue
+        if when.has_time and (start.hour, start.minute) != (day.hour, day.minute):
+            continue
+        hits.append(option["value"])
+    return hits[0] if len(hits) == 1 else NOT_AN_ANSWER

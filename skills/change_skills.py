@@ -175,8 +175,9 @@ def plan_delete(ctx: SkillContext, params: PlanDeleteInput) -> ChangeSet:
     )
 
 
-class PlanMoveInput(SkillInput):
-    events: list[EventItem] = Field(description="Events to move, from an earlier task's output.")
+class MoveTo(BaseModel):
+    """Where a move by date, time or offset goes; what a choice's options name as their outcome."""
+
     shift_minutes: int | None = Field(default=None, description="Move by this many minutes (wall time).")
     to_date: date | None = Field(
         default=None, description="Move to this date, same wall time unless at_time."
@@ -187,6 +188,10 @@ class PlanMoveInput(SkillInput):
         description="at_time was said without am/pm ('make it 8'): take it or 12 hours off, whichever is "
         "nearer the event's own time of day.",
     )
+
+
+class PlanMoveInput(SkillInput, MoveTo):
+    events: list[EventItem] = Field(description="Events to move, from an earlier task's output.")
     duration_minutes: int | None = Field(default=None, ge=5, description="New length; kept when absent.")
     day_part: DayPart | None = Field(
         default=None, description="Find a free time in this part of the same day (or of to_date)."
@@ -221,17 +226,7 @@ def plan_move(ctx: SkillContext, params: PlanMoveInput) -> ChangeSet:
                 continue
             start = slot
         else:
-            start = item.start
-            if params.to_date is not None:
-                local = item.start.astimezone(tz)
-                start = datetime.combine(params.to_date, local.time(), tz)
-            if params.at_time is not None:
-                at = parse_hhmm(params.at_time)
-                if params.either_half:
-                    at = _nearer_half(at, item.start.astimezone(tz).time())
-                start = datetime.combine(start.astimezone(tz).date(), at, tz)
-            if params.shift_minutes:
-                start = shift_wall(start, tz, minutes=params.shift_minutes)
+            start = moved_start(item, params, tz)
         end = start + length
         taken.append((start.timestamp(), end.timestamp()))
         changes.append(Change(action="update", start=start, end=end, **_target(item, params.scope)))
@@ -270,6 +265,21 @@ def plan_edit(ctx: SkillContext, params: PlanEditInput) -> ChangeSet:
         changes.append(change)
     _conflicts(ctx, [c for c in changes if c.start is not None], skip_keys={e.key for e in params.events})
     return ChangeSet(changes=changes)
+
+
+def moved_start(item: EventItem, to: MoveTo, tz: Any) -> datetime:
+    """Where a move by date, time or offset puts ``item``'s start (not a free-time search)."""
+    start = item.start
+    if to.to_date is not None:
+        start = datetime.combine(to.to_date, item.start.astimezone(tz).time(), tz)
+    if to.at_time is not None:
+        at = parse_hhmm(to.at_time)
+        if to.either_half:
+            at = _nearer_half(at, item.start.astimezone(tz).time())
+        start = datetime.combine(start.astimezone(tz).date(), at, tz)
+    if to.shift_minutes:
+        start = shift_wall(start, tz, minutes=to.shift_minutes)
+    return start
 
 
 def _nearer_half(at: time, own: time) -> time:
@@ -416,6 +426,12 @@ def combine_changes(ctx: SkillContext, params: CombineInput) -> ChangeSet:
 
 
 # -- choosing and approving -------------------------------------------------------------------------------
+MAX_OPTIONS = 5
+"""Options shown as buttons; the other candidates are still picked by saying their day or time."""
+ALL = "*all"
+"""The value of the "all of them" option: the whole series rather than one occurrence."""
+
+
 class ChooseInput(SkillInput):
     events: list[EventItem] = Field(description="Candidates, from an earlier task's output.")
     action: str = Field(description="What picking one does, e.g. 'Cancel' or 'Move'.")
@@ -425,43 +441,89 @@ class ChooseInput(SkillInput):
         default=False,
         description="The action applies to a whole series: its occurrences are one candidate (the next).",
     )
+    move: MoveTo | None = Field(
+        default=None, description="For a move by date, time or offset: each option names its new time."
+    )
+    outcome: str = Field(
+        default="", description="What the action makes of the event, e.g. \"rename to 'Design crit'\"."
+    )
+    scope: Literal["occurrence", "following", "series"] = Field(
+        default="occurrence", description="The scope the plan takes, unless the user picks all of a series."
+    )
 
 
 class Chosen(BaseModel):
     events: list[EventItem]
     chosen: bool = Field(description="True when the user picked, which also approves the action.")
+    scope: Literal["occurrence", "following", "series"] = Field(
+        default="occurrence",
+        description="The input's scope, or following (from the first candidate on) when the user picked all.",
+    )
 
 
 @skill(service="interaction", kind="interaction")
 def choose_event(ctx: SkillContext, params: ChooseInput) -> Chosen:
-    """Have the user pick one of several matching events; each option names its action, so picking
-    it approves that action.
+    """Have the user pick one of several matching events; each option names its action and what it
+    makes of the event, so picking it approves that action.
+
+    At most five options are shown (the first five, in time order), with "all of them" when every
+    candidate is an occurrence of one series; the others stay in the question, to be named by their
+    day or time ("the one on April 20"), never listed as fifty buttons.
     """
     if not params.events:
         raise SkillError("I couldn't find an event matching that. Could you name it differently?")
     events = _unique(params.events, "series") if params.per_series else params.events
     if len(events) == 1 or not params.expect_one:
-        return Chosen(events=events, chosen=False)
-    tz = ctx.tz
-    me = (getattr(ctx.user, "email", "") or "").casefold()
-    options = []
-    for e in events:
-        others = [format_person(a) for a in e.attendees if a.casefold() != me]
-        label = (
-            f"{params.action} {e.summary}, {format_day(e.start.astimezone(tz).date())} "
-            f"{format_span(e.start, e.end, tz, all_day=e.all_day)}"
-        )
-        # Who else is there tells two "Team meeting"s apart ("the one with Bo").
-        label += f" (with {', '.join(others)})" if others else ""
-        options.append({"label": label, "value": e.key, "start": e.start.astimezone(tz).isoformat()})
+        return Chosen(events=events, chosen=False, scope=params.scope)
+    options = [_option(ctx, params, e) for e in events]
+    shown = options[:MAX_OPTIONS]
+    series = {e.event_id for e in events}
+    whole = len(series) == 1 and events[0].recurring and params.scope == "occurrence"
+    if whole:
+        first = format_day(events[0].start.astimezone(ctx.tz).date())
+        label = f"{params.action} all of them, from {first} on{_outcome(ctx, params, events[0])}"
+        shown.append({"label": label, "value": ALL})
     question = params.question or "Which one do you mean?"
-    answer = ctx.interrupt(
-        {"kind": "choose", "text": f"{question} I found {len(options)}.", "options": options}
-    )
+    text = f"{question} I found {len(events)}."
+    payload: dict[str, Any] = {"kind": "choose", "text": text, "options": shown}
+    if len(options) > MAX_OPTIONS:
+        payload["text"] = (
+            f"{text} Here are the next {MAX_OPTIONS}; for another, say its day "
+            f'(e.g. "the one on {format_day(events[MAX_OPTIONS].start.astimezone(ctx.tz).date())}").'
+        )
+        payload["more"] = options[MAX_OPTIONS:]
+    answer = ctx.interrupt(payload)
+    if answer == ALL and whole:
+        # From the first candidate on, not the whole series: past occurrences are history.
+        return Chosen(events=events[:1], chosen=True, scope="following")
     picked = [e for e in events if e.key == answer]
     if not picked:
         raise SkillError("That was not one of the options.")
-    return Chosen(events=picked, chosen=True)
+    return Chosen(events=picked, chosen=True, scope=params.scope)
+
+
+def _option(ctx: SkillContext, params: ChooseInput, e: EventItem) -> dict[str, Any]:
+    """A button: the action, the event and its day and time, and what picking it makes of it."""
+    tz = ctx.tz
+    me = (getattr(ctx.user, "email", "") or "").casefold()
+    others = [format_person(a) for a in e.attendees if a.casefold() != me]
+    label = (
+        f"{params.action} {e.summary}, {format_day(e.start.astimezone(tz).date())} "
+        f"{format_span(e.start, e.end, tz, all_day=e.all_day)}"
+    )
+    # Who else is there tells two "Team meeting"s apart ("the one with Bo").
+    label += (f" (with {', '.join(others)})" if others else "") + _outcome(ctx, params, e)
+    return {"label": label, "value": e.key, "start": e.start.astimezone(tz).isoformat()}
+
+
+def _outcome(ctx: SkillContext, params: ChooseInput, e: EventItem) -> str:
+    """" → 11:00 AM", " → rename to 'Design crit'": what picking the option makes of the event."""
+    if params.move is not None and not e.all_day:
+        start = moved_start(e, params.move, ctx.tz)
+        day = start.astimezone(ctx.tz).date()
+        same_day = day == e.start.astimezone(ctx.tz).date()
+        return " → " + ("" if same_day else f"{format_day(day)} ") + format_time(start, ctx.tz)
+    return f" → {params.outcome}" if params.outcome else ""
 
 
 class ApplyInput(SkillInput):

@@ -116,6 +116,8 @@ def approval_reasons(changes: Iterable[Change]) -> list[str]:
     reasons: list[str] = []
     if any(c.action == "delete" for c in changes):
         reasons.append("it deletes events")
+    if any(c.recurrence_id is not None and c.scope != "occurrence" for c in changes):
+        reasons.append("it changes a whole series")
     if len(changes) > 1:
         reasons.append(f"it changes {len(changes)} events")
     if any(c.action == "update" and c.attendees and c.start != c.before_start for c in changes):
@@ -174,6 +176,8 @@ def describe_change(change: Change, tz: ZoneInfo) -> str:
         repeats = f", repeating ({describe_rule(change.rrule, tz)})" if change.rrule else ""
         return f"Create {change.summary!r}: {when(change.start, change.end)}{repeats}"
     if change.action == "delete":
+        if change.recurrence_id is not None and change.scope != "occurrence":
+            return f"Delete {change.summary!r}{_scope_words(change, tz)}"
         return f"Delete {change.summary!r} ({when(change.before_start, change.before_end)})"
     parts = []
     if change.start is not None and change.start != change.before_start:
@@ -191,7 +195,19 @@ def describe_change(change: Change, tz: ZoneInfo) -> str:
     if dropped:
         parts.append("take off " + ", ".join(format_person(a) for a in dropped))
     verb = "Move" if change.start is not None and change.start != change.before_start else "Change"
-    return f"{verb} {change.summary!r}: " + ("; ".join(parts) or "no change")
+    return f"{verb} {change.summary!r}{_scope_words(change, tz)}: " + ("; ".join(parts) or "no change")
+
+
+def _scope_words(change: Change, tz: ZoneInfo) -> str:
+    """Which occurrences of a series a change reaches, said before it applies."""
+    if change.recurrence_id is None or change.before_start is None:
+        return ""
+    day = format_day(change.before_start.astimezone(tz).date())
+    if change.scope == "series":
+        return " (every occurrence)"
+    if change.scope == "following":
+        return f" (from {day} on)"
+    return f" (only {day})" if change.action == "update" else ""
 
 
 _DAY_NAMES = {"MO": "Monday", "TU": "Tuesday", "WE": "Wednesday", "TH": "Thursday", "FR": "Friday"}

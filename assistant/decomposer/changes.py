@@ -138,6 +138,10 @@ def _picked(norm: str, shown: list[dict[str, Any]]) -> dict[str, Any] | None:
     return shown[index] if -len(shown) <= index < len(shown) else None
 
 
+_MOVE_TO = frozenset({"shift_minutes", "to_date", "at_time", "either_half"})
+"""Move params whose new time is known before planning (a free-time search's is not)."""
+
+
 def _ref(task: str, path: str) -> str:
     return "{{" + f"{task}.output.{path}" + "}}"
 
@@ -327,21 +331,27 @@ def compile_change(
         events = _ref("except", "events")
     last = tasks[-1].id
     action = "Cancel" if frame.operation == "delete" else "Move"
+    move: dict[str, Any] | None = None
+    if frame.operation != "delete":
+        move = _move_params(destination, shift, target, now, tz, frame)
+        if move is None:
+            return _clarify(
+                'Where should it go? Say a day, a time or a part of the day, e.g. "to Friday at 3pm".'
+            )
+    choose: dict[str, Any] = {
+        "events": events,
+        "action": action,
+        "expect_one": not plural,
+        "question": "Which one should I move to a lighter day?" if lighten else "",
+        "scope": scope if frame.operation == "delete" else "occurrence",
+    }
+    if move is not None and set(move) <= _MOVE_TO:
+        choose["move"] = move  # each option names the new time it would get
     tasks.append(
-        TaskSpec(
-            id="choose",
-            skill="choose_event",
-            depends_on=(last,),
-            params={
-                "events": events,
-                "action": action,
-                "expect_one": not plural,
-                "question": "Which one should I move to a lighter day?" if lighten else "",
-            },
-            summary="Make sure which one",
-        )
+        TaskSpec(id="choose", skill="choose_event", depends_on=(last,), params=choose, summary="Which one")
     )
     chosen = _ref("choose", "events")
+    scope_ref = _ref("choose", "scope")  # the user may pick "all of them" for a series
     plan_sets: list[str] = []
     if frame.operation == "delete":
         tasks.append(
@@ -349,7 +359,7 @@ def compile_change(
                 id="plan",
                 skill="plan_delete",
                 depends_on=("choose",),
-                params={"events": chosen, "scope": scope},
+                params={"events": chosen, "scope": scope_ref},
                 summary="Plan the deletions",
             )
         )
@@ -384,17 +394,13 @@ def compile_change(
             )
             plan_sets.append("block")
     else:
-        params = _move_params(destination, shift, target, now, tz, frame)
-        if params is None:
-            return _clarify(
-                'Where should it go? Say a day, a time or a part of the day, e.g. "to Friday at 3pm".'
-            )
+        assert move is not None
         tasks.append(
             TaskSpec(
                 id="plan",
                 skill="plan_move",
                 depends_on=("choose",),
-                params={"events": chosen, **params},
+                params={"events": chosen, "scope": scope_ref, **move},
                 summary="Plan the moves",
             )
         )

@@ -145,6 +145,8 @@ def edit_tasks(
                 "action": "Change",
                 "expect_one": expect_one,
                 "per_series": per_series,
+                "outcome": what,
+                "scope": "series" if per_series else "occurrence",
             },
             summary="Make sure which one",
         ),
@@ -152,11 +154,7 @@ def edit_tasks(
             id="plan",
             skill="plan_edit",
             depends_on=("choose",),
-            params={
-                "events": "{{choose.output.events}}",
-                "scope": "series" if per_series else "occurrence",
-                **params,
-            },
+            params={"events": "{{choose.output.events}}", "scope": "{{choose.output.scope}}", **params},
             summary=f"Plan the edit ({what})" if what else "Plan the edit",
         ),
         TaskSpec(

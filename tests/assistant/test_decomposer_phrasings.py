@@ -111,6 +111,7 @@ def test_a_crowded_day_offers_its_events_to_move_elsewhere(user: Any) -> None:
         "action": "Move",
         "expect_one": True,
         "question": "Which one should I move to a lighter day?",
+        "scope": "occurrence",
     }
     assert task(decision, "plan_move")["other_day"] is True
 

@@ -59,7 +59,12 @@ def say(user: Any, conversation: Conversation, text: str) -> Any:
 def test_rename_of_a_recurring_event_without_a_day_renames_the_series(calendar: Any) -> None:
     user, conversation = calendar
     with time_machine.travel(NOW, tick=False):
-        reply = say(user, conversation, "Rename the standup to Daily check-in")
+        asked = say(user, conversation, "Rename the standup to Daily check-in")
+        # A whole series changes: the preview says so and asks before anything is written.
+        assert asked.kind == "confirm"
+        assert "(every occurrence)" in asked.text
+        assert Event.objects.filter(calendar__owner=user, summary="Standup").exists()
+        reply = say(user, conversation, "yes")
     assert reply.kind == "done"
     master = Event.objects.get(calendar__owner=user, series__isnull=True, rrule__contains="WEEKLY")
     assert master.summary == "Daily check-in"

@@ -137,6 +137,13 @@
         }
         options.appendChild(button);
       });
+      if (Array.isArray(data.more) && data.more.length) {
+        // The other matches are not buttons: the user names one by its day.
+        options.appendChild(actionButton("Another…", function () {
+          els.input.value = "the one on ";
+          els.input.focus();
+        }, "button-option"));
+      }
       return options;
     }
     if (payload.kind === "confirm") {
