@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import URLPattern, URLResolver, path
+from django.urls import URLPattern, URLResolver, include, path
 
 from assistant import views
 
@@ -16,6 +16,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     # Django 5 only signs out on POST, so a link crawler or a prefetch cannot end the session.
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("healthz/", views.healthz, name="healthz"),
+    path("settings/", include("preferences.urls")),
     path("", views.chat, name="chat"),
     path("c/new/", views.conversation_new, name="conversation_new"),
     path("c/<uuid:conversation_id>/", views.conversation_detail, name="conversation"),

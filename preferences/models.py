@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
+
+from preferences.schema import KEYS, PreferenceError, validate_preference
 
 __all__ = ["Preference"]
 
@@ -26,3 +31,17 @@ class Preference(models.Model):
 
     def __str__(self) -> str:
         return f"{self.key}={self.value!r}"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """Every save validates (the shell and ``objects.create`` too): only a raw ``update()`` or SQL can
+        store a value the schema refuses, and reads ignore those (``preferences.selectors``)."""
+        self.value = validate_preference(self.key, self.value)
+        super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        """Refuse an unknown key or a value its schema refuses, naming each field; canonicalise the rest."""
+        try:
+            self.value = validate_preference(self.key, self.value)
+        except PreferenceError as exc:
+            field = "value" if self.key in KEYS else "key"
+            raise ValidationError({field: exc.messages}) from exc

@@ -1,25 +1,113 @@
-"""Reads of preferences; every read is scoped to one user."""
+"""Reads of preferences; every read is scoped to one user and returns only values that validate.
+
+A stored value its schema refuses (a row written before the schema existed, a raw SQL ``UPDATE``) is
+left out and reported: logged, and returned as a :class:`StoredProblem` by :func:`preferences_checked`,
+so the chat can say which preference it ignored instead of failing on it.
+"""
 
 from __future__ import annotations
 
+import logging
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
 
 from preferences.models import Preference
+from preferences.schema import KEYS, PreferenceError, validate_preference
 
-__all__ = ["preference_get", "preferences_for", "user_timezone"]
+__all__ = [
+    "CheckedPreferences",
+    "StoredProblem",
+    "ignored_note",
+    "preference_get",
+    "preferences_checked",
+    "preferences_for",
+    "user_timezone",
+]
+
+logger = logging.getLogger("preferences")
+
+
+@dataclass(frozen=True)
+class StoredProblem:
+    """A stored preference that was ignored, and why (each message names the field)."""
+
+    key: str
+    value: Any
+    messages: tuple[str, ...]
+
+    @property
+    def known(self) -> bool:
+        return self.key in KEYS
+
+    @property
+    def text(self) -> str:
+        """'your saved working hours (working_hours.start: '25:00' is not a time; ...)'."""
+        if not self.known:
+            return f"a saved setting I don't know, '{self.key}'"
+        return f"your saved {KEYS[self.key].label} ({'; '.join(self.messages)})"
+
+
+@dataclass(frozen=True)
+class CheckedPreferences:
+    """The user's preferences that validate (canonical form), and the stored ones that did not."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    problems: list[StoredProblem] = field(default_factory=list)
+
+
+def _checked(key: str, value: Any, user: Any) -> tuple[Any, StoredProblem | None]:
+    try:
+        return validate_preference(key, value), None
+    except PreferenceError as exc:
+        logger.warning("preference %s of user %s ignored: %s", key, getattr(user, "pk", user), exc)
+        return None, StoredProblem(key=key, value=value, messages=tuple(exc.messages))
+
+
+def preferences_checked(*, user: Any) -> CheckedPreferences:
+    """Every stored preference of ``user``: the valid ones by key, the others as problems."""
+    checked = CheckedPreferences()
+    for key, value in Preference.objects.filter(user=user).values_list("key", "value"):
+        canonical, problem = _checked(key, value, user)
+        if problem is None:
+            checked.values[key] = canonical
+        else:
+            checked.problems.append(problem)
+    return checked
 
 
 def preferences_for(*, user: Any) -> dict[str, Any]:
-    return dict(Preference.objects.filter(user=user).values_list("key", "value"))
+    """The user's preferences that validate, by key (the ones that do not are logged and left out)."""
+    return preferences_checked(user=user).values
 
 
 def preference_get(*, user: Any, key: str, default: Any = None) -> Any:
+    """The user's valid value for ``key``; ``default`` when it is not set or no longer validates."""
     row = Preference.objects.filter(user=user, key=key).values_list("value", flat=True).first()
-    return default if row is None else row
+    if row is None:
+        return default
+    canonical, problem = _checked(key, row, user)
+    return default if problem is not None else canonical
 
 
 def user_timezone(*, user: Any) -> str:
-    """The user's IANA zone; the instance default until they set one."""
+    """The user's IANA zone; the instance default until they set a valid one."""
     return str(preference_get(user=user, key="timezone", default=settings.ASSISTANT_DEFAULT_TIMEZONE))
+
+
+def ignored_note(problems: list[StoredProblem], *, where: str = "") -> str:
+    """What the chat says about preferences it ignored, e.g. 'Note: I ignored your saved working hours
+    (working_hours.start: '25:00' is not a time; ...). You can fix it on the settings page (/settings/).'
+    An empty string when there is nothing to say."""
+    if not problems:
+        return ""
+    sentences = []
+    for problem in problems:
+        sentence = f"I ignored {problem.text}"
+        if problem.key == "timezone":
+            sentence += f" and used {settings.ASSISTANT_DEFAULT_TIMEZONE} instead"
+        sentences.append(sentence + ".")
+    place = f" ({where})" if where else ""
+    fix = "it" if len(problems) == 1 else "them"
+    return "Note: " + " ".join(sentences) + f" You can fix {fix} on the settings page{place}."
