@@ -7,6 +7,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 
 from assistant.answers import DECLINE, NOT_AN_ANSWER, answer_for
@@ -14,7 +15,7 @@ from assistant.decomposer import DecomposeRequest, decompose
 from assistant.decomposer.changes import undo_workflow
 from assistant.decomposer.state import PASSING
 from assistant.models import Conversation, Message, ReplyKind
-from preferences.selectors import user_timezone
+from preferences.selectors import ignored_note, preferences_checked, user_timezone
 from skills.models import ChangeRecord
 from workflows import events
 from workflows.definition import Decision
@@ -96,11 +97,15 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str, undo: str | N
         conversation.save(update_fields=["context", "updated_at"])
     if decision.kind != "workflow" or decision.workflow is None:
         kind = decision.reply_kind or decision.kind
+        context_before = conversation.context
+        reply_text = _preference_note(conversation, decision.text)
+        if conversation.context is not context_before:
+            conversation.save(update_fields=["context", "updated_at"])
         return _message_add(
             conversation,
             role=Message.Role.ASSISTANT,
             kind=kind,
-            text=decision.text,
+            text=reply_text,
             trace_id=decision.trace_id,
         )
     return _run(conversation, user_message, decision, user=user, timezone_name=request.timezone)
@@ -197,6 +202,7 @@ def run_settled(run: WorkflowRun) -> None:
         text = "I couldn't finish that: " + _failure(run)
         data = {}
         conversation.pending_run = None
+    text = _preference_note(conversation, text)
     with transaction.atomic():
         conversation.save(update_fields=["pending_run", "context", "updated_at"])
         _message_add(conversation, role=Message.Role.ASSISTANT, kind=kind, text=text, data=data, run=run)
@@ -212,6 +218,26 @@ def _failure(run: WorkflowRun) -> str:
         .first()
     )
     return first or "something went wrong."
+
+
+# Stored preferences the conversation was told were ignored (so it is told once, again only if it recurs).
+PREFERENCES_IGNORED = "preferences_ignored"
+
+
+def _preference_note(conversation: Conversation, text: str) -> str:
+    """The reply, followed by a note on stored preferences that were ignored because they no longer
+    validate (the first time this conversation meets each one); updates ``conversation.context``."""
+    problems = preferences_checked(user=conversation.user_id).problems
+    told = conversation.context.get(PREFERENCES_IGNORED) or []
+    fresh = [p for p in problems if p.text not in told]
+    current = [p.text for p in problems]
+    if current != told:
+        context = {k: v for k, v in conversation.context.items() if k != PREFERENCES_IGNORED}
+        conversation.context = {**context, PREFERENCES_IGNORED: current} if current else context
+    if not fresh:
+        return text
+    note = ignored_note(fresh, where=reverse("preferences:settings"))
+    return f"{text}\n\n{note}" if text else note
 
 
 def _remember(conversation: Conversation, run: WorkflowRun, data: dict[str, Any]) -> None:

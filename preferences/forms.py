@@ -218,7 +218,7 @@ class GymScheduleForm(KeyForm):
         for code in DAY_CODES:
             times = _span(data, f"{code.lower()}_start", f"{code.lower()}_end")
             if times:
-                sessions.append({"day": code, **{k.split("_")[1]: v for k, v in times.items()}})
+                sessions.append({"day": code, **{k.rsplit("_", 1)[1]: v for k, v in times.items()}})
         return sessions
 
     @classmethod
@@ -355,7 +355,11 @@ class DayPartsForm(KeyForm):
 
     @classmethod
     def raw_value(cls, data: Mapping[str, Any]) -> Any:
-        return {part: _span(data, f"{part}_start", f"{part}_end") for part in DEFAULT_DAY_PARTS}
+        value: dict[str, dict[str, str]] = {}
+        for part in DEFAULT_DAY_PARTS:
+            times = _span(data, f"{part}_start", f"{part}_end")
+            value[part] = {name.rsplit("_", 1)[1]: text for name, text in times.items()}
+        return value
 
     @classmethod
     def initial_for(cls, value: Any) -> dict[str, Any]:

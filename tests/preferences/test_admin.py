@@ -23,7 +23,9 @@ ADD = reverse("admin:preferences_preference_add")
 
 @pytest.fixture
 def admin_client(client: Client) -> Client:
-    admin = get_user_model().objects.create_superuser(username="root", email="root@example.com", password=None)
+    admin = get_user_model().objects.create_superuser(
+        username="root", email="root@example.com", password=None
+    )
     client.force_login(admin)
     return client
 

@@ -11,6 +11,10 @@ from preferences.schema import KEYS, PreferenceError, day_part_bounds, validate_
 
 TIME = "use HH:MM, 00:00-23:59"
 DAY = "use MO, TU, WE, TH, FR, SA or SU"
+DAYS = "use a list of days from MO, TU, WE, TH, FR, SA, SU"
+ZONE = "use an IANA time zone name such as Europe/London or America/New_York"
+CALENDAR = "use the key of one of your calendars, e.g. 'work' or 'personal'"
+MINUTES = "use a whole number of minutes from 5 to 720"
 
 VALID: list[tuple[str, Any, Any]] = [
     ("timezone", "Europe/London", "Europe/London"),
@@ -118,9 +122,7 @@ INVALID: list[tuple[str, Any, list[str]]] = [
     (
         "working_hours",
         {"days": "MO", "start": "09:00", "end": "17:00"},
-        [
-            "working_hours.days: 'MO' is not a list of days; use a list of days from MO, TU, WE, TH, FR, SA, SU"
-        ],
+        [f"working_hours.days: 'MO' is not a list of days; {DAYS}"],
     ),
     (
         "working_hours",
@@ -202,16 +204,12 @@ INVALID: list[tuple[str, Any, list[str]]] = [
     (
         "timezone",
         5,
-        [
-            "timezone: 5 is not a known time zone; use an IANA time zone name such as Europe/London or America/New_York"
-        ],
+        [f"timezone: 5 is not a known time zone; {ZONE}"],
     ),
     (
         "work_calendar",
         "",
-        [
-            "work_calendar: '' is not a calendar key; use the key of one of your calendars, e.g. 'work' or 'personal'"
-        ],
+        [f"work_calendar: '' is not a calendar key; {CALENDAR}"],
     ),
     (
         "personal_calendar",
@@ -234,23 +232,17 @@ INVALID: list[tuple[str, Any, list[str]]] = [
     (
         "default_event_minutes",
         "45",
-        [
-            "default_event_minutes: '45' is not a whole number of minutes; use a whole number of minutes from 5 to 720"
-        ],
+        [f"default_event_minutes: '45' is not a whole number of minutes; {MINUTES}"],
     ),
     (
         "default_event_minutes",
         True,
-        [
-            "default_event_minutes: true is not a whole number of minutes; use a whole number of minutes from 5 to 720"
-        ],
+        [f"default_event_minutes: true is not a whole number of minutes; {MINUTES}"],
     ),
     (
         "default_event_minutes",
         30.5,
-        [
-            "default_event_minutes: 30.5 is not a whole number of minutes; use a whole number of minutes from 5 to 720"
-        ],
+        [f"default_event_minutes: 30.5 is not a whole number of minutes; {MINUTES}"],
     ),
     (
         "meeting_hours",
