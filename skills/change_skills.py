@@ -228,6 +228,9 @@ def plan_move(ctx: SkillContext, params: PlanMoveInput) -> ChangeSet:
         else:
             start = moved_start(item, params, tz)
         end = start + length
+        if start == item.start and end == item.end:
+            skipped.append(Skipped(summary=item.summary, start=item.start, reason="it is already then"))
+            continue
         taken.append((start.timestamp(), end.timestamp()))
         changes.append(Change(action="update", start=start, end=end, **_target(item, params.scope)))
     _conflicts(ctx, changes, skip_keys=skip_keys)

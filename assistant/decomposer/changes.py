@@ -10,7 +10,7 @@ reads work for queries (dates, day parts, categories, titles, people) works for 
 from __future__ import annotations
 
 import re
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -142,6 +142,54 @@ _MOVE_TO = frozenset({"shift_minutes", "to_date", "at_time", "either_half"})
 """Move params whose new time is known before planning (a free-time search's is not)."""
 
 
+_ONWARD = re.compile(
+    r"(?:,\s*)?\b(?:(?P<now>from now on|going forward|from here on(?: out)?|for all future ones)"
+    r"|(?:starting|beginning|effective)(?: from| on| with)? (?P<from>[^,.;]+?)"
+    r"|from (?P<from2>[^,.;]+?) on(?:wards?)?)(?=\s*(?:$|[,.;]))"
+)
+
+
+def _onward(norm: str, now: datetime) -> tuple[datetime | None, str]:
+    """When "from now on" or "starting next week" starts a change of every later occurrence, and the
+    text without it; (None, text) when the turn says no such thing or its day cannot be read."""
+    m = _ONWARD.search(norm)
+    if m is None:
+        return None, norm
+    rest = f"{norm[: m.start()].strip()} {norm[m.end() :].strip()}".strip()
+    if m["now"]:
+        return now, rest
+    found = _times(m["from"] or m["from2"], now)
+    if not found:
+        return None, norm
+    return max(found[0][1], now), rest
+
+
+_ENDING = re.compile(
+    r"^(?:(?:please|can you|could you|i want to|i'd like to)\s+)*"
+    r"(?:(?:end|stop|finish|discontinue)\s+(?P<target>.+?)|(?:make|have|let)\s+(?P<target2>.+?)\s+(?:end|stop))"
+    r"\s+(?:after|at the end of|by the end of|in|on)\s+(?P<when>[^,.;!?]+?)[.!?]*$"
+)
+
+
+def ending_as_cancel(text: str, now: datetime) -> str | None:
+    """ "End the history seminar after April", "make the standup stop at the end of May": the same as
+    cancelling every occurrence from the day after that period on, which is how the turn is read then
+    (a series is cut, its past kept).  None when the turn says no such thing."""
+    m = _ENDING.match(normalise(text))
+    if m is None:
+        return None
+    found = [t for t, _ in _times(m["when"], now) if t.end is not None]
+    if not found:
+        return None
+    end = found[0].end
+    assert end is not None
+    return f"cancel {m['target'] or m['target2']} starting {end.date().isoformat()}"
+
+
+def _monday(day: date) -> date:
+    return day - timedelta(days=day.weekday())
+
+
 def _ref(task: str, path: str) -> str:
     return "{{" + f"{task}.output.{path}" + "}}"
 
@@ -270,6 +318,7 @@ def compile_change(
     if second and frame.operation == "delete":
         create_clause = second.group("rest")
         norm = norm[: second.start()].strip(" ,;:")
+    onward, norm = _onward(norm, now)
     # "Thursday is too packed": one event, which the user picks, moves off that day.
     lighten = frame.operation == "move" and bool(LIGHTEN_CUES.search(norm))
     everything = not lighten and bool(_EVERYTHING.search(norm))
@@ -314,6 +363,11 @@ def compile_change(
             find = find_params(target, start, end)
         plural = not lighten and (everything or bool(why) or _is_plural(norm, target) or _whole_span(target))
     scope = "series" if everything and not target.range_explicit else "occurrence"
+    if onward is not None and not use_context:
+        # "from now on", "starting next week": each series from its first time then on, changed whole.
+        horizon = max(end, onward + HORIZON)
+        find = {**find, "start": onward.isoformat(), "end": horizon.isoformat()}
+        plural, scope = False, "following"
 
     tasks = [TaskSpec(id="find", skill="find_events", params=find, summary="Find the events")]
     events = _ref("find", "events")
@@ -343,8 +397,10 @@ def compile_change(
         "action": action,
         "expect_one": not plural,
         "question": "Which one should I move to a lighter day?" if lighten else "",
-        "scope": scope if frame.operation == "delete" else "occurrence",
+        "scope": scope if frame.operation == "delete" or scope == "following" else "occurrence",
     }
+    if scope == "following":
+        choose["per_series"] = True  # one candidate a series: its first occurrence from then on
     if move is not None and set(move) <= _MOVE_TO:
         choose["move"] = move  # each option names the new time it would get
     tasks.append(
@@ -464,6 +520,16 @@ def _move_params(
         dated = next((at for m, at in matches if m.has_date), None)
         timed = next((at for m, at in matches if m.has_time), None)
         params: dict[str, Any] = {}
+        week = next((m for m, _ in matches if m.has_date and re.search(r"\bweeks?\b", m.text)), None)
+        if week is not None and week.start is not None and _SAME_TIME.search(destination) and timed is None:
+            # "the same time next week", "... in two weeks": weeks on from the event's own day and time
+            today = now.astimezone(tz).date()
+            if week.grain == "week":
+                weeks = round((week.start.date() - _monday(today)).days / 7)
+            else:
+                weeks = round((week.start.date() - today).days / 7)
+            if weeks:
+                return {"shift_minutes": weeks * 7 * 24 * 60}
         if dated is not None:
             params["to_date"] = dated.astimezone(tz).date().isoformat()
         if timed is not None and not _SAME_TIME.search(destination):

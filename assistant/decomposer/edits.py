@@ -117,9 +117,15 @@ def _read(text: str, now: datetime) -> _Edit | None:
             )
     if m := _PLACE.search(body):
         place = _clean(m["place"] or m["place2"])
-        if _TIMEISH_PLACE.match(place.casefold()) or find_times(place, now=now, daytime=True):
-            return None  # "move it to the afternoon", "put it at 3": a move, not a place
-        return _Edit(m["target"] or m["target2"], {"location": place}, f"place: {place}")
+        target = m["target"] or m["target2"] or ""
+        if (
+            _TIMEISH_PLACE.match(place.casefold())
+            or find_times(place, now=now, daytime=True)
+            or find_times(f"in {place}", now=now, daytime=True)
+            or re.search(r"\bto\b", target, re.IGNORECASE)
+        ):
+            return None  # "move it to the afternoon", "put it at 3", "... to 9 in two weeks": a move
+        return _Edit(target, {"location": place}, f"place: {place}")
     return None
 
 

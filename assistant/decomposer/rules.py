@@ -10,7 +10,7 @@ from zoneinfo import ZoneInfo
 
 from django.utils import timezone
 
-from assistant.decomposer.changes import compile_change, undo_decision
+from assistant.decomposer.changes import compile_change, ending_as_cancel, undo_decision
 from assistant.decomposer.compiler import compile_frame
 from assistant.decomposer.dialogue import (
     follow_up,
@@ -166,6 +166,10 @@ class RuleDecomposer:
                 "change it in the admin, under Preferences.",
                 frame=frame.as_json(),
             )
+        ending = ending_as_cancel(text, now)
+        if ending is not None:
+            text = ending
+            frame = understand(text, now=now, world=world)
         if frame.operation not in ("yes", "no", "greet", "undo"):
             edited = edit_decision(text, now=now, tz=tz, world=world, context=context)
             if edited is not None:

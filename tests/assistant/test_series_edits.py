@@ -1,0 +1,118 @@
+"""Changes to a series from a day on ("from now on", "starting next week", "end it after May") and
+moves by whole weeks ("the same time next week"), in several phrasings, previewed before they apply."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+import time_machine
+
+from assistant.models import Conversation
+from assistant.services import chat_turn, conversation_create
+from skills.models import Event
+from skills.services import event_create
+from tests.factories import user_with_calendar
+
+pytestmark = pytest.mark.django_db
+
+TOKYO = ZoneInfo("Asia/Tokyo")
+NOW = datetime(2026, 3, 4, 9, 0, tzinfo=TOKYO)  # a Wednesday
+
+
+@pytest.fixture
+def calendar() -> tuple[Any, Conversation]:
+    """A seminar every Tuesday at 10 since last week, and a one-off dentist on Thursday at 8."""
+    user, cal = user_with_calendar("series", timezone="Asia/Tokyo")
+    event_create(
+        calendar=cal,
+        summary="Seminar",
+        start=datetime(2026, 2, 24, 10, 0, tzinfo=TOKYO),
+        end=datetime(2026, 2, 24, 11, 30, tzinfo=TOKYO),
+        timezone="Asia/Tokyo",
+        rrule="FREQ=WEEKLY;BYDAY=TU;COUNT=20",
+    )
+    event_create(
+        calendar=cal,
+        summary="Dentist",
+        start=datetime(2026, 3, 5, 8, 0, tzinfo=TOKYO),
+        end=datetime(2026, 3, 5, 9, 0, tzinfo=TOKYO),
+        timezone="Asia/Tokyo",
+    )
+    return user, conversation_create(user=user)
+
+
+def say(user: Any, conversation: Conversation, text: str) -> Any:
+    reply = chat_turn(user=user, conversation=conversation, text=text)
+    assert reply is not None
+    return reply
+
+
+def _starts(user: Any, summary: str) -> list[str]:
+    rows = Event.objects.filter(calendar__owner=user, summary=summary, series__isnull=True).order_by("start")
+    return [r.start.astimezone(TOKYO).strftime("%m-%d %H:%M") for r in rows]
+
+
+@pytest.mark.parametrize(
+    ("text", "first"),
+    [
+        ("move the seminar to 2pm from now on", "03-10"),
+        ("push the seminar to 2pm going forward", "03-10"),
+        ("starting next week, move the seminar to 2pm", "03-10"),
+        ("move the seminar to 2pm starting March 17", "03-17"),
+        ("reschedule the seminar to 2pm from March 24 onwards", "03-24"),
+    ],
+)
+def test_a_change_from_a_day_on_splits_the_series_and_keeps_the_past(
+    calendar: Any, text: str, first: str
+) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        asked = say(user, conversation, text)
+        assert asked.kind == "confirm", asked.text
+        assert "(from Tuesday, March" in asked.text
+        assert _starts(user, "Seminar") == ["02-24 10:00"]  # nothing written before the yes
+        done = say(user, conversation, "yes")
+    assert done.kind == "done"
+    assert _starts(user, "Seminar") == ["02-24 10:00", f"{first} 14:00"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["end the seminar after April", "stop the seminar at the end of April", "make the seminar end in April"],
+)
+def test_ending_a_series_after_a_period_cancels_from_then_on(calendar: Any, text: str) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        asked = say(user, conversation, text)
+        assert asked.kind == "confirm", asked.text
+        assert "Delete 'Seminar' (from Tuesday, May 5 on)" in asked.text
+        say(user, conversation, "yes")
+    master = Event.objects.get(calendar__owner=user, summary="Seminar")
+    assert "UNTIL=" in master.rrule or "COUNT=10" in master.rrule  # Feb 24 .. Apr 28: ten Tuesdays
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("move the dentist to the same time next week", "03-12"),
+        ("push the dentist to same time in two weeks", "03-19"),
+    ],
+)
+def test_the_same_time_a_week_later_keeps_the_weekday_and_hour(calendar: Any, text: str, day: str) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, text)
+    assert reply.kind == "done", reply.text
+    assert _starts(user, "Dentist") == [f"{day} 08:00"]
+
+
+def test_a_move_to_where_it_already_is_writes_nothing(calendar: Any) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "move the dentist to the same time tomorrow")
+    assert reply.kind == "answer"
+    assert "already" in reply.text
+    assert Event.objects.get(summary="Dentist").sequence == 0
