@@ -22,7 +22,7 @@ from typing import Any
 
 from django.db import transaction
 
-from assistant.bench import bulkmove, chat, engine, freeslots, langgraph_dag, turnmix
+from assistant.bench import bulkmove, chat, edit_one, engine, freeslots, langgraph_dag, turnmix
 from assistant.bench.demo import demo_user
 from assistant.bench.report import Row, Target
 from assistant.bench.timing import Timing
@@ -41,10 +41,15 @@ class Repeats:
     free_slots_cold: int
     chat: int
     bulk_move: int
+    edit_one: int
 
 
-FULL = Repeats(decompose=20, validate=50, engine=20, free_slots=30, free_slots_cold=5, chat=30, bulk_move=10)
-QUICK = Repeats(decompose=2, validate=5, engine=3, free_slots=3, free_slots_cold=1, chat=3, bulk_move=1)
+FULL = Repeats(
+    decompose=20, validate=50, engine=20, free_slots=30, free_slots_cold=5, chat=30, bulk_move=10, edit_one=20
+)
+QUICK = Repeats(
+    decompose=2, validate=5, engine=3, free_slots=3, free_slots_cold=1, chat=3, bulk_move=1, edit_one=2
+)
 
 # One row per class of turn (see ``turnmix``), each held to the rule decomposer's target.
 TURN_ROWS = {
@@ -67,6 +72,9 @@ FREE_SLOTS_EVERY = "free_slots skill, 60 min, every slot in the same year, warm 
 FREE_SLOTS_COLD = f"{_SLOTS}, cold cache (first call after a restart)"
 CHAT = f"chat_turn() of {chat.CHAT_TEXT!r} opening a conversation (server-side)"
 BULK_MOVE = f"bulk move of {bulkmove.MOVED} occurrences: plan_move + apply_changes preview + approved apply"
+_ONE_OF = f"one occurrence of a {edit_one.OCCURRENCES}-occurrence series"
+EDIT_RENAME = f"rename of {_ONE_OF}: plan_edit + apply_changes"
+EDIT_INVITE = f"invitation to {_ONE_OF}: plan_edit + apply_changes preview + approved apply"
 ROW_NAMES = (
     *TURN_ROWS.values(),
     VALIDATE,
@@ -78,6 +86,8 @@ ROW_NAMES = (
     FREE_SLOTS_COLD,
     CHAT,
     BULK_MOVE,
+    EDIT_RENAME,
+    EDIT_INVITE,
 )
 _IN_SAVEPOINTS = "its commits are savepoints of the bench's transaction"
 
@@ -137,9 +147,20 @@ def _measure(repeats: Repeats, committed: Timing) -> list[Row]:
     engine_rows = _engine_rows(repeats.engine, committed)
     free_rows = _free_slot_rows(busy, repeats)
     chat_row = _guarded(CHAT, Target("p95", 100), lambda: _chat(demo, repeats.chat))
-    bulk_timing, bulk_notes = _bulk_move(repeats.bulk_move)
+    usual = bulkmove.bulk_world(1)
+    bulk_timing, bulk_notes = _bulk_move(usual, repeats.bulk_move)
     bulk_row = Row(name=BULK_MOVE, timing=bulk_timing, target=Target("median", 1000), notes=bulk_notes)
-    return [*turn_rows, validate_row, *engine_rows, *free_rows, chat_row, bulk_row]
+    edit_rows = [
+        Row(
+            name=name,
+            timing=edit_one.edit_one(usual, kind=kind, repeat=repeats.edit_one),
+            target=Target("median", 50),
+            notes=f"skills called directly (finding it not timed); {usual.others:,} other occurrences;"
+            f" {_IN_SAVEPOINTS}",
+        )
+        for name, kind in ((EDIT_RENAME, "rename"), (EDIT_INVITE, "invite"))
+    ]
+    return [*turn_rows, validate_row, *engine_rows, *free_rows, chat_row, bulk_row, *edit_rows]
 
 
 def _turn_rows(repeat: int) -> list[Row]:
@@ -224,10 +245,10 @@ def _chat(demo: Any, repeat: int) -> tuple[Timing, str]:
     return timing, f"{notes}; {_IN_SAVEPOINTS}"
 
 
-def _bulk_move(repeat: int) -> tuple[Timing, str]:
+def _bulk_move(usual: bulkmove.BulkWorld, repeat: int) -> tuple[Timing, str]:
     """The move timed on a realistic calendar and on one ten times as full, with its SQL queries
     counted on both: the same number per changed event at both sizes is the point."""
-    usual, crowded = bulkmove.bulk_world(1), bulkmove.bulk_world(10)
+    crowded = bulkmove.bulk_world(10)
     timing, usual_count = bulkmove.bulk_move(usual, repeat=repeat)
     crowded_timing, crowded_count = bulkmove.bulk_move(crowded, repeat=repeat)
     return timing, (
