@@ -22,6 +22,7 @@ __all__ = [
     "ignored_note",
     "preference_get",
     "preferences_checked",
+    "preferences_described",
     "preferences_for",
     "user_timezone",
 ]
@@ -94,6 +95,22 @@ def preference_get(*, user: Any, key: str, default: Any = None) -> Any:
 def user_timezone(*, user: Any) -> str:
     """The user's IANA zone; the instance default until they set a valid one."""
     return str(preference_get(user=user, key="timezone", default=settings.ASSISTANT_DEFAULT_TIMEZONE))
+
+
+def preferences_described(*, user: Any) -> list[str]:
+    """The user's preferences in words, one line each ('Working hours: Monday to Friday, 8 AM to 6 PM'),
+    then one line per stored value that is ignored and why: the answer to "what are my preferences?"."""
+    from preferences.wording import describe_preferences, preference_label
+    from skills.models import Calendar
+
+    checked = preferences_checked(user=user)
+    calendars = dict(Calendar.objects.filter(owner=user).values_list("key", "name"))
+    lines = describe_preferences(checked.values, calendars=calendars)
+    for problem in checked.problems:
+        label = preference_label(problem.key)
+        what = f"{label[:1].upper()}{label[1:]}" if problem.known else f"Unknown setting '{problem.key}'"
+        lines.append(f"{what}: ignored ({'; '.join(problem.messages)})")
+    return lines
 
 
 def ignored_note(problems: list[StoredProblem], *, where: str = "") -> str:

@@ -15,6 +15,7 @@ from preferences.selectors import (
     ignored_note,
     preference_get,
     preferences_checked,
+    preferences_described,
     preferences_for,
     user_timezone,
 )
@@ -147,3 +148,17 @@ def test_reads_are_scoped_to_the_user(user: Any) -> None:
     preference_set(user=other, key="lunch_hours", value={"start": "11:00", "end": "12:00"})
     assert "lunch_hours" not in preferences_for(user=user)
     assert user_timezone(user=user) == "Europe/Berlin"
+
+
+def test_preferences_described_in_words_with_the_ignored_ones_last(user: Any) -> None:
+    preference_set(user=user, key="work_calendar", value="work")
+    preference_set(user=user, key="working_hours", value=HOURS)
+    preference_set(user=user, key="lunch_hours", value={"start": "12:00", "end": "13:00"})
+    Preference.objects.filter(user=user, key="lunch_hours").update(value={"start": "12:00", "end": "11:00"})
+    assert preferences_described(user=user) == [
+        "Time zone: Europe/Berlin",
+        "Working hours: Monday to Friday, 8 AM to 6 PM",
+        "Work calendar: Work",
+        "Lunch: ignored (lunch_hours.end: '11:00' is not after the start '12:00'; the end must be later "
+        "than the start on the same day)",
+    ]

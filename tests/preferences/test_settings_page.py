@@ -185,3 +185,24 @@ def test_a_stored_value_that_no_longer_validates_is_shown_as_ignored(client: Cli
 def test_the_chat_page_links_to_the_settings(client: Client, me: Any) -> None:
     response = client.get(reverse("chat"), follow=True)
     assert f'href="{URL}"' in response.content.decode()
+
+
+def test_a_refusal_is_shown_at_the_field_it_names(client: Client, me: Any) -> None:
+    response = client.post(
+        URL,
+        {
+            "key": "day_parts",
+            "day_parts-morning_start": "06:00",
+            "day_parts-morning_end": "12:00",
+            "day_parts-afternoon_start": "11:00",
+            "day_parts-afternoon_end": "17:00",
+            "day_parts-evening_start": "17:00",
+            "day_parts-evening_end": "21:00",
+        },
+    )
+    form = next(row.form for row in response.context["rows"] if row.key == "day_parts")
+    assert list(form.errors) == ["afternoon_start"]
+    assert form.errors["afternoon_start"][0].startswith(
+        "day_parts.afternoon: starts at '11:00', before the morning"
+    )
+    assert not Preference.objects.filter(user=me, key="day_parts").exists()
