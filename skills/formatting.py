@@ -37,6 +37,8 @@ def format_range(start: datetime, end: datetime, tz: ZoneInfo) -> str:
         last = date.fromordinal(last.toordinal() - 1)  # an exclusive midnight end belongs to the day before
     if first == last:
         return format_day(first)
+    if last.year != first.year:  # "Wednesday, April 1 – Wednesday, March 31" would read backwards
+        return f"{format_day(first)}, {first.year} – {format_day(last)}, {last.year}"
     return f"{format_day(first)} – {format_day(last)}"
 
 
