@@ -15,9 +15,60 @@ from assistant.scenarios import run_scenario, scenario_files
 
 VARIANTS = Path(__file__).resolve().parent / "scenarios"
 
+# Variants that fail today, each with what fails; strict, so a fix shows up as XPASS and the entry goes.
+OPEN = {
+    "bare-hour-is-daytime-berlin": (
+        "issue 11: 'make it 5 instead' for a 3 pm meeting previews Monday 8:15 AM, not Thursday 5 pm"
+    ),
+    "bare-hour-is-daytime-kolkata": (
+        "issue 11: 'only that one please' after the preview is not taken as approval"
+    ),
+    "bulk-move-with-exception-berlin": (
+        "issue 11: the exception in its own sentence ('Leave the design crit where it is') is ignored"
+    ),
+    "bulk-move-with-exception-la-dst": (
+        "issue 11: 'Not the one with Tom though' (Tom an attendee) is ignored; his meeting moves"
+    ),
+    "bulk-move-with-exception-sydney-dst": (
+        "issue 11: 'apart from the catch-up with Chloe' is ignored; it moves too"
+    ),
+    "guards-against-wrong-writes-berlin-dst": (
+        "issue 11: 2:30am on the spring-forward Sunday is written at 3:30 AM"
+    ),
+    "guards-against-wrong-writes-sao-paulo": (
+        "issue 11: 'lasting zero minutes' creates a 60-minute event titled with the words"
+    ),
+    "guards-against-wrong-writes-sydney-dst": (
+        "issue 11: 3pm to 3pm, 24:30, an end before the start and a DST-gap time are all written"
+    ),
+    "invite-and-notify-sao-paulo": (
+        "issue 11: 'go for it' does not approve the invite; Beatriz is neither added nor mailed"
+    ),
+    "invite-and-notify-sydney-dst": "issue 11: 'send him a heads-up' sends no mail to the new guest",
+    "rename-and-relocate-berlin-dst": "issue 11: 'set the location to the Spree room' is read as a new event",
+    "rename-and-relocate-la": (
+        "issue 11: 'it's at Blue Bottle on Market St now' is not read as a location change"
+    ),
+    "rename-and-relocate-tokyo": (
+        "issue 11: 'make the location Conference Room B, 12th floor' is not understood"
+    ),
+    "weekly-series-by-chat-berlin-dst": (
+        "issue 11: 'from 6:30 to 7:30 in the morning' is refused as ending before it starts"
+    ),
+    "weekly-series-by-chat-la-dst": (
+        "issue 11: 'every Mon/Wed/Fri' makes a Monday-only series titled 'Walk wed'"
+    ),
+}
+
+
+def _param(path: Path):
+    if path.stem in OPEN:
+        return pytest.param(path, id=path.stem, marks=pytest.mark.xfail(reason=OPEN[path.stem], strict=True))
+    return pytest.param(path, id=path.stem)
+
 
 @pytest.mark.django_db
-@pytest.mark.parametrize("path", [pytest.param(p, id=p.stem) for p in scenario_files([VARIANTS])])
+@pytest.mark.parametrize("path", [_param(p) for p in scenario_files([VARIANTS])])
 def test_scenario_variant(path: Path) -> None:
     result = run_scenario(path)
     assert result.passed, "\n".join(result.failures)
