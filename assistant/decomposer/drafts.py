@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo
 
 from assistant.decomposer.edits import edit_tasks
 from assistant.decomposer.frame import RequestFrame
-from assistant.decomposer.guards import too_long_overnight, unread_time
+from assistant.decomposer.guards import missing_wall_time, too_long_overnight, unread_time
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.lexicon import GENERIC_EVENT_WORDS, STOPWORDS
 from assistant.decomposer.recurrence import next_on, read_repeat, until_clause
@@ -130,7 +130,7 @@ class _Said:
         for match in times:
             if any(lo < match.span[1] and match.span[0] < hi for lo, hi in ((s.start, s.end) for s in spans)):
                 continue
-            self.problem = self.problem or too_long_overnight(match)
+            self.problem = self.problem or too_long_overnight(match) or missing_wall_time(match, tz)
             assert match.start is not None
             local = match.start.astimezone(tz)
             if match.has_date and self.day is None:

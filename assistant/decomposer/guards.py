@@ -9,11 +9,12 @@ naming the token.
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import UTC, timedelta
+from zoneinfo import ZoneInfo
 
 from assistant.timeexpr import TimeMatch, find_durations
 
-__all__ = ["too_long_overnight", "unread_time"]
+__all__ = ["missing_wall_time", "too_long_overnight", "unread_time"]
 
 _TIMEISH = re.compile(
     r"\b\d{4}-\d{1,2}-\d{1,2}\b"  # an ISO date
@@ -49,3 +50,18 @@ def too_long_overnight(match: TimeMatch) -> str | None:
             "When should it start and end?"
         )
     return None
+
+
+def missing_wall_time(match: TimeMatch, tz: ZoneInfo) -> str | None:
+    """A question when the clock time said does not exist that day (the hour the clocks skip when
+    they go forward): "2:30 am" on such a day would silently become 3:30."""
+    if not match.has_time or match.start is None:
+        return None
+    said = match.start.astimezone(tz) if match.start.tzinfo is not tz else match.start
+    real = said.astimezone(UTC).astimezone(tz)
+    if (real.hour, real.minute) == (said.hour, said.minute):
+        return None
+    return (
+        f"{said:%-I:%M %p} doesn't exist on {said:%A, %B} {said.day}: the clocks go forward then. "
+        f"Should it be at {real:%-I:%M %p}, or another time?"
+    )
