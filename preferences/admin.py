@@ -13,7 +13,7 @@ from typing import Any
 from django import forms
 from django.contrib import admin
 
-from preferences.forms import KEY_FORMS, check_value
+from preferences.forms import KEY_FORMS, check_value, suggested
 from preferences.models import Preference
 from preferences.schema import KEYS, PreferenceError, validate_preference
 from preferences.views import user_calendars
@@ -49,7 +49,7 @@ class _PreferenceAdminForm(forms.ModelForm):
         instance = self.instance
         calendars = user_calendars(instance.user_id) if instance.user_id else None
         for key, form_class in KEY_FORMS.items():
-            shown = instance.value if instance.pk and instance.key == key else KEYS[key].example
+            shown = instance.value if instance.pk and instance.key == key else suggested(key)
             sub = form_class(calendars=calendars, initial=form_class.initial_for(shown))
             for name, field in sub.fields.items():
                 self.fields[f"{key}-{name}"] = field

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from django import forms
+from django.conf import settings
 
 from preferences.schema import (
     DAY_CODES,
@@ -27,7 +28,7 @@ from preferences.schema import (
     validate_preference,
 )
 
-__all__ = ["KEY_FORMS", "KeyForm", "calendar_problems", "check_value", "form_for"]
+__all__ = ["KEY_FORMS", "KeyForm", "calendar_problems", "check_value", "form_for", "suggested"]
 
 DAY_CHOICES = list(zip(DAY_CODES, DAY_NAMES, strict=True))
 
@@ -403,6 +404,18 @@ KEY_FORMS: dict[str, type[KeyForm]] = {
     )
 }
 assert set(KEY_FORMS) == set(KEYS), "every known key has a form"
+
+
+# Keys whose form starts from the usual value when nothing is set (the others start empty: nobody has a
+# gym session or a meeting-free day until they say so).
+_SUGGESTED = ("working_hours", "lunch_hours", "default_event_minutes", "week_start", "day_parts")
+
+
+def suggested(key: str) -> Any:
+    """What an empty form for ``key`` shows: the usual value, the instance's zone, or nothing."""
+    if key == "timezone":
+        return settings.ASSISTANT_DEFAULT_TIMEZONE
+    return KEYS[key].example if key in _SUGGESTED else None
 
 
 def form_for(key: str) -> type[KeyForm]:

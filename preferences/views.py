@@ -18,7 +18,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods
 
-from preferences.forms import KeyForm, check_value, form_for
+from preferences.forms import KeyForm, check_value, form_for, suggested
 from preferences.schema import KEYS
 from preferences.selectors import StoredProblem, preferences_checked
 from preferences.services import preference_delete, preference_set
@@ -93,7 +93,7 @@ def settings_page(request: HttpRequest) -> HttpResponse:
         if refused is not None and refused.key == key:
             form = refused
         else:
-            start = stored if stored is not None else (problem.value if problem else spec.example)
+            start = stored if stored is not None else (problem.value if problem else suggested(key))
             form = form_for(key)(prefix=key, calendars=calendars, initial=form_for(key).initial_for(start))
         rows.append(
             Row(
