@@ -206,3 +206,15 @@ def test_a_refusal_is_shown_at_the_field_it_names(client: Client, me: Any) -> No
         "day_parts.afternoon: starts at '11:00', before the morning"
     )
     assert not Preference.objects.filter(user=me, key="day_parts").exists()
+
+
+def test_an_unset_key_starts_from_the_usual_value_or_empty(client: Client, me: Any) -> None:
+    forms = {row.key: row.form for row in client.get(URL).context["rows"]}
+    assert forms["working_hours"].initial == {
+        "days": ["MO", "TU", "WE", "TH", "FR"],
+        "start": "09:00",
+        "end": "17:00",
+    }
+    assert forms["timezone"].initial == {"zone": "Europe/Berlin"}  # the stored one
+    assert forms["meeting_hours"].initial == {"no_meeting_days": []}
+    assert forms["gym_schedule"].initial == {}
