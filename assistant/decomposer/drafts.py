@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo
 
 from assistant.decomposer.edits import edit_tasks
 from assistant.decomposer.frame import RequestFrame
-from assistant.decomposer.guards import missing_wall_time, too_long_overnight, unread_time
+from assistant.decomposer.guards import ends_before, missing_wall_time, too_long_overnight, unread_time
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.lexicon import GENERIC_EVENT_WORDS, STOPWORDS
 from assistant.decomposer.recurrence import next_on, read_repeat, until_clause
@@ -59,6 +59,12 @@ _LEADING = re.compile(r"^(?:called|titled|named|it's an?|it is an?|it's|it is)\s
 # Where a name said after "call it" ends: a comma or the like, or a full stop that ends a sentence
 # (not the one of "Dr." or "St.").
 _NAME_END = re.compile(r"[,;!?]|(?<![A-Z][a-z])(?<![A-Z])\.(?=\s|$)")
+
+
+# What comes before a time said as the end of the event: "to 3pm", "that ends at 3:30", "- 5".
+_END_CUE = re.compile(
+    r"(?:\b(?:to|till|til|until|through|ends?|ending|finish(?:es|ing)?)|[-–])\s*(?:at\s*)?$", re.IGNORECASE
+)
 
 
 def _clean(span_text: str) -> str:
@@ -127,12 +133,22 @@ class _Said:
         self.problem = unread_time(timed, found)
         if self.repeat is not None and not self.repeat.rule:
             self.problem = 'Until when should it repeat? Give me a date, e.g. "until June 30".'
+        started: datetime | None = None
         for match in times:
             if any(lo < match.span[1] and match.span[0] < hi for lo, hi in ((s.start, s.end) for s in spans)):
                 continue
             self.problem = self.problem or too_long_overnight(match) or missing_wall_time(match, tz)
             assert match.start is not None
             local = match.start.astimezone(tz)
+            if match.has_time and started is not None and _END_CUE.search(timed[: match.span[0]]):
+                # "at 4pm that ends at 3:30", "3pm to 3pm": a second time said as the end
+                end = datetime.combine(started.date(), local.timetz())
+                self.problem = self.problem or ends_before(started, end)
+                if self.minutes is None and end > started:
+                    self.minutes = int((end - started).total_seconds() // 60)
+                continue
+            if match.has_time and started is None:
+                started = local
             if match.has_date and self.day is None:
                 self.day = local.date()
             if match.has_time and self.at is None:

@@ -9,19 +9,22 @@ naming the token.
 from __future__ import annotations
 
 import re
-from datetime import UTC, timedelta
+from datetime import UTC, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from assistant.timeexpr import TimeMatch, find_durations
 
-__all__ = ["missing_wall_time", "too_long_overnight", "unread_time"]
+__all__ = ["ends_before", "missing_wall_time", "too_long_overnight", "unread_time"]
 
 _TIMEISH = re.compile(
     r"\b\d{4}-\d{1,2}-\d{1,2}\b"  # an ISO date
     r"|\b\d{1,2}/\d{1,2}(?:/\d{2,4})?\b"  # 3/14, 3/14/2026
     r"|\b\d{1,3}[:.]\d{2}\b"  # a clock time
     r"|\b\d+(?:\.\d+)? ?(?:minutes?|mins?|hours?|hrs?)\b"  # a length
+    r"|\b(?:zero|no) (?:minutes?|mins?|hours?|hrs?)\b"  # a length of nothing
 )
+# A clock time past 23:59 ("24:30", "9:75"), which a resolver may still read by rolling it over.
+_NO_CLOCK = re.compile(r"\b(?:2[4-9]|[3-9]\d)[:.]\d{2}\b|\b\d{1,2}[:.][6-9]\d\b")
 # Longer than this, an interval that runs past midnight to an earlier clock time ("from 6pm to 5pm")
 # is a slip, not a night out: "from 10pm to 2am" is fine.
 _LONGEST_OVERNIGHT = timedelta(hours=12)
@@ -31,6 +34,10 @@ def unread_time(text: str, times: list[TimeMatch]) -> str | None:
     """A question naming the first date, time or length in ``text`` that could not be read, if any;
     ``times`` are the expressions the resolver read in ``text`` (the caller has them already)."""
     lowered = text.casefold()
+    impossible = _NO_CLOCK.search(lowered)
+    if impossible:
+        said = text[impossible.start() : impossible.end()]
+        return f'"{said}" is not a time of day (a day has 00:00 to 23:59). What time did you mean?'
     read = [m.span for m in times if not m.error]
     read += [d.span for d in find_durations(lowered) if d.minutes > 0]
     for token in _TIMEISH.finditer(lowered):
@@ -41,9 +48,13 @@ def unread_time(text: str, times: list[TimeMatch]) -> str | None:
 
 
 def too_long_overnight(match: TimeMatch) -> str | None:
-    """A question when an interval ends at an earlier clock time the next day, long after it starts."""
+    """A question when an interval ends at an earlier clock time the next day, long after it starts,
+    or ends when it starts ("3pm to 3pm")."""
     if not (match.is_interval and match.has_time and match.start and match.end):
         return None
+    if match.end <= match.start:
+        return f'"{match.text}" ends as soon as it starts. When should it end?'
+
     if match.end.date() != match.start.date() and match.end - match.start > _LONGEST_OVERNIGHT:
         return (
             f'"{match.text}" would end before it starts (or almost a day later). '
@@ -64,4 +75,17 @@ def missing_wall_time(match: TimeMatch, tz: ZoneInfo) -> str | None:
     return (
         f"{said:%-I:%M %p} doesn't exist on {said:%A, %B} {said.day}: the clocks go forward then. "
         f"Should it be at {real:%-I:%M %p}, or another time?"
+    )
+
+
+def ends_before(start: datetime, end: datetime) -> str | None:
+    """A question when an end said apart ("at 4pm that ends at 3:30", "3pm to 3pm") is not after
+    the start."""
+    if end > start:
+        return None
+    if end == start:
+        return f"It would end at {start:%-I:%M %p}, as soon as it starts. When should it end?"
+    return (
+        f"It would start at {start:%-I:%M %p} and end at {end:%-I:%M %p}, before it starts. "
+        "When should it end?"
     )

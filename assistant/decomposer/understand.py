@@ -350,6 +350,10 @@ def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str) ->
             hits = [w for w in distinct if _stem(w) in content]
             if hits:
                 best.append((len(hits) / len(distinct), title, hits))
+    if best and frame.operation == "create" and max(score for score, _, _ in best) < 1.0:
+        # "add a piano lesson" beside a "Surf lesson": a new event is named by the words said, and an
+        # existing title only when all of its own words were said ("another surf lesson")
+        best = []
     if best:
         top = max(score for score, _, _ in best)
         chosen = [(title, hits) for score, title, hits in best if score == top]
