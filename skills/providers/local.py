@@ -3,7 +3,7 @@
 This module is the contract's edge: it scopes every read and write to ``self.user``, checks etags,
 honours idempotency keys and turns store errors into the provider exceptions.  Batches of reads and
 writes read their targets once for all (:class:`_Targets`), so a change set of 500 occurrences costs
-a few queries plus the write of each rather than several reads each.  The store's rules
+a few queries rather than several reads and a write each.  The store's rules
 (overrides, EXDATEs, splits) live in :mod:`skills.services`; reads in :mod:`skills.selectors`.
 """
 
@@ -222,7 +222,8 @@ class LocalProvider(CalendarProvider):
 
         Every target is read and locked up front in a few queries for the whole batch, and that read
         serves as its etag check, its before-image and the state its write starts from, so a write
-        costs its own INSERT or UPDATE and little else.  Receipts are written in the same transaction
+        costs its own INSERT or UPDATE and little else; the INSERTs of first changes to occurrences
+        are made together (:meth:`_Targets.flush`).  Receipts are written in the same transaction
         as the changes, so a crash leaves neither; a concurrent twin loses on a receipt's unique
         constraint and answers with the winner's results.  A replayed write reports the state it
         left as both before and after (its before-image went with the first write); a replayed
@@ -241,12 +242,14 @@ class LocalProvider(CalendarProvider):
                 for write in writes:
                     receipt = receipts.get(write.operation_id)
                     if receipt is not None:
+                        targets.flush()
                         results.append(self._replay(write, receipt))
                         continue
                     written, event, rid = self._write(write, targets)
                     results.append(written)
                     if write.operation_id:
                         done.append((write.operation_id, event, rid))
+                targets.flush()
                 # Written last, in one go; a row a later write of the batch deleted (its pk gone)
                 # is named by none, as the foreign key's SET_NULL would have left an earlier receipt.
                 AppliedOperation.objects.bulk_create(
@@ -267,6 +270,8 @@ class LocalProvider(CalendarProvider):
 
     def _write(self, write: Write, targets: _Targets) -> tuple[Written, Event | None, datetime | None]:
         """One write against the batch's read; also what its receipt names (the row and occurrence)."""
+        if write.action != "update" or write.scope is not Scope.OCCURRENCE:
+            targets.flush()  # these read and write whole rows and series: the database must be whole
         if write.action == "create":
             event = self._create(write)
             return Written(before=None, after=self._result(event, None)), event, None
@@ -318,8 +323,7 @@ class LocalProvider(CalendarProvider):
                 return Written(before=before, after=after, restore_image=image), master, moved
             self._require_occurrence(rid, scope)
             if scope is Scope.OCCURRENCE:
-                row = services.occurrence_update(master=master, recurrence_id=original, data=data)
-                targets.replace(master, original, row)
+                targets.update_occurrence(master, original, data)
                 return Written(before=before, after=targets.current(master, original)), master, original
             whole = services.series_image(master)
             targets.forget(master)
@@ -529,6 +533,8 @@ class _Targets:
     the same batch is checked against the state the batch left, never a stale read: an occurrence
     written is replaced, and a row changed as a whole (a series moved, split or deleted) is
     forgotten, which sends later targets on it to the database one by one, as single writes go.
+    The new override rows of first changes wait here and are inserted together, before any write
+    that reads the database for more than its one occurrence and at the end of the batch.
     """
 
     def __init__(self, provider: LocalProvider, for_update: bool) -> None:
@@ -540,6 +546,7 @@ class _Targets:
         self._until: dict[int, datetime] = {}
         self._expansions: dict[int, Expansion] = {}
         self._forgotten: set[int] = set()
+        self._waiting: list[Event] = []  # new override rows, ready, not inserted yet
 
     @classmethod
     def load(cls, provider: LocalProvider, refs: Sequence[OccurrenceRef], *, for_update: bool) -> _Targets:
@@ -643,10 +650,41 @@ class _Targets:
     def override(self, master: Event, recurrence_id: datetime) -> Event | None:
         """The override row of a targeted occurrence (None if it has none), from the batch's read
         where it holds: that read fetched every override of the occurrences it was asked for."""
-        held = master.pk not in self._forgotten and self._rows.get(master.pk) is master
-        if held and master.pk in self._until:
+        if self._holds(master):
             return self._overrides.get((master.pk, recurrence_id.timestamp()))
         return master.overrides.filter(recurrence_id=recurrence_id).first()
+
+    def _holds(self, master: Event) -> bool:
+        """Whether the batch's read answers for the overrides of ``master``'s targeted occurrences."""
+        held = master.pk not in self._forgotten and self._rows.get(master.pk) is master
+        return held and master.pk in self._until
+
+    def update_occurrence(self, master: Event, recurrence_id: datetime, data: EventData) -> Event:
+        """Change one occurrence of a series and note what it is now (see :meth:`replace`).
+
+        Its first change makes a new override row, which waits to be inserted with the others of
+        the batch (:meth:`flush`): 500 rows in a few statements rather than one each.  It can wait
+        only where the batch's read answers for the series, so that the batch itself sees it.
+        """
+        override = self.override(master, recurrence_id)
+        if override is None and self._holds(master):
+            row = services.occurrence_new(master=master, recurrence_id=recurrence_id, data=data)
+            self._waiting.append(row)
+        else:
+            if override is not None and override.pk is None:
+                self.flush()  # changed again in the batch: inserted first, then updated as ever
+            row = services.occurrence_update(
+                master=master, recurrence_id=recurrence_id, data=data, override=override
+            )
+        self.replace(master, recurrence_id, row)
+        return row
+
+    def flush(self) -> None:
+        """Insert the new override rows waiting; called before any write that reads or writes more
+        than one occurrence's row, and at the end of the batch."""
+        if self._waiting:
+            Event.objects.bulk_create(self._waiting)
+            self._waiting = []
 
     def forget(self, master: Event) -> None:
         """``master`` is about to change as a whole; later targets on it are read again from the
