@@ -23,15 +23,6 @@ OPEN = {
     "bare-hour-is-daytime-kolkata": (
         "issue 11: 'only that one please' after the preview is not taken as approval"
     ),
-    "bulk-move-with-exception-berlin": (
-        "issue 11: the exception in its own sentence ('Leave the design crit where it is') is ignored"
-    ),
-    "bulk-move-with-exception-la-dst": (
-        "issue 11: 'Not the one with Tom though' (Tom an attendee) is ignored; his meeting moves"
-    ),
-    "bulk-move-with-exception-sydney-dst": (
-        "issue 11: 'apart from the catch-up with Chloe' is ignored; it moves too"
-    ),
     "invite-and-notify-sao-paulo": (
         "issue 11: 'go for it' does not approve the invite; Beatriz is neither added nor mailed"
     ),

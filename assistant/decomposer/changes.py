@@ -113,14 +113,59 @@ def notify_step(**params: Any) -> TaskSpec:
     )
 
 
-def _leave_out(excluded: str, world: World) -> dict[str, list[str]]:
-    """The filter that leaves out what an exception names: people's events, or titles."""
-    whom = _WITH_WHOM.match(excluded.strip())
-    if whom is None:
-        return {"exclude_text": [excluded]}
-    name = (whom["who"] or whom["owner"]).strip()
-    found = world.people_named([name]).get(name) or []
-    return {"exclude_attendees": [p.email for p in found] or [name]}
+_CLAUSE_END = r"(?:,?\s+(?:though|please|of course|thanks))?\s*(?=$|[,.;!?])"
+_EXCEPTIONS = (
+    # "..., apart from the catch-up with Chloe", "except for the crit", "other than Tom's"
+    re.compile(
+        r"(?:[,;]\s*|\s+)(?:(?:but|and)\s+)?(?:except(?:\s+for)?|excluding|apart from|other than|aside from"
+        r"|save for|but not|and not)\s+(?P<what>[^,.;!?]+?)" + _CLAUSE_END
+    ),
+    # "Not the one with Tom though." as a sentence or clause of its own
+    re.compile(
+        r"(?:^|[.!?]\s+|[,;]\s*)(?:but\s+)?not\s+(?P<what>(?:the|my|that|those)\s+[^,.;!?]+?)" + _CLAUSE_END
+    ),
+    # "Leave the design crit where it is.", "but keep the 1:1 as it is"
+    re.compile(
+        r"(?:^|[.!?]\s+|[,;]\s*|\s+(?:but|and)\s+)(?:please\s+)?(?:leave|keep)\s+(?P<what>[^,.;!?]+?)\s+"
+        r"(?:where (?:it is|they are)|alone|as (?:it is|they are|is)|in place|untouched)" + _CLAUSE_END
+    ),
+    # "don't move the standup", "but do not touch the lab"
+    re.compile(
+        r"(?:^|[.!?]\s+|[,;]\s*|\s+(?:but|and)\s+)(?:please\s+)?(?:don'?t|do not|never)\s+"
+        r"(?:move|touch|change|shift|cancel|delete)\s+(?P<what>[^,.;!?]+?)" + _CLAUSE_END
+    ),
+)
+_WEEKDAY_WORD = re.compile(
+    r"\b(?:mon|tue|wed|thu|fri|sat|sun)\w*day|\bweekends?\b|\bmornings?\b|\bafternoons?\b|\bevenings?\b"
+)
+
+
+def _exception(norm: str) -> tuple[str, str]:
+    """What a bulk change is told to leave alone, in any of the ways people say it, and the text
+    without it.  One named by a day or a part of the day ("don't touch the ones on Mondays") stays in
+    the text: the target's reading takes it as excluded weekdays."""
+    for pattern in _EXCEPTIONS:
+        m = pattern.search(norm)
+        if m is None or _WEEKDAY_WORD.search(m["what"]):
+            continue
+        rest = f"{norm[: m.start()].strip()} {norm[m.end() :].strip()}".strip(" ,;")
+        return m["what"].strip(), rest
+    return "", norm
+
+
+def _leave_out(excluded: str, world: World, now: datetime) -> dict[str, list[str]]:
+    """The filter that leaves out what an exception names: people's events, or titles ("the crit" is
+    the calendar's "Design crit"; the words themselves when no title has them)."""
+    excluded = re.sub(r"^(?:the|my|that|those|this)\s+", "", excluded.strip())
+    whom = _WITH_WHOM.match(excluded)
+    if whom is not None:
+        name = (whom["who"] or whom["owner"]).strip()
+        found = world.people_named([name]).get(name) or []
+        return {"exclude_attendees": [p.email for p in found] or [name]}
+    frame = understand(excluded, now=now, world=world)
+    if frame.titles and frame.title_words:
+        return {"exclude_text": list(frame.titles)}
+    return {"exclude_text": [excluded]}
 
 
 def _picked(norm: str, shown: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -324,6 +369,7 @@ def compile_change(
     everything = not lighten and bool(_EVERYTHING.search(norm))
     why = "" if lighten else _reason(norm, now, everything)
 
+    excluded, norm = _exception(norm)
     destination = ""
     shift = 0
     if frame.operation == "move":
@@ -331,8 +377,7 @@ def compile_change(
         if not shift:
             destination, norm = _destination(norm, now)
     exception = _EXCEPT_PEOPLE.search(norm) or _EXCEPT.search(norm)
-    excluded = ""
-    if exception:
+    if exception and not excluded:
         excluded = exception["what"]
         norm = norm[: exception.start()].strip()
 
@@ -371,7 +416,7 @@ def compile_change(
 
     tasks = [TaskSpec(id="find", skill="find_events", params=find, summary="Find the events")]
     events = _ref("find", "events")
-    leave_out = _leave_out(excluded, world) if excluded else {}
+    leave_out = _leave_out(excluded, world, now) if excluded else {}
     if leave_out and (not target.title_words or "exclude_attendees" in leave_out):
         tasks.append(
             TaskSpec(
