@@ -17,7 +17,7 @@ from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models import Model
+from django.db.models import Field, Model
 
 from skills.models import Calendar, Event
 
@@ -26,7 +26,13 @@ __all__ = ["calendar_rows", "event_summaries", "people_rows"]
 
 def _names(model: type[Model], *fields: str) -> list[str]:
     quote = connection.ops.quote_name
-    return [quote(model._meta.get_field(f).column) for f in fields]
+    columns = []
+    for name in fields:
+        field = model._meta.get_field(name)
+        assert isinstance(field, Field), f"{model.__name__}.{name} is no column"
+        assert field.column, f"{model.__name__}.{name} is no column"
+        columns.append(quote(field.column))
+    return columns
 
 
 def _table(model: type[Model]) -> str:
