@@ -45,14 +45,22 @@ def parse_hhmm(value: str) -> time:
 
 
 def merge(intervals: Iterable[Span]) -> list[Span]:
-    """Sorted, non-overlapping union of spans (touching ones joined)."""
+    """Sorted, non-overlapping union of spans (touching ones joined).
+
+    A year of a busy calendar is some 10,000 spans: a span that joins nothing is kept as the very
+    tuple given, and only a joined one is made anew, so that a merge allocates (and the garbage
+    collector then walks) as little as it can.
+    """
     merged: list[Span] = []
-    for start, end in sorted(intervals):
-        if merged and start <= merged[-1][1]:
-            if end > merged[-1][1]:
-                merged[-1] = (merged[-1][0], end)
-        else:
-            merged.append((start, end))
+    last_end = 0.0
+    for span in sorted(intervals):
+        start, end = span
+        if not merged or start > last_end:
+            merged.append(span)
+            last_end = end
+        elif end > last_end:
+            merged[-1] = (merged[-1][0], end)
+            last_end = end
     return merged
 
 
@@ -68,27 +76,41 @@ def _at(day: date, moment: time, tz: ZoneInfo) -> datetime:
     return datetime.combine(day, moment, tzinfo=tz)
 
 
+def _protected_times(preferences: Mapping[str, Any]) -> list[tuple[frozenset[str] | None, time, time]]:
+    """The protected blocks as (weekday codes, None for every day; start; end), read once per call.
+
+    Reading the preferences again for every day of a year (type checks, ``HH:MM`` parsing) was most
+    of the cost of the blocks themselves.
+    """
+    rules: list[tuple[frozenset[str] | None, time, time]] = []
+    lunch = preferences.get("lunch_hours")
+    if isinstance(lunch, Mapping) and lunch.get("start") and lunch.get("end"):
+        rules.append((None, parse_hhmm(lunch["start"]), parse_hhmm(lunch["end"])))
+    gym = preferences.get("gym_schedule") or []
+    for session in gym if isinstance(gym, list) else []:
+        if isinstance(session, Mapping) and session.get("day") in WEEKDAY_CODES:
+            rules.append(
+                (frozenset([session["day"]]), parse_hhmm(session["start"]), parse_hhmm(session["end"]))
+            )
+    writing = preferences.get("writing_block")
+    if isinstance(writing, Mapping) and writing.get("days"):
+        rules.append((frozenset(writing["days"]), parse_hhmm(writing["start"]), parse_hhmm(writing["end"])))
+    return rules
+
+
 def preference_blocks(
     preferences: Mapping[str, Any], start: datetime, end: datetime, tz: ZoneInfo
 ) -> list[Interval]:
     """Time the user protects (lunch, gym, writing block) as busy intervals within [start, end)."""
+    rules = _protected_times(preferences)
+    if not rules:
+        return []
     blocks: list[Interval] = []
-    lunch = preferences.get("lunch_hours")
-    gym = preferences.get("gym_schedule") or []
-    writing = preferences.get("writing_block")
     for day in _days(start, end, tz):
         code = WEEKDAY_CODES[day.weekday()]
-        if isinstance(lunch, Mapping) and lunch.get("start") and lunch.get("end"):
-            blocks.append((_at(day, parse_hhmm(lunch["start"]), tz), _at(day, parse_hhmm(lunch["end"]), tz)))
-        for session in gym if isinstance(gym, list) else []:
-            if isinstance(session, Mapping) and session.get("day") == code:
-                blocks.append(
-                    (_at(day, parse_hhmm(session["start"]), tz), _at(day, parse_hhmm(session["end"]), tz))
-                )
-        if isinstance(writing, Mapping) and code in writing.get("days", []):
-            blocks.append(
-                (_at(day, parse_hhmm(writing["start"]), tz), _at(day, parse_hhmm(writing["end"]), tz))
-            )
+        blocks.extend(
+            (_at(day, lo, tz), _at(day, hi, tz)) for days, lo, hi in rules if days is None or code in days
+        )
     return blocks
 
 
@@ -164,19 +186,31 @@ def day_windows(
 
 
 def gaps(windows: list[Span], busy: list[Span]) -> list[Span]:
-    """Maximal free spans of positive length inside ``windows`` (sorted) around ``busy`` (merged)."""
+    """Maximal free spans of positive length inside ``windows`` (sorted, disjoint) around ``busy``
+    (sorted by start; overlapping and touching spans allowed).
+
+    Taking the busy spans unmerged spares merging them first, another pass over a year's ten
+    thousand of them: the spans before a window count only through the latest end among them, and
+    those inside it are walked once either way.
+    """
     free: list[Span] = []
-    i = 0
+    i, count = 0, len(busy)
+    reach = float("-inf")  # the latest end of the spans passed so far
     for lo, hi in windows:
-        while i < len(busy) and busy[i][1] <= lo:
+        while i < count and busy[i][0] < lo:
+            if busy[i][1] > reach:
+                reach = busy[i][1]
             i += 1
-        cursor, j = lo, i
-        while j < len(busy) and busy[j][0] < hi:
-            b_start, b_end = busy[j]
+        cursor = max(lo, reach)
+        while i < count and busy[i][0] < hi:
+            b_start, b_end = busy[i]
             if b_start > cursor:
                 free.append((cursor, b_start))
-            cursor = max(cursor, b_end)
-            j += 1
+            if b_end > cursor:
+                cursor = b_end
+            i += 1
+        # Every span passed ends by ``cursor`` or before ``lo``, and the next window starts after ``lo``.
+        reach = cursor
         if hi > cursor:
             free.append((cursor, hi))
     return free
@@ -208,7 +242,7 @@ def search(
     while lo < end:
         hi = min(end, _at(first_day + timedelta(days=days), time(0), tz))
         windows = day_windows(lo, hi, tz, daily_window=daily_window, weekdays=weekdays)
-        chunk = gaps(windows, merge(busy_between(lo, hi))) if windows else []
+        chunk = gaps(windows, sorted(busy_between(lo, hi))) if windows else []
         if found and chunk and found[-1][1] == chunk[0][0]:
             found[-1] = (found[-1][0], chunk[0][1])
             chunk = chunk[1:]

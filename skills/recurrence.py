@@ -287,6 +287,9 @@ def _content_tag(event: Event) -> str:
 class Expansion:
     """A series' occurrences in start order, with their UTC epoch starts and ends for bisecting.
 
+    ``spans`` pairs each start with its end, made once with the expansion: a free-time search reads
+    thousands of them per call, and slicing this list allocates no tuple where zipping the two lists
+    made one per occurrence (and the collections those allocations set off).
     ``horizon`` is how far an endless rule was expanded (epoch seconds); None means every occurrence.
     """
 
@@ -295,6 +298,7 @@ class Expansion:
     occurrences: list[Occurrence]
     longest: float
     horizon: float | None
+    spans: list[tuple[float, float]]
 
     def bounds(self, start: float, end: float) -> tuple[list[int], int, int]:
         """Where the occurrences meeting [start, end) are: the positions of those starting before
@@ -339,7 +343,8 @@ def _expand(event: Event, calendar: CalendarInfo, horizon: datetime | None) -> E
             Occurrence(**details, start=start, end=end, recurrence_id=original, etag=f"{tag}-{int(moment)}")
         )
     longest = max((e - s for s, e in zip(starts, ends, strict=True)), default=0.0)
-    return Expansion(starts, ends, occurrences, longest, horizon.timestamp() if horizon else None)
+    spans = list(zip(starts, ends, strict=True))
+    return Expansion(starts, ends, occurrences, longest, horizon.timestamp() if horizon else None, spans)
 
 
 class _LRU:

@@ -6,12 +6,17 @@ keeps only rows whose span can meet the window, so a long-finished series is nev
 
 from __future__ import annotations
 
+import sqlite3
+from bisect import bisect_left
 from collections import defaultdict
 from collections.abc import Sequence
 from datetime import UTC, datetime, timedelta
+from functools import cache
+from operator import itemgetter
 from typing import Any
 
-from django.db.models import FloatField, Func, Q
+from django.db import connection
+from django.db.models import Q
 
 from skills.hotsql import calendar_rows
 from skills.models import Calendar, Event
@@ -93,13 +98,16 @@ def _overrides(
     by_id: dict[int, CalendarInfo], masters: list[int], start: datetime, end: datetime
 ) -> list[Event]:
     """Overrides of the candidate series, and any override moved into the window from a series that
-    itself lies elsewhere.
+    itself lies elsewhere (of confirmed series only).
+
+    Read on every calendar read and free-time search, mostly to find none: building this query in
+    the ORM cost more than running it, so it is plain SQL (see :func:`_overrides_sql`).
     """
-    return list(
-        Event.objects.filter(
-            calendar_id__in=by_id, series__isnull=False, series__status=Event.Status.CONFIRMED
-        ).filter(Q(series_id__in=masters) | Q(start__lt=end, end__gte=start))
-    )
+    if not by_id:
+        return []
+    adapt = connection.ops.adapt_datetimefield_value
+    params = [*by_id, Event.Status.CONFIRMED.value, *masters, adapt(end), adapt(start)]
+    return list(Event.objects.raw(_overrides_sql(connection.vendor, len(by_id), len(masters)), params))
 
 
 def _replaced(overrides: list[Event]) -> defaultdict[int, set[float]]:
@@ -155,33 +163,65 @@ def occurrences_between(
     return [found[i] for i in order]
 
 
-class Epoch(Func):
+# -- plain SQL of the hot reads (as :mod:`skills.hotsql`: built once per vendor from the models' _meta) ---
+def _columns(*names: str) -> list[str]:
+    """Event's columns by field name, quoted for the database."""
+    columns = {field.name: field.column for field in Event._meta.concrete_fields if field.column}
+    return [connection.ops.quote_name(columns[name]) for name in names]
+
+
+def _epoch(column: str) -> str:
     """A datetime column as epoch seconds, computed by the database.
 
     Turning thousands of stored datetimes into Python datetimes only to take their timestamps was
     most of the cost of reading a range's busy times.  SQLite keeps datetimes as UTC text, read here
-    to the second; PostgreSQL has the standard EXTRACT.
+    to the second (``unixepoch`` where the library has it, since 3.38, is a third cheaper than
+    ``strftime``); PostgreSQL has the standard EXTRACT.
     """
+    if connection.vendor == "postgresql":
+        return f"EXTRACT(EPOCH FROM {column})::double precision"
+    if connection.vendor == "sqlite" and sqlite3.sqlite_version_info >= (3, 38):
+        return f"unixepoch({column})"
+    return f"CAST(strftime('%%s', {column}) AS REAL)"
 
-    output_field = FloatField()
 
-    def as_sqlite(self, compiler: Any, connection: Any, **extra: Any) -> Any:
-        template = "CAST(strftime('%%%%s', %(expressions)s) AS REAL)"
-        return self.as_sql(compiler, connection, template=template, **extra)
+@cache
+def _busy_rows_sql(vendor: str, calendars: int) -> str:
+    names = ("id", "etag", "calendar", "rrule", "start", "end", "series", "status", "all_day")
+    pk, etag, calendar, rrule, start, end, series, status, all_day = _columns(*names)
+    transparency, series_end = _columns("transparency", "series_end")
+    holes = ", ".join(["%s"] * calendars)
+    table = connection.ops.quote_name(Event._meta.db_table)
+    return (
+        f"SELECT {pk}, {etag}, {calendar}, {rrule}, {_epoch(start)}, {_epoch(end)} FROM {table} "
+        f"WHERE {calendar} IN ({holes}) AND {series} IS NULL AND {status} = %s AND NOT {all_day} "
+        f"AND {transparency} <> %s AND {start} < %s AND (({rrule} = '' AND {end} > %s) "
+        f"OR ({rrule} <> '' AND ({series_end} IS NULL OR {series_end} >= %s)))"
+    )
 
-    def as_postgresql(self, compiler: Any, connection: Any, **extra: Any) -> Any:
-        template = "EXTRACT(EPOCH FROM %(expressions)s)::double precision"
-        return self.as_sql(compiler, connection, template=template, **extra)
+
+@cache
+def _overrides_sql(vendor: str, calendars: int, masters: int) -> str:
+    pk, calendar, series, status, start, end = _columns("id", "calendar", "series", "status", "start", "end")
+    table = connection.ops.quote_name(Event._meta.db_table)
+    theirs = f"e.{series} IN ({', '.join(['%s'] * masters)}) OR " if masters else ""
+    return (
+        f"SELECT e.* FROM {table} e JOIN {table} m ON m.{pk} = e.{series} "
+        f"WHERE e.{calendar} IN ({', '.join(['%s'] * calendars)}) AND m.{status} = %s "
+        f"AND ({theirs}(e.{start} < %s AND e.{end} >= %s)) ORDER BY e.{start}, e.{pk}"
+    )
 
 
 class BusyIndex:
     """Busy spans of some calendars within a range, read piece by piece.
 
-    Made once per search: the range's series and overrides are fetched on creation (a series whose
-    expansion is cached is read as its id and etag alone), so each piece costs one query, for its
-    one-off events read as bare times, plus slices of cached epoch lists.  No Occurrence is built
-    but for overrides, which are few.  ``ignore`` holds occurrence keys not to count (the events a
-    change is about to move).
+    Made once per search, in two queries whatever the number of pieces: the range's series and
+    one-off events in one (a series whose expansion is cached is read as its id and etag alone, a
+    one-off as its bare times), then the overrides.  Finding the series already walks every one-off
+    row of the range (no index tells a series from a one-off), so returning their times there costs
+    little, where a query per piece cost more to build than to run.  A piece is then slices of
+    sorted epoch lists.  No Occurrence is built but for overrides, which are few.  ``ignore`` holds
+    occurrence keys not to count (the events a change is about to move).
     """
 
     def __init__(
@@ -193,17 +233,10 @@ class BusyIndex:
         ignore: frozenset[str] = frozenset(),
     ) -> None:
         by_id = {int(info.id): info for info in calendars}
-        self._by_id = by_id
         self._ignore = ignore
-        heads = (
-            _candidates(by_id, start, end)
-            .exclude(rrule="")
-            .filter(all_day=False)
-            .exclude(transparency=Event.Transparency.TRANSPARENT)
-            .order_by()
-            .values_list("pk", "etag", "calendar_id")
-        )
         self._series: list[tuple[int, Expansion]] = []
+        heads, one_offs = _busy_rows(by_id, start, end)
+        self._one_offs = _OneOffs(one_offs, ignore)
         missing: list[int] = []
         for pk, etag, calendar_id in heads:
             cached = cached_expansion(pk, etag, by_id[calendar_id], until=end)
@@ -213,48 +246,101 @@ class BusyIndex:
                 self._series.append((pk, cached))
         for row in Event.objects.filter(pk__in=missing).order_by() if missing else ():
             self._series.append((row.pk, expansion(row, by_id[row.calendar_id], until=end)))
-        self._overrides = _overrides(by_id, [pk for pk, _ in self._series], start, end)
-        self._replaced = _replaced(self._overrides)
-        # Built once: narrowing a built query per piece costs half of building it anew.
-        self._one_offs = (
-            Event.objects.filter(
-                calendar_id__in=by_id,
-                series__isnull=True,
-                rrule="",
-                status=Event.Status.CONFIRMED,
-                all_day=False,
-            )
-            .exclude(transparency=Event.Transparency.TRANSPARENT)
-            .order_by()
-            .values_list("pk", Epoch("start"), Epoch("end"))
-        )
+        overrides = _overrides(by_id, [pk for pk, _ in self._series], start, end)
+        self._replaced = _replaced(overrides)
+        self._moved = _moved(overrides, by_id)
 
     def spans(self, start: datetime, end: datetime) -> list[tuple[float, float]]:
         """Epoch-second spans of busy occurrences meeting [start, end), in no particular order."""
-        ignore, by_id = self._ignore, self._by_id
-        one_offs = self._one_offs.filter(start__lt=end, end__gt=start)
-        spans = [(b, f) for pk, b, f in one_offs if str(pk) not in ignore]
-        for override in self._overrides:
-            if override.status == Event.Status.CONFIRMED and override.end > start and override.start < end:
-                occurrence = occurrence_from_row(override, by_id[override.calendar_id])
-                if occurrence.busy and occurrence.occurrence_key not in ignore:
-                    spans.append((override.start.timestamp(), override.end.timestamp()))
+        ignore = self._ignore
         lo, hi = start.timestamp(), end.timestamp()
+        spans = self._one_offs.meeting(lo, hi)
+        spans.extend((b, f) for b, f, key in self._moved if f > lo and b < hi and key not in ignore)
         for pk, expanded in self._series:
             early, inside, last = expanded.bounds(lo, hi)
-            starts, ends = expanded.starts, expanded.ends
+            pairs, starts = expanded.spans, expanded.starts
             skip = self._replaced.get(pk)
             if not skip and not ignore:
-                spans.extend((starts[i], ends[i]) for i in early)
-                spans.extend(zip(starts[inside:last], ends[inside:last], strict=True))
+                spans.extend(pairs[i] for i in early)
+                spans.extend(pairs[inside:last])
                 continue
             for i in (*early, *range(inside, last)):
                 if (skip and starts[i] in skip) or (
                     ignore and expanded.occurrences[i].occurrence_key in ignore
                 ):
                     continue
-                spans.append((starts[i], ends[i]))
+                spans.append(pairs[i])
         return spans
+
+
+Head = tuple[int, str, int]  # a series' pk, etag and calendar id
+OneOff = tuple[int, float, float]  # a one-off event's pk and epoch start and end
+
+
+def _busy_rows(
+    by_id: dict[int, CalendarInfo], start: datetime, end: datetime
+) -> tuple[list[Head], list[OneOff]]:
+    """The timed, opaque, confirmed series and one-off events of these calendars that can meet
+    [start, end), in one query: series as (pk, etag, calendar id), one-offs as (pk, start, end).
+
+    Plain SQL read straight from the cursor (see :func:`_busy_rows_sql`): every column comes as the
+    value it stands for, the epochs as numbers, and the ORM's building of the query and its
+    per-value converters over a year of one-offs cost more than the query itself.
+    """
+    heads: list[Head] = []
+    one_offs: list[OneOff] = []
+    if not by_id:
+        return heads, one_offs
+    adapt = connection.ops.adapt_datetimefield_value
+    params = [
+        *by_id,
+        Event.Status.CONFIRMED.value,
+        Event.Transparency.TRANSPARENT.value,
+        adapt(end),
+        adapt(start),
+        adapt(start),
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_busy_rows_sql(connection.vendor, len(by_id)), params)
+        for pk, etag, calendar_id, rrule, begin, finish in cursor.fetchall():
+            if rrule:
+                heads.append((pk, etag, calendar_id))
+            else:
+                one_offs.append((pk, float(begin), float(finish)))
+    return heads, one_offs
+
+
+def _moved(overrides: list[Event], by_id: dict[int, CalendarInfo]) -> list[tuple[float, float, str]]:
+    """The busy confirmed overrides as epoch start, end and occurrence key, worked out once per
+    search rather than once per piece."""
+    moved: list[tuple[float, float, str]] = []
+    for override in overrides:
+        if override.status != Event.Status.CONFIRMED:
+            continue
+        occurrence = occurrence_from_row(override, by_id[override.calendar_id])
+        if occurrence.busy:
+            moved.append((override.start.timestamp(), override.end.timestamp(), occurrence.occurrence_key))
+    return moved
+
+
+class _OneOffs:
+    """One-off events' epoch spans sorted by start, for the pieces of a search to slice; those
+    ``ignore`` names are left out once, here."""
+
+    def __init__(self, rows: list[OneOff], ignore: frozenset[str]) -> None:
+        kept = sorted(
+            (row for row in rows if str(row[0]) not in ignore) if ignore else rows, key=itemgetter(1)
+        )
+        self._starts = [begin for _, begin, _ in kept]
+        self._spans = [(begin, finish) for _, begin, finish in kept]
+        self._longest = max((finish - begin for _, begin, finish in kept), default=0.0)
+
+    def meeting(self, lo: float, hi: float) -> list[tuple[float, float]]:
+        """The spans with ``end > lo`` and ``start < hi``."""
+        first = bisect_left(self._starts, lo - self._longest)
+        last = bisect_left(self._starts, hi)
+        spans = self._spans
+        return [spans[i] for i in range(first, last) if spans[i][1] > lo]
 
 
 def occurrence_get(

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
+import random
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from skills.freetime import Span, search, within_working_hours
+from skills.freetime import Span, gaps, merge, preference_blocks, search, within_working_hours
 
 NY = ZoneInfo("America/New_York")
 START = datetime(2026, 3, 2, tzinfo=NY)  # a Monday; daylight saving starts on Sunday March 8
@@ -107,3 +109,64 @@ def test_working_hours_narrow_a_named_window_only_where_they_overlap() -> None:
     assert within_working_hours(prefs, (time(17), time(21)), None) == ((time(17), time(21)), None)
     assert within_working_hours(prefs, (time(21), time(5)), None) == ((time(21), time(5)), None)
     assert within_working_hours({}, (time(21), time(5)), None) == ((time(21), time(5)), None)
+
+
+def _free_minutes(windows: list[tuple[int, int]], busy: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The free spans, minute by minute: what gaps() must find however its input is cut."""
+    taken = {m for lo, hi in busy for m in range(lo, hi)}
+    free: list[tuple[int, int]] = []
+    for lo, hi in windows:
+        for minute in range(lo, hi):
+            if minute in taken:
+                continue
+            if free and free[-1][1] == minute and free[-1][0] >= lo:
+                free[-1] = (free[-1][0], minute + 1)
+            else:
+                free.append((minute, minute + 1))
+    return free
+
+
+def test_gaps_take_busy_spans_sorted_but_overlapping() -> None:
+    rng = random.Random(7)
+    for _ in range(300):
+        windows, cursor = [], 0
+        for _ in range(rng.randrange(1, 6)):
+            cursor += rng.randrange(0, 30)
+            width = rng.randrange(1, 40)
+            windows.append((cursor, cursor + width))
+            cursor += width
+        busy = []
+        for _ in range(rng.randrange(0, 25)):
+            start = rng.randrange(-20, cursor + 20)
+            busy.append((start, start + rng.choice((1, 5, 30, 90))))
+        found = gaps(
+            [(float(a), float(b)) for a, b in windows], sorted((float(a), float(b)) for a, b in busy)
+        )
+        assert found == [(float(a), float(b)) for a, b in _free_minutes(windows, busy)], (windows, busy)
+        union = merge((float(a), float(b)) for a, b in busy)
+        assert all(a[1] < b[0] for a, b in itertools.pairwise(union))
+        assert {m for a, b in union for m in range(int(a), int(b))} == {
+            m for a, b in busy for m in range(a, b)
+        }
+
+
+def test_protected_blocks_follow_their_days_and_wall_times() -> None:
+    prefs = {
+        "lunch_hours": {"start": "12:00", "end": "13:00"},
+        "gym_schedule": [{"day": "TU", "start": "18:00", "end": "19:30"}],
+        "writing_block": {"days": ["MO", "SU"], "start": "09:00", "end": "11:00"},
+    }
+    blocks = preference_blocks(prefs, START + timedelta(days=5), START + timedelta(days=9), NY)
+    fmt = "%a %H:%M"
+    assert [(lo.strftime(fmt), hi.strftime(fmt)) for lo, hi in blocks] == [
+        ("Sat 12:00", "Sat 13:00"),
+        ("Sun 12:00", "Sun 13:00"),  # daylight saving starts this Sunday: still noon
+        ("Sun 09:00", "Sun 11:00"),
+        ("Mon 12:00", "Mon 13:00"),
+        ("Mon 09:00", "Mon 11:00"),
+        ("Tue 12:00", "Tue 13:00"),
+        ("Tue 18:00", "Tue 19:30"),
+        ("Wed 12:00", "Wed 13:00"),
+    ]
+    assert blocks[1][0].utcoffset() == timedelta(hours=-4)
+    assert preference_blocks({}, START, START + timedelta(days=9), NY) == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
@@ -443,6 +444,35 @@ def test_free_busy_gives_only_merged_intervals(provider: LocalProvider, ann: Any
         ],
         "nobody@example.com": [],
     }
+
+
+@pytest.mark.django_db
+def test_busy_times_read_piece_by_piece_are_those_of_the_occurrences(
+    provider: LocalProvider, calc: Event, personal: Calendar
+) -> None:
+    """The busy reader (one read for the whole range, then slices) against the occurrences listed for
+    each piece: moved, cancelled, long, free and all-day events, and events asked to be ignored."""
+    provider.update_event(
+        event_id=str(calc.pk), recurrence_id=MAR_4, data=EventData(start=datetime(2026, 3, 20, 8, tzinfo=NY))
+    )
+    provider.delete_event(event_id=str(calc.pk), recurrence_id=MAR_16)
+    _one_off(personal, "Dentist", datetime(2026, 3, 3, 9, 0, tzinfo=NY))
+    _one_off(personal, "Trip", datetime(2026, 3, 13, 18, 0, tzinfo=NY), minutes=3 * 24 * 60)
+    _one_off(personal, "Overnight", datetime(2026, 3, 9, 23, 30, tzinfo=NY), minutes=90)
+    _one_off(personal, "Focus (free)", datetime(2026, 3, 11, 14, 0, tzinfo=NY), transparency="transparent")
+    services.event_create(
+        calendar=personal, summary="Holiday", start=date(2026, 3, 12), end=None, all_day=True
+    )
+    listed = _spring(provider)
+    moved = next(o for o in listed if o.recurrence_id == MAR_4)
+    dentist = next(o for o in listed if o.summary == "Dentist")
+    cuts = [datetime(2026, 3, day, tzinfo=NY) for day in (1, 2, 10, 14, 15, 16, 21, 31)]
+    for ignore in (frozenset(), frozenset({moved.occurrence_key, dentist.occurrence_key})):
+        reader = provider.busy_reader(start=cuts[0], end=cuts[-1], ignore=ignore)
+        listing = CalendarProvider.busy_reader(provider, start=cuts[0], end=cuts[-1], ignore=ignore)
+        for lo, hi in itertools.pairwise(cuts):
+            assert sorted(reader(lo, hi)) == sorted(listing(lo, hi)), (lo, hi, ignore)
+    assert provider.busy_reader(start=cuts[0], end=cuts[-1], calendar_ids=[])(cuts[0], cuts[-1]) == []
 
 
 # -- etags and idempotency --------------------------------------------------------------------------------
