@@ -48,6 +48,7 @@ _NUMBERS = {"1": 1, "2": 2, "3": 3, "4": 4, "one": 1, "two": 2, "three": 3, "fou
 _ALL = re.compile(
     r"^(?:(?:yes,? )?all(?: of them| the \w+s)?|every(?: one|thing)|each of them|the whole series)$"
 )
+_ONLY_THIS = re.compile(r"^(?:yes,? )?(?:only|just) (?:that|this|the) (?:one|once|time|\w+day)\b")
 _THE_ONE = re.compile(r"\b(?:the|that|this) ones?\b")
 # What follows these is what the user does not mean: "the team meeting, not the check-in".
 _NEGATED = re.compile(r"\b(?:but not|not|except|keep|leave|without|rather than|instead of)\b.*$")
@@ -61,6 +62,12 @@ def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetim
     if payload.get("kind") == "confirm":
         if operation == "yes":
             return options[0]["value"] if options else True
+        if _ONLY_THIS.match(norm):
+            # "only that one please": approves a preview of one occurrence, never a series' change
+            rows = [r for r in payload.get("preview") or [] if isinstance(r, dict)]
+            if len(rows) == 1 and not rows[0].get("series"):
+                return options[0]["value"] if options else True
+            return NOT_AN_ANSWER
         if operation == "no":
             return DECLINE
         return NOT_AN_ANSWER

@@ -263,6 +263,7 @@ def preview_rows(changes: list[Change], tz: ZoneInfo) -> list[dict[str, Any]]:
             else None,
             "after": {"start": iso(c.start), "end": iso(c.end)} if c.action != "delete" else None,
             "all_day": c.all_day,
+            "series": c.recurrence_id is not None and c.scope != "occurrence",  # more than the one shown
             "line": describe_change(c, tz),
         }
         for c in changes

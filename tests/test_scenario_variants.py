@@ -8,6 +8,7 @@ a rule that only fits the shared wording fails here.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,34 +17,10 @@ from assistant.scenarios import run_scenario, scenario_files
 VARIANTS = Path(__file__).resolve().parent / "scenarios"
 
 # Variants that fail today, each with what fails; strict, so a fix shows up as XPASS and the entry goes.
-OPEN = {
-    "bare-hour-is-daytime-berlin": (
-        "issue 11: 'make it 5 instead' for a 3 pm meeting previews Monday 8:15 AM, not Thursday 5 pm"
-    ),
-    "bare-hour-is-daytime-kolkata": (
-        "issue 11: 'only that one please' after the preview is not taken as approval"
-    ),
-    "invite-and-notify-sao-paulo": (
-        "issue 11: 'go for it' does not approve the invite; Beatriz is neither added nor mailed"
-    ),
-    "invite-and-notify-sydney-dst": "issue 11: 'send him a heads-up' sends no mail to the new guest",
-    "rename-and-relocate-berlin-dst": "issue 11: 'set the location to the Spree room' is read as a new event",
-    "rename-and-relocate-la": (
-        "issue 11: 'it's at Blue Bottle on Market St now' is not read as a location change"
-    ),
-    "rename-and-relocate-tokyo": (
-        "issue 11: 'make the location Conference Room B, 12th floor' is not understood"
-    ),
-    "weekly-series-by-chat-berlin-dst": (
-        "issue 11: 'from 6:30 to 7:30 in the morning' is refused as ending before it starts"
-    ),
-    "weekly-series-by-chat-la-dst": (
-        "issue 11: 'every Mon/Wed/Fri' makes a Monday-only series titled 'Walk wed'"
-    ),
-}
+OPEN: dict[str, str] = {}
 
 
-def _param(path: Path):
+def _param(path: Path) -> Any:
     if path.stem in OPEN:
         return pytest.param(path, id=path.stem, marks=pytest.mark.xfail(reason=OPEN[path.stem], strict=True))
     return pytest.param(path, id=path.stem)

@@ -69,6 +69,12 @@ _WITH_WHOM = re.compile(
     r"^(?:(?:one|ones|meeting|meetings|event|events|call|calls)\s+)?with\s+(?P<who>[\w.' -]+)$"
     r"|^(?P<owner>[\w-]+)'s(?:\s+\w+)?$"
 )
+# "..., can you make it 5 instead": the event was named before, "it" is it and the rest the destination.
+_MAKE_IT = re.compile(
+    r"(?:[,;]\s*|\s+)(?:(?:can|could|would) you\s+|please\s+)*(?:make|move|change|push|put|set|shift|bump)"
+    r" (?:it|that|this)\s+(?:to\s+|for\s+|at\s+)?(?P<dest>.+)$"
+)
+_AFTERTHOUGHT = re.compile(r"[\s,]+(?:instead|please|then|though|if possible|if you can)\s*[.!?]*$")
 _IT = re.compile(
     r"^(?:(?:actually|ok|okay|no|then|oh|hmm|wait|sorry|so)[\s,]+)*"
     r"(?:make|move|change|push|put|set|shift|bump|reschedule) (?:it|that|this|the time|the start(?: time)?)\b"
@@ -376,6 +382,11 @@ def compile_change(
         shift, norm = _shift(norm)
         if not shift:
             destination, norm = _destination(norm, now)
+        said = _MAKE_IT.search(norm) if not shift else None
+        if not destination and said is not None and said.start() > 0:
+            # "Thursday's planning huddle, can you make it 5 instead?": the event named, then "it"
+            destination, norm = said["dest"], norm[: said.start()].strip(" ,;")
+        destination = _AFTERTHOUGHT.sub("", destination).strip()
     exception = _EXCEPT_PEOPLE.search(norm) or _EXCEPT.search(norm)
     if exception and not excluded:
         excluded = exception["what"]

@@ -80,6 +80,10 @@ _READ_INTENTS = {"GetEvents": "query", "GetAvailableTime": "free"}
 
 # Whether a clause names a time does not depend on the day it is read.
 _ANY_DAY = datetime(2026, 1, 5, 12, tzinfo=UTC)
+_DOING = re.compile(
+    r"\b(?:make|set|change|put|move|add|book|schedule|cancel|delete|rename|invite|remove|update|show|check)\b",
+    re.IGNORECASE,
+)
 _CLAUSE = re.compile(r"(?<=[,.!?;])\s+|(?<=[.!?])(?=[A-Z])")
 
 
@@ -98,8 +102,10 @@ def _acknowledges(clause: str) -> bool:
     operation = classify(clause)[0]
     if operation in ("yes", "no", "greet"):
         return True
-    if operation != "unknown":
-        return False  # "I need to book a meeting with Priya," asks for something, whatever its acts
+    if operation != "unknown" or _DOING.search(clause):
+        # "I need to book a meeting with Priya,", "Also make the location Room B,": a request,
+        # whatever acts the reader hears in it
+        return False
     reading = read_turn(clause)
     if not reading.acts or not reading.acts <= _SOCIAL_ACTS or reading.spans:
         return False

@@ -40,6 +40,17 @@ _PLACE = re.compile(
     r"to\s+(?P<place2>.+)$",
     re.IGNORECASE,
 )
+# The place of the event the conversation is about: "and set the location to the Spree room", "also
+# make the location Conference Room B", "oh and it's at Blue Bottle on Market St now".
+_LEAD = r"^(?:(?:oh|and|also|ok|okay|then|so|actually)[\s,]+)*(?:please\s+|can you\s+|could you\s+)*"
+_WHERE = r"(?:location|place|room|venue|address)"
+_PLACE_OF_IT = re.compile(
+    rf"{_LEAD}(?:set|change|make|update|put)\s+(?:the\s+)?{_WHERE}\s+(?:to\s+|as\s+|is\s+)?(?P<place>.+)$"
+    rf"|{_LEAD}(?:the\s+)?(?:new\s+)?{_WHERE}\s+(?:is|will be|should be)\s+(?:now\s+)?(?P<place2>.+)$"
+    rf"|{_LEAD}(?:it'?s|it is|it will be|it'll be|it should be)\s+(?:now\s+)?(?:at|in)\s+(?P<place3>.+?)"
+    r"(?:,?\s+now)?$",
+    re.IGNORECASE,
+)
 _INVITE = re.compile(
     rf"\b(?:add|invite|include)\s+(?P<who>{_NAME})\s+(?:to|on|in|into)\s+(?P<target>.+)$", re.IGNORECASE
 )
@@ -54,7 +65,10 @@ _LENGTH = re.compile(
 )
 _ALL = re.compile(r"\b(?:all|every|each|both)\b", re.IGNORECASE)
 _NOTIFY = re.compile(
-    r"\s*(?:,|\band\b|\bthen\b)?\s*\b(?:let|tell|notify|inform|email)\b(?P<whom>.*)$", re.IGNORECASE
+    r"\s*(?:,|\band\b|\bthen\b)?\s*\b(?:let|tell|notify|inform|email|message|ping|"
+    r"(?:send|give)(?=\s+\w+\s+(?:a|an)\s+(?:heads[- ]up|note|message|email|notice|invite))|"
+    r"make sure(?=.*\b(?:notified|told|informed|knows?|heads[- ]up|email|invite)))\b(?P<whom>.*)$",
+    re.IGNORECASE,
 )
 _EVERYONE = re.compile(r"\b(?:everyone|everybody|all|attendees|the others|the team)\b", re.IGNORECASE)
 _IT = re.compile(r"^(?:it|that|this|this one|that one|the event|the meeting)$", re.IGNORECASE)
@@ -115,6 +129,12 @@ def _read(text: str, now: datetime) -> _Edit | None:
             return _Edit(
                 m["target"], {"duration_minutes": minutes}, f"{minutes} minutes long", by_name_only=False
             )
+    if m := _PLACE_OF_IT.search(body.strip()):
+        place = _clean(m["place"] or m["place2"] or m["place3"])
+        said = find_times(place, now=now, daytime=True)
+        if _TIMEISH_PLACE.match(place.casefold()) or any(t.span[0] == 0 for t in said):
+            return None  # "it's at 3pm", "it is in the morning": a time; "Room B, 12th floor" a place
+        return _Edit("it", {"location": place}, f"place: {place}")
     if m := _PLACE.search(body):
         place = _clean(m["place"] or m["place2"])
         target = m["target"] or m["target2"] or ""

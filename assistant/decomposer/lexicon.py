@@ -236,7 +236,7 @@ UNDO_CUES = re.compile(
     r"(?! (?:by|to|until|till|later|earlier|an?|one|two|three|half|\d))"
 )
 YES_WORDS = re.compile(
-    r"^(?:yes|yeah|yep|yup|sure|ok|okay|k|fine|go ahead|do it|confirm|confirmed|approve|approved|"
+    r"^(?:yes|yeah|yep|yup|sure|ok|okay|k|fine|go ahead|go for it|do it|confirm|confirmed|approve|approved|"
     r"sounds good|that works|please do|absolutely|of course|correct|right|y)\b"
 )
 NO_WORDS = re.compile(

@@ -34,7 +34,7 @@ _DAYS = {
 }
 _CODES = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
 _DAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?"
-_DAY_LIST = rf"{_DAY}(?:\s*(?:,|and|&|or)\s*{_DAY})*"
+_DAY_LIST = rf"{_DAY}(?:\s*(?:,|and|&|or|/)\s*{_DAY})*"
 _REPEAT = re.compile(
     rf"\b(?:(?:every|each)\s+(?:(?P<other>other|second)\s+)?(?P<unit>{_DAY_LIST}|weekdays?|weekend|day|week|month)"
     rf"|(?:on\s+)?(?P<plural>(?:{_DAY}s)(?:\s*(?:,|and|&)\s*{_DAY}s)*)\b"

@@ -264,6 +264,9 @@ class IntervalRules(Parser):
             a = replace(a, tz=b.tz)
         if a.tod is not None and b.tod is not None and a.tod.ambiguous and not b.tod.ambiguous:
             a = _with_tod(a, _same_half(a.tod, b.tod))
+        elif a.tod is not None and b.tod is not None and a.tod.ambiguous and a.part is None and b.part:
+            # "from 6:30 to 7:30 in the morning": the end's day part is the whole range's
+            a = _with_tod(a, _same_half(a.tod, b.tod.in_part(b.part)))
         b_clock = b  # the end as a clock time alone, before the context's day is put into it
         if context is not None:
             merged_a, merged_b = self.merge(a, context), self.merge(b, context)
