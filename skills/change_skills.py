@@ -244,6 +244,12 @@ class PlanEditInput(SkillInput):
     duration_minutes: int | None = Field(default=None, ge=5, le=24 * 60 * 14, description="New length.")
     invite: list[str] = Field(default_factory=list, description="Emails of people to add.")
     uninvite: list[str] = Field(default_factory=list, description="Emails of people to take off.")
+    every_weeks: int | None = Field(
+        default=None,
+        ge=1,
+        le=52,
+        description="A weekly series repeats every this many weeks ('biweekly': 2).",
+    )
     scope: Literal["occurrence", "following", "series"] = "occurrence"
 
 
@@ -251,9 +257,23 @@ class PlanEditInput(SkillInput):
 def plan_edit(ctx: SkillContext, params: PlanEditInput) -> ChangeSet:
     """Plan changing what an event is rather than when: its title, its place, its length, who comes."""
     changes: list[Change] = []
+    skipped: list[Skipped] = []
     for item in _unique(params.events, params.scope):
         # Its times stay (an edit is not a move); a follow-up still knows when "it" is.
         change = Change(action="update", start=item.start, end=item.end, **_target(item, params.scope))
+        if params.every_weeks:
+            rule = _every_weeks(item, params.every_weeks)
+            if rule is None:
+                skipped.append(
+                    Skipped(summary=item.summary, start=item.start, reason="it does not repeat weekly")
+                )
+                continue
+            if rule == item.rrule:
+                skipped.append(
+                    Skipped(summary=item.summary, start=item.start, reason="it repeats so already")
+                )
+                continue
+            change.new_rrule, change.scope = rule, "series"
         if params.summary and params.summary != item.summary:
             change.new_summary = params.summary
         if params.location is not None and params.location != item.location:
@@ -267,7 +287,16 @@ def plan_edit(ctx: SkillContext, params: PlanEditInput) -> ChangeSet:
             change.new_attendees = kept + [a for a in params.invite if a.casefold() not in have]
         changes.append(change)
     _conflicts(ctx, [c for c in changes if c.start is not None], skip_keys={e.key for e in params.events})
-    return ChangeSet(changes=changes)
+    return ChangeSet(changes=changes, skipped=skipped)
+
+
+def _every_weeks(item: EventItem, weeks: int) -> str | None:
+    """The item's weekly rule repeating every ``weeks`` weeks instead, or None for no weekly rule."""
+    parts = [p for p in item.rrule.split(";") if p]
+    if not item.recurring or "FREQ=WEEKLY" not in parts:
+        return None
+    kept = [p for p in parts if not p.startswith("INTERVAL=")]
+    return ";".join([*kept, f"INTERVAL={weeks}"] if weeks > 1 else kept)
 
 
 def moved_start(item: EventItem, to: MoveTo, tz: Any) -> datetime:
@@ -520,7 +549,7 @@ def _option(ctx: SkillContext, params: ChooseInput, e: EventItem) -> dict[str, A
 
 
 def _outcome(ctx: SkillContext, params: ChooseInput, e: EventItem) -> str:
-    """" → 11:00 AM", " → rename to 'Design crit'": what picking the option makes of the event."""
+    """ " → 11:00 AM", " → rename to 'Design crit'": what picking the option makes of the event."""
     if params.move is not None and not e.all_day:
         start = moved_start(e, params.move, ctx.tz)
         day = start.astimezone(ctx.tz).date()

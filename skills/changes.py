@@ -77,6 +77,7 @@ class Change(BaseModel):
     new_location: str | None = None
     new_attendees: list[str] | None = Field(default=None, description="The attendees after the change.")
     rrule: str = Field(default="", description="For a new repeating event: its RFC 5545 rule.")
+    new_rrule: str | None = Field(default=None, description="For a whole series: its new rule.")
     attendees: list[str] = Field(default_factory=list, description="Other people on the event.")
     location: str = ""
     description: str = ""
@@ -189,6 +190,8 @@ def describe_change(change: Change, tz: ZoneInfo) -> str:
         parts.append(f"rename to {change.new_summary!r}")
     if change.new_location is not None:
         parts.append(f"place: {change.new_location!r}" if change.new_location else "no place")
+    if change.new_rrule:
+        parts.append(f"repeat {describe_rule(change.new_rrule, tz)}")
     invited, dropped = attendee_changes(change)
     if invited:
         parts.append("invite " + ", ".join(format_person(a) for a in invited))
@@ -217,16 +220,17 @@ _DAY_NAMES |= {"SA": "Saturday", "SU": "Sunday"}
 def describe_rule(rule: str, tz: ZoneInfo) -> str:
     """An RRULE in words: 'every Tuesday and Thursday until May 31', 'every other Monday'."""
     parts = dict(p.split("=", 1) for p in rule.split(";") if "=" in p)
-    every = "every other" if parts.get("INTERVAL") == "2" else "every"
+    interval = int(parts.get("INTERVAL", "1") or 1)
+    every = "every other" if interval == 2 else "every"
     days = [_DAY_NAMES.get(d, d) for d in parts.get("BYDAY", "").split(",") if d]
     unit = {"DAILY": "day", "WEEKLY": "week", "MONTHLY": "month", "YEARLY": "year"}.get(
         parts.get("FREQ", ""), ""
     )
-    said = (
-        f"{every} {' and '.join([', '.join(days[:-1]), days[-1]] if len(days) > 1 else days)}"
-        if days
-        else (f"{every} {unit}")
-    )
+    named = " and ".join([", ".join(days[:-1]), days[-1]] if len(days) > 1 else days)
+    if interval > 2:
+        said = f"every {interval} {unit}s" + (f" on {named}" if days else "")
+    else:
+        said = f"{every} {named}" if days else f"{every} {unit}"
     until = parts.get("UNTIL")
     if until:
         moment = datetime.strptime(until[:15], "%Y%m%dT%H%M%S").replace(tzinfo=UTC) if "T" in until else None
@@ -330,6 +334,7 @@ def _write(change: Change, operation_id: str) -> Write:
         end=change.end,
         location=change.new_location,
         attendees=change.new_attendees,
+        rrule=change.new_rrule,
     )
     return Write(
         action=change.action,

@@ -245,6 +245,7 @@ def _details(event: Event, calendar: CalendarInfo) -> dict[str, Any]:
         "visibility": event.visibility,
         "transparency": event.transparency,
         "sequence": event.sequence,
+        "rrule": event.rrule,
     }
 
 

@@ -69,6 +69,7 @@ class EventItem(BaseModel):
     is_class: bool = False
     is_meeting: bool = False
     etag: str = ""
+    rrule: str = Field(default="", description="The series' rule, when known (a plan changing it needs it).")
 
     @classmethod
     def from_occurrence(cls, occ: Occurrence, *, owner_email: str = "") -> EventItem:
@@ -90,6 +91,7 @@ class EventItem(BaseModel):
             is_class=is_class(occ.summary, occ.calendar_name),
             is_meeting=bool(others),
             etag=occ.etag,
+            rrule=occ.rrule,
         )
 
     @property

@@ -63,6 +63,14 @@ _LENGTH = re.compile(
     r"(?P<length>\d+(?:\.\d+)?\s*(?:minutes?|mins?|hours?|hrs?|h))(?:\s+long)?\s*[.!]*$",
     re.IGNORECASE,
 )
+# "make the team sync biweekly", "change my 1:1 to every other week", "switch yoga to weekly"
+_REPEAT_EDIT = re.compile(
+    rf"\b(?:make|change|set|switch|turn|move)\s+(?P<target>{_NAME})\s+(?:to\s+|into\s+)?(?:be\s+)?"
+    r"(?:(?P<two>biweekly|bi-weekly|fortnightly|every other week|every two weeks|every 2 weeks)"
+    r"|(?P<one>weekly|every week)|every (?P<n>\d+|three|four) weeks)\b"
+    r"(?:\s+(?:instead|from now on))?\s*[.!]*$",
+    re.IGNORECASE,
+)
 _ALL = re.compile(r"\b(?:all|every|each|both)\b", re.IGNORECASE)
 _NOTIFY = re.compile(
     r"\s*(?:,|\band\b|\bthen\b)?\s*\b(?:let|tell|notify|inform|email|message|ping|"
@@ -122,6 +130,11 @@ def _read(text: str, now: datetime) -> _Edit | None:
         return _Edit(m["target"], {}, "invite", m["who"], whom)
     if m := _UNINVITE.search(body):
         return _Edit(m["target"], {}, "take off", m["who"], whom)
+    if m := _REPEAT_EDIT.search(body):
+        n = m["n"] or ""
+        weeks = 2 if m["two"] else 1 if m["one"] else {"three": 3, "four": 4}.get(n.casefold()) or int(n)
+        said = {1: "every week", 2: "every other week"}.get(weeks, f"every {weeks} weeks")
+        return _Edit(m["target"], {"every_weeks": weeks}, f"repeat {said}")
     if m := _LENGTH.search(body):
         lengths = find_durations(m["length"])
         if lengths and lengths[0].minutes > 0:

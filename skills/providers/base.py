@@ -103,6 +103,7 @@ class Occurrence:
     transparency: str = "opaque"
     sequence: int = 0
     etag: str = ""
+    rrule: str = ""  # the series' RFC 5545 rule, for an occurrence read from its series
 
     @property
     def occurrence_key(self) -> str:

@@ -116,3 +116,35 @@ def test_a_move_to_where_it_already_is_writes_nothing(calendar: Any) -> None:
     assert reply.kind == "answer"
     assert "already" in reply.text
     assert Event.objects.get(summary="Dentist").sequence == 0
+
+
+@pytest.mark.parametrize(
+    ("text", "interval"),
+    [
+        ("make the seminar biweekly", "INTERVAL=2"),
+        ("change the seminar to every other week", "INTERVAL=2"),
+        ("switch the seminar to every 3 weeks", "INTERVAL=3"),
+    ],
+)
+def test_a_series_rule_changes_after_a_preview_and_is_undone(calendar: Any, text: str, interval: str) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        asked = say(user, conversation, text)
+        assert asked.kind == "confirm", asked.text
+        assert "(every occurrence)" in asked.text
+        assert "INTERVAL" not in Event.objects.get(summary="Seminar").rrule
+        done = say(user, conversation, "yes")
+        assert done.kind == "done"
+        assert interval in Event.objects.get(summary="Seminar").rrule
+        undone = say(user, conversation, "undo that")
+    assert undone.kind == "done", undone.text
+    assert "INTERVAL" not in Event.objects.get(summary="Seminar").rrule
+
+
+def test_a_rule_change_of_a_one_off_event_says_it_does_not_repeat(calendar: Any) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "make the dentist biweekly")
+    assert reply.kind == "answer"
+    assert "does not repeat weekly" in reply.text
+    assert Event.objects.get(summary="Dentist").rrule == ""
