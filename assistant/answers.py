@@ -18,7 +18,7 @@ from skills.change_skills import ALL
 from skills.filtering import in_day_part
 from skills.schemas import DAY_PARTS
 
-__all__ = ["DECLINE", "NOT_AN_ANSWER", "answer_for"]
+__all__ = ["DECLINE", "NOT_AN_ANSWER", "after_no", "answer_for"]
 
 NOT_AN_ANSWER: Any = object()
 DECLINE: Any = object()
@@ -68,8 +68,8 @@ def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetim
             if len(rows) == 1 and not rows[0].get("series"):
                 return options[0]["value"] if options else True
             return NOT_AN_ANSWER
-        if operation == "no":
-            return DECLINE
+        if operation == "no" or after_no(text):
+            return DECLINE  # "No, find another time that day" declines and asks something else
         return NOT_AN_ANSWER
     if payload.get("kind") == "choose" and options:
         more = [o for o in payload.get("more") or [] if isinstance(o, dict)]
@@ -163,3 +163,17 @@ def _on_day(when: Any, candidates: list[dict[str, Any]], tz: ZoneInfo) -> Any:
             continue
         hits.append(option["value"])
     return hits[0] if len(hits) == 1 else NOT_AN_ANSWER
+
+
+_NO_LEAD = re.compile(
+    r"^\s*(?:no|nope|nah|not that|don't|do not)\b[\s,.!;:-]*(?:(?:thanks|thank you|please)\b[\s,.!]*)?", re.I
+)
+_JUST_POLITE = re.compile(r"^(?:thanks|thank you|please|never ?mind|it'?s fine|that'?s all)?[\s.!]*$", re.I)
+
+
+def after_no(text: str) -> str:
+    """What a declining turn asks instead ("No, find another time that day" -> "find another time
+    that day"); empty when it only declines."""
+    m = _NO_LEAD.match(text)
+    rest = text[m.end() :].strip() if m else ""
+    return "" if _JUST_POLITE.match(rest) else rest

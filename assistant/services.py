@@ -10,10 +10,10 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from assistant.answers import DECLINE, NOT_AN_ANSWER, answer_for
+from assistant.answers import DECLINE, NOT_AN_ANSWER, after_no, answer_for
 from assistant.decomposer import DecomposeRequest, decompose
 from assistant.decomposer.changes import undo_workflow
-from assistant.decomposer.state import PASSING
+from assistant.decomposer.state import DECLINED, PASSING
 from assistant.models import Conversation, Message, ReplyKind
 from preferences.selectors import ignored_note, preferences_checked, user_timezone
 from skills.models import ChangeRecord
@@ -59,12 +59,20 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str, undo: str | N
         if answer is DECLINE:
             run_cancel(run_id=waiting.pk, user=user)
             _pending_clear(conversation)
-            return _message_add(
-                conversation,
-                role=Message.Role.ASSISTANT,
-                kind=ReplyKind.ANSWER,
-                text="OK, I left your calendar as it was.",
-            )
+            rest = after_no(text)
+            if not rest:
+                return _message_add(
+                    conversation,
+                    role=Message.Role.ASSISTANT,
+                    kind=ReplyKind.ANSWER,
+                    text="OK, I left your calendar as it was.",
+                )
+            # "No, find another time that day": declined, and the rest is a request about what was
+            # declined, which the decomposer reads with it in the context.
+            text = rest
+            declined = (waiting.pause_payload or {}).get("preview") or []
+            conversation.context = {**conversation.context, DECLINED: declined}
+            waiting, answer = None, NOT_AN_ANSWER
         if answer is not NOT_AN_ANSWER:
             return _resume(conversation, waiting, user_message, user=user, answer=answer)
     if waiting is not None:

@@ -19,7 +19,7 @@ from django.db import transaction
 from pydantic import BaseModel, Field
 
 from skills.formatting import format_day, format_person, format_span
-from skills.models import ChangeRecord
+from skills.models import ChangeRecord, CopyLink
 from skills.providers.base import (
     CalendarProvider,
     ConflictError,
@@ -34,6 +34,7 @@ from skills.providers.base import (
 __all__ = [
     "Change",
     "ChangeSet",
+    "CopyOf",
     "Skipped",
     "apply_change_set",
     "approval_reasons",
@@ -54,6 +55,18 @@ class Skipped(BaseModel):
     summary: str
     start: datetime | None = None
     reason: str
+
+
+class CopyOf(BaseModel):
+    """What a copy made by a sync copies (see :mod:`skills.sync_skills`): the original occurrence as it
+    was read; applying the copy links it to that original (:class:`~skills.models.CopyLink`)."""
+
+    calendar_id: str
+    event_id: str
+    uid: str
+    recurrence_id: datetime | None = None
+    etag: str = ""
+    replaces: str = Field(default="", description="A copy of it deleted since, whose link this one takes.")
 
 
 class Change(BaseModel):
@@ -82,11 +95,14 @@ class Change(BaseModel):
     location: str = ""
     description: str = ""
     conflicts: list[str] = Field(default_factory=list, description="What the new time would break.")
+    copy_of: CopyOf | None = Field(default=None, description="For a copy of another event: that event.")
+    why: str = Field(default="", description="Why a free-time search chose the new time, in words.")
 
 
 class ChangeSet(BaseModel):
     changes: list[Change] = Field(default_factory=list)
     skipped: list[Skipped] = Field(default_factory=list)
+    note: str = Field(default="", description="What the set amounts to, said above its preview (or alone).")
 
 
 def snapshot(occ: Occurrence) -> dict[str, Any]:
@@ -117,6 +133,8 @@ def approval_reasons(changes: Iterable[Change]) -> list[str]:
     reasons: list[str] = []
     if any(c.action == "delete" for c in changes):
         reasons.append("it deletes events")
+    if any(c.copy_of is not None for c in changes):
+        reasons.append("it copies events between calendars")
     if any(c.recurrence_id is not None and c.scope != "occurrence" for c in changes):
         reasons.append("it changes a whole series")
     if len(changes) > 1:
@@ -126,7 +144,7 @@ def approval_reasons(changes: Iterable[Change]) -> list[str]:
     if any(any(attendee_changes(c)) for c in changes):
         reasons.append("it changes who is invited")
     if any(c.conflicts for c in changes):
-        reasons.append("it breaks " + "; ".join(x for c in changes for x in c.conflicts))
+        reasons.append("it conflicts: " + "; ".join(x for c in changes for x in c.conflicts))
     return reasons
 
 
@@ -173,6 +191,8 @@ def describe_change(change: Change, tz: ZoneInfo) -> str:
         local = start.astimezone(tz)
         return f"{format_day(local.date())} {format_span(start, end, tz, all_day=change.all_day)}"
 
+    if change.action == "create" and change.copy_of is not None:
+        return f"Copy {change.summary!r} to {change.calendar_name}: {when(change.start, change.end)}"
     if change.action == "create":
         repeats = f", repeating ({describe_rule(change.rrule, tz)})" if change.rrule else ""
         return f"Create {change.summary!r}: {when(change.start, change.end)}{repeats}"
@@ -268,6 +288,7 @@ def preview_rows(changes: list[Change], tz: ZoneInfo) -> list[dict[str, Any]]:
             "after": {"start": iso(c.start), "end": iso(c.end)} if c.action != "delete" else None,
             "all_day": c.all_day,
             "series": c.recurrence_id is not None and c.scope != "occurrence",  # more than the one shown
+            "attendees": list(c.new_attendees if c.new_attendees is not None else c.attendees),
             "line": describe_change(c, tz),
         }
         for c in changes
@@ -380,6 +401,8 @@ def apply_change_set(
         todo = [position for position, op in enumerate(ops) if op not in logged]
         writes = [_write(changes[position], ops[position]) for position in todo]
         written = provider.apply_writes(writes)
+        made = [(changes[p].copy_of, w.after) for p, w in zip(todo, written, strict=True)]
+        CopyLink.objects.link_copies(owner=user, run_id=run_id, made=made)
         entries = [
             _record(
                 owner=user,
@@ -479,6 +502,7 @@ def undo_run(
         ChangeRecord.objects.filter(owner=user, run_id=run_id, undone_by__isnull=True).order_by("-position")
     )
     entries: list[ChangeRecord] = []
+    reverted: list[tuple[ChangeRecord, ChangeRecord]] = []
     undone: list[int] = []
     skipped: list[str] = []
     ops = [f"{operation_id}:{position}" for position in range(len(originals))]
@@ -508,6 +532,8 @@ def undo_run(
                 )
             )
             undone.append(record.pk)
+            reverted.append((record, entries[-1]))
+        CopyLink.objects.follow_undo(owner=user, reverted=reverted)
         records = _log(user, entries, [entry.operation_id for entry in entries])
         ChangeRecord.objects.filter(pk__in=undone).update(undone_by=undo_run_id)
     return records, skipped

@@ -104,11 +104,13 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
         text = _conflicts_text(pairs, period, tz)
     elif params.style == "preference":
         data = {"key": params.key, "value": params.value}
-        label = params.key.replace("_", " ")
+        from preferences.wording import describe_preference, preference_label
+
+        label = preference_label(params.key)
         text = (
             f"Your {label} is not set."
             if params.value is None
-            else f"Your {label}: {_describe(params.value)}."
+            else f"Your {label}: {describe_preference(params.key, params.value)}."
         )
     elif params.style == "calendars":
         data["calendars"] = params.calendars
@@ -215,16 +217,3 @@ def _period(start: datetime | None, end: datetime | None, tz: ZoneInfo) -> str:
 
 def _singular(subject: str) -> str:
     return subject[:-1] if subject.endswith("s") and not subject.endswith("ss") else subject
-
-
-def _describe(value: Any) -> str:
-    if isinstance(value, dict):
-        parts = []
-        if "days" in value:
-            parts.append(", ".join(value["days"]))
-        if "start" in value and "end" in value:
-            parts.append(f"{value['start']}–{value['end']}")
-        return " ".join(parts) or str(value)
-    if isinstance(value, list):
-        return "; ".join(_describe(v) for v in value)
-    return str(value)

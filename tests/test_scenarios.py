@@ -20,7 +20,6 @@ SCENARIOS = settings.BASE_DIR.parent / "shared" / "scenarios"
 ISSUE_12 = "issue 12: preferences, times that suit everyone, calendars kept in step"
 LATER = {
     "move-meetings-everyone-free": ISSUE_12,
-    "preference-by-chat": ISSUE_12,
     "sync-work-personal": ISSUE_12,
     "writing-block": ISSUE_12,
 }

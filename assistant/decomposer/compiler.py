@@ -70,9 +70,10 @@ def compile_frame(frame: RequestFrame, *, now: datetime, tz: ZoneInfo) -> Decisi
         return _workflow(frame, tasks, name="read-preference", summary="Read a preference")
     if op == "preference_set":
         return _answer(
-            "Changing preferences by chat is not available yet; you can change them in the admin. " + HELP,
+            'Tell me the new value, e.g. "my lunch is 12:30 to 1:30", "my gym is Mondays and Thursdays 6 to '
+            '7pm", "no meetings before 10am", or change it on your settings page (/settings/).',
             frame,
-            kind="error",
+            kind="clarify",
         )
     if op in ("yes", "no"):
         return _answer(NOTHING_WAITING, frame)

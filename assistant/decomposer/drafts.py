@@ -113,6 +113,7 @@ class _Said:
     ):
         self.day = None
         self.at: str | None = None
+        self.part: str | None = None
         self.minutes = frame.duration_minutes
         self.repeat = read_repeat(text, now)
         timed = text
@@ -151,6 +152,8 @@ class _Said:
                 started = local
             if match.has_date and self.day is None:
                 self.day = local.date()
+            if match.day_part and not match.has_time and self.part is None:
+                self.part = match.day_part  # "on Wednesday evening": some time then
             if match.has_time and self.at is None:
                 self.at = f"{local:%H:%M}"
                 if match.is_interval and match.end is not None and self.minutes is None:
@@ -256,12 +259,30 @@ def _asking_place(decision: Decision, placed: bool) -> Decision:
     return decision if placed else decision.model_copy(update={"context_update": {"asked": "location"}})
 
 
-def _create(draft: Draft, tz: ZoneInfo) -> Decision:
+def _create(draft: Draft, tz: ZoneInfo, *, part: str | None = None) -> Decision:
+    """Plan and apply the drafted event; with ``part`` (no time said), at the first free time in that
+    part of its day, for it and its attendees, outside the protected preferences."""
     assert draft.day is not None
-    assert draft.at is not None
-    start = datetime.combine(draft.day, time.fromisoformat(draft.at), tz)
     title = _with_people(draft.title, draft.people)
-    params: dict[str, Any] = {"summary": title, "start": start.isoformat()}
+    tasks: list[TaskSpec] = []
+    if part is not None:
+        day = datetime.combine(draft.day, time(), tz)
+        search = {
+            "start": day.isoformat(),
+            "end": (day + timedelta(days=1)).isoformat(),
+            "duration_minutes": draft.duration_minutes or 60,
+            "day_part": part,
+            "people": list(draft.attendees),
+            "limit": 1,
+        }
+        tasks.append(
+            TaskSpec(id="slots", skill="free_slots", params=search, summary=f"Find a free time ({part})")
+        )
+        start_at = "{{slots.output.slots.0.start}}"
+    else:
+        assert draft.at is not None
+        start_at = datetime.combine(draft.day, time.fromisoformat(draft.at), tz).isoformat()
+    params: dict[str, Any] = {"summary": title, "start": start_at}
     if draft.duration_minutes:
         params["duration_minutes"] = draft.duration_minutes
     if draft.attendees:
@@ -272,8 +293,14 @@ def _create(draft: Draft, tz: ZoneInfo) -> Decision:
         params["location"] = draft.location
     if draft.repeat:
         params["rrule"] = draft.repeat
-    tasks = [
-        TaskSpec(id="plan", skill="plan_create", params=params, summary=f"Plan {title}"),
+    tasks += [
+        TaskSpec(
+            id="plan",
+            skill="plan_create",
+            params=params,
+            depends_on=tuple(t.id for t in tasks),
+            summary=f"Plan {title}",
+        ),
         TaskSpec(
             id="apply",
             skill="apply_changes",
@@ -328,6 +355,9 @@ def draft_turn(
     if not draft.title and draft.people:
         draft = draft.model_copy(update={"title": "Meeting"})  # "I want to meet with Priya"
     missing = draft.missing()
+    part = said.part or frame.day_part
+    if missing == ["time"] and draft.day is not None and part and draft.title:
+        return _create(draft, tz, part=part)  # "a call on Wednesday evening": a free time then
     if missing:
         return _ask(draft, missing)
     return _create(draft, tz)

@@ -27,6 +27,8 @@ from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.lexicon import QUESTION_STARTERS
 from assistant.decomposer.recurrence import read_repeat
+from assistant.decomposer.retry import another_time
+from assistant.decomposer.settings import setting_decision
 from assistant.decomposer.state import DialogueState
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
@@ -155,6 +157,12 @@ class RuleDecomposer:
             # "Actually 12:30 works better" right after one event was made: move that one there.
             text = "move it to " + " ".join(m.text for m in find_times(text, now=now, daytime=True))
             frame = understand(text, now=now, world=world)
+        elsewhere = another_time(text, now=now, tz=tz, context=context)
+        if elsewhere is not None:
+            return elsewhere.model_copy(update={"frame": frame.as_json()})
+        preference = setting_decision(text, now=now, context=context, world=world)
+        if preference is not None:
+            return preference.model_copy(update={"frame": frame.as_json()})
         setting = _SETTING.search(normalise(text)) if frame.operation in ("create", "move") else None
         if setting is not None and not frame.title_words:
             # "set my timezone to Europe/London": a setting, never an event called "Timezone to ..."
@@ -162,8 +170,9 @@ class RuleDecomposer:
                 kind="answer",
                 reply_kind="error",
                 text=f"That sounds like a setting (your {setting['what'] or setting['habit']}), not an "
-                "event, so I left your calendar as it was. Changing settings by chat is not available yet: "
-                "change it in the admin, under Preferences.",
+                "event, so I left your calendar as it was. Say what it should be (e.g. \"my working hours "
+                'are 9 to 5 on weekdays", "no meetings before 10am"), or change it on your settings page '
+                "(/settings/).",
                 frame=frame.as_json(),
             )
         ending = ending_as_cancel(text, now)

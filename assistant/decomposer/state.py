@@ -18,11 +18,13 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-__all__ = ["PASSING", "Asked", "DialogueState", "Draft", "EventRef", "LastQuestion"]
+__all__ = ["DECLINED", "PASSING", "Asked", "DialogueState", "Draft", "EventRef", "LastQuestion"]
 
 Asked = Literal["date", "time", "title", "location", "when", "what", "confirm"]
 # Keys of ``context`` that only the next turn may use.
-PASSING = frozenset({"draft", "made", "asked", "pending_create"})
+DECLINED = "declined"
+"""Context key of the preview rows the user just declined while asking for something else instead."""
+PASSING = frozenset({"draft", "made", "asked", "pending_create", "pending_setting", DECLINED})
 
 
 class _State(BaseModel):

@@ -45,6 +45,13 @@ class World:
             start=self.now - _TITLE_HORIZON_BEFORE, end=self.now + _TITLE_HORIZON_AFTER
         )
 
+    @cached_property
+    def preferences(self) -> dict[str, Any]:
+        """The user's valid preferences (read only by the turns that are about one)."""
+        from preferences.selectors import preferences_for
+
+        return preferences_for(user=self.user)
+
     def people_named(self, names: list[str]) -> dict[str, list[Person]]:
         """The directory's people for each candidate name, in one query."""
         return people_matching(user=self.user, names=names)

@@ -14,6 +14,7 @@ from django.test.utils import override_settings
 
 from assistant.models import Conversation
 from assistant.services import chat_turn, conversation_create
+from preferences.models import Preference
 from skills.models import Event
 from skills.services import event_create
 from tests.factories import user_with_calendar
@@ -172,16 +173,24 @@ def test_a_title_that_contains_a_category_word_names_the_event_whoever_attends(c
 
 
 @pytest.mark.parametrize(
-    "text", ["Set my timezone to Europe/London", "change my lunch to 12:30-1:30", "update my working hours"]
+    ("text", "kind", "key"),
+    [
+        ("Set my timezone to Europe/London", "done", "timezone"),
+        ("change my lunch to 12:30-1:30", "done", "lunch_hours"),
+        ("update my working hours", "clarify", None),  # to what? asked, nothing stored
+    ],
 )
-def test_words_about_settings_never_become_an_event(calendar: Any, text: str) -> None:
+def test_words_about_settings_change_the_setting_never_an_event(
+    calendar: Any, text: str, kind: str, key: str | None
+) -> None:
     user, conversation = calendar
     before = Event.objects.filter(calendar__owner=user).count()
     with time_machine.travel(NOW, tick=False):
         reply = say(user, conversation, text)
-    assert reply.kind in ("error", "clarify")
-    assert "setting" in reply.text
+    assert reply.kind == kind, reply.text
     assert Event.objects.filter(calendar__owner=user).count() == before
+    stored = set(Preference.objects.filter(user=user).values_list("key", flat=True))
+    assert (key in stored) if key else not stored - {"timezone"}
 
 
 def test_time_blocked_for_a_purpose_is_named_for_it(calendar: Any) -> None:

@@ -1,0 +1,76 @@
+"""A declined preview followed by what to do instead: "No, find another time that day".
+
+The chat declines the waiting preview and hands the rest of the turn here with the declined rows in the
+context.  A new event declined for its time is planned again at the first free time of the same day (or
+of the part of the day, or the day the turn names), for it and its attendees and outside the protected
+preferences; the new plan is previewed or applied by the usual policy.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from assistant.decomposer.intent import normalise
+from assistant.decomposer.state import DECLINED
+from assistant.timeexpr import find_times
+from skills.schemas import DAY_PARTS
+from workflows.definition import Decision, TaskSpec, WorkflowDefinition
+
+__all__ = ["another_time"]
+
+_ANOTHER = re.compile(
+    r"\b(?:another|a different|some other|other|a better|a free) (?:time|slot)\b"
+    r"|\bsomewhere else\b|\belsewhere\b"
+    r"|\b(?:later|earlier) (?:that|the same) day\b|\bfind (?:a |me a )?(?:free )?(?:time|slot)\b"
+)
+_PART = re.compile(r"\b(" + "|".join(DAY_PARTS) + r")\b")
+
+
+def another_time(text: str, *, now: datetime, tz: ZoneInfo, context: dict[str, Any]) -> Decision | None:
+    """The declined new event planned at another free time, or None when the turn asks no such thing."""
+    rows = [r for r in context.get(DECLINED) or [] if isinstance(r, dict)]
+    norm = normalise(text)
+    if len(rows) != 1 or rows[0].get("action") != "create" or not _ANOTHER.search(norm):
+        return None
+    row = rows[0]
+    start = datetime.fromisoformat(row["after"]["start"]).astimezone(tz)
+    end = datetime.fromisoformat(row["after"]["end"]).astimezone(tz)
+    named = [m for m in find_times(norm, now=now, daytime=True) if m.has_date and not m.error and m.start]
+    day = named[0].start.astimezone(tz).date() if named and named[0].start else start.date()
+    lo = max(datetime.combine(day, time(), tz), now)
+    search: dict[str, Any] = {
+        "start": lo.isoformat(),
+        "end": datetime.combine(day + timedelta(days=1), time(), tz).isoformat(),
+        "duration_minutes": max(5, int((end - start).total_seconds() // 60)),
+        "people": list(row.get("attendees") or []),
+        "limit": 1,
+    }
+    if part := _PART.search(norm):
+        search["day_part"] = part.group(1)
+    plan = {
+        "summary": row["summary"],
+        "start": "{{slots.output.slots.0.start}}",
+        "duration_minutes": search["duration_minutes"],
+        "attendees": search["people"],
+    }
+    tasks = (
+        TaskSpec(id="slots", skill="free_slots", params=search, summary="Find another free time"),
+        TaskSpec(id="plan", skill="plan_create", depends_on=("slots",), params=plan, summary="Plan it there"),
+        TaskSpec(
+            id="apply",
+            skill="apply_changes",
+            depends_on=("plan",),
+            params={"changes": "{{plan.output}}"},
+            summary="Apply",
+        ),
+    )
+    return Decision(
+        kind="workflow",
+        workflow=WorkflowDefinition(
+            name="create-elsewhere", summary=f"{row['summary']} at another time", tasks=tasks, output="apply"
+        ),
+        confidence=0.85,
+    )

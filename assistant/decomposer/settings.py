@@ -1,0 +1,251 @@
+"""Preferences said in chat: set, change, remove and show them.
+
+"My gym is Monday, Wednesday and Friday from 6 to 7:30pm", "change my lunch to 12:30-1:30", "set my
+timezone to Europe/London", "no meetings before 10am", "no meetings on Fridays", "I no longer go to
+the gym", "what are my preferences?".  A sentence about a preference is read here before anything
+else, so it never becomes an event called "Don't" or "Timezone to europe london".  The value is built
+in the canonical shape of ``preferences.schema`` and written by the ``set_preference`` skill, which
+validates it; what is missing (the days of a gym schedule, the hours of a writing block) is asked for,
+and the answer completes the same preference on the next turn.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from assistant.decomposer.intent import normalise
+from assistant.decomposer.recurrence import read_repeat
+from assistant.decomposer.world import World
+from assistant.timeexpr import TimeMatch, find_times
+from preferences.schema import DAY_CODES, known_zones
+from preferences.wording import preference_label
+from workflows.definition import Decision, TaskSpec, WorkflowDefinition
+
+__all__ = ["PENDING", "setting_decision"]
+
+PENDING = "pending_setting"
+"""Context key of a preference whose value the last reply asked for (one turn long)."""
+
+# The words that name each preference with days and hours.
+_HABITS = {
+    "gym_schedule": r"gym(?: schedule| sessions?| days?)?|workouts?",
+    "lunch_hours": r"lunch(?: break| hours?| time)?",
+    "working_hours": r"working hours|work hours|office hours|work ?days?|working days?",
+    "writing_block": r"writing (?:block|time)",
+}
+_HABIT = "|".join(f"(?P<{key}>{words})" for key, words in _HABITS.items())
+# "my gym is ...", "set my lunch to ...", "change my working hours to ...", "my writing block: ..."
+_SET_HABIT = re.compile(
+    rf"^(?:(?:ok|okay|so|and|also|please|can you|could you)[\s,]+)*"
+    rf"(?P<verb>(?:set|change|update|move|make)\s+)?my\s+(?:{_HABIT})\s*"
+    r"(?:is|are|will be|should be|to|:|=|from)?\s*"
+    r"(?P<rest>.*)$"
+)
+# "I go to the gym Mondays and Thursdays 7-8am", "I work 9 to 5 Monday to Friday", "I have lunch 12:30-1:30"
+_I_DO = re.compile(
+    r"^i\s+(?:usually\s+|normally\s+)?(?:(?P<gym_schedule>go to the gym|work out|train)"
+    r"|(?P<working_hours>work)|(?P<lunch_hours>have lunch|eat lunch|lunch))\s+(?P<rest>.+)$"
+)
+_ANY_HABIT = "|".join(_HABITS.values())
+_REMOVE = re.compile(
+    r"\b(?:i\s+)?(?:no longer|don'?t|do not)\s+(?:go to|have|do)\s+(?:the\s+|a\s+|my\s+)?"
+    rf"(?P<what>{_ANY_HABIT})(?:\s+any\s*more)?\s*$"
+    rf"|\b(?:remove|delete|clear|forget|drop)\s+my\s+(?P<what2>{_ANY_HABIT})(?:\s+(?:preference|setting))?\s*$"
+)
+_ZONE = re.compile(
+    r"\b(?:(?:set|change|switch|update)\s+)?my\s+time\s*zone\s+(?:to|is|as)\s+(?P<zone>[a-z_/+\-0-9 ]+?)\s*$"
+    r"|\b(?:set|change|switch)\s+(?:the\s+)?time\s*zone\s+to\s+(?P<zone2>[a-z_/+\-0-9 ]+?)\s*$"
+)
+_NO_MEETINGS = re.compile(
+    r"\b(?:no|not any|don'?t (?:want|schedule|book) (?:any )?|(?:i )?(?:prefer|would prefer|'d prefer|"
+    r"like|want) (?:not to have|no) (?:any )?)meetings?\s+(?P<how>before|earlier than|after|later than|on)\s+"
+    r"(?P<what>.+?)\s*(?:please)?[.!]*$"
+)
+_SHOW_ALL = re.compile(
+    r"\bwhat (?:are|'re) my (?:preferences|settings)\b|\b(?:show|list) my (?:preferences|settings)\b"
+)
+_WRITING_RULE = re.compile(
+    r"\b(?:don'?t|do not|never)\s+(?:schedule|book|put)\s+anything\s+(?:during|in|over)\s+"
+    r"my\s+writing (?:block|time)"
+    r"|\bprotect my writing (?:block|time)\b"
+)
+_EXCEPTIONS_OK = re.compile(r"\b(?:approve|approval|ask me|let me (?:decide|approve)|exceptions?)\b")
+_NO_EXCEPTIONS = re.compile(r"\b(?:no exceptions|never|under no circumstances)\b")
+_WEEKDAYS = {"MO": "mon", "TU": "tue", "WE": "wed", "TH": "thu", "FR": "fri", "SA": "sat", "SU": "sun"}
+_DAY_WORD = re.compile(r"\b(mon|tue|wed|thu|fri|sat|sun)[a-z]*\b")
+_DAY_RANGE = re.compile(
+    r"\b(mon|tue|wed|thu|fri|sat|sun)[a-z]*\s*(?:-|–|to|through|thru|until)\s*(mon|tue|wed|thu|fri|sat|sun)[a-z]*\b"
+)
+_CODES_BY_STEM = {stem: code for code, stem in _WEEKDAYS.items()}
+
+
+def setting_decision(text: str, *, now: datetime, context: dict[str, Any], world: World) -> Decision | None:
+    """A workflow that sets, removes or shows a preference, a question for what it still needs, or None
+    when the turn is about no preference."""
+    norm = normalise(text).strip(" .!")
+    pending = context.get(PENDING)
+    if isinstance(pending, dict) and pending.get("key"):
+        answered = _habit_value(pending["key"], norm, now, pending.get("extra") or {})
+        if isinstance(answered, dict | list):
+            return _set(pending["key"], answered)
+    if _SHOW_ALL.search(norm):
+        return _workflow("read-preferences", "Show the preferences", "describe_preferences", {})
+    if m := _ZONE.search(norm):
+        return _zone(m["zone"] or m["zone2"])
+    if m := _NO_MEETINGS.search(norm):
+        return _meeting_hours(m["how"], m["what"], now, world.preferences.get("meeting_hours") or {})
+    if m := _REMOVE.search(norm):
+        said = m["what"] or m["what2"]
+        key = next(k for k, words in _HABITS.items() if re.fullmatch(words, said))
+        return _workflow(
+            f"remove-{key}", f"Remove the {preference_label(key)}", "set_preference", {"key": key}
+        )
+    if _WRITING_RULE.search(norm):
+        allow = bool(_EXCEPTIONS_OK.search(norm)) and not _NO_EXCEPTIONS.search(norm)
+        block = world.preferences.get("writing_block")
+        if block:
+            return _set("writing_block", {**block, "allow_exceptions_with_approval": allow})
+        return _ask(
+            "writing_block",
+            "When is your writing block? Tell me the days and hours, "
+            'e.g. "Tuesdays and Thursdays from 9 to 11am".',
+            {"allow_exceptions_with_approval": allow},
+        )
+    m = _SET_HABIT.search(norm) or _I_DO.search(norm)
+    if m is None or not (m["rest"].strip() or m.groupdict().get("verb")):
+        return None  # "my gym" alone says nothing to store
+    key = next(k for k in _HABITS if m.groupdict().get(k))
+    extra = {}
+    if key == "writing_block" and world.preferences.get("writing_block"):
+        extra = {
+            "allow_exceptions_with_approval": world.preferences["writing_block"].get(
+                "allow_exceptions_with_approval", False
+            )
+        }
+    value = _habit_value(key, m["rest"], now, extra)
+    if isinstance(value, str):
+        return _ask(key, value, extra)
+    return _set(key, value)
+
+
+def _habit_value(
+    key: str, said: str, now: datetime, extra: dict[str, Any]
+) -> dict[str, Any] | list[Any] | str:
+    """The canonical value of a habit preference from the words after its name, or the question for
+    what is missing."""
+    days = _days(said, now)
+    span = _span(said, now)
+    label = preference_label(key)
+    if span is None:
+        return f'From when to when is your {label}? Say the hours, e.g. "from 6 to 7:30pm".'
+    start, end = span
+    if key == "lunch_hours":
+        return {"start": start, "end": end}
+    if key == "working_hours":
+        return {"days": days or ["MO", "TU", "WE", "TH", "FR"], "start": start, "end": end}
+    if not days:
+        return f'On which days is your {label}? Say them, e.g. "Mondays and Thursdays".'
+    if key == "gym_schedule":
+        return [{"day": day, "start": start, "end": end} for day in days]
+    return {"days": days, "start": start, "end": end, **extra}
+
+
+def _days(said: str, now: datetime) -> list[str]:
+    """Day codes said: "Monday, Wednesday and Friday", "Mon/Thu", "weekdays", "Monday to Friday"."""
+    if re.search(r"\b(?:weekdays|every weekday|workdays)\b", said):
+        return ["MO", "TU", "WE", "TH", "FR"]
+    if re.search(r"\b(?:every day|daily|each day)\b", said):
+        return list(DAY_CODES)
+    found: list[str] = []
+    for m in _DAY_RANGE.finditer(said):
+        first, last = DAY_CODES.index(_CODES_BY_STEM[m[1]]), DAY_CODES.index(_CODES_BY_STEM[m[2]])
+        found += [DAY_CODES[i % 7] for i in range(first, last + (1 if last >= first else 8))]
+    for m in _DAY_WORD.finditer(said):
+        found.append(_CODES_BY_STEM[m[1]])
+    return [code for code in DAY_CODES if code in found]
+
+
+def _span(said: str, now: datetime) -> tuple[str, str] | None:
+    """The hours said ("from 6 to 7:30pm", "12:30-1:30", "9 to 11am"), as HH:MM, or None."""
+    repeat = read_repeat(said, now)
+    for lo, hi in repeat.spans if repeat else ():
+        said = said[:lo] + " " * (hi - lo) + said[hi:]  # "every Monday" is no date
+    found: list[TimeMatch] = [m for m in find_times(said, now=now, daytime=True) if not m.error and m.start]
+    ranged = next((m for m in found if m.is_interval and m.has_time and m.end is not None), None)
+    if ranged is None or ranged.start is None or ranged.end is None:
+        return None
+    start, end = ranged.start.astimezone(now.tzinfo), ranged.end.astimezone(now.tzinfo)
+    if end.date() != start.date() or end <= start:
+        return None
+    return f"{start:%H:%M}", f"{end:%H:%M}"
+
+
+def _meeting_hours(how: str, what: str, now: datetime, current: dict[str, Any]) -> Decision:
+    value = {k: v for k, v in current.items() if v}
+    if how == "on":
+        days = _days(what, now)
+        if not days:
+            return _clarify(
+                f'I couldn\'t tell which days you meant in "{what}". Say them, e.g. "no meetings on Fridays".'
+            )
+        value["no_meeting_days"] = sorted(
+            set(value.get("no_meeting_days") or []) | set(days), key=DAY_CODES.index
+        )
+    else:
+        found = [m for m in find_times(f"at {what}", now=now, daytime=True) if m.has_time and m.start]
+        if not found or found[0].start is None:
+            return _clarify(
+                f'I couldn\'t read "{what}" as a time of day. Say it like "no meetings before 10am".'
+            )
+        at = f"{found[0].start.astimezone(now.tzinfo):%H:%M}"
+        value["earliest" if how in ("before", "earlier than") else "latest"] = at
+    return _set("meeting_hours", value)
+
+
+def _zone(said: str) -> Decision:
+    """An IANA zone from its name ("Europe/London", any case) or its city ("london", "new york")."""
+    wanted = said.strip().replace(" ", "_").casefold()
+    zones = known_zones()
+    exact = [z for z in zones if z.casefold() == wanted]
+    cities = [z for z in zones if z.casefold().endswith("/" + wanted)]
+    found = exact or cities
+    if len(found) != 1:
+        return _clarify(
+            f'I don\'t know a time zone called "{said.strip()}". Give its name as in "Europe/London" or '
+            '"America/New_York".'
+        )
+    return _set("timezone", found[0])
+
+
+def _set(key: str, value: Any) -> Decision:
+    return _workflow(
+        f"set-{key}", f"Set the {preference_label(key)}", "set_preference", {"key": key, "value": value}
+    )
+
+
+def _workflow(name: str, summary: str, skill: str, params: dict[str, Any]) -> Decision:
+    return Decision(
+        kind="workflow",
+        workflow=WorkflowDefinition(
+            name=name,
+            summary=summary,
+            tasks=(TaskSpec(id="pref", skill=skill, params=params, summary=summary),),
+            output="pref",
+        ),
+        confidence=0.9,
+    )
+
+
+def _ask(key: str, question: str, extra: dict[str, Any]) -> Decision:
+    return Decision(
+        kind="clarify",
+        reply_kind="clarify",
+        text=question,
+        context_update={PENDING: {"key": key, "extra": extra}},
+    )
+
+
+def _clarify(text: str) -> Decision:
+    return Decision(kind="clarify", reply_kind="clarify", text=text)
