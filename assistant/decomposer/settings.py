@@ -56,11 +56,13 @@ _REMOVE = re.compile(
 )
 _ZONE = re.compile(
     r"\b(?:(?:set|change|switch|update)\s+)?my\s+time\s*zone\s+(?:to|is|as)\s+(?P<zone>[a-z_/+\-0-9 ]+?)\s*$"
-    r"|\b(?:set|change|switch)\s+(?:the\s+)?time\s*zone\s+to\s+(?P<zone2>[a-z_/+\-0-9 ]+?)\s*$"
+    r"|\b(?:set|change|switch)\s+(?:the\s+)?time\s*zone\s+to\s+(?P<zone2>[a-z_/+\-0-9 ]+?)\s*$",
+    re.IGNORECASE,
 )
 _NO_MEETINGS = re.compile(
-    r"\b(?:no|not any|don'?t (?:want|schedule|book) (?:any )?|(?:i )?(?:prefer|would prefer|'d prefer|"
-    r"like|want) (?:not to have|no) (?:any )?)meetings?\s+(?P<how>before|earlier than|after|later than|on)\s+"
+    r"\b(?:no|not any|don'?t (?:want|schedule|book)(?: any)?|(?:i'd|i|i would) (?:prefer|like|want) "
+    r"(?:not to have|no)(?: any)?|(?:prefer|would prefer) (?:not to have|no)(?: any)?)\s+meetings?\s+"
+    r"(?P<how>before|earlier than|after|later than|on)\s+"
     r"(?P<what>.+?)\s*(?:please)?[.!]*$"
 )
 _SHOW_ALL = re.compile(
@@ -92,7 +94,7 @@ def setting_decision(text: str, *, now: datetime, context: dict[str, Any], world
             return _set(pending["key"], answered)
     if _SHOW_ALL.search(norm):
         return _workflow("read-preferences", "Show the preferences", "describe_preferences", {})
-    if m := _ZONE.search(norm):
+    if m := _ZONE.search(text.strip(" .!")):  # as said: the zone's name is quoted back
         return _zone(m["zone"] or m["zone2"])
     if m := _NO_MEETINGS.search(norm):
         return _meeting_hours(m["how"], m["what"], now, world.preferences.get("meeting_hours") or {})

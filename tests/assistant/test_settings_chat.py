@@ -1,0 +1,139 @@
+"""Preferences said in chat: stored in canonical form, restated in words, asked about when incomplete,
+never turned into events."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+import time_machine
+
+from assistant.models import Conversation
+from assistant.services import chat_turn, conversation_create
+from preferences.models import Preference
+from preferences.services import preference_set
+from skills.models import Event
+from tests.factories import user_with_calendar
+
+pytestmark = pytest.mark.django_db
+
+SYDNEY = ZoneInfo("Australia/Sydney")
+NOW = datetime(2026, 5, 4, 9, 0, tzinfo=SYDNEY)  # a Monday
+
+
+@pytest.fixture
+def chat() -> tuple[Any, Conversation]:
+    user, _ = user_with_calendar("settings", timezone="Australia/Sydney")
+    return user, conversation_create(user=user)
+
+
+def say(user: Any, conversation: Conversation, text: str) -> Any:
+    reply = chat_turn(user=user, conversation=conversation, text=text)
+    assert reply is not None
+    return reply
+
+
+def stored(user: Any, key: str) -> Any:
+    row = Preference.objects.filter(user=user, key=key).first()
+    return row.value if row else None
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "value", "words"),
+    [
+        (
+            "My gym is Monday, Wednesday and Friday from 6 to 7:30pm",
+            "gym_schedule",
+            [{"day": d, "start": "18:00", "end": "19:30"} for d in ("MO", "WE", "FR")],
+            "Monday, Wednesday and Friday, 6 PM to 7:30 PM",
+        ),
+        ("I go to the gym Tuesdays and Thursdays 7-8am", "gym_schedule", None, "Tuesday and Thursday"),
+        ("change my lunch to 12:30-1:30", "lunch_hours", {"start": "12:30", "end": "13:30"}, "12:30 PM to 1:30 PM"),
+        (
+            "my working hours are 8 to 4 Monday to Thursday",
+            "working_hours",
+            {"days": ["MO", "TU", "WE", "TH"], "start": "08:00", "end": "16:00"},
+            "Monday to Thursday, 8 AM to 4 PM",
+        ),
+        ("set my timezone to Europe/London", "timezone", "Europe/London", "Europe/London"),
+        ("change my time zone to tokyo", "timezone", "Asia/Tokyo", "Asia/Tokyo"),
+        ("no meetings before 10am", "meeting_hours", {"earliest": "10:00"}, "10 AM"),
+        ("I'd prefer no meetings on Fridays please", "meeting_hours", {"no_meeting_days": ["FR"]}, "Friday"),
+    ],
+)
+def test_a_preference_said_is_stored_and_restated_in_words(
+    chat: Any, text: str, key: str, value: Any, words: str
+) -> None:
+    user, conversation = chat
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, text)
+    assert reply.kind == "done", reply.text
+    assert words in reply.text
+    assert "MO" not in reply.text and "FR" not in reply.text  # days in words, never codes
+    if value is not None:
+        assert stored(user, key) == value
+    assert not Event.objects.filter(calendar__owner=user).exists()
+
+
+def test_meeting_hours_said_twice_add_up(chat: Any) -> None:
+    user, conversation = chat
+    with time_machine.travel(NOW, tick=False):
+        say(user, conversation, "no meetings before 10am")
+        say(user, conversation, "no meetings after 4pm")
+    assert stored(user, "meeting_hours") == {"earliest": "10:00", "latest": "16:00"}
+
+
+def test_removing_a_preference_says_what_it_was(chat: Any) -> None:
+    user, conversation = chat
+    preference_set(user=user, key="gym_schedule", value=[{"day": "MO", "start": "07:00", "end": "08:00"}])
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "I no longer go to the gym")
+    assert reply.kind == "done"
+    assert "Monday, 7 AM to 8 AM" in reply.text
+    assert stored(user, "gym_schedule") is None
+
+
+def test_a_missing_part_is_asked_and_the_answer_completes_it(chat: Any) -> None:
+    user, conversation = chat
+    with time_machine.travel(NOW, tick=False):
+        asked = say(user, conversation, "Never schedule anything during my writing block, no exceptions")
+        assert asked.kind == "clarify"
+        assert stored(user, "writing_block") is None
+        done = say(user, conversation, "Mondays and Wednesdays 9 to 11:30am")
+    assert done.kind == "done", done.text
+    assert stored(user, "writing_block") == {
+        "days": ["MO", "WE"],
+        "start": "09:00",
+        "end": "11:30",
+        "allow_exceptions_with_approval": False,
+    }
+    assert not Event.objects.filter(calendar__owner=user).exists()
+
+
+def test_an_unknown_zone_is_asked_about_and_nothing_is_stored(chat: Any) -> None:
+    user, conversation = chat
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "set my timezone to Atlantis/Lost_City")
+    assert reply.kind == "clarify"
+    assert "Atlantis" in reply.text
+    assert stored(user, "timezone") == "Australia/Sydney"
+
+
+def test_what_are_my_preferences_lists_them_in_words(chat: Any) -> None:
+    user, conversation = chat
+    preference_set(user=user, key="lunch_hours", value={"start": "12:00", "end": "13:00"})
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "what are my preferences?")
+    assert reply.kind == "answer"
+    assert "noon to 1 PM" in reply.text
+
+
+def test_a_preference_of_one_user_never_touches_another(chat: Any) -> None:
+    user, conversation = chat
+    other, _ = user_with_calendar("someone-else", timezone="Australia/Sydney")
+    preference_set(user=other, key="lunch_hours", value={"start": "11:00", "end": "12:00"})
+    with time_machine.travel(NOW, tick=False):
+        say(user, conversation, "change my lunch to 12:30-1:30")
+    assert stored(other, "lunch_hours") == {"start": "11:00", "end": "12:00"}
