@@ -31,21 +31,27 @@ from skills.context import NO_ANSWER, Interrupt, SkillContext
 from skills.errors import SkillError
 from skills.formatting import format_day, format_person, format_span, format_time
 from skills.freetime import (
+    WAKING_HOURS,
     Span,
+    clock_time,
+    day_part_window,
+    meeting_hours,
+    named_blocks,
     parse_hhmm,
-    preference_blocks,
     protected_spans,
     search,
+    within_meeting_hours,
     within_working_hours,
     working_window,
 )
 from skills.mail import notifications_create, notifications_of, notifications_send
 from skills.models import Notification
+from skills.people import Availability, availability, names_and_you
 from skills.preview import week_view
 from skills.providers.base import ProviderError
 from skills.registry import REGISTRY, skill
 from skills.reply_skills import Reply
-from skills.schemas import DAY_PARTS, DayPart, EventItem, SkillInput
+from skills.schemas import DayPart, EventItem, SkillInput
 from skills.tasks import notifications_dispatch
 
 __all__ = [
@@ -85,14 +91,38 @@ class _Overlaps:
         return sorted(i for i in self._order[first:last] if lo < self._spans[i][1])
 
 
+def _owner(ctx: SkillContext) -> str:
+    return (getattr(ctx.user, "email", "") or "").casefold()
+
+
+def _others(attendees: list[str], owner: str) -> list[str]:
+    return [a for a in attendees if a.casefold() != owner]
+
+
+def _meeting_with(change: Change, owner: str) -> tuple[list[str], list[str]]:
+    """Who a change has the user meet at its new time, and whose time it newly asks for: everyone
+    when it creates or moves a meeting, only the newly invited when it keeps its time."""
+    after = change.new_attendees if change.new_attendees is not None else change.attendees
+    meeting = _others(after, owner)
+    moved = change.action == "create" or (
+        change.start != change.before_start or change.end != change.before_end
+    )
+    if moved:
+        return meeting, meeting
+    return meeting, _others(attendee_changes(change)[0], owner)
+
+
 def _conflicts(ctx: SkillContext, planned: list[Change], *, skip_keys: set[str]) -> None:
-    """Fill in what each planned new time would break: other events, protected time, working hours.
+    """Fill in what each planned new time would break, in words: other events, the user's protected
+    time ("breaks your writing block (Tuesday 9:00–11:00 AM)"), working hours and, for meetings,
+    meeting hours and the busy times of the attendees who are users here ("Ann Lee is busy then").
 
     Other changes of the same set count at their new times, the events they move at none.
     """
     timed = [c for c in planned if c.start is not None and c.end is not None and not c.all_day]
     if not timed:
         return
+    tz = ctx.tz
     spans = [(c.start, c.end) for c in timed if c.start is not None and c.end is not None]
     lo = min(start for start, _ in spans) - timedelta(days=1)
     hi = max(end for _, end in spans) + timedelta(days=1)
@@ -102,15 +132,20 @@ def _conflicts(ctx: SkillContext, planned: list[Change], *, skip_keys: set[str])
         if o.busy and o.occurrence_key not in skip_keys
     ]
     prefs = ctx.preferences
-    blocks = preference_blocks(prefs, lo, hi, ctx.tz)
+    blocks = named_blocks(prefs, lo, hi, tz)
     working = working_window(prefs)
+    meetings = meeting_hours(prefs)
+    owner = _owner(ctx)
+    asked = [_meeting_with(c, owner) for c in timed]
+    wanted = sorted({a.casefold() for _, newly in asked for a in newly})
+    people = availability(user=ctx.user, emails=wanted, start=lo, end=hi) if wanted else Availability()
     by_others = _Overlaps([(o.start, o.end) for o in others])
     by_moving = _Overlaps(spans)
-    by_blocks = _Overlaps(blocks)
+    by_blocks = _Overlaps([(b.start, b.end) for b in blocks])
     for position, change in enumerate(timed):
         start, end = spans[position]
         found = [
-            f"overlaps {others[i].summary} at {format_time(others[i].start, ctx.tz)}"
+            f"overlaps {others[i].summary} at {format_time(others[i].start, tz)}"
             for i in by_others.of(start, end)
         ]
         found += [
@@ -118,12 +153,24 @@ def _conflicts(ctx: SkillContext, planned: list[Change], *, skip_keys: set[str])
             for i in by_moving.of(start, end)
             if i != position
         ]
-        found += [f"a protected block {format_span(*blocks[i], ctx.tz)}" for i in by_blocks.of(start, end)]
+        found += [f"breaks {blocks[i].words(tz)}" for i in by_blocks.of(start, end)]
         if working is not None:
             days, w_lo, w_hi = working
-            s, e = start.astimezone(ctx.tz), end.astimezone(ctx.tz)
+            s, e = start.astimezone(tz), end.astimezone(tz)
             if s.weekday() not in days or s.time() < w_lo or e.time() > w_hi or e.date() != s.date():
-                found.append("time outside working hours")
+                found.append("outside your working hours")
+        meeting, newly = asked[position]
+        if meeting and meetings is not None:
+            broken = meetings.allows(start, end, tz)
+            if broken:
+                found.append(broken)
+        if newly and people.people:
+            mine = {a.casefold() for a in newly}
+            found += [
+                f"{p.name} is busy then"
+                for p in people.busy_between(start.timestamp(), end.timestamp())
+                if p.email.casefold() in mine
+            ]
         change.conflicts = found
 
 
@@ -199,14 +246,21 @@ class PlanMoveInput(SkillInput, MoveTo):
     search_start: datetime | None = Field(default=None, description="Find a free time in this range instead.")
     search_end: datetime | None = None
     other_day: bool = Field(default=False, description="With a search range: not on the event's own day.")
+    everyone: bool = Field(
+        default=False,
+        description="With a search range: the first time every attendee who is a user here is free too "
+        "(their free/busy), within working and meeting hours; each change says why it got its time, an "
+        "event with none is left alone with the nearest times after the range.",
+    )
     scope: Literal["occurrence", "following", "series"] = "occurrence"
 
 
 @skill(service="changes", kind="read")
 def plan_move(ctx: SkillContext, params: PlanMoveInput) -> ChangeSet:
     """Plan moving events: by an offset, to a date or time, or to free time in a part of the day or a
-    range, respecting other events and the protected preferences.  An event with no fitting time is
-    left alone and named.
+    range (with ``everyone``, a time when every attendee is free too), respecting other events, the
+    protected preferences, working hours and, for meetings, meeting hours.  Each event gets its own
+    time; one with no fitting time is left alone and named.
     """
     tz = ctx.tz
     targets = _unique(params.events, params.scope)
@@ -219,12 +273,13 @@ def plan_move(ctx: SkillContext, params: PlanMoveInput) -> ChangeSet:
         length = (
             timedelta(minutes=params.duration_minutes) if params.duration_minutes else item.end - item.start
         )
+        why = ""
         if search_mode:
             slot = _find_slot(ctx, item, length, params, skip_keys, taken)
-            if slot is None:
-                skipped.append(Skipped(summary=item.summary, start=item.start, reason="no free time fits"))
+            if slot.start is None:
+                skipped.append(Skipped(summary=item.summary, start=item.start, reason=slot.why))
                 continue
-            start = slot
+            start, why = slot.start, slot.why
         else:
             start = moved_start(item, params, tz)
         end = start + length
@@ -232,7 +287,7 @@ def plan_move(ctx: SkillContext, params: PlanMoveInput) -> ChangeSet:
             skipped.append(Skipped(summary=item.summary, start=item.start, reason="it is already then"))
             continue
         taken.append((start.timestamp(), end.timestamp()))
-        changes.append(Change(action="update", start=start, end=end, **_target(item, params.scope)))
+        changes.append(Change(action="update", start=start, end=end, why=why, **_target(item, params.scope)))
     _conflicts(ctx, changes, skip_keys=skip_keys)
     return ChangeSet(changes=changes, skipped=skipped)
 
@@ -325,6 +380,19 @@ def _nearer_half(at: time, own: time) -> time:
     return other if gap(other) < gap(at) else at
 
 
+NEAREST_DAYS = 14
+"""How far past a searched range the nearest times are looked for when nothing in it suits everyone."""
+NEAREST = 3
+"""How many of those nearest times are offered."""
+
+
+class Fit(BaseModel):
+    """A free-time search's answer: the start found (None: nothing fits) and why, in words."""
+
+    start: datetime | None = None
+    why: str = ""
+
+
 def _find_slot(
     ctx: SkillContext,
     item: EventItem,
@@ -332,50 +400,156 @@ def _find_slot(
     params: PlanMoveInput,
     skip_keys: set[str],
     taken: list[Span],
-) -> datetime | None:
+) -> Fit:
     tz = ctx.tz
     day = params.to_date or item.start.astimezone(tz).date()
-    # Never into the past, nor into the minute that is already under way: from the next quarter hour.
-    soonest = ctx.now.replace(second=0, microsecond=0) + timedelta(minutes=15 - ctx.now.minute % 15)
-    if params.day_part is not None:
-        lo = max(datetime.combine(day, time(), tz), soonest)
-        hi = datetime.combine(day + timedelta(days=1), time(), tz)
-        window: tuple[time, time] | None = DAY_PARTS[params.day_part]
-    else:
-        assert params.search_start is not None
+    soonest = _soonest(ctx)
+    if params.search_start is not None:
         lo = max(params.search_start, soonest)
         hi = params.search_end or lo + timedelta(days=7)
-        window = None
+    else:
+        lo = max(datetime.combine(day, time(), tz), soonest)
+        hi = datetime.combine(day + timedelta(days=1), time(), tz)
+    avoid = None
+    if params.other_day:
+        avoid = (
+            datetime.combine(day, time(), tz).timestamp(),
+            datetime.combine(day + timedelta(days=1), time(), tz).timestamp(),
+        )
+    return first_fit(
+        ctx,
+        lo=lo,
+        hi=hi,
+        length=length,
+        attendees=item.attendees,
+        day_part=params.day_part,
+        everyone=params.everyone,
+        skip_keys=skip_keys,
+        taken=taken,
+        avoid=avoid,
+    )
+
+
+def _soonest(ctx: SkillContext) -> datetime:
+    """Never into the past, nor into the minute that is already under way: from the next quarter hour."""
+    return ctx.now.replace(second=0, microsecond=0) + timedelta(minutes=15 - ctx.now.minute % 15)
+
+
+def first_fit(
+    ctx: SkillContext,
+    *,
+    lo: datetime,
+    hi: datetime,
+    length: timedelta,
+    attendees: list[str],
+    day_part: str | None = None,
+    everyone: bool = False,
+    skip_keys: set[str] | frozenset[str] = frozenset(),
+    taken: list[Span] | None = None,
+    avoid: Span | None = None,
+) -> Fit:
+    """The first free time of ``length`` in [lo, hi) for an event with ``attendees``: the user's own
+    events (but ``skip_keys``), ``taken`` spans (times already given to other events of the same
+    plan) and ``avoid``, the protected preferences, working hours, the user's bounds of ``day_part``
+    and, for a meeting, meeting hours; with ``everyone``, the attendees who are users here are free
+    too.  When nothing fits and ``everyone`` is asked, ``why`` names the nearest times after ``hi``.
+    """
+    tz = ctx.tz
+    taken = taken or []
     if lo >= hi:
-        return None
+        return Fit(why="no free time fits")
     prefs = ctx.preferences
+    window: tuple[time, time] | None = day_part_window(prefs, day_part) if day_part else None
     window, weekdays = within_working_hours(prefs, window, None)
-    own = ctx.provider.busy_reader(start=lo, end=hi, ignore=frozenset(skip_keys))
+    others = _others(attendees, _owner(ctx))
+    if others:
+        window, weekdays = within_meeting_hours(prefs, window, weekdays)
+    if window is None and everyone:
+        window = WAKING_HOURS  # a time to meet people is found in the day, not at 3 am
+    horizon = hi + timedelta(days=NEAREST_DAYS) if everyone else hi
+    own = ctx.provider.busy_reader(start=lo, end=horizon, ignore=frozenset(skip_keys))
+    people = availability(user=ctx.user, emails=others, start=lo, end=horizon) if everyone else Availability()
 
     def busy(a: datetime, b: datetime) -> list[Span]:
-        spans = own(a, b) + taken + protected_spans(prefs, a, b, tz)
-        if params.other_day:
-            spans.append(
-                (
-                    datetime.combine(day, time(), tz).timestamp(),
-                    datetime.combine(day + timedelta(days=1), time(), tz).timestamp(),
-                )
-            )
+        spans = own(a, b) + taken + protected_spans(prefs, a, b, tz) + people.spans(a, b)
+        if avoid is not None:
+            spans.append(avoid)
         return spans
 
-    found = search(
-        start=lo,
-        end=hi,
-        tz=tz,
-        min_minutes=max(1, int(length.total_seconds() // 60)),
-        busy_between=busy,
-        daily_window=window,
-        weekdays=weekdays,
-        limit=1,
+    minutes = max(1, int(length.total_seconds() // 60))
+
+    def first(a: datetime, b: datetime, limit: int) -> list[Span]:
+        return search(
+            start=a,
+            end=b,
+            tz=tz,
+            min_minutes=minutes,
+            busy_between=busy,
+            daily_window=window,
+            weekdays=weekdays,
+            limit=limit,
+        )
+
+    found = first(lo, hi, 1)
+    if not everyone:
+        if not found:
+            return Fit(why="no free time fits")
+        return Fit(start=datetime.fromtimestamp(found[0][0], tz))
+    who = names_and_you(people.people)
+    every = "both" if len(people.people) == 1 else "all"
+    within = _within(prefs, day_part, meeting=bool(others), window=window)
+    unseen = (
+        f"; I cannot see the calendar of {', '.join(format_person(a) for a in people.unknown)}"
+        if people.unknown
+        else ""
     )
-    if not found:
-        return None
-    return datetime.fromtimestamp(found[0][0], tz)
+    if found:
+        start = datetime.fromtimestamp(found[0][0], tz)
+        subject = f"{who} are {every} free" if people.people else "you are free"
+        return Fit(start=start, why=f"the first time {subject} {within}{unseen}")
+    nearest = first(hi, horizon, NEAREST)
+    last = (hi - timedelta(microseconds=1)).astimezone(tz).date()
+    period = f"from {format_day(lo.astimezone(tz).date())} to {format_day(last)}"
+    if lo.astimezone(tz).date() == last:
+        period = f"on {format_day(last)}"
+    said = f"no time {period} suits {who} {within}{unseen}"
+    if nearest:
+        times = [datetime.fromtimestamp(a, tz) for a, _ in nearest]
+        said += "; the nearest after that: " + ", ".join(
+            f"{format_day(t.date())} at {format_time(t, tz)}" for t in times
+        )
+    else:
+        said += f", nor in the {NEAREST_DAYS // 7} weeks after"
+    return Fit(why=said)
+
+
+def _within(
+    prefs: dict[str, Any], day_part: str | None, *, meeting: bool, window: tuple[time, time] | None
+) -> str:
+    """ "within your working and meeting hours, clear of your lunch and gym sessions": what a search
+    kept to, in words."""
+    hours = []
+    if working_window(prefs) is not None:
+        hours.append("working")
+    if meeting and meeting_hours(prefs) is not None:
+        hours.append("meeting")
+    if day_part:
+        said = f"in the {day_part}"
+        if hours:
+            said += f" within your {' and '.join(hours)} hours"
+    elif hours:
+        said = f"within your {' and '.join(hours)} hours"
+    elif window is not None:
+        said = f"between {clock_time(window[0])} and {clock_time(window[1])}"
+    else:
+        said = "at any hour"
+    kept = [name for key, name in _KEPT.items() if prefs.get(key)]
+    if kept:
+        said += f", clear of your {' and '.join(kept)}"
+    return said
+
+
+_KEPT = {"lunch_hours": "lunch", "gym_schedule": "gym sessions", "writing_block": "writing block"}
 
 
 class PlanCreateInput(SkillInput):
@@ -392,11 +566,22 @@ class PlanCreateInput(SkillInput):
     like: list[EventItem] = Field(
         default_factory=list, description="Copy title and attendees from the first."
     )
+    search_end: datetime | None = Field(
+        default=None,
+        description="Find a time instead of taking `start` as it is: the first free time from `start` "
+        "until this moment, when every attendee who is a user here is free too (their free/busy), within "
+        "working and meeting hours ('a call with Lee when we're both free tomorrow').",
+    )
+    day_part: DayPart | None = Field(
+        default=None, description="With search_end: only in this part of each day."
+    )
 
 
 @skill(service="changes", kind="read")
 def plan_create(ctx: SkillContext, params: PlanCreateInput) -> ChangeSet:
-    """Plan a new event (nothing is written until apply_changes)."""
+    """Plan a new event (nothing is written until apply_changes), at its start or, with ``search_end``,
+    at the first time the user and every attendee are free; a time that breaks a preference is named
+    in the preview, and nothing is planned (the nearest times named) when no time fits."""
     template = params.like[0] if params.like else None
     summary = params.summary or (template.summary if template else "")
     if not summary:
@@ -418,6 +603,21 @@ def plan_create(ctx: SkillContext, params: PlanCreateInput) -> ChangeSet:
             default = ctx.preferences.get("default_event_minutes")
             minutes = default if isinstance(default, int) and default > 0 else 60
     start = params.start
+    attendees = list(dict.fromkeys([*params.attendees, *(template.attendees if template else [])]))
+    why = ""
+    if params.search_end is not None and not params.all_day:
+        fit = first_fit(
+            ctx,
+            lo=max(start, _soonest(ctx)),
+            hi=params.search_end,
+            length=timedelta(minutes=minutes),
+            attendees=attendees,
+            day_part=params.day_part,
+            everyone=True,
+        )
+        if fit.start is None:
+            return ChangeSet(skipped=[Skipped(summary=summary, reason=fit.why)])
+        start, why = fit.start, fit.why
     if params.all_day:
         day = start.astimezone(ctx.tz).date()
         start, end = (
@@ -426,8 +626,7 @@ def plan_create(ctx: SkillContext, params: PlanCreateInput) -> ChangeSet:
         )
     else:
         end = start + timedelta(minutes=minutes)
-    attendees = list(dict.fromkeys([*params.attendees, *(template.attendees if template else [])]))
-    owner = (getattr(ctx.user, "email", "") or "").casefold()
+    owner = _owner(ctx)
     change = Change(
         action="create",
         summary=summary,
@@ -439,6 +638,7 @@ def plan_create(ctx: SkillContext, params: PlanCreateInput) -> ChangeSet:
         attendees=[a for a in attendees if a.casefold() != owner],
         location=params.location or (template.location if template else ""),
         rrule=params.rrule,
+        why=why,
     )
     _conflicts(ctx, [change], skip_keys=set())
     return ChangeSet(changes=[change])
@@ -572,6 +772,19 @@ MAX_LINES = 20
 of 500 events is read in the week view and the reply's preview rows, which list every change)."""
 
 
+def _annotated(rows: list[dict[str, Any]], changes: list[Change]) -> list[dict[str, Any]]:
+    """Preview rows with why each new time was chosen and what it would break, in words: a
+    protected block is never broken silently ("breaks your writing block (Tuesday 9:00–11:00 AM)")."""
+    for row, change in zip(rows, changes, strict=True):
+        row["why"] = change.why
+        row["conflicts"] = list(change.conflicts)
+        note = f" ({change.why})" if change.why else ""
+        if change.conflicts:
+            note += " — " + "; ".join(change.conflicts)
+        row["line"] += note
+    return rows
+
+
 def _lines(rows: list[dict[str, Any]], skipped: list[Skipped], ctx: SkillContext) -> list[str]:
     lines = [f"  • {row['line']}" for row in rows[:MAX_LINES]]
     if len(rows) > MAX_LINES:
@@ -603,9 +816,15 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
     left out and the user sees a fresh preview first.
     """
     planned = params.changes.changes
+    note = params.changes.note  # what the set amounts to ("3 events to copy: ..."), said first
+    if not planned and note:
+        return Reply(kind="answer", text=note)
     if not planned:
-        why = "; ".join(f"{s.summary}: {s.reason}" for s in params.changes.skipped)
+        skipped = params.changes.skipped
+        why = "; ".join(f"{s.summary}: {s.reason}" for s in skipped)
         text = "I found nothing to change" + (f" ({why})." if why else ".")
+        if skipped and all(s.start is None for s in skipped):  # new events no time was found for
+            text = " ".join(f"I did not schedule {s.summary!r}: {s.reason}." for s in skipped)
         return Reply(kind="answer", text=text)
     changes, dropped = revalidate(ctx.provider, planned)
     skipped = [*params.changes.skipped, *dropped]
@@ -629,7 +848,9 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
             if dropped or answer is not NO_ANSWER
             else "Here is what I would do:"
         )
-        rows = preview_rows(changes, ctx.tz)
+        if note:
+            head = f"{note}\n{head}"
+        rows = _annotated(preview_rows(changes, ctx.tz), changes)
         raise Interrupt(
             {
                 "kind": "confirm",

@@ -7,19 +7,23 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
+from preferences.schema import day_part_bounds
 from skills.context import SkillContext
 from skills.filtering import filter_items
 from skills.freetime import (
     WAKING_HOURS,
     Span,
+    day_part_window,
     parse_hhmm,
     protected_spans,
     search,
+    within_meeting_hours,
     within_working_hours,
 )
+from skills.people import availability
 from skills.providers.base import TransientProviderError
 from skills.registry import REGISTRY, RetryPolicy, skill
-from skills.schemas import DAY_PARTS, DayPart, EventCriteria, EventItem, SkillInput, Slot
+from skills.schemas import DayPart, EventCriteria, EventItem, SkillInput, Slot
 
 __all__ = ["count_events", "filter_events", "free_slots", "sort_events"]
 
@@ -43,7 +47,8 @@ class EventsOutput(BaseModel):
 def filter_events(ctx: SkillContext, params: FilterInput) -> EventsOutput:
     """Keep the events matching every criterion given: title words, calendar, category, day part, weekdays."""
     criteria = EventCriteria.model_validate(params.model_dump(exclude={"events"}))
-    kept = filter_items(params.events, criteria, ctx.tz)
+    parts = day_part_bounds(ctx.preferences) if criteria.day_part else None
+    kept = filter_items(params.events, criteria, ctx.tz, parts=parts)
     return EventsOutput(events=kept, count=len(kept))
 
 
@@ -93,10 +98,15 @@ class FreeSlotsInput(SkillInput):
     calendars: list[str] = Field(
         default_factory=list, description="Calendars whose events block time (all if empty)."
     )
-    people: list[str] = Field(default_factory=list, description="Emails of people who must be free too.")
+    people: list[str] = Field(
+        default_factory=list,
+        description="Emails of people who must be free too (those who are users here: their free/busy); "
+        "the search is then for a meeting and keeps to the user's meeting hours.",
+    )
     respect_preferences: bool = Field(
         default=True,
-        description="Treat lunch, gym and writing blocks as busy, and stay within working hours.",
+        description="Treat lunch, gym and writing blocks as busy, and stay within working hours (and "
+        "meeting hours, when people are asked for).",
     )
     ignore_events: list[str] = Field(default_factory=list, description="Event keys not to count as busy.")
     waking_hours: bool = Field(
@@ -118,7 +128,8 @@ class FreeSlotsOutput(BaseModel):
 @skill(service="data", kind="read", retry=RetryPolicy(on=(TransientProviderError,)))
 def free_slots(ctx: SkillContext, params: FreeSlotsInput) -> FreeSlotsOutput:
     """Find free time of at least a given length in a range: the user's busy events, the listed people's
-    busy times and the user's protected preferences (lunch, gym, writing block, working hours) all count.
+    busy times and the user's protected preferences (lunch, gym, writing block, working hours; meeting
+    hours when people are listed; their own bounds of the day parts) all count.
     """
     provider = ctx.provider
     calendar_ids = [provider.calendar_by_key(k).id for k in params.calendars] if params.calendars else None
@@ -128,21 +139,23 @@ def free_slots(ctx: SkillContext, params: FreeSlotsInput) -> FreeSlotsOutput:
     if params.window_start and params.window_end:
         window = (parse_hhmm(params.window_start), parse_hhmm(params.window_end))
     elif params.day_part:
-        window = DAY_PARTS[params.day_part]
+        window = day_part_window(ctx.preferences, params.day_part)
     preferences = ctx.preferences if params.respect_preferences else {}
     window, weekdays = within_working_hours(preferences, window, weekdays)
+    if params.people:
+        window, weekdays = within_meeting_hours(preferences, window, weekdays)
     if window is None and params.waking_hours:
         window = WAKING_HOURS
 
     own_busy = provider.busy_reader(
         start=params.start, end=params.end, calendar_ids=calendar_ids, ignore=ignored
     )
+    # Everyone's busy times are read once for the range; each chunk of the search slices them.
+    others = availability(user=ctx.user, emails=params.people, start=params.start, end=params.end)
 
     def busy_between(start: datetime, end: datetime) -> list[Span]:
         busy = own_busy(start, end)
-        if params.people:
-            for intervals in provider.free_busy(emails=params.people, start=start, end=end).values():
-                busy.extend((b.start.timestamp(), b.end.timestamp()) for b in intervals)
+        busy.extend(others.spans(start, end))
         return busy + protected_spans(preferences, start, end, ctx.tz)
 
     found = search(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from datetime import time
 from zoneinfo import ZoneInfo
 
@@ -11,14 +11,22 @@ from skills.schemas import DAY_PARTS, EventCriteria, EventItem
 __all__ = ["filter_items", "in_day_part"]
 
 
-def in_day_part(moment: time, part: str) -> bool:
-    lo, hi = DAY_PARTS[part]
+def in_day_part(moment: time, part: str, parts: Mapping[str, tuple[time, time]] | None = None) -> bool:
+    """Whether a wall time lies in a part of the day: the user's bounds (``parts``, from
+    ``preferences.schema.day_part_bounds``) or the product's."""
+    lo, hi = (parts or DAY_PARTS)[part]
     if lo < hi:
         return lo <= moment < hi
     return moment >= lo or moment < hi  # night wraps past midnight
 
 
-def filter_items(items: Iterable[EventItem], criteria: EventCriteria, tz: ZoneInfo) -> list[EventItem]:
+def filter_items(
+    items: Iterable[EventItem],
+    criteria: EventCriteria,
+    tz: ZoneInfo,
+    *,
+    parts: Mapping[str, tuple[time, time]] | None = None,
+) -> list[EventItem]:
     text = (criteria.text or "").casefold().strip()
     calendars = {c.casefold() for c in criteria.calendars}
     attendee = (criteria.attendee or "").casefold().strip()
@@ -46,7 +54,7 @@ def filter_items(items: Iterable[EventItem], criteria: EventCriteria, tz: ZoneIn
             continue
         if attendee and not any(attendee in a.casefold() for a in item.attendees):
             continue
-        if criteria.day_part and (item.all_day or not in_day_part(local.time(), criteria.day_part)):
+        if criteria.day_part and (item.all_day or not in_day_part(local.time(), criteria.day_part, parts)):
             continue
         if criteria.weekdays and local.weekday() not in criteria.weekdays:
             continue

@@ -7,21 +7,34 @@ local on both sides of a daylight-saving change; the arithmetic itself is on epo
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from preferences.schema import day_part_bounds
+
 __all__ = [
+    "BLOCK_NAMES",
+    "END_OF_DAY",
     "WAKING_HOURS",
     "WEEKDAY_CODES",
+    "Block",
+    "MeetingHours",
     "Span",
+    "clock_span",
+    "clock_time",
+    "day_part_window",
     "day_windows",
     "gaps",
+    "meeting_hours",
     "merge",
+    "named_blocks",
     "parse_hhmm",
     "preference_blocks",
     "protected_spans",
     "search",
+    "within_meeting_hours",
     "within_working_hours",
     "working_window",
 ]
@@ -76,25 +89,44 @@ def _at(day: date, moment: time, tz: ZoneInfo) -> datetime:
     return datetime.combine(day, moment, tzinfo=tz)
 
 
-def _protected_times(preferences: Mapping[str, Any]) -> list[tuple[frozenset[str] | None, time, time]]:
-    """The protected blocks as (weekday codes, None for every day; start; end), read once per call.
+# What each protected preference is called where a change would break it ("breaks your lunch").
+BLOCK_NAMES = {"lunch_hours": "lunch", "gym_schedule": "gym session", "writing_block": "writing block"}
+
+Rule = tuple[frozenset[str] | None, time, time, str]  # weekday codes (None: every day), start, end, key
+
+
+def _protected_times(preferences: Mapping[str, Any]) -> list[Rule]:
+    """The protected blocks as (weekday codes, None for every day; start; end; preference key), read
+    once per call.
 
     Reading the preferences again for every day of a year (type checks, ``HH:MM`` parsing) was most
     of the cost of the blocks themselves.
     """
-    rules: list[tuple[frozenset[str] | None, time, time]] = []
+    rules: list[Rule] = []
     lunch = preferences.get("lunch_hours")
     if isinstance(lunch, Mapping) and lunch.get("start") and lunch.get("end"):
-        rules.append((None, parse_hhmm(lunch["start"]), parse_hhmm(lunch["end"])))
+        rules.append((None, parse_hhmm(lunch["start"]), parse_hhmm(lunch["end"]), "lunch_hours"))
     gym = preferences.get("gym_schedule") or []
     for session in gym if isinstance(gym, list) else []:
         if isinstance(session, Mapping) and session.get("day") in WEEKDAY_CODES:
             rules.append(
-                (frozenset([session["day"]]), parse_hhmm(session["start"]), parse_hhmm(session["end"]))
+                (
+                    frozenset([session["day"]]),
+                    parse_hhmm(session["start"]),
+                    parse_hhmm(session["end"]),
+                    "gym_schedule",
+                )
             )
     writing = preferences.get("writing_block")
     if isinstance(writing, Mapping) and writing.get("days"):
-        rules.append((frozenset(writing["days"]), parse_hhmm(writing["start"]), parse_hhmm(writing["end"])))
+        rules.append(
+            (
+                frozenset(writing["days"]),
+                parse_hhmm(writing["start"]),
+                parse_hhmm(writing["end"]),
+                "writing_block",
+            )
+        )
     return rules
 
 
@@ -102,16 +134,56 @@ def preference_blocks(
     preferences: Mapping[str, Any], start: datetime, end: datetime, tz: ZoneInfo
 ) -> list[Interval]:
     """Time the user protects (lunch, gym, writing block) as busy intervals within [start, end)."""
+    return [(block.start, block.end) for block in named_blocks(preferences, start, end, tz)]
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One protected block on one day, and which preference protects it."""
+
+    start: datetime
+    end: datetime
+    key: str  # lunch_hours, gym_schedule or writing_block
+    every_day: bool
+
+    @property
+    def name(self) -> str:
+        """How the preference is named to the user: 'lunch', 'gym session', 'writing block'."""
+        return BLOCK_NAMES[self.key]
+
+    def words(self, tz: ZoneInfo) -> str:
+        """ "your writing block (Tuesday 9:00–11:00 AM)", "your lunch (12:00–1:00 PM)"."""
+        lo, hi = self.start.astimezone(tz), self.end.astimezone(tz)
+        day = "" if self.every_day else f"{lo:%A} "
+        return f"your {self.name} ({day}{clock_span(lo.time(), hi.time())})"
+
+
+def named_blocks(preferences: Mapping[str, Any], start: datetime, end: datetime, tz: ZoneInfo) -> list[Block]:
+    """The protected blocks of each day of [start, end) with the preference each comes from."""
     rules = _protected_times(preferences)
     if not rules:
         return []
-    blocks: list[Interval] = []
+    blocks: list[Block] = []
     for day in _days(start, end, tz):
         code = WEEKDAY_CODES[day.weekday()]
         blocks.extend(
-            (_at(day, lo, tz), _at(day, hi, tz)) for days, lo, hi in rules if days is None or code in days
+            Block(_at(day, lo, tz), _at(day, hi, tz), key, days is None)
+            for days, lo, hi, key in rules
+            if days is None or code in days
         )
     return blocks
+
+
+def _clock(moment: time) -> str:
+    return f"{moment.hour % 12 or 12}:{moment.minute:02d}"
+
+
+def clock_span(lo: time, hi: time) -> str:
+    """ "9:00–11:00 AM", "11:30 AM–1:00 PM": a span of wall-clock times, its half of the day said once."""
+    lo_half, hi_half = ("AM" if t.hour < 12 else "PM" for t in (lo, hi))
+    if lo_half == hi_half:
+        return f"{_clock(lo)}–{_clock(hi)} {hi_half}"
+    return f"{_clock(lo)} {lo_half}–{_clock(hi)} {hi_half}"
 
 
 def working_window(preferences: Mapping[str, Any]) -> tuple[frozenset[int], time, time] | None:
@@ -144,6 +216,84 @@ def within_working_hours(
     if window[1] <= window[0] or narrowed[1] <= narrowed[0]:
         return window, weekdays
     return narrowed, days if weekdays is None else weekdays & days
+
+
+END_OF_DAY = time.max
+"""The end of a daily window that runs to midnight (a window ending at 00:00 would wrap past it)."""
+
+
+@dataclass(frozen=True, slots=True)
+class MeetingHours:
+    """When meetings (events with other people) may happen: the ``meeting_hours`` preference read."""
+
+    earliest: time | None
+    latest: time | None
+    no_days: frozenset[int]  # 0=Monday
+
+    def allows(self, start: datetime, end: datetime, tz: ZoneInfo) -> str:
+        """Empty when [start, end) is inside meeting hours, else what it breaks, in words."""
+        lo, hi = start.astimezone(tz), end.astimezone(tz)
+        if lo.weekday() in self.no_days:
+            return f"outside your meeting hours (no meetings on {lo:%A}s)"
+        if self.earliest is not None and lo.time() < self.earliest:
+            return f"outside your meeting hours (no meetings before {clock_time(self.earliest)})"
+        if self.latest is not None and (hi.time() > self.latest or hi.date() != lo.date()):
+            return f"outside your meeting hours (no meetings after {clock_time(self.latest)})"
+        return ""
+
+
+def clock_time(moment: time) -> str:
+    """ "8:00 AM", "5:30 PM": a wall-clock time as the chat writes it."""
+    return f"{_clock(moment)} {'AM' if moment.hour < 12 else 'PM'}"
+
+
+def meeting_hours(preferences: Mapping[str, Any]) -> MeetingHours | None:
+    """The user's meeting hours, if they set any."""
+    value = preferences.get("meeting_hours")
+    if not isinstance(value, Mapping):
+        return None
+    earliest, latest = value.get("earliest"), value.get("latest")
+    days = value.get("no_meeting_days") or []
+    limits = MeetingHours(
+        earliest=parse_hhmm(earliest) if earliest else None,
+        latest=parse_hhmm(latest) if latest else None,
+        no_days=frozenset(WEEKDAY_CODES.index(d) for d in days if d in WEEKDAY_CODES),
+    )
+    if limits.earliest is None and limits.latest is None and not limits.no_days:
+        return None
+    return limits
+
+
+def within_meeting_hours(
+    preferences: Mapping[str, Any], window: tuple[time, time] | None, weekdays: frozenset[int] | None
+) -> tuple[tuple[time, time] | None, frozenset[int] | None]:
+    """A daily window and weekdays narrowed to the user's meeting hours, for a search of a time to
+    meet other people: not before ``earliest``, ending by ``latest``, never on a day without meetings.
+
+    As with working hours, a window the user named that lies wholly outside them is kept (their
+    words beat their defaults; a change planned there is flagged and asked about).
+    """
+    limits = meeting_hours(preferences)
+    if limits is None:
+        return window, weekdays
+    if limits.no_days:
+        weekdays = (frozenset(range(7)) if weekdays is None else weekdays) - limits.no_days
+    if limits.earliest is None and limits.latest is None:
+        return window, weekdays
+    lo, hi = limits.earliest or time(0), limits.latest or END_OF_DAY
+    if window is None:
+        return (lo, hi), weekdays
+    if window[1] <= window[0]:  # a window past midnight ("tonight"): the user's words
+        return window, weekdays
+    narrowed = (max(window[0], lo), min(window[1], hi))
+    if narrowed[1] <= narrowed[0]:
+        return window, weekdays
+    return narrowed, weekdays
+
+
+def day_part_window(preferences: Mapping[str, Any], part: str) -> tuple[time, time]:
+    """What ``part`` ("morning", ...) means to this user: their ``day_parts`` if set, else the product's."""
+    return day_part_bounds(preferences)[part]
 
 
 def protected_spans(

@@ -11,6 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from preferences.schema import day_part_bounds
 from skills.providers.base import Occurrence
 
 __all__ = [
@@ -25,13 +26,10 @@ __all__ = [
 
 DayPart = Literal["morning", "afternoon", "evening", "night"]
 
-# The product's day parts (scenarios README); night wraps past midnight.
-DAY_PARTS: dict[str, tuple[time, time]] = {
-    "morning": (time(5), time(12)),
-    "afternoon": (time(12), time(17)),
-    "evening": (time(17), time(21)),
-    "night": (time(21), time(5)),
-}
+# The product's day parts (scenarios README), for a user who has not set ``day_parts``; night wraps
+# past midnight.  Where a day part is searched or filtered for a user, their own bounds count
+# (``preferences.schema.day_part_bounds``); these are what they default to.
+DAY_PARTS: dict[str, tuple[time, time]] = day_part_bounds({})
 
 _CLASS_WORDS = re.compile(r"\b(lectures?|class(es)?|seminars?|labs?|tutorials?|courses?)\b", re.IGNORECASE)
 _SCHOOL_CALENDARS = re.compile(

@@ -53,6 +53,22 @@ _PERIOD_AFTER = re.compile(
     r"|\b(?:this|next)\s+(?:week|month)\b"
 )
 _DAY_PART = re.compile(r"\b(morning|afternoon|evening|night)s?\b")
+# "a time when everyone is available", "when we're all free", "a morning that works for everyone":
+# a free-time search in which every attendee must be free too.
+_WHO_ALL = (
+    r"(?:everyone|everybody|all of us|all of them|both of us|both of them|we|they|the others|"
+    r"(?:all )?(?:the )?(?:attendees|participants|invitees))"
+)
+_EVERYONE = re.compile(
+    r"(?:\b(?:an?|some|the (?:first|next|earliest|soonest))\s+)?"
+    r"(?:\b(?P<noun>time|slot|moment|hour|day|morning|afternoon|evening)s?\s+)?"
+    rf"(?:\b(?:when|where|that|in which)\s+{_WHO_ALL}(?:'re|'s|'ll be|\s+are|\s+is|\s+will be|\s+can)?"
+    r"(?:\s+(?:all|both))?\s+(?:available|free|make it|attend|join)\b"
+    r"|\b(?:that\s+)?(?:suits|works for|fits|is good for)\s+(?:everyone|everybody|all of us|us all|"
+    r"both of us|us both|all of them|them all|them both|all attendees|the attendees)\b)"
+)
+EVERYONE_DAYS = 14
+"""How far a search for a time that suits everyone looks when the turn names no period."""
 # A clock time said without am/pm, a day part or a 24-hour reading: "8", "at 8:30", "to 11".
 _BARE_HOUR = re.compile(r"(?:(?:at|to|for|by)\s+)?(?P<hour>\d{1,2})(?:[:.]\d{2})?(?:\s*o'?clock)?")
 _SAME_TIME = re.compile(r"\bsame (?:times?|hours?)\b")
@@ -331,8 +347,14 @@ def _destination(norm: str, now: datetime) -> tuple[str, str]:
     dest = _DEST.search(norm)
     if dest is None:
         dest = _DEST_FOR.search(norm)
-        if dest is None:
-            return "", norm
+        everyone = _EVERYONE.search(norm)
+        if dest is None or (everyone is not None and everyone.start() >= dest.start("dest")):
+            if everyone is None:
+                return "", norm
+            # "reschedule the budget review for when everyone is free", "... when we're all free next
+            # week": the destination is the search, from its cue to the end of its clause.
+            destination, _, rest = _clause_split(norm[everyone.start() :], now)
+            return destination, f"{norm[: everyone.start()].strip()} {rest}".strip()
         found = find_times(dest["dest"], now=now)
         if not found or dest["dest"][: found[0].span[0]].strip() not in ("", "the"):
             return "", norm
@@ -569,6 +591,9 @@ def _move_params(
 ) -> dict[str, Any] | None:
     if shift:
         return {"shift_minutes": shift}
+    everyone = _EVERYONE.search(destination) if destination else None
+    if everyone is not None:
+        return _everyone_params(destination, everyone, now, tz)
     if destination:
         part = _DAY_PART.search(destination)
         # "make it 12.30", "to 3": a bare number after "to" is a clock time
@@ -612,12 +637,41 @@ def _move_params(
     }
 
 
+def _everyone_params(destination: str, cue: re.Match[str], now: datetime, tz: ZoneInfo) -> dict[str, Any]:
+    """ "a time when everyone is available next week", "a morning when we're both free tomorrow":
+    a search of the named period (the next two weeks when none is named), within working hours, for
+    the first time the user and every attendee are free; a part of the day said narrows each day."""
+    rest = f"{destination[: cue.start()]} {destination[cue.end() :]}".strip()
+    part = cue["noun"] if cue["noun"] in ("morning", "afternoon", "evening") else None
+    period = next((m for m, _ in _times(rest, now) if m.has_date and m.start is not None), None)
+    if period is not None and period.start is not None:
+        part = part or period.day_part
+        first = period.start.astimezone(tz).date()
+        last = (period.end or period.start + timedelta(days=1)) - timedelta(microseconds=1)
+        start = datetime.combine(first, time(), tz)
+        end = datetime.combine(last.astimezone(tz).date() + timedelta(days=1), time(), tz)
+    else:
+        said = _DAY_PART.search(rest)
+        part = part or (said.group(1) if said and said.group(1) != "night" else None)
+        start, end = now, now + timedelta(days=EVERYONE_DAYS)
+    params: dict[str, Any] = {
+        "search_start": max(start, now).isoformat(),
+        "search_end": end.isoformat(),
+        "everyone": True,
+    }
+    if part:
+        params["day_part"] = part
+    return params
+
+
 def _clause_split(text: str, now: datetime) -> tuple[str, str, str]:
     """The first clause of ``text``, the separator, and the rest.  A period after a destination that
-    is already complete ("mornings this month") starts the rest; in "a time next week" it is the
-    destination."""
+    is already complete ("mornings this month") starts the rest; in "a time next week" (or "a
+    morning when everyone is free next week") it is the destination."""
     m = _CLAUSE_BREAK.search(text)
     period = _PERIOD_AFTER.search(text)
+    if period is not None and _EVERYONE.search(text[: period.start()]):
+        period = None
     if period is not None and (m is None or period.start() < m.start()):
         before = text[: period.start()]
         if _DAY_PART.search(before) or _times(before, now):

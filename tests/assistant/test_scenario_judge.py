@@ -85,7 +85,8 @@ def test_judge_fails_when_the_products_preference_blocks_are_mutated(
 ) -> None:
     """With the product blind to lunch, it moves the review into lunch; the judge must say so."""
     monkeypatch.setattr(freetime, "preference_blocks", lambda *a, **k: [])
-    monkeypatch.setattr(change_skills, "preference_blocks", lambda *a, **k: [])
+    monkeypatch.setattr(freetime, "named_blocks", lambda *a, **k: [])
+    monkeypatch.setattr(change_skills, "named_blocks", lambda *a, **k: [])
     result = run_scenario(_write(tmp_path, LUNCH_SCENARIO))
     assert not result.passed
     assert any("breaks the lunch block 11:00-12:00" in f for f in result.failures), result.failures

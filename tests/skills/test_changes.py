@@ -194,8 +194,8 @@ def test_plan_move_into_a_part_of_the_day_outside_working_hours_finds_it_and_fla
     )
     evening = plan("evening")
     assert [c.start for c in evening.changes] == [datetime(2026, 3, 3, 17, 0, tzinfo=NY)]
-    assert evening.changes[0].conflicts == ["time outside working hours"]
-    assert approval_reasons(evening.changes) == ["it breaks time outside working hours"]
+    assert evening.changes[0].conflicts == ["outside your working hours"]
+    assert approval_reasons(evening.changes) == ["it conflicts: outside your working hours"]
     morning = plan("morning")  # inside working hours where they overlap: from 8:00, not 5:00
     assert [c.start.astimezone(NY).hour for c in morning.changes] == [8]
 
