@@ -47,7 +47,8 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str, undo: str | N
     """
     if conversation.user_id != user.pk:
         raise PermissionError("This conversation belongs to someone else.")
-    text = text.strip()
+    # A NUL cannot be stored in a PostgreSQL text column, and no one means one.
+    text = text.replace("\x00", "").strip()
     user_message = _message_add(conversation, role=Message.Role.USER, text=text)
     if not conversation.title:
         conversation.title = text[:80]

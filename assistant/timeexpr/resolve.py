@@ -41,12 +41,18 @@ def find_times(text: str, *, now: datetime, daytime: bool = False) -> list[TimeM
     matches = []
     i = 0
     while i < len(tokens):
-        parsed = grammar.expression(i)
-        match = None
-        if parsed is not None:
-            j, node = parsed
+        try:
+            parsed = grammar.expression(i)
+            match = None
+            if parsed is not None:
+                j, node = parsed
+                span = tokens[i].start, tokens[j - 1].end
+                match = _to_match(grammar, node, text[span[0] : span[1]], span, now, daytime=daytime)
+        except (ValueError, OverflowError):
+            # "in 10000 years", "in 99999999999 minutes": past what a calendar (or datetime) can hold
+            j = min(i + 3, len(tokens))
             span = tokens[i].start, tokens[j - 1].end
-            match = _to_match(grammar, node, text[span[0] : span[1]], span, now, daytime=daytime)
+            match = _out_of_range(text[span[0] : span[1]], span)
         if match is None:
             i += 1
         else:
@@ -121,3 +127,19 @@ def find_durations(text: str) -> list[DurationMatch]:
             matches.append(DurationMatch(text=text[span[0] : span[1]], span=span, minutes=minutes))
         i = end
     return matches
+
+
+def _out_of_range(text: str, span: tuple[int, int]) -> TimeMatch:
+    return TimeMatch(
+        text=text,
+        span=span,
+        start=None,
+        end=None,
+        grain="day",
+        is_interval=False,
+        has_date=True,
+        has_time=False,
+        day_part=None,
+        weekdays=frozenset(),
+        error=f'"{text.strip()}" is further away than a calendar goes (the years 1 to 9999).',
+    )
