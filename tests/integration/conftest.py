@@ -32,6 +32,7 @@ from django.conf import settings as django_settings
 from django.db import connection
 from pytest_django.fixtures import Settings
 
+from assistant.settings import redis_channel_layers
 from workflows.tasks import run_workflow
 
 __all__ = [
@@ -108,7 +109,7 @@ def redis_url() -> Iterator[str]:
 
 def redis_layer_settings(url: str) -> dict[str, Any]:
     """``CHANNEL_LAYERS`` as ``assistant.settings`` builds it when ``REDIS_URL`` is set."""
-    return {"default": {"BACKEND": "channels_redis.core.RedisChannelLayer", "CONFIG": {"hosts": [url]}}}
+    return redis_channel_layers(url)
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ the only thing publisher and subscriber share is the Redis server.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable
 
@@ -59,3 +60,16 @@ def test_publish_with_redis_unreachable_logs_and_returns(
         publish("conversation.down", {"type": "task.started", "run_id": "run-1"})
 
     assert "could not publish task.started to conversation.down" in caplog.text
+
+
+@pytest.mark.asyncio
+async def test_an_idle_receive_waits_past_redis_py_default_socket_timeout(redis_layer: str) -> None:
+    """An idle websocket's channel receive blocks in Redis; redis-py 8's 5 s default read timeout must
+    not cut it (it did: the consumer crashed with TimeoutError and the socket closed every 5 s)."""
+    layer = RedisChannelLayer(**redis_layer_settings(redis_layer)["default"]["CONFIG"])
+    channel = await layer.new_channel()
+    try:
+        with pytest.raises(asyncio.TimeoutError):  # our own deadline, not redis.exceptions.TimeoutError
+            await asyncio.wait_for(layer.receive(channel), timeout=6.5)
+    finally:
+        await layer.flush()
