@@ -98,6 +98,31 @@ async def test_a_foreign_origin_is_refused() -> None:
     assert not connected
 
 
+@pytest.mark.parametrize(
+    ("origin", "host", "allowed"),
+    [
+        (b"http://localhost:8000", b"localhost:8000", True),
+        (b"http://localhost:3000", b"localhost:8000", False),  # another port is another origin
+        (b"https://localhost:8000", b"localhost:8000", False),  # and so is another scheme
+        (b"http://evil.example:8000", b"evil.example:8000", False),  # a host that is not ours
+    ],
+)
+async def test_the_origin_must_be_the_sockets_own_scheme_host_and_port(
+    origin: bytes, host: bytes, allowed: bool
+) -> None:
+    ada = await make_user("ada")
+    conversation = await make_conversation(ada)
+    communicator = WebsocketCommunicator(
+        application,
+        f"/ws/c/{conversation.pk}/",
+        headers=[(b"origin", origin), (b"host", host), await session_cookie(ada)],
+    )
+    connected, _ = await communicator.connect(timeout=TIMEOUT)
+    assert connected is allowed
+    if connected:
+        await communicator.disconnect()
+
+
 async def test_chat_send_echoes_the_message_and_delivers_the_reply() -> None:
     ada = await make_user("ada")
     conversation = await make_conversation(ada)
