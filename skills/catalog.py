@@ -12,6 +12,7 @@ from skills import (  # noqa: F401 - imported for their registrations
     interaction_skills,
     preference_skills,
     reply_skills,
+    sync_skills,
 )
 from skills.registry import REGISTRY
 

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Collection
+from datetime import datetime
+from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
-from django.db import models
+from django.db import IntegrityError, models, transaction
 from django.db.models import F, Q
 
 __all__ = [
@@ -280,3 +282,153 @@ class Notification(models.Model):
 
     def __str__(self) -> str:
         return f"{self.recipient} ({self.status})"
+
+
+class CopyLinkManager(models.Manager["CopyLink"]):
+    """Keeps copy links in step with the writes that make and unmake copies (see
+    :func:`skills.changes.apply_change_set` and :func:`skills.changes.undo_run`)."""
+
+    def link_copies(self, *, owner: Any, run_id: str, made: list[tuple[Any, Any]]) -> None:
+        """Link each copy just written to what it copies, in the transaction that wrote it.
+
+        ``made`` pairs a change's ``copy_of`` (a :class:`skills.changes.CopyOf`) with the occurrence
+        the provider wrote.  A link whose copy was deleted since (``replaces``) gives way to the new
+        one; a live link to the same calendar means another request copied the event meanwhile, and
+        the whole change set is refused rather than leave two copies.
+        """
+        links = [
+            CopyLink(
+                owner=owner,
+                run_id=run_id,
+                source_calendar_id=source.calendar_id,
+                source_event_id=source.event_id,
+                source_uid=source.uid,
+                source_recurrence_id=source.recurrence_id,
+                source_etag=source.etag,
+                copy_calendar_id=copy.calendar_id,
+                copy_event_id=copy.event_id,
+            )
+            for source, copy in made
+            if source is not None and copy is not None
+        ]
+        if not links:
+            return
+        stale = [source.replaces for source, _ in made if source is not None and source.replaces]
+        if stale:
+            self.filter(owner=owner, copy_event_id__in=stale).delete()
+        # A write replayed by a concurrent twin of this apply is linked already.
+        linked = set(
+            self.filter(owner=owner, copy_event_id__in=[link.copy_event_id for link in links]).values_list(
+                "copy_event_id", flat=True
+            )
+        )
+        try:
+            with transaction.atomic():
+                self.bulk_create([link for link in links if link.copy_event_id not in linked])
+        except IntegrityError as exc:
+            from skills.providers.base import ProviderError
+
+            raise ProviderError(
+                "some of these events were copied meanwhile; ask again to see what is left to copy"
+            ) from exc
+
+    def follow_undo(self, *, owner: Any, reverted: list[tuple[ChangeRecord, ChangeRecord]]) -> None:
+        """Keep links in step with an undo: ``reverted`` pairs each change record undone with the
+        record of the write that undid it (not saved yet).
+
+        A copy undone loses its link, which its undoing record keeps (``before["copy_link"]``), so
+        that undoing the undo links the copy it brings back; a deleted copy brought back under a new
+        id is linked by that id.
+        """
+        created = [o.event_id for o, _ in reverted if o.action == ChangeRecord.Action.CREATE]
+        links = {link.copy_event_id: link for link in self.filter(owner=owner, copy_event_id__in=created)}
+        for original, entry in reverted:
+            if original.action == ChangeRecord.Action.CREATE:
+                link = links.get(original.event_id)
+                if link is not None and entry.before is not None:
+                    entry.before = {**entry.before, "copy_link": link.source_image()}
+                continue
+            kept = (original.before or {}).get("copy_link")
+            if kept and original.action == ChangeRecord.Action.DELETE and entry.event_id:
+                rid = kept.get("source_recurrence_id")
+                self.filter(owner=owner, copy_event_id=entry.event_id).delete()
+                self.create(
+                    owner=owner,
+                    run_id=entry.run_id,
+                    copy_event_id=entry.event_id,
+                    source_recurrence_id=datetime.fromisoformat(rid) if rid else None,
+                    **{name: kept.get(name, "") for name in CopyLink.SOURCE_FIELDS},
+                )
+            elif entry.event_id and entry.event_id != original.event_id:
+                self.filter(owner=owner, copy_event_id=original.event_id).update(copy_event_id=entry.event_id)
+        if links:
+            self.filter(pk__in=[link.pk for link in links.values()]).delete()
+
+
+class CopyLink(models.Model):
+    """A copy one of a user's calendars holds of an event (or one occurrence) of another, made by a
+    copy or a sync (:mod:`skills.sync_skills`).
+
+    The link, never the title, is how a later sync knows that an event was copied already (by its
+    calendar, UID and, for an occurrence of a series, its original start) and that an event is itself
+    a copy, which is never copied back: a two-way sync does not ping-pong.  Ids are the provider's, as
+    in :class:`ChangeRecord`.  A link is written in the transaction that writes its copy, and undoing
+    the copy removes it.  ``source_etag`` is the original as it was copied: another one means it was
+    edited since.
+    """
+
+    SOURCE_FIELDS = ("source_calendar_id", "source_event_id", "source_uid", "source_etag", "copy_calendar_id")
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    source_calendar_id = models.CharField(max_length=64)
+    source_event_id = models.CharField(max_length=64)
+    source_uid = models.CharField(max_length=255)
+    source_recurrence_id = models.DateTimeField(
+        null=True, blank=True, help_text="The occurrence copied, for a recurring event (its original start)."
+    )
+    source_etag = models.CharField(max_length=64, blank=True)
+    copy_calendar_id = models.CharField(max_length=64)
+    copy_event_id = models.CharField(max_length=64)
+    run_id = models.UUIDField(null=True, blank=True, help_text="The run that made the copy.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = CopyLinkManager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [
+            models.Index(fields=["owner", "copy_event_id"], name="copy_link_copy"),
+            models.Index(fields=["owner", "source_uid"], name="copy_link_source"),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "copy_calendar_id", "copy_event_id"], name="copy_link_unique_copy"
+            ),
+            # One copy of an event (or occurrence) per calendar.
+            models.UniqueConstraint(
+                fields=["owner", "source_calendar_id", "source_uid", "copy_calendar_id"],
+                condition=Q(source_recurrence_id__isnull=True),
+                name="copy_link_unique_event",
+            ),
+            models.UniqueConstraint(
+                fields=[
+                    "owner",
+                    "source_calendar_id",
+                    "source_uid",
+                    "source_recurrence_id",
+                    "copy_calendar_id",
+                ],
+                condition=Q(source_recurrence_id__isnull=False),
+                name="copy_link_unique_occurrence",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.source_uid} -> {self.copy_event_id}"
+
+    def source_image(self) -> dict[str, Any]:
+        """What a link says of its source, as JSON (kept in an undo's record to link a redone copy)."""
+        image: dict[str, Any] = {name: getattr(self, name) for name in self.SOURCE_FIELDS}
+        rid = self.source_recurrence_id
+        image["source_recurrence_id"] = rid.isoformat() if rid else None
+        return image

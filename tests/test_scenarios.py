@@ -19,7 +19,6 @@ SCENARIOS = settings.BASE_DIR.parent / "shared" / "scenarios"
 # Scenarios whose features come with open issues; each names its issue.
 ISSUE_12 = "issue 12: preferences, times that suit everyone, calendars kept in step"
 LATER = {
-    "sync-work-personal": ISSUE_12,
     "writing-block": ISSUE_12,
 }
 

@@ -30,6 +30,7 @@ from assistant.decomposer.recurrence import read_repeat
 from assistant.decomposer.retry import another_time
 from assistant.decomposer.settings import setting_decision
 from assistant.decomposer.state import DialogueState
+from assistant.decomposer.sync import sync_decision
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
 from assistant.nlu import TurnReading, read_turn
@@ -148,6 +149,9 @@ class RuleDecomposer:
         reading = read_turn(text, asked=reader_asked(state.asked))
         world = World(user=user, now=now)
         frame = heed_intent(understand(text, now=now, world=world), text, reading)
+        synced = sync_decision(text, now=now, tz=tz, world=world)
+        if synced is not None:  # "sync my work and personal calendars", "copy my work week to personal"
+            return synced.model_copy(update={"frame": frame.as_json()})
         chat = small_talk(frame, reading)
         if chat is not None:
             return Decision(

@@ -1,0 +1,286 @@
+"""Copying and syncing calendars by chat: "Sync my work and personal calendars for the next month",
+"copy my work week to personal", "keep work and personal in sync", "copy tomorrow's meetings to my
+personal calendar".
+
+The turn is read by cues, not sentence patterns: a verb of copying or syncing, the user's calendars
+named in it (by key or name, "work" and "personal" as the ``work_calendar``/``personal_calendar``
+preferences say), which of them follow "to"/"into"/"onto" (where copies go), whether it is both ways
+("sync X and Y", "keep X and Y in sync", "between", "both ways"), the range (the next month when none
+is said) and what to copy when not everything ("meetings", "classes", a title).  It compiles to
+``plan_sync`` -> ``apply_changes``: a preview with the counts, approval, all or nothing, undo.  Private
+events are never copied, whatever the turn says of them.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from assistant.decomposer.intent import normalise
+from assistant.decomposer.lexicon import POLITE_PREFIX
+from assistant.decomposer.understand import understand
+from assistant.decomposer.world import World
+from assistant.timeexpr import find_times
+from skills.providers.base import CalendarInfo
+from skills.sync_skills import ROLES, calendar_named
+from workflows.definition import Decision, TaskSpec, WorkflowDefinition
+
+__all__ = ["sync_decision"]
+
+# "sync ..." said as a request, "synchronise", "keep ... in sync", "sync up my ...": never the noun of
+# "move the team sync to 11".
+_SYNC = re.compile(
+    r"^(?:re-?)?sync(?:hroni[sz]e)?\b|\bsynchroni[sz]e\b"
+    r"|\b(?:re-?)?sync(?: up)? (?:my|the|our|both|all|each)\b"
+    r"|\b(?:keep|get|have|make|put|bring)\b.{0,80}?\bin (?:sync|step)\b"
+)
+_COPY = re.compile(r"\b(?:cop(?:y|ies|ied|ying)|duplicat\w*|clon(?:e|ed|ing)|mirror\w*|replicat\w*)\b")
+_BOTH_WAYS = re.compile(
+    r"\b(?:both ways|two[- ]ways?|each way|either way|each other|one another|vice versa|back and forth"
+    r"|between|in both directions|both directions)\b"
+)
+# Where copies go: the words right before a calendar named as the destination.
+_TO = re.compile(r"\b(?:over |across |back )?(?:to|into|onto)\s+(?:(?:my|the|our)\s+)?$")
+_IN = re.compile(r"\b(?:in|on)\s+(?:(?:my|the|our)\s+)?$")
+_FROM = re.compile(r"\bfrom\s+(?:(?:my|the|our)\s+)?$")
+_WITH = re.compile(r"\bwith\s+(?:(?:my|the|our)\s+)?$")
+# Someone else's calendar: "Ann's work calendar", "my wife's calendar" (not "tomorrow's", "Friday's").
+_NOT_SOMEONE = (
+    r"(?!(?:my|our|your|today|tonight|tomorrow|yesterday|week|weekend|month|year|day|morning|afternoon"
+    r"|evening|night|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|\w+day|next|this|last|that|it)'s)"
+)
+_SOMEONE_ELSES = re.compile(rf"\b{_NOT_SOMEONE}(?P<who>[a-z][\w.-]*)'s\s+(?:own\s+)?$")
+_OTHERS_CALENDAR = re.compile(rf"\b{_NOT_SOMEONE}(?P<who>[a-z][\w.-]*)'s\s+(?:own\s+)?calendars?\b")
+# What the turn says of private events: left out (always) or, asked for, still left out.
+_PRIVATE_CLAUSE = re.compile(
+    r"(?:[,;]\s*|\s+)(?:(?:but|and)\s+)?(?:please\s+)?"
+    r"(?:(?:don'?t|do not|never|not)\s+(?:copy|sync|include|bring|move|put)\w*(?:\s+over)?\s+"
+    r"(?:any\s+|the\s+)?"
+    r"|(?:skip(?:ping)?|except(?:\s+for)?|excluding|without|leave out|leaving out|ignor(?:e|ing)|apart from"
+    r"|other than|minus|but not|and not|no)\s+(?:any\s+|the\s+|my\s+)?)"
+    r"[^,.;]*?\bprivate\b[^,.;]*"
+)
+_CATEGORY = (
+    (re.compile(r"\bmeetings?\b"), "meeting"),
+    (re.compile(r"\b(?:class(?:es)?|lectures?|seminars?|labs?|tutorials?)\b"), "class"),
+    (re.compile(r"\ball[- ]day\b"), "all_day"),
+)
+_DAY_PART = re.compile(r"\b(morning|afternoon|evening)s?\b")
+# Words that say how much to copy, not what: what is left of the object names an event.
+_GENERIC = re.compile(
+    r"\b(?:my|the|our|a|an|all|any|of|everything|anything|whatever|every|each|both|events?|appointments?|"
+    r"items?|entries|entry|things?|stuff|schedule|plans?|bookings?|calendars?|cal|over|across|back|up|out|"
+    r"to|into|onto|and|too|also|as|well|please|just|only|ones?|from|upcoming|coming|future|new|rest|remaining|"
+    r"whole|entire|full|next|this|these|those|that|week|weeks|month|months|day|days|meetings?|"
+    r"class(?:es)?|lectures?|seminars?|labs?|tutorials?|mornings?|afternoons?|evenings?|all-day|s|for|in|on|"
+    r"at|with|what|whatever's|i|i've|have|has|is|are|there|here|copies|copy|them|it|me|us|you|can|could|"
+    r"would|will|want|need|like|get|put|stuff's|work|personal|one|two|three|four)\b"
+)
+
+
+def _clarify(text: str) -> Decision:
+    return Decision(kind="clarify", reply_kind="clarify", text=text)
+
+
+def _error(text: str) -> Decision:
+    return Decision(kind="answer", reply_kind="error", text=text)
+
+
+def _labels(world: World) -> list[tuple[str, CalendarInfo]]:
+    """Every way the turn may name one of the user's calendars, longest first."""
+    calendars = world.calendars
+    labels: dict[str, CalendarInfo] = {}
+    for cal in calendars:
+        for label in (cal.key, cal.key.replace("-", " ").replace("_", " "), cal.name):
+            if label.strip():
+                labels.setdefault(label.casefold().strip(), cal)
+    for word in ROLES:
+        named = calendar_named(calendars, world.preferences, word)
+        if named is not None:
+            labels[word] = named  # the preference says which calendar "work" is
+    return sorted(labels.items(), key=lambda item: -len(item[0]))
+
+
+def _mentions(norm: str, world: World) -> list[tuple[int, int, CalendarInfo]]:
+    """The calendars the turn names, with where: "my work calendar", "personal", "Work's"."""
+    taken = [False] * len(norm)
+    found: list[tuple[int, int, CalendarInfo]] = []
+    for label, cal in _labels(world):
+        for m in re.finditer(rf"\b{re.escape(label)}(?:'s)?\b(?:\s+(?:calendars?|cal)\b)?", norm):
+            if any(taken[m.start() : m.end()]):
+                continue
+            taken[m.start() : m.end()] = [True] * (m.end() - m.start())
+            found.append((m.start(), m.end(), cal))
+    return sorted(found, key=lambda f: f[0])
+
+
+def _without_private(norm: str) -> str:
+    m = _PRIVATE_CLAUSE.search(norm)
+    while m is not None:
+        norm = f"{norm[: m.start()]} {norm[m.end() :]}".strip(" ,;")
+        m = _PRIVATE_CLAUSE.search(norm)
+    return norm
+
+
+# "over the next month", "during the coming two weeks": from now on, as "for the next month" says.
+_COMING = re.compile(
+    r"\b(?:(?:over|during|within|across|throughout|through|in|for)\s+)?the\s+(?:next|coming)\s+"
+    r"(?=(?:\w+\s+)?(?:days?|weeks?|months?)\b)"
+)
+
+
+def _range(norm: str, now: datetime) -> tuple[datetime, datetime] | str:
+    """The range the turn names (the next month when it names none), or what is wrong with its date."""
+    norm = _COMING.sub("for the next ", norm)
+    for match in find_times(norm, now=now):
+        if match.error:
+            return match.error
+        if match.start is not None and match.end is not None and (match.has_date or match.is_interval):
+            return match.start, match.end
+    # "copy my work week": this week; nothing said: the next month.
+    said = (
+        "this week" if re.search(r"\bweek\b", norm) else "this month" if re.search(r"\bmonth\b", norm) else ""
+    )
+    for match in find_times(f"{said} for the next month".strip(), now=now):
+        if match.start is not None and match.end is not None:
+            return match.start, match.end
+    raise AssertionError("'for the next month' always resolves")
+
+
+def _only(what: str, norm: str, now: datetime, world: World) -> dict[str, Any]:
+    """What to copy when not everything: "meetings", "classes", "mornings", an event's title."""
+    only: dict[str, Any] = {}
+    for pattern, category in _CATEGORY:
+        if pattern.search(norm):
+            only["category"] = category
+            break
+    part = _DAY_PART.search(norm)
+    if part:
+        only["day_part"] = part.group(1)
+    for match in find_times(what, now=now):
+        lo, hi = match.span
+        what = what[:lo] + " " * (hi - lo) + what[hi:]
+    words = _GENERIC.sub(" ", what)
+    if re.search(r"[a-z]{3,}", words):
+        frame = understand(what, now=now, world=world)
+        if frame.titles and frame.title_words:
+            only["text"] = frame.titles[0]
+        else:
+            only["text"] = " ".join(words.split())
+    return only
+
+
+def _blank(text: str, spans: list[tuple[int, int, CalendarInfo]]) -> str:
+    for lo, hi, _ in spans:
+        text = text[:lo] + " " * (hi - lo) + text[hi:]
+    return text
+
+
+def sync_decision(text: str, *, now: datetime, tz: ZoneInfo, world: World) -> Decision | None:
+    """A Decision for a turn that asks to copy or sync calendars; None for any other turn."""
+    norm = normalise(text)
+    core = POLITE_PREFIX.sub("", norm).strip() or norm
+    core = _without_private(core)
+    syncing = bool(_SYNC.search(core))
+    copying = bool(_COPY.search(core))
+    if not (syncing or copying):
+        return None
+    other = _OTHERS_CALENDAR.search(core)
+    mentions = _mentions(core, world)
+    if not mentions and other is None and not re.search(r"\bcalendars?\b", core) and not syncing:
+        return None  # "copy the dentist to Friday": not about calendars
+    if other is not None or any(_SOMEONE_ELSES.search(core[:lo]) for lo, _, _ in mentions):
+        names = ", ".join(c.name for c in world.calendars)
+        return _error(
+            f"I can only copy between your own calendars ({names}), never into or out of another person's."
+        )
+    targets: list[CalendarInfo] = []
+    sources: list[CalendarInfo] = []
+    loose: list[CalendarInfo] = []  # named "in"/"on" a calendar: a destination only if none follows "to"
+    for lo, _, cal in mentions:
+        before = core[:lo]
+        if _FROM.search(before) or _WITH.search(before):
+            sources.append(cal)
+        elif _TO.search(before):
+            targets.append(cal)
+        elif _IN.search(before):
+            loose.append(cal)
+        else:
+            sources.append(cal)
+    if not targets and loose and copying:
+        targets = loose
+    else:
+        sources += loose
+    both = bool(_BOTH_WAYS.search(core)) or (syncing and not targets)
+    calendars = list({c.id: c for c in [*sources, *targets]}.values())
+    if both:
+        if len(calendars) < 2:
+            calendars = _partners(calendars, world)
+            if len(calendars) < 2:
+                names = ", ".join(c.name for c in world.calendars) or "none yet"
+                return _clarify(
+                    "Which calendars should I keep in step? Name two of yours "
+                    f'({names}), e.g. "sync my work and personal calendars".'
+                )
+        sources = targets = calendars
+    else:
+        if not targets:
+            names = ", ".join(c.name for c in world.calendars) or "none yet"
+            return _clarify(
+                f'Copy to which calendar? Name one of yours ({names}), e.g. "copy my work week to personal".'
+            )
+        target_ids = {c.id for c in targets}
+        sources = [c for c in {c.id: c for c in sources}.values() if c.id not in target_ids]
+    when = _range(core, now)
+    if isinstance(when, str):
+        return _clarify(f"{when} Which dates should I copy?")
+    start, end = when
+    # What to copy, said between the verb and the destination: "tomorrow's meetings", "the quarterly review".
+    verb = _COPY.search(core) or _SYNC.search(core)
+    assert verb is not None
+    first_target = min((lo for lo, _, cal in mentions if cal in targets), default=len(core))
+    what = _blank(core, mentions)[verb.end() : first_target] if not both else ""
+    only = _only(what, _blank(core, mentions), now, world)
+    params: dict[str, Any] = {
+        "start": start.isoformat(),
+        "end": end.isoformat(),
+        "to": [c.key for c in targets],
+        "sources": [c.key for c in sources],
+    }
+    if only:
+        params["only"] = only
+    name = "sync-calendars" if both else "copy-events"
+    said = (
+        f"Sync {' and '.join(c.name for c in targets)}"
+        if both
+        else f"Copy to {' and '.join(c.name for c in targets)}"
+    )
+    tasks = (
+        TaskSpec(id="plan", skill="plan_sync", params=params, summary="Plan the copies"),
+        TaskSpec(
+            id="apply",
+            skill="apply_changes",
+            depends_on=("plan",),
+            params={"changes": "{{plan.output}}"},
+            summary="Copy after approval",
+        ),
+    )
+    return Decision(
+        kind="workflow",
+        workflow=WorkflowDefinition(name=name, summary=said, tasks=tasks, output="apply"),
+        confidence=0.9,
+    )
+
+
+def _partners(named: list[CalendarInfo], world: World) -> list[CalendarInfo]:
+    """The calendars a sync naming fewer than two means: the work and personal ones (by preference,
+    key or name), or the user's only two."""
+    roles = [calendar_named(world.calendars, world.preferences, word) for word in ROLES]
+    pair = [c for c in roles if c is not None]
+    if len({c.id for c in pair}) == 2 and all(c.id in {p.id for p in pair} for c in named):
+        return pair
+    if len(world.calendars) == 2:
+        return list(world.calendars)
+    return named
