@@ -40,8 +40,10 @@ def ensure_env_file() -> None:
     """A SECRET_KEY of this installation, made once and kept in .env (never committed)."""
     env_file = ROOT / ".env"
     if not env_file.exists():
-        env_file.write_text(f"SECRET_KEY={secrets.token_urlsafe(50)}\n")
-        env_file.chmod(0o600)
+        # Created readable by its owner only: never world-readable, not even for a moment.
+        fd = os.open(env_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(f"SECRET_KEY={secrets.token_urlsafe(50)}\n")
 
 
 def ensure_chromium() -> None:

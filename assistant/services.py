@@ -134,8 +134,12 @@ def _run(
             trace_id=decision.trace_id,
         )
     except WorkflowValidationError as exc:
+        # The message itself stays out of the log (it is the user's text); its id finds it.
         logger.error(
-            "trace %s: the plan for %r was invalid: %s", decision.trace_id, user_message.text, exc.errors
+            "trace %s: the plan for message %s was invalid: %s",
+            decision.trace_id,
+            user_message.pk,
+            exc.errors,
         )
         return _message_add(
             conversation,
