@@ -10,6 +10,7 @@ reads work for queries (dates, day parts, categories, titles, people) works for 
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -17,7 +18,13 @@ from zoneinfo import ZoneInfo
 from assistant.decomposer.compiler import find_params
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import normalise
-from assistant.decomposer.lexicon import LIGHTEN_CUES, POLITE_PREFIX
+from assistant.decomposer.lexicon import (
+    DELETE_VERBS,
+    GENERIC_EVENT_WORDS,
+    LIGHTEN_CUES,
+    POLITE_PREFIX,
+    STOPWORDS,
+)
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World, tokens
 from assistant.timeexpr import TimeMatch, find_times
@@ -362,6 +369,72 @@ def _destination(norm: str, now: datetime) -> tuple[str, str]:
     return destination, f"{norm[: dest.start()].strip()} {rest}".strip()
 
 
+@dataclass(frozen=True)
+class _Said:
+    """How a deletion names events the calendar has no title for: by the words said, its people, or as
+    the next event; found at run time, which says so when nothing matches (and asks before deleting)."""
+
+    find: dict[str, Any]
+    next_one: bool
+    everything: bool
+
+
+# Words that say which of the events, not what they are called.
+_WHICH = frozenset(
+    [
+        "next",
+        "upcoming",
+        "coming",
+        "future",
+        "scheduled",
+        "current",
+        "first",
+        "soonest",
+        "earliest",
+        "planned",
+    ]
+)
+_NOW_WORDS = re.compile(r"\b(?:current|ongoing|present|now)\b")
+_NEXT_WORDS = frozenset(["next", "upcoming", "coming", "soonest", "earliest", "first"])
+# "this event", "delete that", "it": an event pointed at, which is known only from the conversation.
+_POINTED = re.compile(r"\b(?:this|that|it|these|those)\b")
+
+
+def _said_target(target: RequestFrame, norm: str, now: datetime) -> _Said | None:
+    """The events a deletion names when no title of the calendar was said ("delete my dentist
+    appointment", "erase my next event", "cancel my appointment with Ted", "remove all upcoming
+    events"), or None when it names none (only "this" or "that", with nothing shown before)."""
+    said = [w for title in target.titles for w in tokens(title)]
+    owners = {w[:-2] for w in said if w.endswith("'s")}
+    words = [
+        w[:-2] if w.endswith("'s") else w
+        for w in said
+        if w not in STOPWORDS
+        and w not in GENERIC_EVENT_WORDS
+        and w not in _WHICH
+        and not DELETE_VERBS.fullmatch(w)
+    ]
+    names = [n for n in target.person_names if n not in owners]
+    find: dict[str, Any] = {}
+    if _NOW_WORDS.search(norm):
+        # "delete the current event": the one going on now
+        find.update(start=now.isoformat(), end=(now + timedelta(minutes=1)).isoformat())
+    if words:
+        find["text"] = " ".join(dict.fromkeys(words))
+    if names and not target.people:
+        find["attendee"] = names[0]
+    next_one = bool(_NEXT_WORDS & set(tokens(norm))) and not _PLURAL_NEXT.search(norm)
+    if find or next_one:
+        return _Said(find=find, next_one=next_one, everything=False)
+    if _POINTED.search(norm) or not _PLURAL.search(norm):
+        return None
+    return _Said(find={}, next_one=False, everything=True)  # "erase events", "remove all upcoming events"
+
+
+# "all upcoming events", "the next three meetings": more than the next one.
+_PLURAL_NEXT = re.compile(r"\b(?:all|every)\b")
+
+
 def _workflow(name: str, summary: str, tasks: list[TaskSpec], output: str, confidence: float) -> Decision:
     return Decision(
         kind="workflow",
@@ -417,6 +490,7 @@ def compile_change(
     shown = context.get("last_events") or []
     picked = _picked(norm, shown)
     use_context = (picked is not None or bool(_IT.search(norm))) and bool(shown)
+    by_words: _Said | None = None
     if use_context:
         last = picked or shown[0]
         start, end = datetime.fromisoformat(last["start"]), datetime.fromisoformat(last["end"])
@@ -432,13 +506,20 @@ def compile_change(
             target.category, target.title_words = None, []
         start, end = _range_of(target, now)
         if not target.range_explicit and not target.title_words and not target.category and not everything:
-            return _clarify('Which event do you mean? Name it or give its day, e.g. "the dentist on Friday".')
+            by_words = _said_target(target, norm, now) if frame.operation == "delete" else None
+            if by_words is None:
+                return _clarify(
+                    'Which event do you mean? Name it or give its day, e.g. "the dentist on Friday".'
+                )
+            everything = by_words.everything
         # "everything with other people tomorrow" is narrowed by what it names; "clear Friday" is not
         everything = everything and not (target.category or target.title_words or target.people)
         if everything or why:
             find = {"start": start.isoformat(), "end": end.isoformat()}
         else:
             find = find_params(target, start, end)
+            if by_words is not None:
+                find.update(by_words.find)
         plural = not lighten and (everything or bool(why) or _is_plural(norm, target) or _whole_span(target))
     scope = "series" if everything and not target.range_explicit else "occurrence"
     if onward is not None and not use_context:
@@ -449,6 +530,18 @@ def compile_change(
 
     tasks = [TaskSpec(id="find", skill="find_events", params=find, summary="Find the events")]
     events = _ref("find", "events")
+    if by_words is not None and by_words.next_one:
+        # "erase my next event", "cancel my next haircut": the first of them from now on
+        tasks.append(
+            TaskSpec(
+                id="next",
+                skill="sort_events",
+                depends_on=("find",),
+                params={"events": events, "limit": 1},
+                summary="Take the next one",
+            )
+        )
+        events = _ref("next", "events")
     leave_out = _leave_out(excluded, world, now) if excluded else {}
     if leave_out and (not target.title_words or "exclude_attendees" in leave_out):
         tasks.append(

@@ -18,10 +18,12 @@ from assistant.decomposer.lexicon import (
     LIGHTEN_CUES,
     MOVE_VERBS,
     NO_WORDS,
+    NOT_ATTENDING,
     OUT_OF_SCOPE,
     POLITE_PREFIX,
     QUERY_CUES,
     QUESTION_STARTERS,
+    REMINDER_CUES,
     UNDO_CUES,
     YES_WORDS,
 )
@@ -30,11 +32,17 @@ __all__ = ["classify", "normalise"]
 
 _CALENDAR_WORDS = re.compile(
     r"\b(calendar|event|events|meeting|meetings|appointment|appointments|schedule|agenda|class|classes|"
-    r"lecture|reminder|reminders|busy|free|booked|plans|scheduled)\b"
+    r"lecture|reminder|reminders|busy|free|booked|plan|plans|scheduled)\b"
 )
 # "my schedule", "the reminder": the noun, not the verb.
 _NOUN_USE = re.compile(
-    r"\b(?:my|the|your|our|a|any|this|that|its)\s+(schedule|reminders?|plans?|note|log|block)\b"
+    r"\b(?:my|the|your|our|a|any|this|that|its)\s+(?:(?:daily|weekly|monthly|whole|full|entire|work|"
+    r"personal|current|new)\s+)?(schedule|reminders?|plans?|note|log|block)\b"
+    r"|(?<=\w's )(?:schedule|plans?|agenda)\b"  # "today's schedule"
+    # "change of plans, cancel lunch": a remark that leads to the change, not a move of "plans"
+    r"|\bchange (?:of|in|my|the) plans?\b"
+    # "make a list of the events": a list asked for, not an event made
+    r"|\bmake (?:me )?a(?= list\b)"
     # "I won't make it on Thursday": not being there, not "make it 3pm"
     r"|\b(?:won't|wont|can't|cant|cannot|couldn't|not|never)(?: be able to)? make it\b"
     # "any empty slot", "a clear day": words of emptying used of free time, which they describe
@@ -56,6 +64,11 @@ _BACK_REFERENCE = re.compile(
     r"^[\s,.!]*(?:please )?(?:go ahead and )?[a-z]+(?: [a-z]+)? (?:them|it|those|these|that|both|all of them)"
     r"(?: please)?$"
 )
+# "find my next event and delete it", "list all events and then remove them": a look that leads to a
+# change, which is what the turn asks for.
+_THEN_WRITE = re.compile(r"\b(?:and|then)(?: then)?(?: (?:please|also))? $")
+# "do remove the next event": an emphatic "do", not a question.
+_EMPHATIC_DO = re.compile(r"^do (?=\w+)")
 _SHORTHAND = ((re.compile(r"\bw/o(?=\s|$)"), "without"), (re.compile(r"\bw/(?=\s|$)"), "with"))
 
 
@@ -97,16 +110,25 @@ def classify(text: str) -> tuple[Operation, float]:
         # Friday" empties it instead).
         return ("delete", 0.8) if _WHOLE.search(core) else ("move", 0.8)
     masked = _blank(_NOUN_USE, core)
+    question = QUESTION_STARTERS.match(core)
+    if question and _EMPHATIC_DO.match(core):
+        emphatic = core[3:]
+        if any(v.match(emphatic) for v in (DELETE_VERBS, CREATE_VERBS, MOVE_VERBS)):
+            core, masked, question = emphatic, masked[3:], None
     positions: dict[Operation, int] = {
         "delete": _first(DELETE_VERBS, masked),
-        "create": _first(CREATE_VERBS, masked),
+        "create": min(_first(CREATE_VERBS, masked), _first(REMINDER_CUES, masked)),
         "move": min(_first(MOVE_VERBS, masked), _first(_BRING_FORWARD, masked)),
     }
+    if not question:
+        positions["delete"] = min(positions["delete"], _first(NOT_ATTENDING, masked))
     write_op = min(positions, key=lambda op: positions[op])
     if write_op == "create" and positions["delete"] < 1000 and _WHOLE.search(masked):
         write_op = "delete"  # "block Friday for travel and cancel everything on it": an emptied day
     write_pos = positions[write_op]
-    question = QUESTION_STARTERS.match(core)
+    leads_to_write = write_pos < 1000 and bool(_THEN_WRITE.search(masked[:write_pos]))
+    if question and (leads_to_write or (write_op == "create" and write_pos == 0)):
+        question = None  # "find X and delete it"; "tell me on Tuesday to call Jane" (a reminder)
     in_scope = bool(_CALENDAR_WORDS.search(core))
     if OUT_OF_SCOPE.search(core) and write_pos > 1000 and not in_scope:
         return "out_of_scope", 0.8
@@ -117,7 +139,9 @@ def classify(text: str) -> tuple[Operation, float]:
             return "free", 0.85
         # "when should I schedule...", "can I move ..." stay writes; "what's on my schedule" reads.
         if write_pos < 1000 and re.match(
-            r"^(?:should i|shall i|could i|can i|may i|will you|would you)\b", core
+            r"^(?:should i|shall i|could i|can i|may i|will you|would you|is there a way to|"
+            r"how (?:do|can) i)\b",
+            core,
         ):
             return write_op, 0.7
         return "query", 0.85
@@ -127,7 +151,8 @@ def classify(text: str) -> tuple[Operation, float]:
         return "free", 0.75
     if write_pos < 1000:
         query_pos = _first(QUERY_CUES, _blank(_DATE_PHRASE, masked))
-        if query_pos < write_pos and query_pos == 0:
+        opening = len(masked) - len(masked.lstrip())  # after a blanked "make a" of "make a list"
+        if query_pos < write_pos and query_pos == opening and not leads_to_write:
             return "query", 0.7
         return write_op, 0.75
     if QUERY_CUES.search(core):

@@ -13,18 +13,21 @@ __all__ = [
     "COUNT_CUES",
     "CREATE_VERBS",
     "DELETE_VERBS",
+    "EVENT_NOUNS",
     "FILLER",
     "FREE_CUES",
     "GENERIC_EVENT_WORDS",
     "GREETINGS",
     "LIGHTEN_CUES",
     "MOVE_VERBS",
+    "NOT_ATTENDING",
     "NO_WORDS",
     "OUT_OF_SCOPE",
     "POLITE_PREFIX",
     "PREFERENCE_WORDS",
     "QUERY_CUES",
     "QUESTION_STARTERS",
+    "REMINDER_CUES",
     "STOPWORDS",
     "UNDO_CUES",
     "YES_WORDS",
@@ -79,7 +82,32 @@ DELETE_VERBS = phrase_re(
         "dump",
         "strike",
         "replace",
+        "dismiss",
+        "destroy",
+        "disregard",
+        "deletes",
+        "removes",
+        "cancels",
+        "erased",
+        "erases",
+        "discarded",
+        "called off",
+        "reset",
     ]
+)
+# Saying one will not be at something: the event is off ("I will no longer be joining mom for lunch",
+# "I'm not going to the party", "I won't be attending the seminar", "I can't make it to dinner").
+NOT_ATTENDING = re.compile(
+    r"\b(?:(?:no longer|not|never|won't|wont|will not|can't|cant|cannot|am not|i'm not|isn't|is not)"
+    r"(?: be)? (?:going|joining|attending|doing|coming|happening|make it to|go to|attend|join)\b)"
+)
+# Asking to be told or reminded at a time: a reminder to create ("notify me an hour before ...",
+# "don't let me forget ...", "alert me at ...", "send me a notice of ...", "tell me on Tuesday to ...").
+REMINDER_CUES = re.compile(
+    r"\b(?:(?:notify|alert|ping|warn|nudge|buzz) me|(?:don't|do not|dont) let me forget|"
+    r"send me (?:an? )?(?:notice|notification|alert|reminder|heads up)|"
+    r"tell me (?:(?:on|at|in|by) [\w ]+? )?to\b|remember (?:to remind|that)|turn on (?:\w+ )?reminders?|"
+    r"set (?:\w+ )?(?:notifications?|alerts?|alarms?)|call me (?:for|about|before|at|when))\b"
 )
 CREATE_VERBS = phrase_re(
     [
@@ -110,7 +138,13 @@ CREATE_VERBS = phrase_re(
         "register",
         "repeat",
         "make an appointment",
+        "make appointment",
         "make a",
+        "make reservations",
+        "make a reservation",
+        "make dinner reservations",
+        "repeating",
+        "flag",
         "pencil in",
         "jot down",
         "log",
@@ -368,6 +402,62 @@ CATEGORY_WORDS = {
         ]
     ),
 }
+# Nouns of things people put in a calendar: a statement naming one with its day ("dentist appointment
+# today at nine", "church with mom on Sunday") tells the calendar about an event.
+EVENT_NOUNS = phrase_re(
+    [
+        "appointment",
+        "meeting",
+        "event",
+        "reminder",
+        "lunch",
+        "dinner",
+        "breakfast",
+        "brunch",
+        "party",
+        "birthday",
+        "anniversary",
+        "wedding",
+        "date",
+        "game",
+        "match",
+        "practice",
+        "rehearsal",
+        "concert",
+        "show",
+        "conference",
+        "interview",
+        "call",
+        "session",
+        "class",
+        "lesson",
+        "lecture",
+        "exam",
+        "test",
+        "trip",
+        "flight",
+        "visit",
+        "checkup",
+        "check-up",
+        "church",
+        "service",
+        "mass",
+        "dentist",
+        "doctor",
+        "haircut",
+        "workout",
+        "training",
+        "festival",
+        "ceremony",
+        "celebration",
+        "reunion",
+        "holiday",
+        "vacation",
+        "deadline",
+        "payment",
+        "shift",
+    ]
+)
 # Words that name "an event" in general: never a title on their own.
 GENERIC_EVENT_WORDS = frozenset(
     [

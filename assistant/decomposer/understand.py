@@ -20,12 +20,16 @@ from assistant.decomposer.lexicon import (
     COUNT_CUES,
     CREATE_VERBS,
     DELETE_VERBS,
+    EVENT_NOUNS,
     FILLER,
     GENERIC_EVENT_WORDS,
     MOVE_VERBS,
+    NOT_ATTENDING,
     POLITE_PREFIX,
     PREFERENCE_WORDS,
     QUERY_CUES,
+    QUESTION_STARTERS,
+    REMINDER_CUES,
     STOPWORDS,
 )
 from assistant.decomposer.world import World, tokens
@@ -44,8 +48,11 @@ _CONSTRAINT = re.compile(
     r"|\bkeep (?:my |the )?(?:\w+ ){1,2}(?:free|open|clear)\b|\bavoid(?:ing)? (?:my )?\w+\b"
 )
 _CLAUSE_END = re.compile(r"[,.;?!()—–]| - | but | and (?=\w+ (?:my|the|all)\b)")
+# A lookahead, so the cues overlap: in "a meeting with al" both "meeting" ("with al", refused: it starts
+# with a stopword) and "with" ("al") are read, and in "with sara and jamie" both "with" and "and".
 _PEOPLE_AFTER = re.compile(
-    r"\b(?:with|invite|inviting|and|for|meet|meeting|see|call|email)\s+([a-z][a-z.'-]*(?:\s+[a-z][a-z'-]*)?)"
+    r"\b(?=(?:with|invite|inviting|and|for|meet|meeting|see|call|email|text)\s+"
+    r"([a-z][a-z.'-]*(?:\s+[a-z][a-z'-]*)?))"
 )
 _POSSESSIVE = re.compile(r"\b([a-z][a-z-]+)'s\b")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
@@ -126,6 +133,9 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
     polite = POLITE_PREFIX.match(norm)
     if polite:
         take(*polite.span())  # "I want to meet Priya" is about Priya, not a "want"
+    for cue in (REMINDER_CUES, NOT_ATTENDING):
+        for m in cue.finditer(norm):
+            take(*m.span())  # "don't let me forget the meeting": the meeting is the event
 
     # Durations are read on their own ("for an hour"), so they cannot stretch a time into an interval.
     durations = find_durations(norm)
@@ -187,7 +197,40 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
     frame.wants_next = bool(_NEXT_CUE.search(norm)) and not frame.range_explicit
     residual = "".join(" " if mask[i] else ch for i, ch in enumerate(norm))
     _fill_titles(frame, residual, world, norm)
+    if _states_an_event(frame, text, norm, targets):
+        # "no lunch date tomorrow": the same statement, of an event that is off
+        frame.operation, frame.confidence = ("delete", 0.6) if _NO_EVENT.match(norm) else ("create", 0.6)
     return frame
+
+
+# An event said as a fact, with its day or time and nothing asked: "dentist appointment today at nine
+# am", "I have a meeting at noon today", "church with mom and dad on Sunday".
+_SINGLE_EVENT = re.compile(r"^(?!.*\b(?:events|meetings|appointments|plans|schedule|agenda|anything)\b)")
+
+
+def _singular(title: str) -> str:
+    return " ".join(_stem(w) for w in title.split())
+
+
+_SMALL_TALK = re.compile(r"\b(?:bye|goodbye|thanks|thank you|see you|good night|cheers)\b")
+_NO_EVENT = re.compile(r"^(?:there(?:'s| is| will be) )?no (?!problem|worries|thanks)")
+
+
+def _states_an_event(frame: RequestFrame, text: str, norm: str, targets: list[TimeMatch]) -> bool:
+    """A statement that names one event and when it is, asking nothing, which the classifier could
+    only guess at (no verb): the user is telling the calendar about it ("and the 12th?" names no
+    event, and asks)."""
+    return (
+        frame.operation in ("query", "unknown")
+        and frame.confidence <= 0.5
+        and "?" not in text
+        and any(EVENT_NOUNS.search(_singular(title)) for title in frame.titles)
+        and not _SMALL_TALK.search(norm)
+        and any(t.has_date or t.has_time for t in targets)
+        and not QUESTION_STARTERS.match(norm)
+        and not QUERY_CUES.search(norm)
+        and bool(_SINGLE_EVENT.match(norm))
+    )
 
 
 _THIS_OR_NEXT = re.compile(r"\b(?:next|this|coming|upcoming)\b")
@@ -263,9 +306,12 @@ def _fill_people(
         take(*m.span())
     candidates: list[tuple[str, tuple[int, int]]] = []
     for m in _PEOPLE_AFTER.finditer(unread):
-        candidates.append((m.group(1), m.span(1)))
+        if not _POSSESSIVE.match(m.group(1)):  # "for john's birthday": the possessive below names him
+            candidates.append((m.group(1), m.span(1)))
+    owners: set[str] = set()
     for m in _POSSESSIVE.finditer(unread):
         candidates.append((m.group(1), m.span(1)))
+        owners.add(m.group(1))
     cleaned = [
         (" ".join(w for w in name.split() if w not in STOPWORDS and w not in GENERIC_EVENT_WORDS), name, span)
         for name, span in candidates
@@ -284,11 +330,12 @@ def _fill_people(
             if found[0].email not in seen:
                 frame.people.append(found[0].email)
                 seen.add(found[0].email)
+        elif name.split()[0] in STOPWORDS or _looks_like_thing(name):
+            continue
+        if words not in frame.person_names:
             frame.person_names.append(words)
-            take(*span)
-        elif name.split()[0] not in STOPWORDS and not _looks_like_thing(name):
-            frame.person_names.append(words)
-            take(*span)
+        if name not in owners:
+            take(*span)  # "John's birthday" keeps its owner in its title
 
 
 def _looks_like_thing(name: str) -> bool:

@@ -1,0 +1,93 @@
+"""Deletions that name their events by the words said, their people or as "the next one", without a
+title the calendar already knows: planned all the same, previewed and asked before anything is deleted,
+and answered with "no such event" when nothing matches."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+import time_machine
+
+from assistant.models import Conversation
+from assistant.services import chat_turn, conversation_create
+from skills.models import Event
+from skills.services import event_create
+from tests.factories import user_with_calendar
+
+pytestmark = pytest.mark.django_db
+
+TORONTO = ZoneInfo("America/Toronto")
+NOW = datetime(2026, 3, 2, 9, 0, tzinfo=TORONTO)  # a Monday
+
+
+@pytest.fixture
+def calendar() -> tuple[Any, Conversation]:
+    """A haircut on Wednesday, John's birthday on Friday, coffee with Ted next week."""
+    user, cal = user_with_calendar("deleter", timezone="America/Toronto")
+    for summary, day, attendees in (
+        ("Haircut", 4, []),
+        ("John's birthday", 6, []),
+        ("Coffee", 10, ["ted@example.com"]),
+    ):
+        event_create(
+            calendar=cal,
+            summary=summary,
+            start=datetime(2026, 3, day, 15, 0, tzinfo=TORONTO),
+            end=datetime(2026, 3, day, 16, 0, tzinfo=TORONTO),
+            timezone="America/Toronto",
+            attendees=attendees,
+        )
+    return user, conversation_create(user=user)
+
+
+def say(user: Any, conversation: Conversation, text: str) -> Any:
+    reply = chat_turn(user=user, conversation=conversation, text=text)
+    assert reply is not None
+    return reply
+
+
+def test_the_next_event_is_previewed_and_asked_about_before_it_is_deleted(calendar: Any) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "erase my next calendar event")
+        assert "Haircut" in reply.text
+        assert Event.objects.filter(summary="Haircut").exists()
+        say(user, conversation, "yes")
+    assert not Event.objects.filter(summary="Haircut").exists()
+    assert Event.objects.count() == 2
+
+
+def test_an_event_named_by_words_no_title_was_known_for_is_found_by_them(calendar: Any) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "remove john's birthday from the calendar")
+        assert "John's birthday" in reply.text
+        assert Event.objects.count() == 3
+
+
+def test_an_event_named_by_a_person_not_in_the_directory_is_found_by_its_attendee(calendar: Any) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "erase my appointment with ted")
+        assert "Coffee" in reply.text
+        assert Event.objects.count() == 3
+
+
+def test_a_deletion_of_something_that_is_not_there_says_so_and_deletes_nothing(calendar: Any) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "delete my dentist appointment")
+    assert "couldn't find" in reply.text
+    assert Event.objects.count() == 3
+
+
+def test_this_event_with_nothing_shown_before_is_asked_about(calendar: Any) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "please delete this calendar event")
+    assert reply.kind == "clarify"
+    assert "Which event" in reply.text
+    assert Event.objects.count() == 3
