@@ -121,7 +121,7 @@ def classify(text: str) -> tuple[Operation, float]:
         "move": min(_first(MOVE_VERBS, masked), _first(_BRING_FORWARD, masked)),
     }
     if not question:
-        positions["delete"] = min(positions["delete"], _first(NOT_ATTENDING, masked))
+        positions["delete"] = min(positions["delete"], _first(NOT_ATTENDING, core))
     write_op = min(positions, key=lambda op: positions[op])
     if write_op == "create" and positions["delete"] < 1000 and _WHOLE.search(masked):
         write_op = "delete"  # "block Friday for travel and cancel everything on it": an emptied day

@@ -205,7 +205,12 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
 
 # An event said as a fact, with its day or time and nothing asked: "dentist appointment today at nine
 # am", "I have a meeting at noon today", "church with mom and dad on Sunday".
-_SINGLE_EVENT = re.compile(r"^(?!.*\b(?:events|meetings|appointments|plans|schedule|agenda|anything)\b)")
+# Several events, or the calendar itself ("meeting july calendar"), are looked up, not told about.
+_SINGLE_EVENT = re.compile(
+    r"^(?!.*\b(?:events|meetings|appointments|plans|schedule|agenda|anything|calendar)\b)"
+)
+# "march one is susan's birthday, right": a statement made a question by its tag.
+_TAG_QUESTION = re.compile(r"\b(?:right|correct|isn't it|is it not|no|yes|true)$")
 
 
 def _singular(title: str) -> str:
@@ -224,6 +229,7 @@ def _states_an_event(frame: RequestFrame, text: str, norm: str, targets: list[Ti
         frame.operation in ("query", "unknown")
         and frame.confidence <= 0.5
         and "?" not in text
+        and not _TAG_QUESTION.search(norm)
         and any(EVENT_NOUNS.search(_singular(title)) for title in frame.titles)
         and not _SMALL_TALK.search(norm)
         and any(t.has_date or t.has_time for t in targets)

@@ -1,0 +1,124 @@
+"""Classes of request the classifier once read as something else: each is pinned by sentences of its
+own (not those of the evaluation set), in several wordings."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+import time_machine
+from django.contrib.auth import get_user_model
+
+from assistant.decomposer import DecomposeRequest, decompose
+from assistant.decomposer.intent import classify
+from skills.services import calendar_create
+
+pytestmark = pytest.mark.django_db
+
+DENVER = ZoneInfo("America/Denver")
+NOW = datetime(2026, 10, 28, 8, 30, tzinfo=DENVER)  # a Wednesday, days before clocks go back
+
+
+def frame_of(text: str) -> dict[str, Any]:
+    with time_machine.travel(NOW, tick=False):
+        me = get_user_model().objects.create_user("classes", "classes@example.com")
+        calendar_create(owner=me, key="home", name="Home", timezone="America/Denver", is_default=True)
+        decision = decompose(DecomposeRequest(text=text, user=me, timezone="America/Denver"))
+    return decision.frame
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ping me half an hour before the parents evening",
+        "don't let me forget the plumber on friday",
+        "alert me at noon about the pharmacy",
+        "send me a notification before my flight tomorrow",
+        "can you tell me on monday to renew the parking permit",
+    ],
+)
+def test_asking_to_be_reminded_creates_a_reminder(text: str) -> None:
+    assert classify(text)[0] == "create"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "look up the yoga class and cancel it",
+        "show my next appointment and then delete it",
+        "check what's on thursday and remove the lunch",
+    ],
+)
+def test_a_look_that_leads_to_a_change_is_the_change(text: str) -> None:
+    assert classify(text)[0] == "delete"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "i will no longer be attending the book club tonight",
+        "i'm not going to the gala on saturday",
+        "i can't make it to the barbecue tomorrow",
+    ],
+)
+def test_saying_one_will_not_be_there_cancels(text: str) -> None:
+    assert classify(text)[0] == "delete"
+
+
+@pytest.mark.parametrize("text", ["do cancel the quiz night", "do delete my next event"])
+def test_an_emphatic_do_is_an_order_not_a_question(text: str) -> None:
+    assert classify(text)[0] == "delete"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["piano lesson thursday at four", "I have a job interview at 10 tomorrow", "soccer practice on sunday"],
+)
+def test_one_event_stated_with_its_day_is_added(text: str) -> None:
+    assert frame_of(text)["operation"] == "create"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "meetings on friday",
+        "piano lesson thursday, right",
+        "soccer practice on sunday?",
+        "dentist calendar november",
+        "thanks, bye for now",
+    ],
+)
+def test_events_looked_up_or_a_statement_that_asks_are_not_added(text: str) -> None:
+    assert frame_of(text)["operation"] != "create"
+
+
+def test_no_event_said_with_its_day_is_cancelled() -> None:
+    assert frame_of("no band rehearsal tomorrow")["operation"] == "delete"
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["today's schedule", "my weekly plan", "make a list of the concerts in town"],
+)
+def test_a_schedule_or_list_asked_for_is_read_not_written(text: str) -> None:
+    assert classify(text)[0] == "query"
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("set up a meeting with kofi on friday", ["kofi"]),
+        ("lunch with ines and marta tomorrow at noon", ["ines", "marta"]),
+        ("book a call with dmitri", ["dmitri"]),
+    ],
+)
+def test_people_after_a_meeting_word_and_with_are_found(text: str, names: list[str]) -> None:
+    assert frame_of(text)["person_names"] == names
+
+
+def test_a_possessive_owner_is_a_person_and_stays_in_the_title() -> None:
+    frame = frame_of("add ravi's graduation on june 5")
+    assert frame["person_names"] == ["ravi"]
+    assert frame["titles"] == ["ravi's graduation"]
