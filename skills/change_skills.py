@@ -536,17 +536,22 @@ def _within(
     if day_part:
         said = f"in the {day_part}"
         if hours:
-            said += f" within your {' and '.join(hours)} hours"
+            said += f" within your {_and(hours)} hours"
     elif hours:
-        said = f"within your {' and '.join(hours)} hours"
+        said = f"within your {_and(hours)} hours"
     elif window is not None:
         said = f"between {clock_time(window[0])} and {clock_time(window[1])}"
     else:
         said = "at any hour"
     kept = [name for key, name in _KEPT.items() if prefs.get(key)]
     if kept:
-        said += f", clear of your {' and '.join(kept)}"
+        said += f", clear of your {_and(kept)}"
     return said
+
+
+def _and(items: list[str]) -> str:
+    """ "lunch", "lunch and gym sessions", "lunch, gym sessions and writing block"."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 _KEPT = {"lunch_hours": "lunch", "gym_schedule": "gym sessions", "writing_block": "writing block"}

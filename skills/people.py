@@ -7,17 +7,22 @@ directory is the instance's own users, since they are the people whose calendars
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cache
+from itertools import islice
+from operator import sub
 from typing import Any
 
 from django.contrib.auth import get_user_model
+from django.db import connection
 from django.db.models.functions import Lower
 
 from skills.freetime import Span, merge
 from skills.hotsql import people_rows
-from skills.models import Calendar
-from skills.selectors import BusyIndex, calendar_info
+from skills.models import Calendar, Event
+from skills.providers.base import CalendarInfo
+from skills.selectors import BusyIndex, _columns, _epoch, calendar_info
 
 __all__ = ["Availability", "Person", "availability", "names_and_you", "people_matching", "people_search"]
 
@@ -62,37 +67,139 @@ def people_matching(*, user: Any, names: list[str]) -> dict[str, list[Person]]:
     return found
 
 
-@dataclass(frozen=True, slots=True)
 class Availability:
     """When some people of this instance are busy within a range, read once for a whole search.
 
     ``people`` are the addresses asked about that belong to users here (their free/busy is visible:
     busy spans, nothing of what the events are), ``unknown`` the others, whose time cannot be seen.
-    Spans are epoch seconds, merged per person and into one sorted union for the search.
+    Their calendars are read through one busy index for the search (two queries however many people
+    and however long the range); who of them is busy at a given time is read per person when asked.
     """
 
-    people: tuple[Person, ...] = ()
-    unknown: tuple[str, ...] = ()
-    busy: dict[str, list[Span]] = field(default_factory=dict)  # by the person's address, lower case
-    union: list[Span] = field(default_factory=list)
-    _starts: list[float] = field(default_factory=list)
-    _ends: list[float] = field(default_factory=list)
+    def __init__(
+        self,
+        *,
+        people: tuple[Person, ...] = (),
+        unknown: tuple[str, ...] = (),
+        calendars: dict[int, list[CalendarInfo]] | None = None,
+        start: datetime | None = None,
+        end: datetime | None = None,
+    ) -> None:
+        self.people = people
+        self.unknown = unknown
+        self._calendars = calendars or {}
+        self._range = (start, end)
+        self._all: _PeopleBusy | None = None
+        self._each: dict[int, list[Span]] = {}
+
+    def _window(self) -> tuple[datetime, datetime]:
+        start, end = self._range
+        assert start is not None
+        assert end is not None
+        return start, end
 
     def spans(self, start: datetime, end: datetime) -> list[Span]:
-        """Times within [start, end) when at least one of the people is busy (merged, sorted)."""
-        lo, hi = start.timestamp(), end.timestamp()
-        return self.union[bisect_right(self._ends, lo) : bisect_left(self._starts, hi)]
+        """Times within [start, end) when at least one of the people is busy (epoch seconds, unsorted)."""
+        if not self._calendars:
+            return []
+        if self._all is None:
+            self._all = _PeopleBusy(self._calendars, *self._window())
+        return self._all.spans(start.timestamp(), end.timestamp())
 
     def busy_between(self, lo: float, hi: float) -> list[Person]:
-        """The people busy at some moment of [lo, hi) (epoch seconds)."""
+        """The people busy at some moment of [lo, hi) (epoch seconds within the range read)."""
         found = []
         for person in self.people:
-            spans = self.busy.get(person.email.casefold(), [])
+            spans = self._busy_of(person)
             i = bisect_right(spans, (lo, float("inf")))
             before = spans[i - 1] if i else None
             if (before is not None and before[1] > lo) or (i < len(spans) and spans[i][0] < hi):
                 found.append(person)
         return found
+
+    def _busy_of(self, person: Person) -> list[Span]:
+        if person.user_id not in self._each:
+            lo, hi = self._window()
+            mine = self._calendars.get(person.user_id, [])
+            busy = _PeopleBusy({person.user_id: mine}, lo, hi).spans(lo.timestamp(), hi.timestamp())
+            self._each[person.user_id] = merge(busy) if mine else []
+        return self._each[person.user_id]
+
+
+class _PeopleBusy:
+    """The busy spans of several people's calendars in a range, for a search to slice.
+
+    Colleagues' calendars are mostly one-off meetings: those are read as bare epoch pairs in one
+    index-friendly query (no ids, etags or Python per row beyond the pair), and only the calendars
+    that hold a series in the range go through the full :class:`~skills.selectors.BusyIndex`
+    (expansions, overrides, cancelled occurrences).
+    """
+
+    def __init__(self, calendars: dict[int, list[CalendarInfo]], start: datetime, end: datetime) -> None:
+        by_id = {int(info.id): info for infos in calendars.values() for info in infos}
+        rows = _people_rows(list(by_id), start, end) if by_id else []
+        # Series come first (a handful), then the one-offs in order of start.
+        heads = 0
+        while heads < len(rows) and rows[heads][1]:
+            heads += 1
+        with_series = {rows[i][0] for i in range(heads)}
+        if with_series:
+            spans = [row[2:] for row in islice(rows, heads, None) if row[0] not in with_series]
+        else:
+            spans = [row[2:] for row in rows]
+        starts, ends = (list(column) for column in zip(*spans, strict=True)) if spans else ([], [])
+        self._starts: list[float] = starts
+        self._spans: list[Span] = spans
+        self._longest = max(map(sub, ends, starts), default=0.0)
+        self._series = (
+            BusyIndex(calendars=[by_id[c] for c in sorted(with_series)], start=start, end=end)
+            if with_series
+            else None
+        )
+
+    def spans(self, lo: float, hi: float) -> list[Span]:
+        first = bisect_left(self._starts, lo - self._longest)
+        last = bisect_left(self._starts, hi)
+        found = [span for span in self._spans[first:last] if span[1] > lo]
+        if self._series is not None:
+            found += self._series.spans(datetime.fromtimestamp(lo, UTC), datetime.fromtimestamp(hi, UTC))
+        return found
+
+
+@cache
+def _people_sql(vendor: str, calendars: int) -> str:
+    calendar, series, rrule, start, end, status, all_day = _columns(
+        "calendar", "series", "rrule", "start", "end", "status", "all_day"
+    )
+    transparency, series_end = _columns("transparency", "series_end")
+    table = connection.ops.quote_name(Event._meta.db_table)
+    # SQLite, without statistics, would walk the series index (every top-level event of every user)
+    # rather than the (calendar, start) one; a unary plus keeps the term out of index choice.
+    top = f"+{series}" if vendor == "sqlite" else series
+    return (
+        f"SELECT {calendar}, {rrule} <> '', {_epoch(start)}, {_epoch(end)} FROM {table} "
+        f"WHERE {calendar} IN ({', '.join(['%s'] * calendars)}) AND {top} IS NULL AND {status} = %s "
+        f"AND NOT {all_day} AND {transparency} <> %s AND {start} < %s AND (({rrule} = '' AND {end} > %s) "
+        f"OR ({rrule} <> '' AND ({series_end} IS NULL OR {series_end} >= %s))) "
+        f"ORDER BY {rrule} = '', {start}"
+    )
+
+
+def _people_rows(calendars: list[int], start: datetime, end: datetime) -> list[tuple[Any, ...]]:
+    """(calendar id, is a series, epoch start, epoch end) of the busy top-level events of these
+    calendars that can meet [start, end): the series first, then the one-offs by start."""
+    adapt = connection.ops.adapt_datetimefield_value
+    params = [
+        *calendars,
+        Event.Status.CONFIRMED.value,
+        Event.Transparency.TRANSPARENT.value,
+        adapt(end),
+        adapt(start),
+        adapt(start),
+    ]
+    with connection.cursor() as cursor:
+        cursor.execute(_people_sql(connection.vendor, len(calendars)), params)
+        return cursor.fetchall()
 
 
 def availability(*, user: Any, emails: list[str], start: datetime, end: datetime) -> Availability:
@@ -107,8 +214,7 @@ def availability(*, user: Any, emails: list[str], start: datetime, end: datetime
         address = email.strip()
         if address and address.casefold() not in wanted:
             wanted[address.casefold()] = address
-    own = (getattr(user, "email", "") or "").casefold()
-    wanted.pop(own, None)
+    wanted.pop((getattr(user, "email", "") or "").casefold(), None)
     if not wanted:
         return Availability()
     model = get_user_model()
@@ -122,25 +228,19 @@ def availability(*, user: Any, emails: list[str], start: datetime, end: datetime
     )
     people: dict[str, Person] = {}
     for pk, first, last, email, username in rows:
-        people.setdefault(
-            email.casefold(), Person(email=email, name=f"{first} {last}".strip() or username, user_id=pk)
-        )
-    calendars: dict[int, list[Any]] = {}
-    for calendar in Calendar.objects.filter(owner_id__in=[p.user_id for p in people.values()]).order_by("pk"):
-        calendars.setdefault(calendar.owner_id, []).append(calendar_info(calendar))
-    lo, hi = start.astimezone(UTC), end.astimezone(UTC)
-    busy: dict[str, list[Span]] = {}
-    for address, person in people.items():
-        mine = calendars.get(person.user_id, [])
-        busy[address] = merge(BusyIndex(calendars=mine, start=lo, end=hi).spans(lo, hi)) if mine else []
-    union = merge(span for spans in busy.values() for span in spans)
+        name = f"{first} {last}".strip() or username
+        people.setdefault(email.casefold(), Person(email=email, name=name, user_id=pk))
+    calendars: dict[int, list[CalendarInfo]] = {}
+    if people:
+        owners = [p.user_id for p in people.values()]
+        for calendar in Calendar.objects.filter(owner_id__in=owners).order_by("pk"):
+            calendars.setdefault(calendar.owner_id, []).append(calendar_info(calendar))
     return Availability(
         people=tuple(people[a] for a in wanted if a in people),
         unknown=tuple(wanted[a] for a in wanted if a not in people),
-        busy=busy,
-        union=union,
-        _starts=[s for s, _ in union],
-        _ends=[e for _, e in union],
+        calendars=calendars,
+        start=start.astimezone(UTC),
+        end=end.astimezone(UTC),
     )
 
 

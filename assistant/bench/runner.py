@@ -22,7 +22,7 @@ from typing import Any
 
 from django.db import transaction
 
-from assistant.bench import bulkmove, chat, edit_one, engine, freeslots, langgraph_dag, turnmix
+from assistant.bench import bulkmove, chat, edit_one, engine, everyone, freeslots, langgraph_dag, turnmix
 from assistant.bench.demo import demo_user
 from assistant.bench.report import Row, Target
 from assistant.bench.timing import Timing
@@ -42,13 +42,30 @@ class Repeats:
     chat: int
     bulk_move: int
     edit_one: int
+    everyone: int
 
 
 FULL = Repeats(
-    decompose=20, validate=50, engine=20, free_slots=30, free_slots_cold=5, chat=30, bulk_move=10, edit_one=20
+    decompose=20,
+    validate=50,
+    engine=20,
+    free_slots=30,
+    free_slots_cold=5,
+    chat=30,
+    bulk_move=10,
+    edit_one=20,
+    everyone=30,
 )
 QUICK = Repeats(
-    decompose=2, validate=5, engine=3, free_slots=3, free_slots_cold=1, chat=3, bulk_move=1, edit_one=2
+    decompose=2,
+    validate=5,
+    engine=3,
+    free_slots=3,
+    free_slots_cold=1,
+    chat=3,
+    bulk_move=1,
+    edit_one=2,
+    everyone=3,
 )
 
 # One row per class of turn (see ``turnmix``), each held to the rule decomposer's target.
@@ -75,6 +92,10 @@ BULK_MOVE = f"bulk move of {bulkmove.MOVED} occurrences: plan_move + apply_chang
 _ONE_OF = f"one occurrence of a {edit_one.OCCURRENCES}-occurrence series"
 EDIT_RENAME = f"rename of {_ONE_OF}: plan_edit + apply_changes"
 EDIT_INVITE = f"invitation to {_ONE_OF}: plan_edit + apply_changes preview + approved apply"
+EVERYONE = (
+    f"everyone-free search: free_slots for {everyone.PEOPLE} people over {everyone.DAYS // 7} weeks of"
+    f" {everyone.BLOCKS:,} busy blocks each, every slot"
+)
 ROW_NAMES = (
     *TURN_ROWS.values(),
     VALIDATE,
@@ -88,6 +109,7 @@ ROW_NAMES = (
     BULK_MOVE,
     EDIT_RENAME,
     EDIT_INVITE,
+    EVERYONE,
 )
 _IN_SAVEPOINTS = "its commits are savepoints of the bench's transaction"
 
@@ -160,7 +182,13 @@ def _measure(repeats: Repeats, committed: Timing) -> list[Row]:
         )
         for name, kind in ((EDIT_RENAME, "rename"), (EDIT_INVITE, "invite"))
     ]
-    return [*turn_rows, validate_row, *engine_rows, *free_rows, chat_row, bulk_row, *edit_rows]
+    everyone_timing, everyone_notes = everyone.everyone_free(
+        everyone.everyone_world(), repeat=repeats.everyone
+    )
+    everyone_row = Row(
+        name=EVERYONE, timing=everyone_timing, target=Target("median", 20), notes=everyone_notes
+    )
+    return [*turn_rows, validate_row, *engine_rows, *free_rows, chat_row, bulk_row, *edit_rows, everyone_row]
 
 
 def _turn_rows(repeat: int) -> list[Row]:
