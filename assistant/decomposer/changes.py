@@ -69,7 +69,8 @@ _WHO_ALL = (
 _EVERYONE = re.compile(
     r"(?:\b(?:an?|some|the (?:first|next|earliest|soonest))\s+)?"
     r"(?:\b(?P<noun>time|slot|moment|hour|day|morning|afternoon|evening)s?\s+)?"
-    rf"(?:\b(?:when|where|that|in which)\s+{_WHO_ALL}(?:'re|'s|'ll be|\s+are|\s+is|\s+will be|\s+can)?"
+    rf"(?:\b(?:whenever|when|where|that|in which)\s+{_WHO_ALL}"
+    r"(?:'re|'s|'ll be|\s+are|\s+is|\s+will be|\s+can)?"
     r"(?:\s+(?:all|both))?\s+(?:available|free|make it|attend|join)\b"
     r"|\b(?:that\s+)?(?:suits|works for|fits|is good for)\s+(?:everyone|everybody|all of us|us all|"
     r"both of us|us both|all of them|them all|them both|all attendees|the attendees)\b)"
@@ -361,7 +362,8 @@ def _destination(norm: str, now: datetime) -> tuple[str, str]:
             # "reschedule the budget review for when everyone is free", "... when we're all free next
             # week": the destination is the search, from its cue to the end of its clause.
             destination, _, rest = _clause_split(norm[everyone.start() :], now)
-            return destination, f"{norm[: everyone.start()].strip()} {rest}".strip()
+            before = re.sub(r"\s+(?:for|to|into|at)$", "", norm[: everyone.start()].strip())
+            return destination, f"{before} {rest}".strip()
         found = find_times(dest["dest"], now=now)
         if not found or dest["dest"][: found[0].span[0]].strip() not in ("", "the"):
             return "", norm
