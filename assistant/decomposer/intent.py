@@ -120,7 +120,7 @@ def classify(text: str) -> tuple[Operation, float]:
         "create": min(_first(CREATE_VERBS, masked), _first(REMINDER_CUES, masked)),
         "move": min(_first(MOVE_VERBS, masked), _first(_BRING_FORWARD, masked)),
     }
-    if not question:
+    if not question:  # "I'm not going to the gala", "I can't make it to the book club": it is off
         positions["delete"] = min(positions["delete"], _first(NOT_ATTENDING, core))
     write_op = min(positions, key=lambda op: positions[op])
     if write_op == "create" and positions["delete"] < 1000 and _WHOLE.search(masked):

@@ -99,7 +99,8 @@ DELETE_VERBS = phrase_re(
 # "I'm not going to the party", "I won't be attending the seminar", "I can't make it to dinner").
 NOT_ATTENDING = re.compile(
     r"\b(?:(?:no longer|not|never|won't|wont|will not|can't|cant|cannot|am not|i'm not|isn't|is not)"
-    r"(?: be)? (?:going|joining|attending|doing|coming|happening|make it to|go to|attend|join)\b)"
+    r"(?: be)? (?:going|joining|attending|doing|coming|happening|make it to|go to|attend|join)\b"
+    r"(?! (?:anything|much|well|great|to be)\b))"
 )
 # Asking to be told or reminded at a time: a reminder to create ("notify me an hour before ...",
 # "don't let me forget ...", "alert me at ...", "send me a notice of ...", "tell me on Tuesday to ...").
