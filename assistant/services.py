@@ -74,7 +74,7 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str, undo: str | N
             declined = (waiting.pause_payload or {}).get("preview") or []
             conversation.context = {**conversation.context, DECLINED: declined}
             waiting, answer = None, NOT_AN_ANSWER
-        if answer is not NOT_AN_ANSWER:
+        if waiting is not None and answer is not NOT_AN_ANSWER:
             return _resume(conversation, waiting, user_message, user=user, answer=answer)
     if waiting is not None:
         run_cancel(run_id=waiting.pk, user=user)

@@ -144,8 +144,8 @@ def _read(text: str, now: datetime) -> _Edit | None:
             )
     if m := _PLACE_OF_IT.search(body.strip()):
         place = _clean(m["place"] or m["place2"] or m["place3"])
-        said = find_times(place, now=now, daytime=True)
-        if _TIMEISH_PLACE.match(place.casefold()) or any(t.span[0] == 0 for t in said):
+        read = find_times(place, now=now, daytime=True)
+        if _TIMEISH_PLACE.match(place.casefold()) or any(t.span[0] == 0 for t in read):
             return None  # "it's at 3pm", "it is in the morning": a time; "Room B, 12th floor" a place
         return _Edit("it", {"location": place}, f"place: {place}")
     if m := _PLACE.search(body):

@@ -50,7 +50,12 @@ def stored(user: Any, key: str) -> Any:
             "Monday, Wednesday and Friday, 6 PM to 7:30 PM",
         ),
         ("I go to the gym Tuesdays and Thursdays 7-8am", "gym_schedule", None, "Tuesday and Thursday"),
-        ("change my lunch to 12:30-1:30", "lunch_hours", {"start": "12:30", "end": "13:30"}, "12:30 PM to 1:30 PM"),
+        (
+            "change my lunch to 12:30-1:30",
+            "lunch_hours",
+            {"start": "12:30", "end": "13:30"},
+            "12:30 PM to 1:30 PM",
+        ),
         (
             "my working hours are 8 to 4 Monday to Thursday",
             "working_hours",
@@ -71,7 +76,8 @@ def test_a_preference_said_is_stored_and_restated_in_words(
         reply = say(user, conversation, text)
     assert reply.kind == "done", reply.text
     assert words in reply.text
-    assert "MO" not in reply.text and "FR" not in reply.text  # days in words, never codes
+    assert "MO" not in reply.text  # days in words, never codes
+    assert "FR" not in reply.text
     if value is not None:
         assert stored(user, key) == value
     assert not Event.objects.filter(calendar__owner=user).exists()
