@@ -16,11 +16,8 @@ from assistant.scenarios import run_scenario, scenario_files
 
 SCENARIOS = settings.BASE_DIR.parent / "shared" / "scenarios"
 
-# Scenarios whose features come with open issues; each names its issue.
-ISSUE_12 = "issue 12: preferences, times that suit everyone, calendars kept in step"
-LATER = {
-    "writing-block": ISSUE_12,
-}
+# Scenarios whose features come with open issues; each names its issue (none left open today).
+LATER: dict[str, str] = {}
 
 
 def _params() -> list[Any]:
