@@ -31,7 +31,7 @@ from assistant.timeexpr import TimeMatch, find_times
 from skills.formatting import format_day
 from workflows.definition import Decision, TaskSpec, WorkflowDefinition
 
-__all__ = ["compile_change", "notify_step", "undo_decision", "undo_workflow"]
+__all__ = ["compile_change", "everyone_window", "notify_step", "undo_decision", "undo_workflow"]
 
 HORIZON = timedelta(days=365)
 _NOTIFY = re.compile(r"\b(?:and |then )?(?:notify|tell|inform|email|let)\b.*$")
@@ -757,6 +757,23 @@ def _everyone_params(destination: str, cue: re.Match[str], now: datetime, tz: Zo
     if part:
         params["day_part"] = part
     return params
+
+
+def everyone_window(text: str, now: datetime, tz: ZoneInfo) -> dict[str, Any] | None:
+    """ "... when we're both free tomorrow", "... at a time that suits everyone next week" anywhere in a
+    request: the search a time that suits everyone needs (``search_start``, ``search_end`` and maybe
+    ``day_part``, as ``plan_move`` and ``plan_create`` take them), or None when the text asks no such
+    thing."""
+    norm = normalise(text)
+    cue = _EVERYONE.search(norm)
+    if cue is None:
+        return None
+    clause, _, _ = _clause_split(norm[cue.start() :], now)
+    found = _EVERYONE.search(clause)
+    assert found is not None  # the clause starts with the cue
+    window = _everyone_params(clause, found, now, tz)
+    del window["everyone"]
+    return window
 
 
 def _clause_split(text: str, now: datetime) -> tuple[str, str, str]:

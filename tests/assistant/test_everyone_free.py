@@ -208,3 +208,31 @@ def test_a_preview_names_the_preference_a_time_breaks(chat: tuple[Any, Conversat
         late = say(user, conversation, "Move the focus block to 8pm")
         assert "outside your working hours" in late.text
     assert not Event.objects.filter(summary__icontains="call with").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "window"),
+    [
+        (
+            "schedule a 30-minute call with Lee when we're both free tomorrow",
+            {"search_start": at(3, 0), "search_end": at(4, 0)},
+        ),
+        (
+            "book the retro at a morning that works for everyone next week",
+            {"search_start": at(9, 0), "search_end": at(16, 0), "day_part": "morning"},
+        ),
+        ("find a slot where all of us are available", {"search_start": NOW, "search_end": at(16, 9)}),
+        ("lunch with Ann tomorrow at noon", None),
+    ],
+)
+def test_the_search_a_time_that_suits_everyone_needs_is_read_from_any_request(
+    text: str, window: dict[str, Any] | None
+) -> None:
+    from assistant.decomposer.changes import everyone_window
+
+    found = everyone_window(text, NOW, BERLIN)
+    if window is None:
+        assert found is None
+        return
+    assert found is not None
+    assert {k: datetime.fromisoformat(v) if k.startswith("search") else v for k, v in found.items()} == window
