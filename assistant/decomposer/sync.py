@@ -14,7 +14,7 @@ events are never copied, whatever the turn says of them.
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -46,6 +46,8 @@ _TO = re.compile(r"\b(?:over |across |back )?(?:to|into|onto)\s+(?:(?:my|the|our
 _IN = re.compile(r"\b(?:in|on)\s+(?:(?:my|the|our)\s+)?$")
 _FROM = re.compile(r"\bfrom\s+(?:(?:my|the|our)\s+)?$")
 _WITH = re.compile(r"\bwith\s+(?:(?:my|the|our)\s+)?$")
+# "sync my calendar with Mark": with whom, when that is not one of the user's calendars.
+_WITH_WHO = re.compile(r"\bwith\s+(?:(?:my|the|our)\s+)?(?P<who>[a-z][\w.-]*)(?:'s)?")
 # Someone else's calendar: "Ann's work calendar", "my wife's calendar" (not "tomorrow's", "Friday's").
 _NOT_SOMEONE = (
     r"(?!(?:my|our|your|today|tonight|tomorrow|yesterday|week|weekend|month|year|day|morning|afternoon"
@@ -124,21 +126,46 @@ def _without_private(norm: str) -> str:
     return norm
 
 
-# "over the next month", "during the coming two weeks": from now on, as "for the next month" says.
+# "over the next month", "during the coming two weeks", "for two weeks": from now on, as "for the next
+# month" says ("next month" alone is the calendar month).
 _COMING = re.compile(
-    r"\b(?:(?:over|during|within|across|throughout|through|in|for)\s+)?the\s+(?:next|coming)\s+"
-    r"(?=(?:\w+\s+)?(?:days?|weeks?|months?)\b)"
+    r"\b(?:(?:for|over|during|within|across|throughout|through|in)\s+)?the\s+(?:next|coming|following)\s+"
+    r"(?:(?P<n>(?:a\s+)?couple of|(?:a\s+)?few|\w+)\s+)?(?P<unit>days?|weeks?|months?)\b"
+    r"|\b(?:for|over|during|within|across|throughout)\s+"
+    r"(?:(?P<n2>a|an|one|a couple of|\d+|two|three|four|five|six|seven|eight|nine|ten)\s+)"
+    r"(?P<unit2>days?|weeks?|months?)\b"
 )
 
 
-def _range(norm: str, now: datetime) -> tuple[datetime, datetime] | str:
-    """The range the turn names (the next month when it names none), or what is wrong with its date."""
-    norm = _COMING.sub("for the next ", norm)
+def _coming(m: re.Match[str]) -> str:
+    n, unit = (m["n"] or m["n2"] or "").strip(), m["unit"] or m["unit2"]
+    n = re.sub(r"^(?:a\s+)?couple of$", "2", re.sub(r"^(?:a\s+)?few$", "3", n))
+    n = "" if n in ("a", "an", "one") else n
+    return f"for the next {n} {unit}".replace("  ", " ")
+
+
+def _range(norm: str, now: datetime, tz: ZoneInfo) -> tuple[datetime, datetime] | str:
+    """The range the turn names (the next month when it names none), or what is wrong with its date.
+    A clock time ("my 3pm meeting", "tomorrow at 3pm") is the events under way then, that day."""
+    norm = _COMING.sub(_coming, norm)
+    span: tuple[datetime, datetime] | None = None
+    clock: tuple[datetime, bool] | None = None
     for match in find_times(norm, now=now):
         if match.error:
             return match.error
-        if match.start is not None and match.end is not None and (match.has_date or match.is_interval):
-            return match.start, match.end
+        if match.start is None or match.end is None:
+            continue
+        if match.is_interval or (match.has_date and not match.has_time):
+            span = span or (match.start, match.end)
+        elif match.has_time and clock is None:
+            clock = (match.start, match.has_date)
+    if clock is not None:
+        at, dated = clock
+        if span is not None and not dated:
+            at = datetime.combine(span[0].astimezone(tz).date(), at.astimezone(tz).time(), tz)
+        return at, at + timedelta(minutes=1)
+    if span is not None:
+        return span
     # "copy my work week": this week; nothing said: the next month.
     said = (
         "this week" if re.search(r"\bweek\b", norm) else "this month" if re.search(r"\bmonth\b", norm) else ""
@@ -189,12 +216,20 @@ def sync_decision(text: str, *, now: datetime, tz: ZoneInfo, world: World) -> De
         return None
     other = _OTHERS_CALENDAR.search(core)
     mentions = _mentions(core, world)
-    if not mentions and other is None and not re.search(r"\bcalendars?\b", core) and not syncing:
-        return None  # "copy the dentist to Friday": not about calendars
+    if not mentions and other is None and not re.search(r"\bcal(?:endar)?s?\b", core):
+        return None  # "copy the dentist to Friday", "sync up with Ann at 3": not about calendars
     if other is not None or any(_SOMEONE_ELSES.search(core[:lo]) for lo, _, _ in mentions):
         names = ", ".join(c.name for c in world.calendars)
         return _error(
             f"I can only copy between your own calendars ({names}), never into or out of another person's."
+        )
+    starts = {lo for lo, _, _ in mentions}
+    whom = [m["who"] for m in _WITH_WHO.finditer(core) if m.start("who") not in starts]
+    if whom and not copying:
+        names = ", ".join(c.name for c in world.calendars)
+        return _error(
+            f"I can only keep your own calendars in step ({names}); {whom[0].capitalize()}'s calendar is not "
+            "one of them."
         )
     targets: list[CalendarInfo] = []
     sources: list[CalendarInfo] = []
@@ -233,7 +268,7 @@ def sync_decision(text: str, *, now: datetime, tz: ZoneInfo, world: World) -> De
             )
         target_ids = {c.id for c in targets}
         sources = [c for c in {c.id: c for c in sources}.values() if c.id not in target_ids]
-    when = _range(core, now)
+    when = _range(core, now, tz)
     if isinstance(when, str):
         return _clarify(f"{when} Which dates should I copy?")
     start, end = when
@@ -242,7 +277,10 @@ def sync_decision(text: str, *, now: datetime, tz: ZoneInfo, world: World) -> De
     assert verb is not None
     first_target = min((lo for lo, _, cal in mentions if cal in targets), default=len(core))
     what = _blank(core, mentions)[verb.end() : first_target] if not both else ""
-    only = _only(what, _blank(core, mentions), now, world)
+    only = _only(_WITH_WHO.sub(" ", what), _blank(core, mentions), now, world)
+    if whom:  # "copy my meetings with Ann to personal": the events Ann attends
+        found = world.people_named(whom[:1]).get(whom[0]) or []
+        only["attendee"] = found[0].email if len(found) == 1 else whom[0]
     params: dict[str, Any] = {
         "start": start.isoformat(),
         "end": end.isoformat(),

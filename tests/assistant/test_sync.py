@@ -4,13 +4,15 @@ users kept apart.  Every turn goes through the chat path (``chat_turn``) at a fi
 from __future__ import annotations
 
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, NamedTuple
 from zoneinfo import ZoneInfo
 
 import pytest
 import time_machine
 from django.contrib.auth import get_user_model
 
+from assistant.decomposer.sync import sync_decision
+from assistant.decomposer.world import World
 from assistant.models import Conversation
 from assistant.services import chat_turn, conversation_create
 from preferences.services import preference_set
@@ -50,8 +52,15 @@ def _person(username: str) -> tuple[Any, Calendar, Calendar]:
     return user, work, personal
 
 
+class Setup(NamedTuple):
+    user: Any
+    conversation: Conversation
+    work: Calendar
+    personal: Calendar
+
+
 @pytest.fixture
-def calendars() -> tuple[Any, Conversation, Calendar, Calendar]:
+def calendars() -> Setup:
     user, work, personal = _person("syncer")
     _event(work, "Sprint planning", _at(3, 10))
     _event(work, "Quarterly review", _at(17, 14), 120)
@@ -59,7 +68,7 @@ def calendars() -> tuple[Any, Conversation, Calendar, Calendar]:
     _event(work, "Company offsite", _at(10, 9, month=4), 480)  # past the month
     _event(personal, "Piano lesson", _at(4, 18))
     _event(personal, "Doctor", _at(12, 8), 30, visibility="private")
-    return user, conversation_create(user=user), work, personal
+    return Setup(user, conversation_create(user=user), work, personal)
 
 
 def say(user: Any, conversation: Conversation, text: str) -> Any:
@@ -72,8 +81,13 @@ def titles(cal: Calendar) -> list[str]:
     return sorted(Event.objects.filter(calendar=cal).values_list("summary", flat=True))
 
 
-def test_two_way_sync_previews_the_copies_with_counts_and_leaves_private_events_out(calendars: Any) -> None:
-    user, conversation, work, personal = calendars
+def test_two_way_sync_previews_the_copies_with_counts_and_leaves_private_events_out(calendars: Setup) -> None:
+    user, conversation, work, personal = (
+        calendars.user,
+        calendars.conversation,
+        calendars.work,
+        calendars.personal,
+    )
     with time_machine.travel(NOW, tick=False):
         preview = say(user, conversation, SYNC)
         assert preview.kind == "confirm"
@@ -86,14 +100,20 @@ def test_two_way_sync_previews_the_copies_with_counts_and_leaves_private_events_
         done = say(user, conversation, "yes")
     assert done.kind == "done"
     assert titles(personal) == ["Doctor", "Piano lesson", "Quarterly review", "Sprint planning"]
-    assert titles(work) == ["Company offsite", "Piano lesson", "Quarterly review", "Recruiting call", "Sprint planning"]
+    assert titles(work) == [
+        "Company offsite",
+        "Piano lesson",
+        "Quarterly review",
+        "Recruiting call",
+        "Sprint planning",
+    ]
     copy = Event.objects.get(calendar=personal, summary="Sprint planning")
     assert (copy.start, copy.end, copy.visibility) == (_at(3, 10), _at(3, 11), "default")
     assert CopyLink.objects.filter(owner=user).count() == 3
 
 
-def test_asking_again_finds_nothing_left_to_copy(calendars: Any) -> None:
-    user, conversation, work, personal = calendars
+def test_asking_again_finds_nothing_left_to_copy(calendars: Setup) -> None:
+    user, conversation = calendars.user, calendars.conversation
     with time_machine.travel(NOW, tick=False):
         say(user, conversation, SYNC)
         say(user, conversation, "yes")
@@ -107,8 +127,8 @@ def test_asking_again_finds_nothing_left_to_copy(calendars: Any) -> None:
     assert Event.objects.count() == before
 
 
-def test_undo_removes_exactly_the_copies_and_their_links(calendars: Any) -> None:
-    user, conversation, work, personal = calendars
+def test_undo_removes_exactly_the_copies_and_their_links(calendars: Setup) -> None:
+    user, conversation, personal = calendars.user, calendars.conversation, calendars.personal
     originals = sorted(Event.objects.values_list("pk", "summary", "start", "calendar_id"))
     with time_machine.travel(NOW, tick=False):
         say(user, conversation, SYNC)
@@ -129,8 +149,13 @@ def test_undo_removes_exactly_the_copies_and_their_links(calendars: Any) -> None
     assert titles(personal) == ["Doctor", "Piano lesson", "Quarterly review", "Sprint planning"]
 
 
-def test_an_original_edited_after_copying_is_not_copied_again(calendars: Any) -> None:
-    user, conversation, work, personal = calendars
+def test_an_original_edited_after_copying_is_not_copied_again(calendars: Setup) -> None:
+    user, conversation, work, personal = (
+        calendars.user,
+        calendars.conversation,
+        calendars.work,
+        calendars.personal,
+    )
     with time_machine.travel(NOW, tick=False):
         say(user, conversation, SYNC)
         say(user, conversation, "yes")
@@ -147,8 +172,8 @@ def test_an_original_edited_after_copying_is_not_copied_again(calendars: Any) ->
     assert not Event.objects.filter(summary="Sprint kickoff").exclude(calendar=work).exists()
 
 
-def test_a_copy_deleted_by_hand_is_offered_again_and_takes_its_old_link(calendars: Any) -> None:
-    user, conversation, work, personal = calendars
+def test_a_copy_deleted_by_hand_is_offered_again_and_takes_its_old_link(calendars: Setup) -> None:
+    user, conversation, personal = calendars.user, calendars.conversation, calendars.personal
     with time_machine.travel(NOW, tick=False):
         say(user, conversation, SYNC)
         say(user, conversation, "yes")
@@ -162,8 +187,8 @@ def test_a_copy_deleted_by_hand_is_offered_again_and_takes_its_old_link(calendar
     assert CopyLink.objects.filter(owner=user).count() == 3
 
 
-def test_one_way_copy_then_two_way_sync_never_copies_a_copy_back(calendars: Any) -> None:
-    user, conversation, work, personal = calendars
+def test_one_way_copy_then_two_way_sync_never_copies_a_copy_back(calendars: Setup) -> None:
+    user, conversation = calendars.user, calendars.conversation
     with time_machine.travel(NOW, tick=False):
         preview = say(user, conversation, "copy my work week to personal")
         assert preview.kind == "confirm"
@@ -182,8 +207,13 @@ def test_one_way_copy_then_two_way_sync_never_copies_a_copy_back(calendars: Any)
         )
 
 
-def test_recurring_events_are_copied_occurrence_by_occurrence_within_the_range(calendars: Any) -> None:
-    user, conversation, work, personal = calendars
+def test_recurring_events_are_copied_occurrence_by_occurrence_within_the_range(calendars: Setup) -> None:
+    user, conversation, work, personal = (
+        calendars.user,
+        calendars.conversation,
+        calendars.work,
+        calendars.personal,
+    )
     _event(work, "Team standup", _at(2, 9, 30), 15, rrule="FREQ=WEEKLY;BYDAY=MO,TH")
     with time_machine.travel(NOW, tick=False):
         preview = say(user, conversation, "copy my work stuff for the next two weeks over to personal")
@@ -208,8 +238,13 @@ def test_recurring_events_are_copied_occurrence_by_occurrence_within_the_range(c
     assert Event.objects.filter(calendar=personal, summary="Team standup").count() == copies.count()
 
 
-def test_copying_tomorrows_meetings_copies_only_them_and_asks_first(calendars: Any) -> None:
-    user, conversation, work, personal = calendars
+def test_copying_tomorrows_meetings_copies_only_them_and_asks_first(calendars: Setup) -> None:
+    user, conversation, work, personal = (
+        calendars.user,
+        calendars.conversation,
+        calendars.work,
+        calendars.personal,
+    )
     _event(work, "Design crit", _at(3, 14), attendees=["bo@example.com"])
     with time_machine.travel(NOW, tick=False):
         preview = say(user, conversation, "copy tomorrow's meetings to my personal calendar")
@@ -221,8 +256,8 @@ def test_copying_tomorrows_meetings_copies_only_them_and_asks_first(calendars: A
     assert copy.attendees == []  # a copy of your time, not a second invitation
 
 
-def test_work_and_personal_are_the_calendars_the_preferences_name(calendars: Any) -> None:
-    user, conversation, work, personal = calendars
+def test_work_and_personal_are_the_calendars_the_preferences_name(calendars: Setup) -> None:
+    user, conversation = calendars.user, calendars.conversation
     job = calendar_create(owner=user, key="job", name="Acme", timezone="Europe/London")
     _event(job, "Client call", _at(6, 11))
     preference_set(user=user, key="work_calendar", value="job")
@@ -233,8 +268,13 @@ def test_work_and_personal_are_the_calendars_the_preferences_name(calendars: Any
     assert "Sprint planning" not in preview.text  # the "Work" calendar is not the work calendar now
 
 
-def test_one_user_never_copies_into_or_from_another_users_calendars(calendars: Any) -> None:
-    user, conversation, work, personal = calendars
+def test_one_user_never_copies_into_or_from_another_users_calendars(calendars: Setup) -> None:
+    user, conversation, work, personal = (
+        calendars.user,
+        calendars.conversation,
+        calendars.work,
+        calendars.personal,
+    )
     other, other_work, other_personal = _person("neighbour")
     _event(other_work, "Board meeting", _at(5, 10))
     _event(other_personal, "Yoga", _at(6, 7))
@@ -242,10 +282,12 @@ def test_one_user_never_copies_into_or_from_another_users_calendars(calendars: A
     theirs = sorted(Event.objects.filter(calendar__owner=other).values_list("pk", "summary", "start"))
     with time_machine.travel(NOW, tick=False):
         preview = say(user, conversation, SYNC)
-        assert "Board meeting" not in preview.text and "Yoga" not in preview.text
+        assert "Board meeting" not in preview.text
+        assert "Yoga" not in preview.text
         say(user, conversation, "yes")
         refused = say(user, conversation, "copy my work week to Neighbour's calendar")
         assert refused.kind == "error"
+        assert say(user, conversation, "keep my calendar in sync with neighbour").kind == "error"
         unknown = say(user, conversation, "copy my work week to my family calendar")
         assert unknown.kind == "clarify"  # "family" is someone else's calendar key, not one of yours
         # The other user's sync sees only their own calendars, and none of the first user's links.
@@ -265,3 +307,62 @@ def test_one_user_never_copies_into_or_from_another_users_calendars(calendars: A
         str(work.pk),
         str(personal.pk),
     }
+
+
+def test_two_previews_of_the_same_sync_never_make_two_copies(calendars: Setup) -> None:
+    user, conversation, personal = calendars.user, calendars.conversation, calendars.personal
+    other_chat = conversation_create(user=user)
+    with time_machine.travel(NOW, tick=False):
+        assert say(user, conversation, SYNC).kind == "confirm"
+        assert say(user, other_chat, SYNC).kind == "confirm"
+        assert say(user, conversation, "yes").kind == "done"
+        late = say(user, other_chat, "yes")
+    assert late.kind == "error"
+    assert "copied meanwhile" in late.text
+    assert titles(personal) == ["Doctor", "Piano lesson", "Quarterly review", "Sprint planning"]
+
+
+@pytest.mark.parametrize(
+    ("text", "copied", "left"),
+    [
+        ("keep work and personal in sync", ["Sprint planning", "Piano lesson"], []),
+        (
+            "Could you sync my work calendar with my personal one over the next two weeks?",
+            ["Piano lesson"],
+            [],
+        ),
+        ("copy everything from personal to work next week", [], ["Sprint planning"]),
+        ("mirror this week's work events into my personal calendar", ["Sprint planning"], ["Piano lesson"]),
+        ("duplicate all my work appointments onto personal for the next 3 weeks", ["Quarterly review"], []),
+        ("copy tomorrow at 10am to my personal calendar", ["Sprint planning"], ["Piano lesson"]),
+    ],
+)
+def test_ways_of_asking_for_a_copy(calendars: Setup, text: str, copied: list[str], left: list[str]) -> None:
+    with time_machine.travel(NOW, tick=False):
+        reply = say(calendars.user, calendars.conversation, text)
+    if not copied:
+        assert reply.kind == "answer"  # next week the personal calendar holds only the private doctor
+        assert "Nothing left to copy from Personal to Work" in reply.text
+        assert "1 private event left out" in reply.text
+        return
+    assert reply.kind == "confirm"
+    for title in copied:
+        assert f"Copy '{title}'" in reply.text
+    for title in left:
+        assert f"Copy '{title}'" not in reply.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Move the team sync to 11",
+        "Sync up with Ann tomorrow at 3",
+        "Cancel the sync on Thursday",
+        "copy the dentist to Friday",
+        "Copy that, thanks",
+        "What's on my work calendar this week?",
+    ],
+)
+def test_turns_that_are_not_about_copying_calendars_are_left_to_the_rest(calendars: Setup, text: str) -> None:
+    world = World(user=calendars.user, now=NOW)
+    assert sync_decision(text, now=NOW, tz=LONDON, world=world) is None
