@@ -6,7 +6,7 @@ local on both sides of a daylight-saving change; the arithmetic itself is on epo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from datetime import date, datetime, time, timedelta
 from typing import Any
@@ -133,8 +133,27 @@ def _protected_times(preferences: Mapping[str, Any]) -> list[Rule]:
 def preference_blocks(
     preferences: Mapping[str, Any], start: datetime, end: datetime, tz: ZoneInfo
 ) -> list[Interval]:
-    """Time the user protects (lunch, gym, writing block) as busy intervals within [start, end)."""
-    return [(block.start, block.end) for block in named_blocks(preferences, start, end, tz)]
+    """Time the user protects (lunch, gym, writing block) as busy intervals within [start, end).
+
+    Read for every chunk of a free-time search, a year of them per search: made straight from the
+    rules, without the :class:`Block` each would be for naming it.
+    """
+    return [(lo, hi) for lo, hi, _, _ in _block_times(preferences, start, end, tz)]
+
+
+def _block_times(
+    preferences: Mapping[str, Any], start: datetime, end: datetime, tz: ZoneInfo
+) -> Iterator[tuple[datetime, datetime, str, bool]]:
+    """Each protected block of each day of [start, end): its start and end, the preference key and
+    whether it comes every day."""
+    rules = _protected_times(preferences)
+    if not rules:
+        return
+    for day in _days(start, end, tz):
+        code = WEEKDAY_CODES[day.weekday()]
+        for days, lo, hi, key in rules:
+            if days is None or code in days:
+                yield _at(day, lo, tz), _at(day, hi, tz), key, days is None
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,18 +179,7 @@ class Block:
 
 def named_blocks(preferences: Mapping[str, Any], start: datetime, end: datetime, tz: ZoneInfo) -> list[Block]:
     """The protected blocks of each day of [start, end) with the preference each comes from."""
-    rules = _protected_times(preferences)
-    if not rules:
-        return []
-    blocks: list[Block] = []
-    for day in _days(start, end, tz):
-        code = WEEKDAY_CODES[day.weekday()]
-        blocks.extend(
-            Block(_at(day, lo, tz), _at(day, hi, tz), key, days is None)
-            for days, lo, hi, key in rules
-            if days is None or code in days
-        )
-    return blocks
+    return [Block(lo, hi, key, every) for lo, hi, key, every in _block_times(preferences, start, end, tz)]
 
 
 def _clock(moment: time) -> str:
