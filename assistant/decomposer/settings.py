@@ -49,6 +49,16 @@ _I_DO = re.compile(
     r"|(?P<working_hours>work)|(?P<lunch_hours>have lunch|eat lunch|lunch))\s+(?P<rest>.+)$"
 )
 _ANY_HABIT = "|".join(_HABITS.values())
+# A request that leans on a habit ("during my writing block", "after my gym", "outside my working hours").
+_RELIES = re.compile(
+    rf"\b(?:during|in|within|over|at|after|before|around|outside(?: of)?)\s+my\s+(?P<what>{_ANY_HABIT})\b"
+)
+_EXAMPLES = {
+    "gym_schedule": 'Say the days and hours, e.g. "Mondays and Thursdays from 6 to 7:30pm".',
+    "lunch_hours": 'Say the hours, e.g. "12:30 to 1:30".',
+    "working_hours": 'Say the days and hours, e.g. "Monday to Friday, 9 to 5".',
+    "writing_block": 'Say the days and hours, e.g. "Tuesdays and Thursdays from 9 to 11am".',
+}
 _REMOVE = re.compile(
     r"\b(?:i\s+)?(?:no longer|don'?t|do not)\s+(?:go to|have|do)\s+(?:the\s+|a\s+|my\s+)?"
     rf"(?P<what>{_ANY_HABIT})(?:\s+any\s*more)?\s*$"
@@ -115,6 +125,17 @@ def setting_decision(text: str, *, now: datetime, context: dict[str, Any], world
             'e.g. "Tuesdays and Thursdays from 9 to 11am".',
             {"allow_exceptions_with_approval": allow},
         )
+    if (m := _RELIES.search(norm)) and not _SET_HABIT.search(norm):
+        key = next(k for k, words in _HABITS.items() if re.fullmatch(words, m["what"]))
+        if key not in world.preferences:
+            # "book a call during my lunch" with no lunch stored: ask for it, and keep the answer
+            return _ask(
+                key,
+                f"I don't know your {preference_label(key)} yet. When is it? "
+                + _EXAMPLES[key]
+                + " I'll keep it, and then you can ask again.",
+                {},
+            )
     m = _SET_HABIT.search(norm) or _I_DO.search(norm)
     if m is None or not (m["rest"].strip() or m.groupdict().get("verb")):
         return None  # "my gym" alone says nothing to store

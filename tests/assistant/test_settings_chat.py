@@ -143,3 +143,15 @@ def test_a_preference_of_one_user_never_touches_another(chat: Any) -> None:
     with time_machine.travel(NOW, tick=False):
         say(user, conversation, "change my lunch to 12:30-1:30")
     assert stored(other, "lunch_hours") == {"start": "11:00", "end": "12:00"}
+
+
+def test_a_request_leaning_on_an_unset_preference_asks_for_it_and_keeps_the_answer(chat: Any) -> None:
+    user, conversation = chat
+    with time_machine.travel(NOW, tick=False):
+        asked = say(user, conversation, "book a 30 minute call with Sam during my lunch on Wednesday")
+        assert asked.kind == "clarify"
+        assert "lunch" in asked.text
+        assert not Event.objects.filter(calendar__owner=user).exists()
+        saved = say(user, conversation, "12:30 to 1:30")
+    assert saved.kind == "done"
+    assert stored(user, "lunch_hours") == {"start": "12:30", "end": "13:30"}
