@@ -14,9 +14,7 @@ from itertools import islice
 from operator import sub
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.db import connection
-from django.db.models.functions import Lower
 
 from skills.freetime import Span, merge
 from skills.hotsql import people_rows
@@ -217,19 +215,15 @@ def availability(*, user: Any, emails: list[str], start: datetime, end: datetime
     wanted.pop((getattr(user, "email", "") or "").casefold(), None)
     if not wanted:
         return Availability()
-    model = get_user_model()
-    rows = (
-        model.objects.filter(is_active=True)
-        .exclude(pk=user.pk)
-        .annotate(address=Lower("email"))
-        .filter(address__in=list(wanted))
-        .order_by("pk")
-        .values_list("pk", "first_name", "last_name", "email", model.USERNAME_FIELD)
-    )
+    # The directory's plain-SQL look-up (a change's conflict check asks it on every invitation); an
+    # address is never anyone's first name, and only the rows whose address was asked are kept.
+    addresses = sorted(wanted)
+    rows = people_rows(exclude_id=user.pk, firsts=addresses, addresses=addresses)
     people: dict[str, Person] = {}
-    for pk, first, last, email, username in rows:
+    for pk, first, last, email, username in sorted(rows):
         name = f"{first} {last}".strip() or username
-        people.setdefault(email.casefold(), Person(email=email, name=name, user_id=pk))
+        if email.casefold() in wanted:
+            people.setdefault(email.casefold(), Person(email=email, name=name, user_id=pk))
     calendars: dict[int, list[CalendarInfo]] = {}
     if people:
         owners = [p.user_id for p in people.values()]
