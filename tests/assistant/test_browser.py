@@ -24,7 +24,7 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -315,6 +315,61 @@ def test_a_bulk_move_is_approved_from_the_week_view_and_then_undone(page: Page, 
     expect(undone.get_by_role("button", name="Redo")).to_be_visible()
     expect(page.locator(".message-user").last).to_have_text(re.compile("Undo that"))
     assert standup_starts(database) == before
+
+
+def spoken_day(day: date) -> str:
+    """A day as the chat reads it and writes it back: "Friday, January 8" (the reply gives no year)."""
+    return f"{day:%A}, {day:%B} {day.day}"
+
+
+def test_lunch_set_on_the_settings_page_is_kept_free_by_a_chat_proposal(page: Page) -> None:
+    """Lunch saved with the settings page's own time inputs moves the call the chat then proposes.
+
+    Before, "a 1-hour call ... in the afternoon" is put at noon.  Lunch is then set to 12:30-1:30 PM
+    (not the 12:00-1:00 PM the empty form suggests, so what counts is what was typed), and on later days
+    the free time stops at 12:30 PM and resumes at 1:30 PM, and the same call is put at 1:30 PM.  The
+    days are two weeks ahead, clear of every seeded event; the lunch is removed on the page at the end.
+    """
+    today = datetime.now(ZoneInfo(TIMEZONE)).date()
+    before_day, free_day, call_day = (today + timedelta(days=14 + n) for n in range(3))
+    in_words = {day: f"{spoken_day(day)}, {day.year}" for day in (before_day, free_day, call_day)}
+
+    before = ask(page, f"Schedule a 1-hour call with Sam on {in_words[before_day]} in the afternoon")
+    expect(before).to_have_attribute("data-kind", "done")
+    expect(before.locator(".message-text")).to_contain_text(
+        f"'Call with Sam': {spoken_day(before_day)} 12:00 PM – 1:00 PM"
+    )
+
+    page.get_by_role("link", name="Settings").click()
+    page.wait_for_url("**/settings/")
+    lunch = page.get_by_role("region", name="Lunch", exact=True)
+    expect(lunch.get_by_test_id("value-lunch_hours")).to_have_text("Not set")
+    lunch.get_by_text("Set your lunch").click()
+    expect(lunch.get_by_label("Start")).to_have_value("12:00")  # the suggestion, not yet saved
+    lunch.get_by_label("Start").fill("12:30")
+    lunch.get_by_label("End").fill("13:30")
+    lunch.get_by_role("button", name="Save").click()
+    expect(page.get_by_role("status")).to_have_text("Saved your lunch: every day, 12:30 PM to 1:30 PM.")
+    expect(lunch.get_by_test_id("value-lunch_hours")).to_have_text("every day, 12:30 PM to 1:30 PM")
+
+    page.get_by_role("link", name="Back to the chat").click()
+    page.wait_for_url("**/c/*/")
+    free = ask(page, f"When am I free on {in_words[free_day]}?")
+    expect(free).to_have_attribute("data-kind", "answer")
+    expect(free.locator(".message-text")).to_contain_text(f"You are free on {spoken_day(free_day)}: ")
+    expect(free.locator(".message-text")).to_contain_text("– 12:30 PM, 1:30 PM –")
+
+    call = ask(page, f"Schedule a 1-hour call with Sam on {in_words[call_day]} in the afternoon")
+    expect(call).to_have_attribute("data-kind", "done")
+    expect(call.locator(".message-text")).to_contain_text(
+        f"'Call with Sam': {spoken_day(call_day)} 1:30 PM – 2:30 PM"
+    )
+
+    page.get_by_role("link", name="Settings").click()
+    lunch.get_by_text("Change your lunch").click()
+    lunch.get_by_role("button", name="Remove").click()
+    expect(page.get_by_role("status")).to_have_text("Removed your lunch.")
+    expect(lunch.get_by_test_id("value-lunch_hours")).to_have_text("Not set")
 
 
 if __name__ == "__main__":  # the seeding subprocess: ``python tests/assistant/test_browser.py seed``
