@@ -10,7 +10,6 @@ from bisect import bisect_left, bisect_right
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cache
-from itertools import islice
 from operator import sub
 from typing import Any
 
@@ -136,21 +135,19 @@ class _PeopleBusy:
     def __init__(self, calendars: dict[int, list[CalendarInfo]], start: datetime, end: datetime) -> None:
         by_id = {int(info.id): info for infos in calendars.values() for info in infos}
         rows = _people_rows(list(by_id), start, end) if by_id else []
-        # Series come first (a handful), then the one-offs in order of start.
+        # A series comes first, as (-calendar id, 0); the one-offs follow as their (start, end) by start,
+        # kept as the very rows read.  A calendar holding a series is read again whole by the busy
+        # index: its one-offs then count twice, which changes no free time.
         heads = 0
-        while heads < len(rows) and rows[heads][1]:
+        while heads < len(rows) and rows[heads][1] == 0 and -rows[heads][0] in by_id:
             heads += 1
-        with_series = {rows[i][0] for i in range(heads)}
-        if with_series:
-            spans = [row[2:] for row in islice(rows, heads, None) if row[0] not in with_series]
-        else:
-            spans = [row[2:] for row in rows]
-        starts, ends = (list(column) for column in zip(*spans, strict=True)) if spans else ([], [])
-        self._starts: list[float] = starts
-        self._spans: list[Span] = spans
-        self._longest = max(map(sub, ends, starts), default=0.0)
+        with_series = sorted({-int(rows[i][0]) for i in range(heads)})
+        spans: list[Span] = rows[heads:] if heads else rows
+        self._starts = [b for b, _ in spans]
+        self._spans = spans
+        self._longest = max(map(sub, [f for _, f in spans], self._starts), default=0.0)
         self._series = (
-            BusyIndex(calendars=[by_id[c] for c in sorted(with_series)], start=start, end=end)
+            BusyIndex(calendars=[by_id[c] for c in with_series], start=start, end=end)
             if with_series
             else None
         )
@@ -175,7 +172,8 @@ def _people_sql(vendor: str, calendars: int) -> str:
     # rather than the (calendar, start) one; a unary plus keeps the term out of index choice.
     top = f"+{series}" if vendor == "sqlite" else series
     return (
-        f"SELECT {calendar}, {rrule} <> '', {_epoch(start)}, {_epoch(end)} FROM {table} "
+        f"SELECT CASE WHEN {rrule} <> '' THEN -{calendar} ELSE {_epoch(start)} END, "
+        f"CASE WHEN {rrule} <> '' THEN 0 ELSE {_epoch(end)} END FROM {table} "
         f"WHERE {calendar} IN ({', '.join(['%s'] * calendars)}) AND {top} IS NULL AND {status} = %s "
         f"AND NOT {all_day} AND {transparency} <> %s AND {start} < %s AND (({rrule} = '' AND {end} > %s) "
         f"OR ({rrule} <> '' AND ({series_end} IS NULL OR {series_end} >= %s))) "
@@ -183,9 +181,9 @@ def _people_sql(vendor: str, calendars: int) -> str:
     )
 
 
-def _people_rows(calendars: list[int], start: datetime, end: datetime) -> list[tuple[Any, ...]]:
-    """(calendar id, is a series, epoch start, epoch end) of the busy top-level events of these
-    calendars that can meet [start, end): the series first, then the one-offs by start."""
+def _people_rows(calendars: list[int], start: datetime, end: datetime) -> list[Any]:
+    """The busy top-level events of these calendars that can meet [start, end): each series as
+    (-its calendar id, 0), first, then each one-off as its epoch (start, end), by start."""
     adapt = connection.ops.adapt_datetimefield_value
     params = [
         *calendars,
