@@ -18,6 +18,7 @@ from datetime import datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from assistant.decomposer.changes import everyone_window
 from assistant.decomposer.edits import edit_tasks
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.guards import ends_before, missing_wall_time, too_long_overnight, unread_time
@@ -259,30 +260,22 @@ def _asking_place(decision: Decision, placed: bool) -> Decision:
     return decision if placed else decision.model_copy(update={"context_update": {"asked": "location"}})
 
 
-def _create(draft: Draft, tz: ZoneInfo, *, part: str | None = None) -> Decision:
-    """Plan and apply the drafted event; with ``part`` (no time said), at the first free time in that
-    part of its day, for it and its attendees, outside the protected preferences."""
-    assert draft.day is not None
+def _create(draft: Draft, tz: ZoneInfo, *, search: dict[str, Any] | None = None) -> Decision:
+    """Plan and apply the drafted event; with ``search`` (no time said: ``search_start``,
+    ``search_end``, maybe ``day_part``), at the first time in it when the user and its attendees are
+    free, outside the protected preferences (``plan_create`` names the nearest when none is)."""
     title = _with_people(draft.title, draft.people)
     tasks: list[TaskSpec] = []
-    if part is not None:
-        day = datetime.combine(draft.day, time(), tz)
-        search = {
-            "start": day.isoformat(),
-            "end": (day + timedelta(days=1)).isoformat(),
-            "duration_minutes": draft.duration_minutes or 60,
-            "day_part": part,
-            "people": list(draft.attendees),
-            "limit": 1,
-        }
-        tasks.append(
-            TaskSpec(id="slots", skill="free_slots", params=search, summary=f"Find a free time ({part})")
-        )
-        start_at = "{{slots.output.slots.0.start}}"
+    params: dict[str, Any] = {"summary": title}
+    if search is not None:
+        params["start"] = search["search_start"]
+        params["search_end"] = search["search_end"]
+        if search.get("day_part"):
+            params["day_part"] = search["day_part"]
     else:
+        assert draft.day is not None
         assert draft.at is not None
-        start_at = datetime.combine(draft.day, time.fromisoformat(draft.at), tz).isoformat()
-    params: dict[str, Any] = {"summary": title, "start": start_at}
+        params["start"] = datetime.combine(draft.day, time.fromisoformat(draft.at), tz).isoformat()
     if draft.duration_minutes:
         params["duration_minutes"] = draft.duration_minutes
     if draft.attendees:
@@ -309,7 +302,8 @@ def _create(draft: Draft, tz: ZoneInfo, *, part: str | None = None) -> Decision:
             summary="Apply",
         ),
     ]
-    decision = _workflow("create-event", f"Create {title} ({format_day(draft.day)})", tasks, "apply")
+    when = format_day(draft.day) if draft.day is not None else "when all are free"
+    decision = _workflow("create-event", f"Create {title} ({when})", tasks, "apply")
     return _asking_place(decision, bool(draft.location))
 
 
@@ -356,8 +350,14 @@ def draft_turn(
         draft = draft.model_copy(update={"title": "Meeting"})  # "I want to meet with Priya"
     missing = draft.missing()
     part = said.part or frame.day_part
+    window = everyone_window(text, now, tz) if draft.at is None and draft.title else None
+    if window is not None and set(missing) <= {"time", "when"}:
+        return _create(draft, tz, search=window)  # "a call with Lee when we're both free tomorrow"
     if missing == ["time"] and draft.day is not None and part and draft.title:
-        return _create(draft, tz, part=part)  # "a call on Wednesday evening": a free time then
+        # "a call on Wednesday evening": the first free time then
+        day = datetime.combine(draft.day, time(), tz)
+        window = {"search_start": day.isoformat(), "search_end": (day + timedelta(days=1)).isoformat()}
+        return _create(draft, tz, search={**window, "day_part": part})
     if missing:
         return _ask(draft, missing)
     return _create(draft, tz)

@@ -236,3 +236,34 @@ def test_the_search_a_time_that_suits_everyone_needs_is_read_from_any_request(
         return
     assert found is not None
     assert {k: datetime.fromisoformat(v) if k.startswith("search") else v for k, v in found.items()} == window
+
+
+def test_a_new_call_when_we_are_both_free_takes_the_first_time_both_are_free_without_asking() -> None:
+    """Created by chat, not moved: "... when we're both free tomorrow" searches instead of asking a time."""
+    user, _ = user_with_calendar("both-free", timezone="Europe/Berlin")
+    lee = get_user_model().objects.create_user("lee-bf", "lee-bf@example.com", first_name="Lee")
+    lee_cal = calendar_create(
+        owner=lee, key="personal", name="Personal", timezone="Europe/Berlin", is_default=True
+    )
+    preference_set(
+        user=user,
+        key="working_hours",
+        value={"days": ["MO", "TU", "WE", "TH", "FR"], "start": "09:00", "end": "17:00"},
+    )
+    event_create(
+        calendar=lee_cal,
+        summary="Busy",
+        start=datetime(2026, 3, 3, 9, 0, tzinfo=ZoneInfo("Europe/Berlin")),
+        end=datetime(2026, 3, 3, 11, 0, tzinfo=ZoneInfo("Europe/Berlin")),
+        timezone="Europe/Berlin",
+    )
+    conversation = conversation_create(user=user)
+    with time_machine.travel(datetime(2026, 3, 2, 9, 0, tzinfo=ZoneInfo("Europe/Berlin")), tick=False):
+        reply = chat_turn(
+            user=user,
+            conversation=conversation,
+            text="Schedule a 30-minute call with Lee when we're both free tomorrow",
+        )
+    assert reply is not None
+    assert reply.kind in ("done", "confirm"), reply.text
+    assert "11:00 AM" in reply.text  # Lee is busy until 11, working hours start at 9
