@@ -125,7 +125,11 @@ def setting_decision(text: str, *, now: datetime, context: dict[str, Any], world
             'e.g. "Tuesdays and Thursdays from 9 to 11am".',
             {"allow_exceptions_with_approval": allow},
         )
-    if (m := _RELIES.search(norm)) and not _SET_HABIT.search(norm):
+    if (
+        (m := _RELIES.search(norm))
+        and not _SET_HABIT.search(norm)
+        and not any(t.has_time for t in find_times(norm, now=now, daytime=True))
+    ):  # "at my lunch break, so make it 12 pm" says the time: the habit is only why
         key = next(k for k, words in _HABITS.items() if re.fullmatch(words, m["what"]))
         if key not in world.preferences:
             # "book a call during my lunch" with no lunch stored: ask for it, and keep the answer
