@@ -15,7 +15,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from pydantic import BaseModel, Field
 
 from skills.formatting import format_day, format_person, format_span
@@ -372,8 +372,18 @@ def _log(owner: Any, entries: list[ChangeRecord], operation_ids: list[str]) -> l
     """Write the change records of a batch and return every record of ``operation_ids`` by position.
 
     A concurrent twin of the same apply may have logged them first; its records, written with the
-    first write, are the ones kept (as ``get_or_create`` would).
+    first write, are the ones kept (as ``get_or_create`` would).  Without a twin, and with no record
+    of the batch logged before (``entries`` name every operation, in position order), the records
+    just written are all there is: they are inserted in a savepoint and returned as they are, where
+    reading 500 of them back cost a tenth of a bulk move.  Only a twin's rows make the savepoint
+    fail; the records are then inserted around them and read back.
     """
+    if len(entries) == len(operation_ids):
+        try:
+            with transaction.atomic():
+                return ChangeRecord.objects.bulk_create(entries)
+        except IntegrityError:
+            pass
     ChangeRecord.objects.bulk_create(entries, ignore_conflicts=True)
     return list(ChangeRecord.objects.filter(owner=owner, operation_id__in=operation_ids).order_by("position"))
 

@@ -12,7 +12,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from skills import services
-from skills.changes import Change, apply_change_set, approval_reasons, revalidate, undo_run
+from skills.changes import Change, _log, apply_change_set, approval_reasons, revalidate, undo_run
 from skills.models import AppliedOperation, ChangeRecord, Event
 from skills.providers.base import ConflictError, EventData, Scope
 from skills.providers.local import LocalProvider
@@ -307,6 +307,31 @@ def test_a_redelivered_bulk_move_only_reads_its_records(setup: Any, standups: Ev
     assert [r.pk for r in again] == [r.pk for r in first]
     assert daily_starts(provider) == moved
     assert not [q for q in captured.captured_queries if q["sql"].startswith(("INSERT", "UPDATE", "DELETE"))]
+
+
+def test_records_a_concurrent_twin_logged_first_are_the_ones_kept(setup: Any) -> None:
+    """A twin of the same apply logged its records after this one looked for them: the twin's stand,
+    nothing is logged twice, and the transaction goes on (only the insert's savepoint failed)."""
+    user, _, _ = setup
+    ops = [f"{RUN}:apply:{position}" for position in range(2)]
+
+    def record(position: int, summary: str) -> ChangeRecord:
+        return ChangeRecord(
+            owner=user,
+            run_id=RUN,
+            operation_id=ops[position],
+            position=position,
+            action="update",
+            summary=summary,
+        )
+
+    twin = ChangeRecord.objects.bulk_create([record(1, "twin")])
+
+    logged = _log(user, [record(0, "mine"), record(1, "mine")], ops)
+
+    assert [(r.position, r.summary) for r in logged] == [(0, "mine"), (1, "twin")]
+    assert logged[1].pk == twin[0].pk
+    assert ChangeRecord.objects.count() == 2
 
 
 def test_undoing_a_bulk_move_puts_every_occurrence_back(setup: Any, standups: Event) -> None:
