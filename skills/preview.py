@@ -7,12 +7,14 @@ needs no second request and shows exactly the calendar the user approves against
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from skills.changes import Change
 from skills.providers.base import CalendarProvider, Occurrence
+from skills.recurrence import overlaps
 
 __all__ = ["MAX_CONTEXT_WEEKS", "MAX_WEEKS", "week_view"]
 
@@ -59,6 +61,24 @@ class _Targets:
         return (occ.event_id, rid) in self.occurrences or (cut is not None and rid > cut)
 
 
+def _weeks_listed(
+    provider: CalendarProvider, mondays: list[date], tz: ZoneInfo
+) -> Iterator[tuple[date, list[Occurrence]]]:
+    """Each week (by its Monday, in order) with the occurrences read for it: consecutive weeks are
+    read in one request, where a bulk change's six weeks cost six, and each week keeps those that
+    meet it (an event across a Sunday midnight shows in both weeks, as when read week by week)."""
+    run: list[date] = []
+    for monday in [*mondays, None]:
+        if run and (monday is None or monday != run[-1] + timedelta(days=7)):
+            lo = datetime.combine(run[0], time.min, tzinfo=tz)
+            hi = datetime.combine(run[-1] + timedelta(days=7), time.min, tzinfo=tz)
+            listed = provider.list_occurrences(start=lo, end=hi)
+            yield from ((week, listed) for week in run)
+            run = []
+        if monday is not None:
+            run.append(monday)
+
+
 def week_view(provider: CalendarProvider, changes: list[Change], tz: ZoneInfo) -> dict[str, Any]:
     """The weeks (Mondays, in ``tz``) the changes touch, and the other events of the first few.
 
@@ -69,10 +89,10 @@ def week_view(provider: CalendarProvider, changes: list[Change], tz: ZoneInfo) -
     weeks = sorted({_monday(m, tz) for m in moments})[:MAX_WEEKS]
     targets = _Targets(changes)
     events: list[dict[str, Any]] = []
-    for monday in weeks[:MAX_CONTEXT_WEEKS]:
+    for monday, listed in _weeks_listed(provider, weeks[:MAX_CONTEXT_WEEKS], tz):
         lo = datetime.combine(monday, time.min, tzinfo=tz)
         hi = datetime.combine(monday + timedelta(days=7), time.min, tzinfo=tz)
-        shown = [o for o in provider.list_occurrences(start=lo, end=hi) if not targets.drawn(o)]
+        shown = [o for o in listed if overlaps(o.start, o.end, lo, hi) and not targets.drawn(o)]
         events += [
             {
                 "summary": o.summary,
