@@ -128,6 +128,26 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_SERIALIZER = "json"
 CELERY_ACCEPT_CONTENT = ["json"]
+# A task whose worker died is given back to the broker, not acknowledged as done.
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
+# Redis (and SQS) hand an unacknowledged task to another worker after this many seconds; a run
+# never needs that long (its lease says who works on it), so a lost one comes back in minutes.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBILITY_TIMEOUT", default=300)}
+# A broker that is down must not hold a chat turn for long: the run is stored, and the sweeper
+# dispatches it when the broker is back.
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
+
+# Runs that always finish: a worker holds a run for WORKFLOW_LEASE_SECONDS and renews it while it
+# works; the sweeper (celery beat every WORKFLOW_SWEEP_SECONDS, or `manage.py sweep_runs` from cron)
+# dispatches runs whose lease expired or that were never taken, and fails a run for good, telling
+# the user, after WORKFLOW_MAX_ATTEMPTS tries.
+WORKFLOW_LEASE_SECONDS = env.int("WORKFLOW_LEASE_SECONDS", default=30)
+WORKFLOW_SWEEP_SECONDS = env.int("WORKFLOW_SWEEP_SECONDS", default=10)
+WORKFLOW_MAX_ATTEMPTS = env.int("WORKFLOW_MAX_ATTEMPTS", default=3)
+CELERY_BEAT_SCHEDULE = {
+    "workflows-sweep": {"task": "workflows.sweep_runs", "schedule": float(WORKFLOW_SWEEP_SECONDS)},
+}
 
 AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.UserAttributeSimilarityValidator"},
