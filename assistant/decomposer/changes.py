@@ -20,6 +20,7 @@ from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.lexicon import (
     DELETE_VERBS,
+    EVERYONE_CUE,
     GENERIC_EVENT_WORDS,
     LIGHTEN_CUES,
     POLITE_PREFIX,
@@ -60,21 +61,7 @@ _PERIOD_AFTER = re.compile(
     r"|\b(?:this|next)\s+(?:week|month)\b"
 )
 _DAY_PART = re.compile(r"\b(morning|afternoon|evening|night)s?\b")
-# "a time when everyone is available", "when we're all free", "a morning that works for everyone":
-# a free-time search in which every attendee must be free too.
-_WHO_ALL = (
-    r"(?:everyone|everybody|all of us|all of them|both of us|both of them|we|they|the others|"
-    r"(?:all )?(?:the )?(?:attendees|participants|invitees))"
-)
-_EVERYONE = re.compile(
-    r"(?:\b(?:an?|some|the (?:first|next|earliest|soonest))\s+)?"
-    r"(?:\b(?P<noun>time|slot|moment|hour|day|morning|afternoon|evening)s?\s+)?"
-    rf"(?:\b(?:whenever|when|where|that|in which)\s+{_WHO_ALL}"
-    r"(?:'re|'s|'ll be|\s+are|\s+is|\s+will be|\s+can)?"
-    r"(?:\s+(?:all|both))?\s+(?:available|free|make it|attend|join)\b"
-    r"|\b(?:that\s+)?(?:suits|works for|fits|is good for)\s+(?:everyone|everybody|all of us|us all|"
-    r"both of us|us both|all of them|them all|them both|all attendees|the attendees)\b)"
-)
+_EVERYONE = EVERYONE_CUE
 EVERYONE_DAYS = 14
 """How far a search for a time that suits everyone looks when the turn names no period."""
 # A clock time said without am/pm, a day part or a 24-hour reading: "8", "at 8:30", "to 11".

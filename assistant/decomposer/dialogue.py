@@ -85,6 +85,11 @@ _DOING = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE = re.compile(r"(?<=[,.!?;])\s+|(?<=[.!?])(?=[A-Z])")
+# "lunch with Ann, Bo and Raj tomorrow": a comma inside a list of people, not after a clause of its own
+_LIST_GOES_ON = (
+    re.compile(r"\bwith\s+[\w'-]+(?:\s+[\w'-]+)?,$", re.IGNORECASE),
+    re.compile(r"^[\w'-]+(?:\s+[\w'-]+)?(?:,\s*[\w'-]+(?:\s+[\w'-]+)?)*,?\s+(?:and|&)\s", re.IGNORECASE),
+)
 
 
 def without_acknowledgements(text: str) -> str:
@@ -94,6 +99,8 @@ def without_acknowledgements(text: str) -> str:
     clauses = [c for c in _CLAUSE.split(text.strip()) if c]
     dropped = 0
     while dropped < len(clauses) - 1 and _acknowledges(clauses[dropped]):
+        if all(p.search(c) for p, c in zip(_LIST_GOES_ON, clauses[dropped : dropped + 2], strict=True)):
+            break
         dropped += 1
     return " ".join(clauses[dropped:]) if dropped else text
 

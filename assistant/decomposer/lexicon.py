@@ -14,6 +14,7 @@ __all__ = [
     "CREATE_VERBS",
     "DELETE_VERBS",
     "EVENT_NOUNS",
+    "EVERYONE_CUE",
     "FILLER",
     "FREE_CUES",
     "GENERIC_EVENT_WORDS",
@@ -193,6 +194,26 @@ MOVE_VERBS = phrase_re(
         "modify",
     ]
 )
+# "a time when everyone is available", "when we're all free", "a morning that works for everyone":
+# a free-time search in which every attendee must be free too.
+_WHO_ALL = (
+    r"(?:everyone|everybody|all of us|all of them|both of us|both of them|we|they|the others|"
+    r"(?:all )?(?:the )?(?:attendees|participants|invitees))"
+)
+_NAMED = r"(?!(?:and|are|is|both|all|the|my|our|your|free|available)\b)[a-z][a-z'-]*"
+_NAMED_ALL = rf"{_NAMED}(?:\s*,\s*{_NAMED})*\s*,?\s+(?:and|&)\s+{_NAMED}"
+EVERYONE_CUE = re.compile(
+    r"(?:\b(?:an?|some|the (?:first|next|earliest|soonest))\s+)?"
+    r"(?:\b(?P<noun>time|slot|moment|hour|day|morning|afternoon|evening)s?\s+)?"
+    rf"(?:\b(?:whenever|when|where|that|in which)\s+{_WHO_ALL}"
+    r"(?:'re|'s|'ll be|\s+are|\s+is|\s+will be|\s+can)?"
+    r"(?:\s+(?:all|both))?\s+(?:available|free|make it|attend|join)\b"
+    r"|\b(?:that\s+)?(?:suits|works for|fits|is good for)\s+(?:everyone|everybody|all of us|us all|"
+    r"both of us|us both|all of them|them all|them both|all attendees|the attendees)\b"
+    # "when ann and raj are both free", "where ana, bo and i are all available": people named
+    rf"|\b(?:whenever|when|where|in which)\s+(?:are\s+)?{_NAMED_ALL}(?:'re|\s+are|\s+will be|\s+can)?"
+    r"(?:\s+(?:all|both))?\s+(?:available|free)\b)"
+)
 COUNT_CUES = phrase_re(["how many", "how much", "count", "number of", "total of"])
 FREE_CUES = phrase_re(
     [
@@ -216,6 +237,8 @@ FREE_CUES = phrase_re(
         "when can we",
         "a good time",
         "best time",
+        "both meet",
+        "all meet",
     ]
 )
 QUERY_CUES = phrase_re(

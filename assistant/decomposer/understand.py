@@ -21,6 +21,7 @@ from assistant.decomposer.lexicon import (
     CREATE_VERBS,
     DELETE_VERBS,
     EVENT_NOUNS,
+    EVERYONE_CUE,
     FILLER,
     GENERIC_EVENT_WORDS,
     MOVE_VERBS,
@@ -55,6 +56,27 @@ _PEOPLE_AFTER = re.compile(
     r"([a-z][a-z.'-]*(?:\s+[a-z][a-z'-]*)?))"
 )
 _POSSESSIVE = re.compile(r"\b([a-z][a-z-]+)'s\b")
+# People said together, as the ones who must be free ("when are ann and raj both free", "a slot where
+# ana, bo and i are all available", "when can ann lee and raj both meet") or after a cue that leads a
+# list ("with ann, bo and raj", "a time that suits ann and raj"): every name of the list, not only
+# the one after "and".  A name is one or two words, never a word of the predicate; a determiner before
+# the list makes it things ("are the room and the projector free").
+_NOT_A_NAME = (
+    "and|or|are|is|both|all|each|can|could|will|would|free|available|"
+    "the|a|an|my|our|your|his|her|their|this|these|those"
+)
+_LIST_NAME = rf"\b(?!(?:{_NOT_A_NAME})\b)[a-z][a-z'-]*"
+_ONE = rf"{_LIST_NAME}(?:\s+{_LIST_NAME})?"
+_LIST = rf"{_ONE}(?:\s*,\s*{_ONE})*\s*,?\s+(?:and|&)\s+{_ONE}"
+_TOGETHER_FREE = re.compile(
+    rf"(?<![a-z'])(?<!\bthe )(?<!\bmy )(?<!\bour )(?<!\byour )(?<!\ba )(?<!\ban )(?<!\bthis )(?<!\bthese )"
+    rf"(?P<list>{_LIST})\s+(?:(?:are|is|were|will be|would be|can|could)\s+)?(?:(?:both|all)\s+)?"
+    r"(?:free|available|around|not busy|make it|meet)\b"
+)
+_LIST_AFTER = re.compile(
+    rf"\b(?:with|invite|inviting|for|meet|meeting|see|suits?|fits?|between)\s+(?P<list>{_LIST})"
+)
+_LIST_MEMBER = re.compile(_ONE)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
 _CHANGE_LEAD = re.compile(r"\b(?:to|into|until|till|for|at|onto)\s*$")
 _QUANTIFIERS = frozenset(
@@ -188,6 +210,8 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
         take(*d.span)
 
     _fill_people(frame, norm, "".join(" " if mask[i] else ch for i, ch in enumerate(norm)), world, take)
+    for m in EVERYONE_CUE.finditer(norm):
+        take(*m.span())  # "a call when we're both free": the search, no words of the title
     _fill_calendars(frame, norm, world, take)
     _fill_preference(frame, norm)
     for category, pattern in CATEGORY_WORDS.items():
@@ -314,6 +338,14 @@ def _fill_people(
     for m in _PEOPLE_AFTER.finditer(unread):
         if not _POSSESSIVE.match(m.group(1)):  # "for john's birthday": the possessive below names him
             candidates.append((m.group(1), m.span(1)))
+    listed: set[tuple[int, int]] = set()
+    for pattern in (_TOGETHER_FREE, _LIST_AFTER):
+        for m in pattern.finditer(unread):
+            for member in _LIST_MEMBER.finditer(unread, *m.span("list")):
+                if member.span() not in listed and not any(member.span() == s for _, s in candidates):
+                    listed.add(member.span())
+                    candidates.append((member.group(0), member.span()))
+    candidates.sort(key=lambda c: c[1])  # in the order said: "ann and raj" is Ann first
     owners: set[str] = set()
     for m in _POSSESSIVE.finditer(unread):
         candidates.append((m.group(1), m.span(1)))
