@@ -26,11 +26,22 @@ from workflows.scheduler import SKIPPED_BECAUSE, TaskStatus
 from workflows.tasks import dispatch_run
 from workflows.validation import WorkflowValidationError
 
-__all__ = ["chat_turn", "conversation_create", "run_settled"]
+__all__ = ["chat_turn", "clean_text", "conversation_create", "run_settled"]
 
 logger = logging.getLogger("assistant")
 
 HISTORY_TURNS = 10
+
+
+# Control characters (NUL, escapes, bells) are nobody's words, and PostgreSQL refuses NUL in text;
+# line breaks and tabs are kept, carriage returns become line breaks.
+_CONTROL = dict.fromkeys([*range(9), 11, 12, *range(14, 32), *range(127, 160)])
+_CONTROL[0x0D] = None
+
+
+def clean_text(text: str) -> str:
+    """The user's text without control characters (line breaks and tabs kept), trimmed."""
+    return text.replace("\r\n", "\n").replace("\r", "\n").translate(_CONTROL).strip()
 
 
 def conversation_create(*, user: Any, title: str = "") -> Conversation:
@@ -47,8 +58,7 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str, undo: str | N
     """
     if conversation.user_id != user.pk:
         raise PermissionError("This conversation belongs to someone else.")
-    # A NUL cannot be stored in a PostgreSQL text column, and no one means one.
-    text = text.replace("\x00", "").strip()
+    text = clean_text(text)
     user_message = _message_add(conversation, role=Message.Role.USER, text=text)
     if not conversation.title:
         conversation.title = text[:80]
@@ -151,8 +161,32 @@ def _run(
     user_message.run = run
     user_message.trace_id = decision.trace_id
     user_message.save(update_fields=["run", "trace_id"])
-    dispatch_run(run.pk)
-    return Message.objects.filter(conversation=conversation, run=run, role=Message.Role.ASSISTANT).last()
+    return _dispatch(conversation, run, user_message, later=LATER)
+
+
+# What the user is told when the workers cannot be reached: the turn is stored, and the sweeper
+# hands it to them when they can.
+LATER = "I can't get to that right now, but I've kept it: I'll get back to you here as soon as I can."
+LATER_ANSWER = (
+    "I've got your answer, but I can't act on it right now: I'll get back to you here as soon as I can."
+)
+
+
+def _dispatch(conversation: Conversation, run: WorkflowRun, turn: Message, *, later: str) -> Message | None:
+    """Hand the run to the workers; returns its reply if it is already written (eager mode), or the
+    note that it will come later if the broker could not take it (the sweeper sends it on)."""
+    notes: list[Message] = []
+
+    def undelivered() -> None:
+        notes.append(
+            _message_add(conversation, role=Message.Role.ASSISTANT, kind=ReplyKind.ANSWER, text=later)
+        )
+
+    dispatch_run(run.pk, undelivered=undelivered)
+    reply = Message.objects.filter(
+        conversation=conversation, run=run, role=Message.Role.ASSISTANT, pk__gt=turn.pk
+    ).last()
+    return reply or (notes[-1] if notes else None)
 
 
 def _pending(conversation: Conversation) -> WorkflowRun | None:
@@ -182,54 +216,80 @@ def _resume(
         )
     user_message.run = run
     user_message.save(update_fields=["run"])
-    dispatch_run(run.pk, resumed=True)
-    return Message.objects.filter(conversation=conversation, run=run, role=Message.Role.ASSISTANT).last()
+    return _dispatch(conversation, run, user_message, later=LATER_ANSWER)
+
+
+SET_ASIDE = "I set aside the earlier request that was waiting for your answer; it changed nothing."
 
 
 def run_settled(run: WorkflowRun) -> None:
-    """Engine listener: turn a run that paused, finished or failed into the assistant's reply."""
-    origin = Message.objects.filter(run=run, role=Message.Role.USER).select_related("conversation").first()
+    """Engine listener: turn a run that paused, finished or failed into the assistant's reply.
+
+    Replies of one conversation are written one at a time (its row locked): two requests sent at
+    once may settle in any order, and the conversation must end up waiting on the question that is
+    still open, with a note for the one set aside, never on a question nobody can answer.
+    """
+    origin = Message.objects.filter(run=run, role=Message.Role.USER).only("conversation_id").first()
     if origin is None:
         return  # a run started outside a conversation (the scenario runner's direct runs, the bench)
-    conversation = origin.conversation
-    if run.status == RunStatus.PAUSED:
-        payload = run.pause_payload or {}
-        kind, text = payload.get("kind", ReplyKind.CONFIRM), payload.get("text", "")
-        data = {k: v for k, v in payload.items() if k not in ("kind", "text")}
-        conversation.pending_run = run
-    elif run.status == RunStatus.SUCCEEDED:
-        result = run.result or {}
-        kind, text = result.get("kind", ReplyKind.ANSWER), result.get("text", "")
-        data = result.get("data") or {}
-        conversation.pending_run = None
-        _remember(conversation, run, data)
-    elif ChangeRecord.objects.filter(run_id=run.pk, undone_by__isnull=True).exists():
-        # A step after the changes were applied failed: the calendar did change, and says so, with undo.
-        kind = ReplyKind.DONE
-        text = "Your calendar was changed, but I couldn't finish the rest: " + _failure(run)
-        data = {"undo": {"run_id": str(run.pk)}}
-        conversation.pending_run = None
-        _remember(conversation, run, data)
-    else:
-        kind = ReplyKind.ERROR
-        text = "I couldn't finish that: " + _failure(run)
-        data = {}
-        conversation.pending_run = None
-    text = _preference_note(conversation, text)
     with transaction.atomic():
+        conversation = Conversation.objects.select_for_update().get(pk=origin.conversation_id)
+        waiting_on = conversation.pending_run_id
+        if (
+            run.status == RunStatus.PAUSED
+            and not WorkflowRun.objects.filter(pk=run.pk, status=RunStatus.PAUSED).exists()
+        ):
+            # A newer request of this conversation paused meanwhile and set this one aside.
+            _message_add(
+                conversation, role=Message.Role.ASSISTANT, kind=ReplyKind.ANSWER, text=SET_ASIDE, run=run
+            )
+            return
+        if waiting_on is not None and waiting_on != run.pk and run.status == RunStatus.PAUSED:
+            # This pause set aside the question the conversation was waiting on (the database keeps
+            # one question open per conversation): say so before asking the new one.
+            conversation.pending_run = None
+            _message_add(conversation, role=Message.Role.ASSISTANT, kind=ReplyKind.ANSWER, text=SET_ASIDE)
+        kind, text, data = _reply(conversation, run)
+        if run.status == RunStatus.PAUSED:
+            conversation.pending_run = run
+        elif conversation.pending_run_id == run.pk:
+            conversation.pending_run = None
+        text = _preference_note(conversation, text)
         conversation.save(update_fields=["pending_run", "context", "updated_at"])
         _message_add(conversation, role=Message.Role.ASSISTANT, kind=kind, text=text, data=data, run=run)
 
 
+def _reply(conversation: Conversation, run: WorkflowRun) -> tuple[str, str, dict[str, Any]]:
+    """The kind, text and data of the reply to a settled run; what it showed is remembered."""
+    if run.status == RunStatus.PAUSED:
+        payload = run.pause_payload or {}
+        data = {k: v for k, v in payload.items() if k not in ("kind", "text")}
+        return payload.get("kind", ReplyKind.CONFIRM), payload.get("text", ""), data
+    if run.status == RunStatus.SUCCEEDED:
+        result = run.result or {}
+        data = result.get("data") or {}
+        _remember(conversation, run, data)
+        return result.get("kind", ReplyKind.ANSWER), result.get("text", ""), data
+    if ChangeRecord.objects.filter(run_id=run.pk, undone_by__isnull=True).exists():
+        # A step after the changes were applied failed: the calendar did change, and says so, with undo.
+        data = {"undo": {"run_id": str(run.pk)}}
+        _remember(conversation, run, data)
+        return (
+            ReplyKind.DONE,
+            "Your calendar was changed, but I couldn't finish the rest: " + _failure(run),
+            data,
+        )
+    return ReplyKind.ERROR, "I couldn't finish that: " + _failure(run), {}
+
+
 def _failure(run: WorkflowRun) -> str:
     """Why a run failed, in the words of the step that failed first: the user never sees task names
-    or the steps that were skipped because of it (the whole trace stays on the run, for the admin)."""
-    first = (
-        run.task_runs.filter(status=TaskStatus.FAILED)
-        .exclude(error__startswith=SKIPPED_BECAUSE)
-        .values_list("error", flat=True)
-        .first()
-    )
+    or the steps that were skipped because of it (the whole trace stays on the run, for the admin).
+    A run failed as a whole, with no step failing (the sweeper gave up on it), says why itself."""
+    errors = list(run.task_runs.filter(status=TaskStatus.FAILED).values_list("error", flat=True))
+    if not errors:
+        return run.error or "something went wrong."
+    first = next((e for e in errors if not e.startswith(SKIPPED_BECAUSE)), "")
     return first or "something went wrong."
 
 

@@ -9,6 +9,7 @@ need not be the one that paused (days and restarts may lie between).
 from __future__ import annotations
 
 import logging
+import time
 import uuid
 from collections.abc import Callable
 from typing import Any
@@ -27,9 +28,13 @@ from workflows.definition import WorkflowDefinition
 from workflows.executor import TaskOutcome, execute_batch
 from workflows.models import RunStatus, WorkflowRun
 from workflows.persistence import (
+    LeaseLostError,
     RunState,
+    lease_owner,
+    lease_renew,
     run_claim,
     run_create,
+    run_finish,
     run_load,
     run_pause,
     run_resume_claim,
@@ -39,7 +44,7 @@ from workflows.references import UnresolvedReferenceError, evaluate_condition
 from workflows.scheduler import TaskStatus, blocked_tasks, is_finished, ready_tasks
 from workflows.validation import compile_workflow
 
-__all__ = ["run_advance", "run_cancel", "run_resume", "run_start"]
+__all__ = ["run_advance", "run_cancel", "run_resume", "run_settle", "run_start"]
 
 logger = logging.getLogger("workflows")
 
@@ -60,15 +65,28 @@ def run_start(
     )
 
 
-def run_advance(
-    run_id: uuid.UUID | str, *, claim: bool = True, registry: SkillRegistry = REGISTRY
-) -> WorkflowRun:
-    """Run a pending run until it finishes or pauses; a run someone else claimed is left alone."""
-    if claim and not run_claim(run_id):
+def run_advance(run_id: uuid.UUID | str, *, registry: SkillRegistry = REGISTRY) -> WorkflowRun:
+    """Run a pending run (or take over one whose worker died) until it finishes or pauses.
+
+    A run someone else holds is left alone.  So is one this worker loses midway (it was presumed
+    dead and taken over): the new holder pauses or finishes it and tells the user, once.
+    """
+    owner = lease_owner()
+    if not run_claim(run_id, owner=owner):
         return WorkflowRun.objects.get(pk=run_id)
     state = run_load(run_id, registry=registry)
-    _drive(state)
+    try:
+        _drive(state, owner)
+    except LeaseLostError:
+        logger.warning("run %s was taken over by another worker; this one stops", run_id)
+        return WorkflowRun.objects.get(pk=run_id)
     run = state.run
+    run_settle(run)
+    return run
+
+
+def run_settle(run: WorkflowRun) -> None:
+    """Tell the listeners (the chat) and the run's channel group that a run paused or settled."""
     _notify(run)
     # Announced after the listeners, so whoever reacts finds the reply they wrote already stored.
     if run.status == RunStatus.PAUSED:
@@ -77,7 +95,6 @@ def run_advance(
         events.publish(
             run.channel_group, {"type": "workflow.finished", "run_id": str(run.pk), "status": str(run.status)}
         )
-    return run
 
 
 def run_resume(
@@ -91,7 +108,7 @@ def run_resume(
     """Continue a paused run with the user's answer; None if this pause was already answered."""
     if pause_id is None or not run_resume_claim(run_id=run_id, pause_id=pause_id, user=user, answer=answer):
         return None
-    return run_advance(run_id, claim=False, registry=registry)
+    return run_advance(run_id, registry=registry)
 
 
 def run_cancel(*, run_id: uuid.UUID | str, user: Any) -> bool:
@@ -103,8 +120,12 @@ def run_cancel(*, run_id: uuid.UUID | str, user: Any) -> bool:
     )
 
 
-def _drive(state: RunState) -> None:
+def _drive(state: RunState, owner: str) -> None:
     run, plan = state.run, state.plan
+    # Renewed a third of the way into the lease: a worker that dies is noticed within one lease,
+    # and a healthy one pays one UPDATE per that many seconds, not one per step.
+    renew_every = settings.WORKFLOW_LEASE_SECONDS / 3
+    renew_at = time.monotonic() + renew_every
     tz = ZoneInfo(run.timezone)
     provider = provider_for(run.user)  # one client for the whole run, never stored with it
 
@@ -120,6 +141,9 @@ def _drive(state: RunState) -> None:
         )
 
     while True:
+        if time.monotonic() >= renew_at:
+            lease_renew(run.pk, owner=owner)
+            renew_at = time.monotonic() + renew_every
         statuses = state.statuses()
         changed = []
         for tid, (status, why) in blocked_tasks(plan, statuses).items():
@@ -163,9 +187,9 @@ def _drive(state: RunState) -> None:
             event.update(status=str(outcome.status), error=outcome.error)
             events.publish(run.channel_group, event)
         if paused is not None:
-            run_pause(run=run, task_id=paused.task_id, payload=paused.pause or {})
+            run_pause(run=run, owner=owner, task_id=paused.task_id, payload=paused.pause or {})
             return
-    _finish(state)
+    _finish(state, owner)
 
 
 def _store_outcomes(state: RunState, outcomes: list[TaskOutcome]) -> TaskOutcome | None:
@@ -199,7 +223,7 @@ def _store_outcomes(state: RunState, outcomes: list[TaskOutcome]) -> TaskOutcome
     return paused
 
 
-def _finish(state: RunState) -> None:
+def _finish(state: RunState, owner: str) -> None:
     run, plan = state.run, state.plan
     statuses = state.statuses()
     if not is_finished(statuses):  # nothing ready yet unfinished: a bug in the scheduler, never silent
@@ -209,9 +233,7 @@ def _finish(state: RunState) -> None:
     run.status = RunStatus.SUCCEEDED if out.status == TaskStatus.SUCCEEDED else RunStatus.FAILED
     run.result = out.output
     run.error = "; ".join(f"{row.task_id}: {row.error}" for row in failed)
-    run.finished_at = timezone.now()
-    run.pause_payload = None
-    run.save(update_fields=["status", "result", "error", "finished_at", "pause_payload", "updated_at"])
+    run_finish(run=run, owner=owner)
 
 
 def _task_event(kind: str, run: WorkflowRun, task_id: str, summary: str) -> dict[str, Any]:

@@ -26,6 +26,8 @@ class WorkflowRun(models.Model):
     see ``workflows.persistence``).  ``channel_group`` is where progress is streamed, so the engine
     never needs to know what a conversation is.  A pause is identified by ``pause_id``: a resume must
     name it, which is what makes answering twice, or from two tabs, continue the run exactly once.
+    At most one run of a channel group waits for an answer (a constraint, so two requests sent at
+    once cannot both wait: the later pause sets the earlier aside).
     """
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -42,6 +44,11 @@ class WorkflowRun(models.Model):
     pause_id = models.UUIDField(null=True, blank=True)
     pause_task_id = models.CharField(max_length=64, blank=True)
     pause_payload = models.JSONField(null=True, blank=True)
+    # Who works on the run and until when (renewed as it goes); an expired lease may be taken over.
+    lease_owner = models.CharField(max_length=200, blank=True)
+    lease_expires_at = models.DateTimeField(null=True, blank=True)
+    # How many times a worker took the run up; past WORKFLOW_MAX_ATTEMPTS it fails for good.
+    attempts = models.PositiveSmallIntegerField(default=0)
     result = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -50,7 +57,22 @@ class WorkflowRun(models.Model):
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["user", "status"])]
+        indexes = [
+            models.Index(fields=["user", "status"]),
+            # The sweeper's scan: runs not finished, by when they were last touched.
+            models.Index(
+                fields=["status", "updated_at"],
+                name="workflowrun_unsettled",
+                condition=models.Q(status__in=["pending", "running"]),
+            ),
+        ]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["channel_group"],
+                condition=models.Q(status="paused") & ~models.Q(channel_group=""),
+                name="workflowrun_one_paused_per_group",
+            )
+        ]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.status})"

@@ -5,17 +5,25 @@ Definitions are stored with their layout version.  ``MIGRATIONS[i]`` turns layou
 is read after it.  State transitions that must happen once (claiming a run, resuming a pause) are
 compare-and-set UPDATEs: the database's row lock makes exactly one of two racing callers win, on
 PostgreSQL and SQLite alike.
+
+A worker holds a running run through a lease (an owner and an expiry it renews as it goes).  Every
+transition it makes afterwards (pause, finish) names the owner, so a worker that was presumed dead
+and taken over changes nothing when it wakes up: the run, and the reply to the user, happen once.
 """
 
 from __future__ import annotations
 
+import os
+import socket
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from datetime import timedelta
 from typing import Any
 
-from django.db import connections, router, transaction
-from django.db.models import Field
+from django.conf import settings
+from django.db import IntegrityError, connections, router, transaction
+from django.db.models import F, Field, Q
 from django.utils import timezone
 
 from skills.registry import REGISTRY, SkillRegistry
@@ -26,10 +34,14 @@ from workflows.validation import CompiledWorkflow, compile_workflow
 
 __all__ = [
     "MIGRATIONS",
+    "LeaseLostError",
     "RunState",
+    "lease_owner",
+    "lease_renew",
     "load_definition",
     "run_claim",
     "run_create",
+    "run_finish",
     "run_load",
     "run_pause",
     "run_resume_claim",
@@ -139,35 +151,120 @@ def _executemany(names: list[str], template: str, rows: list[TaskRun], *, with_p
         cursor.executemany(sql, params)
 
 
-def run_claim(run_id: uuid.UUID | str) -> bool:
-    """Move a pending run to running; False if someone else already did."""
+class LeaseLostError(Exception):
+    """This worker no longer holds the run (its lease expired and another worker took it over)."""
+
+
+def lease_owner() -> str:
+    """A name for one attempt at a run: the host and process, and a token of its own."""
+    return f"{socket.gethostname()}:{os.getpid()}:{uuid.uuid4().hex[:12]}"
+
+
+def _lease_expiry() -> Any:
+    return timezone.now() + timedelta(seconds=settings.WORKFLOW_LEASE_SECONDS)
+
+
+def run_claim(run_id: uuid.UUID | str, *, owner: str) -> bool:
+    """Take a run to work on: a pending one, or a running one whose lease expired (its worker died).
+
+    False if someone else holds it, it is not waiting to run, or it was tried as often as allowed
+    (the sweeper then fails it for good and tells the user).
+    """
+    now = timezone.now()
     return bool(
-        WorkflowRun.objects.filter(pk=run_id, status=RunStatus.PENDING).update(
-            status=RunStatus.RUNNING, updated_at=timezone.now()
+        WorkflowRun.objects.filter(pk=run_id, attempts__lt=settings.WORKFLOW_MAX_ATTEMPTS)
+        .filter(Q(status=RunStatus.PENDING) | Q(status=RunStatus.RUNNING, lease_expires_at__lt=now))
+        .update(
+            status=RunStatus.RUNNING,
+            lease_owner=owner,
+            lease_expires_at=_lease_expiry(),
+            attempts=F("attempts") + 1,
+            updated_at=now,
         )
     )
 
 
-def run_pause(*, run: WorkflowRun, task_id: str, payload: dict[str, Any]) -> uuid.UUID:
+def lease_renew(run_id: uuid.UUID | str, *, owner: str) -> None:
+    """Extend this worker's hold on a run; raises :class:`LeaseLostError` if it was taken over."""
+    if not WorkflowRun.objects.filter(pk=run_id, status=RunStatus.RUNNING, lease_owner=owner).update(
+        lease_expires_at=_lease_expiry(), updated_at=timezone.now()
+    ):
+        raise LeaseLostError(str(run_id))
+
+
+def run_pause(*, run: WorkflowRun, owner: str, task_id: str, payload: dict[str, Any]) -> uuid.UUID:
+    """Store the run as waiting for an answer, setting aside another run of its group that waits.
+
+    The database allows one paused run per channel group (one question at a time in a
+    conversation).  Two runs pausing at once on PostgreSQL: the second one's transaction did not
+    see the first's pause, so the unique index refuses it once the first commits, and it tries
+    again, now setting the first aside.
+    """
     pause_id = uuid.uuid4()
-    run.status = RunStatus.PAUSED
-    run.pause_id = pause_id
-    run.pause_task_id = task_id
-    run.pause_payload = {**payload, "pause_id": str(pause_id), "run_id": str(run.pk)}
-    run.save(update_fields=["status", "pause_id", "pause_task_id", "pause_payload", "updated_at"])
+    pause_payload = {**payload, "pause_id": str(pause_id), "run_id": str(run.pk)}
+    for attempt in range(3):
+        now = timezone.now()
+        try:
+            with transaction.atomic():
+                if run.channel_group:
+                    WorkflowRun.objects.filter(
+                        channel_group=run.channel_group, status=RunStatus.PAUSED
+                    ).exclude(pk=run.pk).update(
+                        status=RunStatus.CANCELLED, pause_id=None, finished_at=now, updated_at=now
+                    )
+                if not WorkflowRun.objects.filter(
+                    pk=run.pk, status=RunStatus.RUNNING, lease_owner=owner
+                ).update(
+                    status=RunStatus.PAUSED,
+                    pause_id=pause_id,
+                    pause_task_id=task_id,
+                    pause_payload=pause_payload,
+                    lease_owner="",
+                    lease_expires_at=None,
+                    updated_at=now,
+                ):
+                    raise LeaseLostError(str(run.pk))
+            break
+        except IntegrityError:
+            if attempt == 2:
+                raise
+    run.status, run.pause_id, run.pause_task_id, run.pause_payload = (
+        RunStatus.PAUSED,
+        pause_id,
+        task_id,
+        pause_payload,
+    )
     return pause_id
 
 
+def run_finish(*, run: WorkflowRun, owner: str) -> None:
+    """Store a settled run (status, result, error set on ``run``) if this worker still holds it."""
+    run.finished_at = timezone.now()
+    run.pause_payload = None
+    if not WorkflowRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING, lease_owner=owner).update(
+        status=run.status,
+        result=run.result,
+        error=run.error,
+        finished_at=run.finished_at,
+        pause_payload=None,
+        lease_owner="",
+        lease_expires_at=None,
+        updated_at=run.finished_at,
+    ):
+        raise LeaseLostError(str(run.pk))
+
+
 def run_resume_claim(*, run_id: uuid.UUID | str, pause_id: uuid.UUID | str, user: Any, answer: Any) -> bool:
-    """Take a paused run back to running with the answer stored on its paused task, exactly once.
+    """Record the user's answer on the paused task and make the run pending again, exactly once.
 
     The conditional UPDATE is the lock: of two concurrent resumes of one pause, only one matches the
-    ``paused`` row, the other updates nothing and is told so.
+    ``paused`` row, the other updates nothing and is told so.  The answer is stored before any worker
+    is asked to continue, so it survives a broker that is down (the sweeper dispatches the run).
     """
     with transaction.atomic():
         won = WorkflowRun.objects.filter(
             pk=run_id, user=user, status=RunStatus.PAUSED, pause_id=pause_id
-        ).update(status=RunStatus.RUNNING, pause_id=None, updated_at=timezone.now())
+        ).update(status=RunStatus.PENDING, pause_id=None, attempts=0, updated_at=timezone.now())
         if not won:
             return False
         task_id = WorkflowRun.objects.filter(pk=run_id).values_list("pause_task_id", flat=True).get()

@@ -22,17 +22,16 @@ from pathlib import Path
 from typing import Any, TypeVar
 from urllib.parse import quote
 
-import kombu.pools
 import pytest
 import redis
 from asgiref.sync import async_to_sync
-from celery import Celery
 from channels_redis.core import RedisChannelLayer
 from django.conf import settings as django_settings
 from django.db import connection
 from pytest_django.fixtures import Settings
 
 from assistant.settings import redis_channel_layers
+from tests.brokers import point_app_at
 from workflows.tasks import run_workflow
 
 __all__ = [
@@ -253,20 +252,6 @@ class Worker:
         return self.env.get("INTEGRATION_CHAT_LISTENER") == "1"
 
 
-def _point_app_at(app: Celery, *, broker_url: str, eager: bool) -> None:
-    """Send this process's tasks to ``broker_url``.
-
-    The app caches its connection and producer pools on first use; they are dropped so that the next
-    publish opens them on the new broker (the same reset Celery does after a fork).
-    """
-    if app._pool is not None:
-        app._pool.force_close_all()
-    kombu.pools.reset()
-    app._pool = None
-    app.amqp._producer_pool = None
-    app.conf.update(broker_url=broker_url, task_always_eager=eager)
-
-
 @pytest.fixture(scope="module")
 def worker(
     redis_url: str,
@@ -310,7 +295,7 @@ def worker(
         )
     running = Worker(process=process, hostname=hostname, log=log, env=env)
     try:
-        _point_app_at(app, broker_url=redis_url, eager=False)
+        point_app_at(app, broker_url=redis_url, eager=False)
         # A ping answered proves the worker consumes from the broker: tasks sent now will run.
         wait_for(
             lambda: app.control.ping(destination=[running.hostname], timeout=0.5) or None,
@@ -326,6 +311,6 @@ def worker(
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait(timeout=WORKER_STOP_SECONDS)
-        _point_app_at(app, broker_url=saved["broker_url"], eager=saved["task_always_eager"])
+        point_app_at(app, broker_url=saved["broker_url"], eager=saved["task_always_eager"])
         with django_db_blocker.unblock():
             connection.close()
