@@ -8,10 +8,12 @@ mode, so a fresh clone works without any service.  ``DATABASE_URL``, ``REDIS_URL
 from __future__ import annotations
 
 import os
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 import environ
+from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
@@ -41,6 +43,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "channels",
+    "axes",
     "preferences",
     "skills",
     "workflows",
@@ -56,7 +59,49 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "assistant.security.SameOriginSocketCSPMiddleware",  # django-csp's, with this host's websocket
+    # Last: it turns a sign-in refused for too many failures into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# Sign-in throttling (django-axes): the first backend refuses a username and address pair that failed
+# AXES_FAILURE_LIMIT times in a row, for AXES_COOLOFF_MINUTES; the pair, so that one attacker cannot
+# lock a user out from everywhere.  A sign-in that succeeds clears its failures.  Behind a reverse
+# proxy, SIGNIN_PROXY_COUNT says how many proxies append to X-Forwarded-For (0: the peer's address).
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_ENABLED = env.bool("AXES_ENABLED", default=True)
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_MINUTES = env.float("AXES_COOLOFF_MINUTES", default=15)
+AXES_COOLOFF_TIME = timedelta(minutes=AXES_COOLOFF_MINUTES)
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_RESET_ON_SUCCESS = True
+AXES_LOCKOUT_CALLABLE = "assistant.security.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "assistant.security.client_ip"
+SIGNIN_PROXY_COUNT = env.int("SIGNIN_PROXY_COUNT", default=0)
+if AXES_FAILURE_LIMIT < 1 or AXES_COOLOFF_MINUTES <= 0 or SIGNIN_PROXY_COUNT < 0:
+    raise ImproperlyConfigured(
+        "AXES_FAILURE_LIMIT and AXES_COOLOFF_MINUTES must be positive, SIGNIN_PROXY_COUNT not negative."
+    )
+
+# Content-Security-Policy (django-csp): pages load scripts, styles, images and connections from this
+# origin only, none inline; the middleware adds this host's ws:/wss: origin to connect-src (CSP3's
+# 'self' covers it, older browsers need it spelt out).
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF],
+        "connect-src": [SELF],
+        "img-src": [SELF, "data:"],
+        "object-src": [NONE],
+        "frame-ancestors": [NONE],
+        "base-uri": [SELF],
+        "form-action": [SELF],
+    },
+}
 
 ROOT_URLCONF = "assistant.urls"
 ASGI_APPLICATION = "assistant.asgi.application"

@@ -31,7 +31,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
-from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright
+from playwright.sync_api import Browser, ConsoleMessage, Locator, Page, expect, sync_playwright
 
 CHROMIUM = "/usr/bin/chromium"
 pytestmark = [
@@ -370,6 +370,49 @@ def test_lunch_set_on_the_settings_page_is_kept_free_by_a_chat_proposal(page: Pa
     lunch.get_by_role("button", name="Remove").click()
     expect(page.get_by_role("status")).to_have_text("Removed your lunch.")
     expect(lunch.get_by_test_id("value-lunch_hours")).to_have_text("Not set")
+
+
+# -- the Content-Security-Policy, enforced ---------------------------------------------------------
+
+
+@pytest.fixture
+def violations(page: Page) -> Iterator[list[str]]:
+    """What the policy blocks in the pages loaded from now on; asserted to be nothing at the end.
+
+    Chromium reports each script, stylesheet or connection a policy stopped on the console ("...
+    violates the following Content Security Policy directive ..."), even when the page looks right.
+    """
+    blocked: list[str] = []
+
+    def listen(message: ConsoleMessage) -> None:
+        if "Content Security Policy" in message.text:
+            blocked.append(message.text)
+
+    page.on("console", listen)
+    yield blocked
+    assert blocked == [], f"the Content-Security-Policy blocked: {blocked}"
+
+
+def test_the_chat_works_over_its_websocket_within_the_policy(page: Page, violations: list[str]) -> None:
+    response = page.reload()  # loaded again, with the console listened to
+    assert response is not None
+    header = response.headers["content-security-policy"]
+    assert "script-src 'self'" in header
+    assert "unsafe-inline" not in header
+
+    expect(page.locator("#connection")).to_have_attribute("data-state", "online")  # the socket connected
+    expect(ask(page, "What's my week look like?")).to_contain_text(EVENT_SUMMARY)
+    # chat.css applied: a blocked stylesheet would leave the sidebar a plain block.
+    assert page.locator("#app").evaluate("e => getComputedStyle(e).display") == "grid"
+
+
+def test_the_settings_page_is_styled_by_its_stylesheet_within_the_policy(
+    page: Page, violations: list[str]
+) -> None:
+    page.get_by_role("link", name="Settings").click()
+    page.wait_for_url("**/settings/")
+    # settings.css, an inline <style> before the policy: the page is a 46rem column.
+    assert page.locator("main.settings").evaluate("e => getComputedStyle(e).maxWidth") == "736px"
 
 
 if __name__ == "__main__":  # the seeding subprocess: ``python tests/assistant/test_browser.py seed``
