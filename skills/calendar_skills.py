@@ -6,6 +6,7 @@ from datetime import datetime
 
 from pydantic import BaseModel, Field
 
+from preferences.schema import day_part_bounds
 from skills.context import SkillContext
 from skills.filtering import filter_items
 from skills.providers.base import TransientProviderError
@@ -33,7 +34,7 @@ class FoundEvents(BaseModel):
 @skill(service="calendar", kind="read", retry=_RETRY)
 def find_events(ctx: SkillContext, params: FindEventsInput) -> FoundEvents:
     """Find the user's events overlapping a time range, optionally narrowed by title, calendar, category
-    (class or meeting), attendee, part of day and weekdays.
+    (class or meeting), attendee, part of day (the user's ``day_parts`` bounds) and weekdays.
 
     Occurrences of recurring events count one by one.
     """
@@ -48,7 +49,9 @@ def find_events(ctx: SkillContext, params: FindEventsInput) -> FoundEvents:
         )
     ]
     criteria = EventCriteria.model_validate(params.model_dump(exclude={"start", "end", "calendars"}))
-    kept = filter_items(items, criteria, ctx.tz)
+    # "my afternoon meetings" by the user's own bounds of the day ("afternoon starts at 1pm")
+    parts = day_part_bounds(ctx.preferences) if criteria.day_part else None
+    kept = filter_items(items, criteria, ctx.tz, parts=parts)
     return FoundEvents(events=kept, count=len(kept), start=params.start, end=params.end)
 
 

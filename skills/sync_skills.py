@@ -25,6 +25,7 @@ from typing import Any
 from django.db.models import Q
 from pydantic import Field
 
+from preferences.schema import day_part_bounds
 from skills.changes import Change, ChangeSet, CopyOf
 from skills.context import SkillContext
 from skills.errors import SkillError
@@ -233,7 +234,8 @@ def plan_sync(ctx: SkillContext, params: PlanSyncInput) -> SyncPlan:
     if params.only is not None:
         owner = getattr(ctx.user, "email", "") or ""
         items = [EventItem.from_occurrence(o, owner_email=owner) for o in occurrences]
-        kept = {item.key for item in filter_items(items, params.only, ctx.tz)}
+        parts = day_part_bounds(ctx.preferences) if params.only.day_part else None
+        kept = {item.key for item in filter_items(items, params.only, ctx.tz, parts=parts)}
         occurrences = [o for o in occurrences if o.occurrence_key in kept]
     links = _Links(ctx, occurrences, {c.id for c in sources}, target_ids)
     plan = SyncPlan()
