@@ -220,7 +220,11 @@ WHITENOISE_USE_FINDERS = DEBUG
 
 # Mail to attendees ("notify them") is printed to the console unless EMAIL_URL names an SMTP server,
 # e.g. smtp+tls://user:password@mail.example.org:587 (django-environ's form).
+# Until then the reply to "notify them" says that mail is not configured and nobody was emailed.
 EMAIL_BACKEND = env.str("EMAIL_BACKEND", default="django.core.mail.backends.console.EmailBackend")
+# A mail server that does not answer must not hold a workflow step (or a worker) for long; a mail
+# that timed out is retried by skills.notifications_send.
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
 if env.str("EMAIL_URL", default=""):
     globals().update(env.email_url("EMAIL_URL"))
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="assistant@localhost")

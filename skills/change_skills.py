@@ -11,7 +11,6 @@ from bisect import bisect_left, bisect_right
 from datetime import date, datetime, time, timedelta
 from typing import Any, Literal
 
-from django.conf import settings
 from pydantic import BaseModel, Field
 
 from skills.changes import (
@@ -44,7 +43,7 @@ from skills.freetime import (
     within_working_hours,
     working_window,
 )
-from skills.mail import notifications_create, notifications_of, notifications_send
+from skills.mail import NOT_CONFIGURED, notifications_create, notifications_of, notifications_send
 from skills.models import Notification
 from skills.people import Availability, availability, names_and_you
 from skills.preview import week_view
@@ -918,10 +917,6 @@ class NotifyInput(SkillInput):
     )
 
 
-CONSOLE_BACKEND = "django.core.mail.backends.console.EmailBackend"
-"""The default mail backend, which prints mail instead of sending it: nobody is told by it."""
-
-
 def _drafts(ctx: SkillContext, result: Reply, note: str, only_to: list[str]) -> dict[str, tuple[str, str]]:
     """The mail for each other attendee of the changed events: address -> subject and body.
 
@@ -963,9 +958,11 @@ def _drafts(ctx: SkillContext, result: Reply, note: str, only_to: list[str]) -> 
 def notify_attendees(ctx: SkillContext, params: NotifyInput) -> Reply:
     """Mail the other attendees of the changed events what happened (only once changes were applied).
 
-    The changes stand by then, so a mail that does not go out leaves the reply ``done``, with its
-    undo: the reply says whose mail is waiting, and a worker retries just those mails.  Each mail is
-    recorded as sent the moment it went out, so a retry or a step run again never sends it twice.
+    The changes stand by then (committed by ``apply_changes``), so a mail that does not go out leaves
+    the reply ``done``, with its undo: the reply says whose mail is waiting, and a worker retries just
+    those mails once this step's writes are committed.  Each mail is recorded as sent the moment it
+    went out, so a retry or a step run again never sends it twice.  Without a mail server (the
+    console backend, the default) the reply says that nobody was emailed and how mail is set up.
     """
     result = params.result
     if result.kind != "done":
@@ -978,22 +975,24 @@ def notify_attendees(ctx: SkillContext, params: NotifyInput) -> Reply:
             data={**result.data, "notified": []},
         )
     notifications_create(owner=ctx.user, run_id=ctx.run_id, drafts=drafts)
-    if any(n.status != Notification.Status.SENT for n in notifications_send(run_id=ctx.run_id)):
+    waiting = (Notification.Status.PENDING, Notification.Status.SENDING)
+    if any(n.status in waiting for n in notifications_send(run_id=ctx.run_id)):
         notifications_dispatch(ctx.run_id)
     # Read again: run eagerly outside a transaction, the dispatched retry has already happened.
     mails = notifications_of(run_id=ctx.run_id)
     sent = [n.recipient for n in mails if n.status == Notification.Status.SENT]
-    retrying = [
-        n.recipient for n in mails if n.status in (Notification.Status.PENDING, Notification.Status.SENDING)
-    ]
-    failed = [n.recipient for n in mails if n.status == Notification.Status.FAILED]
+    retrying = [n.recipient for n in mails if n.status in waiting]
+    given_up = [n for n in mails if n.status == Notification.Status.FAILED]
+    unconfigured = [n.recipient for n in given_up if n.error == NOT_CONFIGURED]
+    failed = [n.recipient for n in given_up if n.error != NOT_CONFIGURED]
     lines = [result.text]
-    if sent and settings.EMAIL_BACKEND == CONSOLE_BACKEND:
+    if unconfigured:
         lines.append(
-            f"I wrote to {', '.join(sent)}, but no mail server is set up here: "
-            "the mail was only printed in the server's log."
+            f"Mail is not configured on this server, so nobody was emailed: you may want to tell "
+            f"{', '.join(unconfigured)} yourself. (Whoever runs the server can set EMAIL_URL to a mail "
+            "server to send mail.)"
         )
-    elif sent:
+    if sent:
         lines.append(f"I let {', '.join(sent)} know.")
     if retrying:
         lines.append(f"The mail to {', '.join(retrying)} did not go out; I will try again.")
@@ -1005,7 +1004,13 @@ def notify_attendees(ctx: SkillContext, params: NotifyInput) -> Reply:
     return Reply(
         kind=result.kind,
         text="\n".join(lines),
-        data={**result.data, "notified": sent, "mail_retrying": retrying, "mail_failed": failed},
+        data={
+            **result.data,
+            "notified": sent,
+            "mail_retrying": retrying,
+            "mail_failed": failed,
+            "mail_not_configured": unconfigured,
+        },
     )
 
 

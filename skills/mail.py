@@ -4,6 +4,11 @@ A change is applied before its mail goes out, so a mail server that refuses must
 truth of the reply ("done"), and a retry must know which attendees already have their copy.  Hence
 one :class:`~skills.models.Notification` row per run and recipient, marked sent the moment the mail
 backend took the message; :mod:`skills.tasks` retries the rest.
+
+A backend that delivers nothing (Django's console backend, the default until ``EMAIL_URL`` names a
+mail server, its file-writing subclass, or the dummy one) still gets each mail, so a developer sees
+what would have gone out, but its row is marked failed with :data:`NOT_CONFIGURED`: nobody was told,
+and the reply must not say otherwise.
 """
 
 from __future__ import annotations
@@ -15,13 +20,17 @@ from typing import Any
 
 from django.conf import settings
 from django.core.mail import EmailMessage
+from django.core.mail.backends import console, dummy
 from django.db.models import F, Q
 from django.utils import timezone
+from django.utils.module_loading import import_string
 
 from skills.models import ChangeRecord, Notification
 
 __all__ = [
     "CLAIM_TIMEOUT",
+    "NOT_CONFIGURED",
+    "mail_configured",
     "notification_send",
     "notifications_create",
     "notifications_give_up",
@@ -35,6 +44,19 @@ CLAIM_TIMEOUT = timedelta(minutes=10)
 """Far longer than a send takes: a row claimed this long ago was left by a process that died mid-send."""
 
 Status = Notification.Status
+
+NOT_CONFIGURED = "not delivered: no mail server is configured (EMAIL_URL is not set)"
+"""The error of a mail handed to a backend that delivers nothing."""
+
+
+def mail_configured() -> bool:
+    """Whether the mail backend delivers mail to people (SMTP, a provider's API, the tests' outbox).
+
+    The console backend (and the file backend, its subclass) only writes the mail where the server's
+    operator can read it; the dummy backend drops it.
+    """
+    backend = import_string(settings.EMAIL_BACKEND)
+    return not (isinstance(backend, type) and issubclass(backend, (console.EmailBackend, dummy.EmailBackend)))
 
 
 def notifications_create(
@@ -79,7 +101,9 @@ def notification_send(*, notification: Notification) -> Notification:
             error = "" if message.send() else "the mail backend accepted no message"
         except Exception as exc:  # SMTP, sockets, a provider's API: any backend, any way it fails
             error = f"{type(exc).__name__}: {exc}"
-        if error:
+        if not error and not mail_configured():
+            Notification.objects.filter(pk=notification.pk).update(status=Status.FAILED, error=NOT_CONFIGURED)
+        elif error:
             logger.warning(
                 "mail to %s about run %s did not go out: %s",
                 notification.recipient,
