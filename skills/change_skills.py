@@ -10,6 +10,7 @@ from __future__ import annotations
 from bisect import bisect_left, bisect_right
 from datetime import date, datetime, time, timedelta
 from typing import Any, Literal
+from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, Field
 
@@ -31,8 +32,10 @@ from skills.errors import SkillError
 from skills.formatting import format_day, format_person, format_span, format_time
 from skills.freetime import (
     WAKING_HOURS,
+    Block,
     Span,
     clock_time,
+    closed_blocks,
     day_part_window,
     meeting_hours,
     named_blocks,
@@ -804,6 +807,69 @@ def _lines(rows: list[dict[str, Any]], skipped: list[Skipped], ctx: SkillContext
     return lines
 
 
+def _takes_new_time(change: Change) -> bool:
+    """Whether a change puts an event at a time it was not at (a new event, or a move); a copy made by
+    a sync holds the time its original already holds, and is no new commitment."""
+    if change.start is None or change.end is None or change.all_day or change.copy_of is not None:
+        return False
+    if change.action == "create":
+        return True
+    moved = (change.start, change.end) != (change.before_start, change.before_end)
+    return change.action == "update" and moved
+
+
+def _closed_out(ctx: SkillContext, changes: list[Change]) -> tuple[list[Change], list[tuple[Change, Block]]]:
+    """The changes that may go ahead, and those that would put an event in a block the user allows no
+    exceptions to (the writing block without ``allow_exceptions_with_approval``), each with that block.
+    Those are refused, not previewed: approving cannot make them right."""
+    timed = [c for c in changes if _takes_new_time(c)]
+    if not timed:
+        return changes, []
+    spans = [(c.start, c.end) for c in timed if c.start is not None and c.end is not None]
+    lo = min(a for a, _ in spans) - timedelta(days=1)
+    hi = max(b for _, b in spans) + timedelta(days=1)
+    closed = closed_blocks(ctx.preferences, lo, hi, ctx.tz)
+    if not closed:
+        return changes, []
+    by_blocks = _Overlaps([(b.start, b.end) for b in closed])
+    refused: dict[int, tuple[Change, Block]] = {}
+    for change, (start, end) in zip(timed, spans, strict=True):
+        hits = by_blocks.of(start, end)
+        if hits:
+            refused[id(change)] = (change, closed[hits[0]])
+    return [c for c in changes if id(c) not in refused], list(refused.values())
+
+
+def _closed_reason(block: Block, tz: ZoneInfo) -> str:
+    return f"it would be in {block.words(tz)}, and your writing block preference allows no exceptions"
+
+
+def _refusal(ctx: SkillContext, change: Change, block: Block) -> str:
+    """Why one new time is refused, the preference named, and what would work instead: the first free
+    time of that day outside the protected blocks, another time, or allowing exceptions."""
+    tz = ctx.tz
+    assert change.start is not None
+    assert change.end is not None
+    when = f"{format_day(change.start.astimezone(tz).date())} at {format_time(change.start, tz)}"
+    verb = f"schedule {change.summary!r} on" if change.action == "create" else f"move {change.summary!r} to"
+    text = f"I did not {verb} {when}: " + _closed_reason(block, tz) + "."
+    day = change.start.astimezone(tz).date()
+    fit = first_fit(
+        ctx,
+        lo=max(datetime.combine(day, time(), tz), _soonest(ctx)),
+        hi=datetime.combine(day + timedelta(days=1), time(), tz),
+        length=change.end - change.start,
+        attendees=change.new_attendees if change.new_attendees is not None else change.attendees,
+        skip_keys={change.key} if change.key else set(),
+    )
+    if fit.start is not None:
+        text += f" The first free time that day outside it is {format_time(fit.start, tz)}."
+    return (
+        text + ' Say another time, or, to decide case by case, say "protect my writing block, but let me '
+        'approve exceptions" (or change it on your settings page, /settings/).'
+    )
+
+
 def _is_yes(answer: Any, digest: str) -> bool | None:
     """True: approved (this very preview); False: declined; None: an approval of another preview."""
     if isinstance(answer, dict):
@@ -831,7 +897,18 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
             text = " ".join(f"I did not schedule {s.summary!r}: {s.reason}." for s in skipped)
         return Reply(kind="answer", text=text)
     changes, dropped = revalidate(ctx.provider, planned)
-    skipped = [*params.changes.skipped, *dropped]
+    changes, closed = _closed_out(ctx, changes)
+    if closed and not changes and len(closed) == 1 and not dropped:
+        change, block = closed[0]
+        return Reply(kind="answer", text=_refusal(ctx, change, block), data={"refused": ["writing_block"]})
+    skipped = [
+        *params.changes.skipped,
+        *dropped,
+        *(
+            Skipped(summary=c.summary, start=c.before_start or c.start, reason=_closed_reason(b, ctx.tz))
+            for c, b in closed
+        ),
+    ]
     if not changes:
         return Reply(
             kind="answer",
@@ -841,7 +918,7 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
         )
     digest = change_digest(changes)
     reasons = approval_reasons(changes)
-    must_ask = bool(dropped) or (bool(reasons) and not params.approved)
+    must_ask = bool(dropped) or bool(closed) or (bool(reasons) and not params.approved)
     answer = ctx.answer
     verdict = _is_yes(answer, digest) if answer is not NO_ANSWER else None
     if verdict is False:

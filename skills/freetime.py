@@ -24,6 +24,7 @@ __all__ = [
     "Span",
     "clock_span",
     "clock_time",
+    "closed_blocks",
     "day_part_window",
     "day_windows",
     "gaps",
@@ -180,6 +181,18 @@ class Block:
 def named_blocks(preferences: Mapping[str, Any], start: datetime, end: datetime, tz: ZoneInfo) -> list[Block]:
     """The protected blocks of each day of [start, end) with the preference each comes from."""
     return [Block(lo, hi, key, every) for lo, hi, key, every in _block_times(preferences, start, end, tz)]
+
+
+def closed_blocks(
+    preferences: Mapping[str, Any], start: datetime, end: datetime, tz: ZoneInfo
+) -> list[Block]:
+    """The protected blocks of [start, end) that nothing may be put in, even with approval: the writing
+    block when its preference does not allow exceptions with approval.  (Lunch and gym sessions, like a
+    writing block that allows exceptions, may be broken once the user approves.)"""
+    writing = preferences.get("writing_block")
+    if not isinstance(writing, Mapping) or writing.get("allow_exceptions_with_approval") is True:
+        return []
+    return [b for b in named_blocks(preferences, start, end, tz) if b.key == "writing_block"]
 
 
 def _clock(moment: time) -> str:
