@@ -18,6 +18,7 @@ from skills.changes import (
     Change,
     ChangeSet,
     Skipped,
+    applied_records,
     apply_change_set,
     approval_reasons,
     attendee_changes,
@@ -47,7 +48,7 @@ from skills.freetime import (
     working_window,
 )
 from skills.mail import NOT_CONFIGURED, notifications_create, notifications_of, notifications_send
-from skills.models import Notification
+from skills.models import ChangeRecord, Notification
 from skills.people import Availability, availability, names_and_you
 from skills.preview import week_view
 from skills.providers.base import ProviderError
@@ -896,19 +897,19 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
         if skipped and all(s.start is None for s in skipped):  # new events no time was found for
             text = " ".join(f"I did not schedule {s.summary!r}: {s.reason}." for s in skipped)
         return Reply(kind="answer", text=text)
+    earlier = applied_records(ctx.user, ctx.operation_id)
+    if earlier:
+        # This very task applied the set before its worker died (the records commit with the
+        # changes): its targets now carry its own writes, so they are not checked again, and the
+        # user is told what was done, once.
+        changes, closed = _closed_out(ctx, planned)
+        return _done(ctx, params, changes, [*params.changes.skipped, *_closed_skips(ctx, closed)], earlier)
     changes, dropped = revalidate(ctx.provider, planned)
     changes, closed = _closed_out(ctx, changes)
     if closed and not changes and len(closed) == 1 and not dropped:
         change, block = closed[0]
         return Reply(kind="answer", text=_refusal(ctx, change, block), data={"refused": ["writing_block"]})
-    skipped = [
-        *params.changes.skipped,
-        *dropped,
-        *(
-            Skipped(summary=c.summary, start=c.before_start or c.start, reason=_closed_reason(b, ctx.tz))
-            for c, b in closed
-        ),
-    ]
+    skipped = [*params.changes.skipped, *dropped, *_closed_skips(ctx, closed)]
     if not changes:
         return Reply(
             kind="answer",
@@ -955,6 +956,24 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
         )
     except ProviderError as exc:
         raise SkillError(f"Nothing was changed: {exc}") from exc
+    return _done(ctx, params, changes, skipped, records)
+
+
+def _closed_skips(ctx: SkillContext, closed: list[tuple[Change, Block]]) -> list[Skipped]:
+    return [
+        Skipped(summary=c.summary, start=c.before_start or c.start, reason=_closed_reason(b, ctx.tz))
+        for c, b in closed
+    ]
+
+
+def _done(
+    ctx: SkillContext,
+    params: ApplyInput,
+    changes: list[Change],
+    skipped: list[Skipped],
+    records: list[ChangeRecord],
+) -> Reply:
+    """The reply to an applied set: what was done, what was left out, and the run to undo."""
     rows = preview_rows(changes, ctx.tz)
     text = "\n".join(
         [

@@ -36,6 +36,7 @@ __all__ = [
     "ChangeSet",
     "CopyOf",
     "Skipped",
+    "applied_records",
     "apply_change_set",
     "approval_reasons",
     "attendee_changes",
@@ -386,6 +387,16 @@ def _log(owner: Any, entries: list[ChangeRecord], operation_ids: list[str]) -> l
             pass
     ChangeRecord.objects.bulk_create(entries, ignore_conflicts=True)
     return list(ChangeRecord.objects.filter(owner=owner, operation_id__in=operation_ids).order_by("position"))
+
+
+def applied_records(user: Any, operation_id: str) -> list[ChangeRecord]:
+    """The records of a set already applied under ``operation_id`` (by an earlier attempt of the same
+    task whose worker died before storing its result), in order; empty if it was not."""
+    return list(
+        ChangeRecord.objects.filter(owner=user, operation_id__startswith=f"{operation_id}:").order_by(
+            "position"
+        )
+    )
 
 
 def apply_change_set(

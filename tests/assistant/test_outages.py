@@ -154,3 +154,31 @@ def test_a_question_set_aside_before_it_was_shown_says_so_instead() -> None:
     note = Message.objects.filter(conversation=conversation, role="assistant").last()
     assert note is not None
     assert (note.text, note.run_id) == (SET_ASIDE, run.pk)
+
+
+def test_an_apply_run_again_after_its_worker_died_reports_what_it_did_once() -> None:
+    """The worker died after the apply committed but before its result was stored: the run taken
+    over runs the apply again, which writes nothing twice and tells what was done (not 'changed
+    meanwhile', which its own writes would otherwise look like)."""
+    with time_machine.travel(NOW, tick=False):
+        user, conversation = two_meetings("rerun")
+        chat_turn(user=user, conversation=conversation, text="Move all my meetings tomorrow one hour later")
+        done = chat_turn(user=user, conversation=conversation, text="yes")
+        assert done is not None
+        assert done.kind == "done"
+        run = WorkflowRun.objects.get(user=user)
+        apply = TaskRun.objects.get(run=run, skill="apply_changes")
+        TaskRun.objects.filter(run=run, position__gte=apply.position).update(status="pending", output=None)
+        WorkflowRun.objects.filter(pk=run.pk).update(
+            status=RunStatus.RUNNING, attempts=1, lease_owner="dead", lease_expires_at=NOW, result=None
+        )
+        done.delete()
+        assert sweep(now=later()).dispatched == 1
+    run.refresh_from_db()
+    assert run.status == RunStatus.SUCCEEDED
+    assert ChangeRecord.objects.filter(owner=user).count() == 2
+    assert Event.objects.get(summary="Standup").start == datetime(2026, 3, 3, 10, tzinfo=NY)
+    again = Message.objects.filter(conversation=conversation, run=run, role="assistant").last()
+    assert again is not None
+    assert again.kind == "done"
+    assert again.text.startswith("Done: 2 changes.")

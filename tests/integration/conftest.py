@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import importlib
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -39,6 +40,8 @@ __all__ = [
     "Worker",
     "chat_listener_error",
     "redis_layer_settings",
+    "spawn_worker",
+    "stop_worker",
     "wait_for",
 ]
 
@@ -252,6 +255,84 @@ class Worker:
         return self.env.get("INTEGRATION_CHAT_LISTENER") == "1"
 
 
+def spawn_worker(
+    *,
+    broker_url: str,
+    redis_url: str,
+    log: Path,
+    settings_module: str = "tests.integration.worker_settings",
+    extra_env: dict[str, str] | None = None,
+    pool: str = "solo",
+    beat_schedule: Path | None = None,
+) -> Worker:
+    """Start ``celery worker`` on the test database and ``broker_url``, and wait until it consumes.
+
+    It runs in a process group of its own, so that a test can kill it whole (parent, pool children
+    and an embedded beat) as a crash or an out-of-memory kill would.  ``beat_schedule``: also run
+    celery beat inside it (the sweeper), keeping its schedule there.
+    """
+    hostname = f"integration-{uuid.uuid4().hex[:8]}@localhost"
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": settings_module,
+        "DEBUG": os.environ.get("DEBUG", "1"),
+        "DATABASE_URL": database_url(connection.settings_dict),
+        "REDIS_URL": redis_url,
+        "CELERY_BROKER_URL": broker_url,
+        "CELERY_TASK_ALWAYS_EAGER": "0",
+        "CELERY_RESULT_BACKEND": "",
+        "INTEGRATION_CHAT_LISTENER": "0" if chat_listener_error() else "1",
+        "PYTHONPATH": os.pathsep.join(
+            filter(None, [str(django_settings.BASE_DIR), os.environ.get("PYTHONPATH")])
+        ),
+        "PYTHONUNBUFFERED": "1",
+        "INTEGRATION_PARENT_PID": str(os.getpid()),
+        **(extra_env or {}),
+    }
+    command = [
+        sys.executable, "-m", "celery", "-A", "assistant", "worker",
+        f"--pool={pool}", "--concurrency=1", "-l", "warning", "-n", hostname,
+        "--without-gossip", "--without-mingle", "--without-heartbeat",
+    ]  # fmt: skip
+    if beat_schedule is not None:
+        command += ["--beat", f"--schedule={beat_schedule}"]
+    with log.open("ab") as out:
+        process = subprocess.Popen(
+            command,
+            cwd=django_settings.BASE_DIR,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    running = Worker(process=process, hostname=hostname, log=log, env=env)
+    app = run_workflow.app
+    try:
+        # A ping answered proves the worker consumes from the broker: tasks sent now will run.
+        wait_for(
+            lambda: app.control.ping(destination=[running.hostname], timeout=0.5) or None,
+            timeout=WORKER_START_SECONDS,
+            what="the worker answering a ping",
+            worker=running,
+        )
+    except BaseException:
+        stop_worker(running)
+        raise
+    return running
+
+
+def stop_worker(worker: Worker) -> None:
+    """Warm shutdown (the worker finishes its task, acks and exits), killed if it will not."""
+    if worker.process.poll() is not None:
+        return
+    worker.process.terminate()
+    try:
+        worker.process.wait(timeout=WORKER_STOP_SECONDS)
+    except subprocess.TimeoutExpired:
+        os.killpg(worker.process.pid, signal.SIGKILL)
+        worker.process.wait(timeout=WORKER_STOP_SECONDS)
+
+
 @pytest.fixture(scope="module")
 def worker(
     redis_url: str,
@@ -266,51 +347,16 @@ def worker(
     """
     app = run_workflow.app
     saved = {"broker_url": app.conf.broker_url, "task_always_eager": app.conf.task_always_eager}
-    hostname = f"integration-{uuid.uuid4().hex[:8]}@localhost"
-    log = tmp_path_factory.mktemp("celery") / "worker.log"
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "tests.integration.worker_settings",
-        "DEBUG": os.environ.get("DEBUG", "1"),
-        "DATABASE_URL": database_url(connection.settings_dict),
-        "REDIS_URL": redis_url,
-        "CELERY_BROKER_URL": redis_url,
-        "CELERY_TASK_ALWAYS_EAGER": "0",
-        "CELERY_RESULT_BACKEND": "",
-        "INTEGRATION_CHAT_LISTENER": "0" if chat_listener_error() else "1",
-        "PYTHONPATH": os.pathsep.join(
-            filter(None, [str(django_settings.BASE_DIR), os.environ.get("PYTHONPATH")])
-        ),
-        "PYTHONUNBUFFERED": "1",
-        "INTEGRATION_PARENT_PID": str(os.getpid()),
-    }
-    command = [
-        sys.executable, "-m", "celery", "-A", "assistant", "worker",
-        "--pool=solo", "--concurrency=1", "-l", "warning", "-n", hostname,
-        "--without-gossip", "--without-mingle", "--without-heartbeat",
-    ]  # fmt: skip
-    with log.open("wb") as out:
-        process = subprocess.Popen(
-            command, cwd=django_settings.BASE_DIR, env=env, stdout=out, stderr=subprocess.STDOUT
-        )
-    running = Worker(process=process, hostname=hostname, log=log, env=env)
+    point_app_at(app, broker_url=redis_url, eager=False)
+    running = None
     try:
-        point_app_at(app, broker_url=redis_url, eager=False)
-        # A ping answered proves the worker consumes from the broker: tasks sent now will run.
-        wait_for(
-            lambda: app.control.ping(destination=[running.hostname], timeout=0.5) or None,
-            timeout=WORKER_START_SECONDS,
-            what="the worker answering a ping",
-            worker=running,
+        running = spawn_worker(
+            broker_url=redis_url, redis_url=redis_url, log=tmp_path_factory.mktemp("celery") / "worker.log"
         )
         yield running
     finally:
-        process.terminate()  # warm shutdown: the worker finishes its task, acks and exits
-        try:
-            process.wait(timeout=WORKER_STOP_SECONDS)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout=WORKER_STOP_SECONDS)
+        if running is not None:
+            stop_worker(running)
         point_app_at(app, broker_url=saved["broker_url"], eager=saved["task_always_eager"])
         with django_db_blocker.unblock():
             connection.close()
