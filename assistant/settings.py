@@ -236,10 +236,13 @@ if not 1 <= WORKFLOW_MAX_TASKS <= 1000:
     raise ImproperlyConfigured("WORKFLOW_MAX_TASKS must be between 1 and 1000.")
 ASSISTANT_DECOMPOSER = env.str("ASSISTANT_DECOMPOSER", default="rules")
 
+# Above DEBUG no log line shows an exception's message or a validated input (either may quote the
+# user's words or their events' titles): see assistant/logsafety.py.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "filters": {"withhold_user_text": {"()": "assistant.logsafety.WithholdUserText"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "filters": ["withhold_user_text"]}},
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="WARNING")},
 }
 WORKFLOW_RUN_LISTENERS = ["assistant.services.run_settled"]
