@@ -810,8 +810,11 @@ def _lines(rows: list[dict[str, Any]], skipped: list[Skipped], ctx: SkillContext
 
 def _takes_new_time(change: Change) -> bool:
     """Whether a change puts an event at a time it was not at (a new event, or a move); a copy made by
-    a sync holds the time its original already holds, and is no new commitment."""
+    a sync, or brought up to date with its original, holds the time its original already holds, and is
+    no new commitment."""
     if change.start is None or change.end is None or change.all_day or change.copy_of is not None:
+        return False
+    if change.sync_of is not None and change.sync_of.side == "copy":
         return False
     if change.action == "create":
         return True

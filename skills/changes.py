@@ -36,6 +36,7 @@ __all__ = [
     "ChangeSet",
     "CopyOf",
     "Skipped",
+    "SyncOf",
     "applied_records",
     "apply_change_set",
     "approval_reasons",
@@ -70,6 +71,17 @@ class CopyOf(BaseModel):
     replaces: str = Field(default="", description="A copy of it deleted since, whose link this one takes.")
 
 
+class SyncOf(BaseModel):
+    """What an update made by a two-way sync keeps in step (see :mod:`skills.sync_skills`): the copy of
+    the link, which side the update writes (the copy, after its original was edited, or the original,
+    after its copy was), and the other side's calendar; applying it moves the link on to this run."""
+
+    copy_event_id: str
+    side: Literal["copy", "original"]
+    other_calendar_name: str = ""
+    source_etag: str = Field(default="", description="For an update of the copy: the original as read.")
+
+
 class Change(BaseModel):
     """One pending change.  For updates and deletes, ``etag`` is the target as it was read."""
 
@@ -97,6 +109,9 @@ class Change(BaseModel):
     description: str = ""
     conflicts: list[str] = Field(default_factory=list, description="What the new time would break.")
     copy_of: CopyOf | None = Field(default=None, description="For a copy of another event: that event.")
+    sync_of: SyncOf | None = Field(
+        default=None, description="For an update that keeps a copy and its original in step: the link."
+    )
     why: str = Field(default="", description="Why a free-time search chose the new time, in words.")
 
 
@@ -136,6 +151,8 @@ def approval_reasons(changes: Iterable[Change]) -> list[str]:
         reasons.append("it deletes events")
     if any(c.copy_of is not None for c in changes):
         reasons.append("it copies events between calendars")
+    if any(c.sync_of is not None for c in changes):
+        reasons.append("it updates events to keep calendars in step")
     if any(c.recurrence_id is not None and c.scope != "occurrence" for c in changes):
         reasons.append("it changes a whole series")
     if len(changes) > 1:
@@ -218,6 +235,14 @@ def describe_change(change: Change, tz: ZoneInfo) -> str:
         parts.append("invite " + ", ".join(format_person(a) for a in invited))
     if dropped:
         parts.append("take off " + ", ".join(format_person(a) for a in dropped))
+    if change.sync_of is not None:
+        # "Update 'Sprint planning' in Personal to match Work: ...", "... in Work to match Personal"
+        other = change.sync_of.other_calendar_name
+        if change.sync_of.side == "original":
+            other = f"its copy in {other}" if other else "its copy"
+        return f"Update {change.summary!r} in {change.calendar_name} to match {other or 'its original'}" + (
+            f"{_scope_words(change, tz)}: " + ("; ".join(parts) or "no change")
+        )
     verb = "Move" if change.start is not None and change.start != change.before_start else "Change"
     return f"{verb} {change.summary!r}{_scope_words(change, tz)}: " + ("; ".join(parts) or "no change")
 
@@ -424,6 +449,9 @@ def apply_change_set(
         written = provider.apply_writes(writes)
         made = [(changes[p].copy_of, w.after) for p, w in zip(todo, written, strict=True)]
         CopyLink.objects.link_copies(owner=user, run_id=run_id, made=made)
+        kept_in_step = _links_in_step(
+            user, run_id, [(p, changes[p].sync_of, w) for p, w in zip(todo, written, strict=True)]
+        )
         entries = [
             _record(
                 owner=user,
@@ -437,7 +465,78 @@ def apply_change_set(
             )
             for position, write, result in zip(todo, writes, written, strict=True)
         ]
+        for entry in entries:
+            if entry.position in kept_in_step:  # what undo puts the link back to
+                entry.before = {**(entry.before or {}), SYNC_LINK: kept_in_step[entry.position]}
         return _log(user, entries, ops)
+
+
+SYNC_LINK = "sync_link"
+"""Key of a change record's ``before`` that holds the copy link as it was before a sync's update."""
+
+
+def _link_image(link: CopyLink) -> dict[str, str]:
+    return {
+        "copy_event_id": link.copy_event_id,
+        "run_id": str(link.run_id) if link.run_id else "",
+        "source_etag": link.source_etag,
+    }
+
+
+def _links_in_step(
+    user: Any, run_id: str, done: list[tuple[int, SyncOf | None, Written]]
+) -> dict[int, dict[str, str]]:
+    """Move the links of a two-way sync's updates on to this run: the content this run left on both
+    sides is the one the next sync compares each side with, and ``source_etag`` is the original as it
+    is now.  Returns each such change's link as it was, by position, for undo to put back."""
+    synced = [(p, sync, w) for p, sync, w in done if sync is not None]
+    if not synced:
+        return {}
+    links = {
+        link.copy_event_id: link
+        for link in CopyLink.objects.filter(
+            owner=user, copy_event_id__in=[s.copy_event_id for _, s, _ in synced]
+        )
+    }
+    before: dict[int, dict[str, str]] = {}
+    for position, sync, written in synced:
+        link = links.get(sync.copy_event_id)
+        if link is None:
+            continue
+        before[position] = _link_image(link)
+        link.run_id = run_id
+        if sync.side == "original":
+            link.source_etag = written.after.etag if written.after is not None else link.source_etag
+        elif sync.source_etag:
+            link.source_etag = sync.source_etag
+    CopyLink.objects.bulk_update(list(links.values()), ["run_id", "source_etag"])
+    return before
+
+
+def _links_back(user: Any, reverted: list[tuple[ChangeRecord, ChangeRecord]]) -> None:
+    """Put back the links a sync's updates moved on, as an undo reverts those updates; the undoing
+    record keeps the link as the sync left it, so that undoing the undo moves it on again."""
+    wanted = [(o, e) for o, e in reverted if isinstance(o.before, dict) and SYNC_LINK in o.before]
+    if not wanted:
+        return
+    kept = {o.pk: o.before[SYNC_LINK] for o, _ in wanted}  # type: ignore[index]
+    links = {
+        link.copy_event_id: link
+        for link in CopyLink.objects.filter(
+            owner=user, copy_event_id__in=[k.get("copy_event_id", "") for k in kept.values()]
+        )
+    }
+    changed = []
+    for original, entry in wanted:
+        image = kept[original.pk]
+        link = links.get(image.get("copy_event_id", ""))
+        if link is None:
+            continue
+        entry.before = {**(entry.before or {}), SYNC_LINK: _link_image(link)}
+        link.run_id = image.get("run_id") or None
+        link.source_etag = image.get("source_etag", "")
+        changed.append(link)
+    CopyLink.objects.bulk_update(changed, ["run_id", "source_etag"])
 
 
 _INVERSE = {
@@ -555,6 +654,7 @@ def undo_run(
             undone.append(record.pk)
             reverted.append((record, entries[-1]))
         CopyLink.objects.follow_undo(owner=user, reverted=reverted)
+        _links_back(user, reverted)
         records = _log(user, entries, [entry.operation_id for entry in entries])
         ChangeRecord.objects.filter(pk__in=undone).update(undone_by=undo_run_id)
     return records, skipped

@@ -20,18 +20,18 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from django.db.models import Q
 from pydantic import Field
 
 from preferences.schema import day_part_bounds
-from skills.changes import Change, ChangeSet, CopyOf
+from skills.changes import Change, ChangeSet, CopyOf, SyncOf
 from skills.context import SkillContext
 from skills.errors import SkillError
 from skills.filtering import filter_items
 from skills.formatting import format_range
-from skills.models import CopyLink
+from skills.models import ChangeRecord, CopyLink
 from skills.providers.base import CalendarInfo, Occurrence
 from skills.registry import skill
 from skills.schemas import EventCriteria, EventItem, SkillInput
@@ -85,6 +85,10 @@ class SyncPlan(ChangeSet):
     edited: list[str] = Field(
         default_factory=list, description="Originals edited since they were copied (their copies stay)."
     )
+    updates: int = Field(default=0, description="Copies and originals to bring up to date (a two-way sync).")
+    both_edited: list[str] = Field(
+        default_factory=list, description="Events edited on both sides since the last sync (left alone)."
+    )
 
 
 def _calendars(ctx: SkillContext, calendars: list[CalendarInfo], words: Iterable[str]) -> list[CalendarInfo]:
@@ -126,12 +130,16 @@ class _Links:
             else []
         )
         self.copies = {(r.copy_calendar_id, r.copy_event_id) for r in rows}
+        self.rows = {(r.copy_calendar_id, r.copy_event_id): r for r in rows}
         originals = [r for r in rows if r.source_calendar_id in sources and r.copy_calendar_id in targets]
         held = ctx.provider.get_occurrences([(r.copy_event_id, None) for r in originals])
+        self.held: dict[int, Occurrence] = {}  # the copy of each link, as it is now
         self._exact: dict[tuple[str, str, float | None, str], tuple[CopyLink, bool]] = {}
         self._by_day: dict[tuple[str, str, str], list[tuple[CopyLink, bool]]] = {}
         for row, copy in zip(originals, held, strict=True):
             live = copy is not None and copy.calendar_id == row.copy_calendar_id
+            if live and copy is not None:
+                self.held[row.pk] = copy
             entry = (row, live)
             self._exact[
                 (row.source_calendar_id, row.source_uid, _rid(row.source_recurrence_id), row.copy_calendar_id)
@@ -175,6 +183,15 @@ def _plural(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
+def _per(plan: SyncPlan, *, copies: bool, word: str) -> str:
+    """ "2 to Personal, 1 to Work": the copies (or updates) of a plan by the calendar they write."""
+    per: dict[str, int] = {}
+    for c in plan.changes:
+        if (c.copy_of is not None) == copies:
+            per[c.calendar_name] = per.get(c.calendar_name, 0) + 1
+    return ", ".join(f"{n} {word} {name}" for name, n in per.items())
+
+
 def _note(plan: SyncPlan, targets: list[CalendarInfo], sources: list[CalendarInfo], period: str) -> str:
     """ "3 events to copy: 2 to Personal, 1 to Work; 1 private event left out." and what else the
     user should know, or why there is nothing to copy."""
@@ -187,17 +204,28 @@ def _note(plan: SyncPlan, targets: list[CalendarInfo], sources: list[CalendarInf
         scope = f"from {origins} to {ends}, {period}"
     private = [f"{_plural(plan.private, 'private event')} left out"] if plan.private else []
     already = [f"{_plural(plan.already, 'event')} already copied"] if plan.already else []
+    heads = []
     if plan.copies:
-        per = {c.calendar_name: 0 for c in plan.changes}
-        for c in plan.changes:
-            per[c.calendar_name] += 1
-        where = ", ".join(f"{n} to {name}" for name, n in per.items())
-        head = f"{_plural(plan.copies, 'event')} to copy" + (f": {where}" if both else "")
-        text = "; ".join([head, *private, *already]) + f" ({scope})."
+        heads.append(
+            f"{_plural(plan.copies, 'event')} to copy"
+            + (f": {_per(plan, copies=True, word='to')}" if both else "")
+        )
+    if plan.updates:
+        # "1 event to update: 1 in Personal": a side edited since the last sync brings the other along
+        heads.append(f"{_plural(plan.updates, 'event')} to update: {_per(plan, copies=False, word='in')}")
+    if heads:
+        text = "; ".join([*heads, *private, *already]) + f" ({scope})."
     elif plan.already or plan.private:
         text = f"Nothing left to copy {scope}: " + "; ".join([*already, *private]) + "."
     else:
         text = f"Nothing to copy {scope}: there are no events to copy there."
+    if plan.both_edited:
+        shown = ", ".join(dict.fromkeys(plan.both_edited))
+        text += (
+            f" Changed on both sides since the last sync (both left as they are): {shown}."
+            if len(set(plan.both_edited)) > 1
+            else f" {shown} was changed on both sides since the last sync; both were left as they are."
+        )
     if plan.edited:
         shown = ", ".join(dict.fromkeys(plan.edited))
         text += (
@@ -206,6 +234,146 @@ def _note(plan: SyncPlan, targets: list[CalendarInfo], sources: list[CalendarInf
             else f" {shown} was changed since it was copied; its copy was left as it is."
         )
     return text
+
+
+def _content(summary: str, location: str, start: datetime, end: datetime, all_day: bool) -> tuple[Any, ...]:
+    """What a two-way sync keeps the same on both sides: the title, the place and (but for all-day
+    events, whose days are left as they are) the time."""
+    if all_day:
+        return (summary, location)
+    return (summary, location, start.timestamp(), end.timestamp())
+
+
+def _of(occ: Occurrence, all_day: bool) -> tuple[Any, ...]:
+    return _content(occ.summary, occ.location, occ.start, occ.end, all_day)
+
+
+def _last_synced(ctx: SkillContext, rows: list[CopyLink]) -> dict[int, dict[str, Any]]:
+    """For each link, the event as the last sync that wrote either side left it: the image its change
+    record kept (the copy as made or updated, or the original as updated from its copy).  Compared
+    with each side as it is now, it tells which side changed since."""
+    runs = {str(r.run_id) for r in rows if r.run_id}
+    if not runs:
+        return {}
+    ids = {i for r in rows for i in (r.copy_event_id, r.source_event_id)}
+    records = ChangeRecord.objects.filter(owner=ctx.user, run_id__in=runs, event_id__in=ids).exclude(
+        after__isnull=True
+    )
+    by_key: dict[tuple[str, str, float | None], dict[str, Any]] = {}
+    for record in records.order_by("position"):
+        rid = record.recurrence_id.timestamp() if record.recurrence_id else None
+        if isinstance(record.after, dict):
+            by_key[(str(record.run_id), record.event_id, rid)] = record.after
+    found: dict[int, dict[str, Any]] = {}
+    for row in rows:
+        run = str(row.run_id) if row.run_id else ""
+        image = by_key.get((run, row.copy_event_id, None)) or by_key.get(
+            (run, row.source_event_id, _rid(row.source_recurrence_id))
+        )
+        if image:
+            found[row.pk] = image
+    return found
+
+
+def _update(
+    side: Literal["copy", "original"],
+    target: Occurrence,
+    source: Occurrence,
+    row: CopyLink,
+    owner: str,
+    original_etag: str,
+) -> Change:
+    """The update that makes ``target`` (one side of a link) match ``source`` (the other)."""
+    timed = not target.all_day
+    return Change(
+        action="update",
+        summary=target.summary,
+        calendar=target.calendar_id,
+        calendar_name=target.calendar_name,
+        key=target.occurrence_key,
+        event_id=target.event_id,
+        recurrence_id=target.recurrence_id,
+        scope="occurrence",
+        etag=target.etag,
+        before_start=target.start,
+        before_end=target.end,
+        start=source.start if timed else target.start,
+        end=source.end if timed else target.end,
+        all_day=target.all_day,
+        new_summary=source.summary if source.summary != target.summary else None,
+        new_location=source.location if source.location != target.location else None,
+        attendees=[a for a in target.attendees if a.casefold() != owner],
+        location=target.location,
+        sync_of=SyncOf(
+            copy_event_id=row.copy_event_id,
+            side=side,
+            other_calendar_name=source.calendar_name,
+            source_etag=original_etag if side == "copy" else "",
+        ),
+    )
+
+
+def _copies_of_unlisted(
+    ctx: SkillContext, occurrences: list[Occurrence], links: _Links, seen: set[int]
+) -> list[tuple[Occurrence, Occurrence, CopyLink]]:
+    """Copies in the range whose originals are not (moved out of it since, or one side of a sync of
+    another range): each with its original, read by id, so that an edit on either side still reaches
+    the other."""
+    copies = [
+        (occ, row)
+        for occ in occurrences
+        if (row := links.rows.get((occ.calendar_id, occ.event_id))) is not None and row.pk not in seen
+    ]
+    if not copies:
+        return []
+    originals = ctx.provider.get_occurrences(
+        [(row.source_event_id, row.source_recurrence_id) for _, row in copies]
+    )
+    return [
+        (original, copy, row)
+        for (copy, row), original in zip(copies, originals, strict=True)
+        if original is not None and original.calendar_id == row.source_calendar_id
+    ]
+
+
+def _keep_in_step(
+    ctx: SkillContext, plan: SyncPlan, pairs: list[tuple[Occurrence, Occurrence, CopyLink]]
+) -> None:
+    """A two-way sync's events already copied: where one side was edited since the last sync (its
+    time, title or place), the other is updated to match; where both were, both are left as they are
+    and named; where neither was, they count as already copied."""
+    synced = _last_synced(ctx, [row for _, _, row in pairs])
+    owner = (getattr(ctx.user, "email", "") or "").casefold()
+    for original, copy, row in pairs:
+        if original.all_day != copy.all_day:
+            plan.already += 1
+            plan.edited.append(original.summary)  # made all-day on one side: left to the user
+            continue
+        all_day = original.all_day
+        now_original, now_copy = _of(original, all_day), _of(copy, all_day)
+        if now_original == now_copy:
+            plan.already += 1
+            continue
+        image = synced.get(row.pk)
+        if image is not None:
+            last = _content(
+                image.get("summary") or "",
+                image.get("location") or "",
+                datetime.fromisoformat(image["start"]),
+                datetime.fromisoformat(image["end"]),
+                all_day,
+            )
+            original_edited, copy_edited = now_original != last, now_copy != last
+        else:  # no record of the last sync: the original's version tells
+            original_edited = not row.source_etag or row.source_etag != original.etag
+            copy_edited = not original_edited
+        if original_edited and copy_edited:
+            plan.both_edited.append(original.summary)
+        elif original_edited:
+            plan.changes.append(_update("copy", copy, original, row, owner, original.etag))
+        else:
+            plan.changes.append(_update("original", original, copy, row, owner, ""))
+    plan.updates = sum(1 for c in plan.changes if c.sync_of is not None)
 
 
 @skill(service="changes", kind="read")
@@ -238,7 +406,9 @@ def plan_sync(ctx: SkillContext, params: PlanSyncInput) -> SyncPlan:
         kept = {item.key for item in filter_items(items, params.only, ctx.tz, parts=parts)}
         occurrences = [o for o in occurrences if o.occurrence_key in kept]
     links = _Links(ctx, occurrences, {c.id for c in sources}, target_ids)
+    both = {c.id for c in sources} == target_ids and len(target_ids) > 1
     plan = SyncPlan()
+    pairs: list[tuple[Occurrence, Occurrence, CopyLink]] = []
     for occ in occurrences:
         if links.is_copy(occ):
             continue  # a copy is never copied again, so a two-way sync cannot copy it back
@@ -250,6 +420,10 @@ def plan_sync(ctx: SkillContext, params: PlanSyncInput) -> SyncPlan:
                 continue
             found = links.of(occ, target)
             if found is not None and found[1]:
+                copy = links.held.get(found[0].pk)
+                if both and copy is not None:
+                    pairs.append((occ, copy, found[0]))  # kept in step below, whichever side changed
+                    continue
                 plan.already += 1
                 if found[0].source_etag and found[0].source_etag != occ.etag:
                     plan.edited.append(occ.summary)
@@ -276,5 +450,8 @@ def plan_sync(ctx: SkillContext, params: PlanSyncInput) -> SyncPlan:
                 )
             )
     plan.copies = len(plan.changes)
+    if both:
+        pairs += _copies_of_unlisted(ctx, occurrences, links, {p[2].pk for p in pairs})
+        _keep_in_step(ctx, plan, pairs)
     plan.note = _note(plan, targets, sources, f"{format_range(params.start, params.end, ctx.tz)}")
     return plan
