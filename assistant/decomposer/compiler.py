@@ -219,6 +219,7 @@ def _count_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskS
 def _conflict_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskSpec]:
     start, end = _range(frame, now, tz)
     params = find_params(replace(frame, title_words=[], category=None), start, end)
+    params["once_with_copies"] = True  # an event and its copy in another calendar are no overlap
     return [
         TaskSpec(id="find", skill="find_events", params=params, summary="Find events"),
         TaskSpec(
@@ -241,7 +242,12 @@ def _free_at_tasks(frame: RequestFrame, at: datetime) -> list[TaskSpec]:
     end = at + timedelta(minutes=frame.duration_minutes or 60)
     window = {"start": at.isoformat(), "end": end.isoformat()}
     return [
-        TaskSpec(id="find", skill="find_events", params=window, summary="Find what is then"),
+        TaskSpec(
+            id="find",
+            skill="find_events",
+            params={**window, "once_with_copies": True},  # an event and its copy: named once
+            summary="Find what is then",
+        ),
         TaskSpec(
             id="reply",
             skill="compose_reply",
