@@ -9,7 +9,7 @@ import pytest
 import time_machine
 
 from assistant.models import Message
-from assistant.services import chat_turn, conversation_create
+from assistant.services import chat_turn, clean_text, conversation_create
 from assistant.timeexpr import find_times
 from tests.factories import user_with_calendar
 
@@ -26,6 +26,19 @@ def test_a_nul_character_is_dropped_and_the_turn_answered() -> None:
     assert reply is not None
     stored = Message.objects.filter(conversation=conversation, role=Message.Role.USER).get()
     assert stored.text == "helloworld, what's on today?"
+
+
+@pytest.mark.parametrize(
+    ("raw", "kept"),
+    [
+        ("lunch\x1b[31m at noon\x07", "lunch[31m at noon"),  # a terminal escape and a bell
+        ("line one\r\nline two\rthree", "line one\nline two\nthree"),
+        ("\tindented\x0bwith\x0cfeeds\x85", "indentedwithfeeds"),
+        ("\x00\x01\x02", ""),
+    ],
+)
+def test_control_characters_are_dropped_and_line_breaks_kept(raw: str, kept: str) -> None:
+    assert clean_text(raw) == kept
 
 
 @pytest.mark.parametrize("text", ["what do I have in 10000 years?", "remind me in 99999999999 minutes"])

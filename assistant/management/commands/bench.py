@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import tempfile
+from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
@@ -10,6 +12,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
 from assistant.bench import FULL, QUICK, as_json, render, run_bench, verdict
+from assistant.bench.load import load_rows
 
 
 class Command(BaseCommand):
@@ -27,10 +30,19 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--quick", action="store_true", help="A few repetitions per row (a smoke run).")
         parser.add_argument("--json", action="store_true", help="Print one JSON object instead of the table.")
+        parser.add_argument(
+            "--load",
+            action="store_true",
+            help="Also run the load rows: 50 websocket users for 60 s against daphne and two workers "
+            "(needs REDIS_URL and CELERY_BROKER_URL; data it makes is deleted).",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         _refuse_unmigrated()
         run = run_bench(repeats=QUICK if options["quick"] else FULL)
+        if options["load"]:
+            with tempfile.TemporaryDirectory(prefix="bench-load-") as logs:
+                run.rows.extend(load_rows(log_dir=Path(logs)))
         if options["json"]:
             self.stdout.write(json.dumps({**as_json(run.rows), "machine": run.machine}, indent=2))
             return
