@@ -339,7 +339,8 @@ def load_rows(*, users: int = 50, seconds: float = 60, log_dir: Path) -> list[An
     figures = report.summary()
     growth = report.memory_growth_mb
     memory = (
-        f"daphne's memory {growth:+.1f} MB over {report.turns_at_memory} turns after the first 100 (limit 20 MB)"
+        f"daphne's memory {growth:+.1f} MB over {report.turns_at_memory} turns after the first 100 "
+        "(limit 20 MB)"
         if growth is not None
         else "daphne's memory not read"
     )
