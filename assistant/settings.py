@@ -181,7 +181,12 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": env.int("CELERY_VISIBIL
 # A broker that is down must not hold a chat turn for long: the run is stored, and the sweeper
 # dispatches it when the broker is back.
 CELERY_BROKER_CONNECTION_TIMEOUT = 2
-CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 1}
+CELERY_TASK_PUBLISH_RETRY_POLICY = {
+    "max_retries": 2,
+    "interval_start": 0,
+    "interval_step": 0.5,
+    "interval_max": 1,
+}
 
 # Runs that always finish: a worker holds a run for WORKFLOW_LEASE_SECONDS and renews it while it
 # works; the sweeper (celery beat every WORKFLOW_SWEEP_SECONDS, or `manage.py sweep_runs` from cron)
