@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from assistant.decomposer.dayparts import in_users_day_parts
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.lexicon import POLITE_PREFIX
 from assistant.decomposer.understand import understand
@@ -144,13 +145,14 @@ def _coming(m: re.Match[str]) -> str:
     return f"for the next {n} {unit}".replace("  ", " ")
 
 
-def _range(norm: str, now: datetime, tz: ZoneInfo) -> tuple[datetime, datetime] | str:
+def _range(norm: str, now: datetime, tz: ZoneInfo, world: World) -> tuple[datetime, datetime] | str:
     """The range the turn names (the next month when it names none), or what is wrong with its date.
     A clock time ("my 3pm meeting", "tomorrow at 3pm") is the events under way then, that day."""
     norm = _COMING.sub(_coming, norm)
     span: tuple[datetime, datetime] | None = None
     clock: tuple[datetime, bool] | None = None
-    for match in find_times(norm, now=now):
+    # "copy tomorrow afternoon": the user's afternoon (their ``day_parts``), not the product's
+    for match in in_users_day_parts(find_times(norm, now=now), world):
         if match.error:
             return match.error
         if match.start is None or match.end is None:
@@ -268,7 +270,7 @@ def sync_decision(text: str, *, now: datetime, tz: ZoneInfo, world: World) -> De
             )
         target_ids = {c.id for c in targets}
         sources = [c for c in {c.id: c for c in sources}.values() if c.id not in target_ids]
-    when = _range(core, now, tz)
+    when = _range(core, now, tz, world)
     if isinstance(when, str):
         return _clarify(f"{when} Which dates should I copy?")
     start, end = when

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
 
+from assistant.decomposer.dayparts import in_users_day_parts
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import classify, normalise
 from assistant.decomposer.lexicon import (
@@ -203,7 +204,8 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
             if day is not None and day not in frame.exclude_weekdays:
                 frame.exclude_weekdays.append(day)
         take(lo, hi)
-    _fill_range(frame, targets, now)
+    # "tomorrow afternoon" is the user's afternoon (their ``day_parts``), not the product's
+    _fill_range(frame, in_users_day_parts(targets, world), now)
 
     for d in durations:
         frame.duration_minutes = d.minutes
