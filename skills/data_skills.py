@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from preferences.schema import day_part_bounds
 from skills.context import SkillContext
 from skills.filtering import filter_items
+from skills.formatting import format_person
 from skills.freetime import (
     WAKING_HOURS,
     Span,
@@ -20,7 +21,7 @@ from skills.freetime import (
     within_meeting_hours,
     within_working_hours,
 )
-from skills.people import availability
+from skills.people import Availability, availability
 from skills.providers.base import TransientProviderError
 from skills.registry import REGISTRY, RetryPolicy, skill
 from skills.schemas import DayPart, EventCriteria, EventItem, SkillInput, Slot
@@ -123,13 +124,30 @@ class FreeSlotsOutput(BaseModel):
     duration_minutes: int
     window_start: str | None = Field(default=None, description="The daily window searched, HH:MM.")
     window_end: str | None = None
+    people: list[str] = Field(
+        default_factory=list,
+        description="The people asked for whose free/busy was read, by name ('Ann Lee'), in the order asked.",
+    )
+    unseen: list[str] = Field(
+        default_factory=list,
+        description="The people asked for whose calendar cannot be seen (not users here).",
+    )
+    nearest: list[Slot] = Field(
+        default_factory=list,
+        description="With people and no free time in the range: the first times after it that suit everyone.",
+    )
+    nearest_days: int = Field(
+        default=0, description="How many days past the range the nearest times were looked for (0: not)."
+    )
 
 
 @skill(service="data", kind="read", retry=RetryPolicy(on=(TransientProviderError,)))
 def free_slots(ctx: SkillContext, params: FreeSlotsInput) -> FreeSlotsOutput:
     """Find free time of at least a given length in a range: the user's busy events, the listed people's
     busy times and the user's protected preferences (lunch, gym, writing block, working hours; meeting
-    hours when people are listed; their own bounds of the day parts) all count.
+    hours when people are listed; their own bounds of the day parts) all count. The output names the
+    people whose time was read (and those whose calendar cannot be seen); when none of the range suits
+    everyone, the nearest times after it.
     """
     provider = ctx.provider
     calendar_ids = [provider.calendar_by_key(k).id for k in params.calendars] if params.calendars else None
@@ -147,34 +165,49 @@ def free_slots(ctx: SkillContext, params: FreeSlotsInput) -> FreeSlotsOutput:
     if window is None and params.waking_hours:
         window = WAKING_HOURS
 
-    own_busy = provider.busy_reader(
-        start=params.start, end=params.end, calendar_ids=calendar_ids, ignore=ignored
-    )
-    # Everyone's busy times are read once for the range; each chunk of the search slices them.
-    others = availability(user=ctx.user, emails=params.people, start=params.start, end=params.end)
+    def free(start: datetime, end: datetime, limit: int) -> tuple[list[Slot], Availability]:
+        own_busy = provider.busy_reader(start=start, end=end, calendar_ids=calendar_ids, ignore=ignored)
+        # Everyone's busy times are read once for the range; each chunk of the search slices them.
+        others = availability(user=ctx.user, emails=params.people, start=start, end=end)
 
-    def busy_between(start: datetime, end: datetime) -> list[Span]:
-        busy = own_busy(start, end)
-        busy.extend(others.spans(start, end))
-        return busy + protected_spans(preferences, start, end, ctx.tz)
+        def busy_between(a: datetime, b: datetime) -> list[Span]:
+            busy = own_busy(a, b)
+            busy.extend(others.spans(a, b))
+            return busy + protected_spans(preferences, a, b, ctx.tz)
 
-    found = search(
-        start=params.start,
-        end=params.end,
-        tz=ctx.tz,
-        min_minutes=params.duration_minutes,
-        busy_between=busy_between,
-        daily_window=window,
-        weekdays=weekdays,
-        limit=params.limit,
-    )
-    slots = [
-        Slot(start=datetime.fromtimestamp(s, ctx.tz), end=datetime.fromtimestamp(e, ctx.tz)) for s, e in found
-    ]
+        found = search(
+            start=start,
+            end=end,
+            tz=ctx.tz,
+            min_minutes=params.duration_minutes,
+            busy_between=busy_between,
+            daily_window=window,
+            weekdays=weekdays,
+            limit=limit,
+        )
+        return [
+            Slot(start=datetime.fromtimestamp(s, ctx.tz), end=datetime.fromtimestamp(e, ctx.tz))
+            for s, e in found
+        ], others
+
+    slots, others = free(params.start, params.end, params.limit)
+    nearest: list[Slot] = []
+    nearest_days = 0
+    if not slots and others.people:
+        # Nothing suits everyone: the nearest times after the range, as the planners of a time that
+        # suits everyone offer them (``plan_move``/``plan_create`` with ``everyone``).
+        from skills.change_skills import NEAREST, NEAREST_DAYS
+
+        nearest_days = NEAREST_DAYS
+        nearest, _ = free(params.end, params.end + timedelta(days=NEAREST_DAYS), NEAREST)
     return FreeSlotsOutput(
         slots=slots,
         count=len(slots),
         duration_minutes=params.duration_minutes,
         window_start=f"{window[0]:%H:%M}" if window else None,
         window_end=f"{window[1]:%H:%M}" if window else None,
+        people=[p.name for p in others.people],
+        unseen=[format_person(a) for a in others.unknown],
+        nearest=nearest,
+        nearest_days=nearest_days,
     )

@@ -38,6 +38,16 @@ class ReplyInput(SkillInput):
     text: str = Field(default="", description="Text for style 'text', or a first line for the others.")
     window_start: str | None = Field(default=None, description="Daily window the slots were searched in.")
     window_end: str | None = None
+    people: list[str] = Field(
+        default_factory=list, description="Slots: the others who must be free too, by name ('Ann Lee')."
+    )
+    unseen: list[str] = Field(
+        default_factory=list, description="Slots: the people asked for whose calendar cannot be seen."
+    )
+    nearest: list[Slot] = Field(
+        default_factory=list, description="Slots: when none fits, the nearest times after the range."
+    )
+    nearest_days: int = Field(default=0, description="How many days past the range those were looked for.")
     key: str = ""
     value: Any = None
     calendars: list[dict[str, Any]] = Field(default_factory=list)
@@ -93,6 +103,9 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
             text = f"You have {_n_events(n, noun)} {period}" + (f": {listing}." if listing else ".")
     elif params.style == "slots":
         data["slots"] = [s.model_dump(mode="json") for s in params.slots]
+        if params.people or params.unseen:
+            data["people"], data["unseen"] = params.people, params.unseen
+            data["nearest"] = [s.model_dump(mode="json") for s in params.nearest]
         data["events"] = [e.model_dump(mode="json") for e in events]
         text = _slots_text(params, events, tz, period)
     elif params.style == "free_at":
@@ -178,9 +191,21 @@ def _slots_text(params: ReplyInput, events: list[EventItem], tz: ZoneInfo, perio
     if single_day and events:
         lines.append(f"{period[:1].upper()}{period[1:]} you have:")
         lines += [f"  • {format_span(e.start, e.end, tz, all_day=e.all_day)}  {e.summary}" for e in events]
+    who = _who_is_free(params.people)
+    unseen = f"I cannot see the calendar of {_and(params.unseen)}." if params.unseen else ""
     if not params.slots:
-        lines.append(f"I found no free time {period} that fits.")
-        return "\n".join(lines)
+        if not params.people:
+            lines.append(f"I found no free time {period} that fits.")
+        else:
+            # as the planners of a time that suits everyone say it: none, then the nearest after
+            said = f"No time {period} suits {_and(['you', *params.people])}"
+            if params.nearest:
+                lines.append(f"{said}; the nearest after that:")
+                lines += _day_lines(params.nearest, params, tz)
+            else:
+                later = f", nor in the {params.nearest_days} days after" if params.nearest_days else ""
+                lines.append(f"{said}{later}.")
+        return "\n".join([*lines, unseen]) if unseen else "\n".join(lines)
     days = [
         (day, list(group))
         for day, group in groupby(params.slots, key=lambda s: s.start.astimezone(tz).date())
@@ -188,20 +213,40 @@ def _slots_text(params: ReplyInput, events: list[EventItem], tz: ZoneInfo, perio
     if single_day:
         day, slots = days[0]
         if len(slots) == 1 and _whole_day(slots[0], params, tz):
-            lines.append(f"You are free all day on {format_day(day)}.")
+            lines.append(f"{who} free all day on {format_day(day)}.")
         else:
             spans = ", ".join(format_span(s.start, s.end, tz) for s in slots)
-            lines.append(f"You are free on {format_day(day)}: {spans}.")
-        return "\n".join(lines)
-    lines.append(params.text or f"You are free {period}:")
-    for day, slots in days:
-        if len(slots) == 1 and _whole_day(slots[0], params, tz):
+            lines.append(f"{who} free on {format_day(day)}: {spans}.")
+    else:
+        lines.append(params.text or f"{who} free {period}:")
+        lines += _day_lines(params.slots, params, tz)
+    return "\n".join([*lines, unseen]) if unseen else "\n".join(lines)
+
+
+def _day_lines(slots: list[Slot], params: ReplyInput, tz: ZoneInfo) -> list[str]:
+    """One line a day: "  • Monday, March 4: 9:00 AM – 12:00 PM, 2:00 PM – 5:00 PM" or "free all day"."""
+    lines = []
+    for day, group in groupby(slots, key=lambda s: s.start.astimezone(tz).date()):
+        spans = list(group)
+        if len(spans) == 1 and _whole_day(spans[0], params, tz):
             lines.append(f"  • {format_day(day)}: free all day")
         else:
-            lines.append(
-                f"  • {format_day(day)}: " + ", ".join(format_span(s.start, s.end, tz) for s in slots)
-            )
-    return "\n".join(lines)
+            said = ", ".join(format_span(s.start, s.end, tz) for s in spans)
+            lines.append(f"  • {format_day(day)}: {said}")
+    return lines
+
+
+def _and(names: list[str]) -> str:
+    """ "Ann Lee", "you and Ann Lee", "you, Ann Lee and Raj Patel"."""
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def _who_is_free(people: list[str]) -> str:
+    """Who the free time is for, the user first: "You are", "You and Ann Lee are both", "You, Ann Lee
+    and Raj Patel are all" (the people whose free/busy the search read)."""
+    if not people:
+        return "You are"
+    return f"{_and(['You', *people])} are {'both' if len(people) == 1 else 'all'}"
 
 
 def _period(start: datetime | None, end: datetime | None, tz: ZoneInfo) -> str:

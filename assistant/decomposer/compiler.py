@@ -287,6 +287,9 @@ def _free_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskSp
         "start": start.isoformat(),
         "end": end.isoformat(),
     }
+    if frame.people:  # "when are Ann and Raj both free?": the answer names who was considered
+        for key in ("people", "unseen", "nearest", "nearest_days"):
+            reply[key] = _ref("slots", key)
     tasks = [TaskSpec(id="slots", skill="free_slots", params=params, summary="Search free time")]
     if end > start and start.astimezone(tz).date() == (end - timedelta(microseconds=1)).astimezone(tz).date():
         # One day: what fills it is part of the answer ("you have the dentist at 4; free until then").
