@@ -22,7 +22,7 @@ from holidays.groups import (
     IslamicHolidays,
 )
 
-__all__ = ["WEAK_HOLIDAY_WORDS", "holiday_spans", "match_holiday"]
+__all__ = ["HOLIDAY_STARTS", "WEAK_HOLIDAY_WORDS", "holiday_spans", "match_holiday"]
 
 DateSpan = tuple[date, date]
 SpansOfYear = Callable[[int], Sequence[DateSpan]]
@@ -586,6 +586,8 @@ def _first_tokens() -> dict[str, list[int]]:
 
 
 _ROWS_BY_FIRST_TOKEN = _first_tokens()
+HOLIDAY_STARTS = frozenset(_ROWS_BY_FIRST_TOKEN)
+"""The words (and ordinals) a holiday's name can start with: a text with none of them names no holiday."""
 
 
 @cache

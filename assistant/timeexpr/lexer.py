@@ -9,9 +9,9 @@ and the like become ``junk`` so that "at 650-650-6500" is not read as a time.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
-from assistant.timeexpr.holidays import match_holiday
+from assistant.timeexpr.holidays import HOLIDAY_STARTS, match_holiday
 
 __all__ = ["Token", "normalize", "tokenize"]
 
@@ -31,28 +31,36 @@ _FOLD = str.maketrans(
     }
 )
 
+# Each alternative starts with its own kind of character, looked ahead for first, so that a word is not
+# tried against the nine ways a number can start (the order within a kind is the order of preference;
+# a quarter is the one form that starts with a digit or a letter, and no other form can start where it
+# does).  Whitespace matches nothing and is skipped.
 _TOKEN = re.compile(
     r"""
-    (?P<junk>\d{3,}[-.]\d{3,}[-.\d]*|\d+(?:[.,]\d+){2,})
-    | (?P<iso>\d{4})-(?P<iso_m>\d{1,2})-(?P<iso_d>\d{1,2})(?![\d-])
-    | (?P<mdy>\d{1,2})(?P<sep>[/-])(?P<mdy_d>\d{1,2})(?P=sep)(?P<mdy_y>\d{4}|\d{2})(?![\d/-])
-    | (?P<ym>\d{4})[/-](?P<ym_m>1[0-2]|0?[1-9])(?![\d/-])
-    | (?P<slash>\d{1,2})\s*/\s*(?P<slash_b>\d{1,4})(?![\d/])
-    | (?P<qtr>(?:\d{4}|\d{2})?q[1-4])(?![a-z\d])
-    | (?P<clock>\d{1,2}):(?P<clock_m>[0-5]\d)(?::(?P<clock_s>[0-5]\d))?(?!\d)
-    | (?P<ord>\d{1,2})(?:st|nd|rd|th)(?![a-z])
-    | (?P<num>\d+(?:\.\d+)?)
-    | (?P<ampm>[ap])\.\s?m\b\.?
-    | (?P<word>[a-z]+(?:'[a-z]+)*'?)
+    (?P<qtr>(?:\d{4}|\d{2})?q[1-4])(?![a-z\d])
+    | (?=[a-z])(?:(?P<ampm>[ap])\.\s?m\b\.? | (?P<word>[a-z]+(?:'[a-z]+)*'?))
+    | (?=\d)(?:
+        (?P<junk>\d{3,}[-.]\d{3,}[-.\d]*|\d+(?:[.,]\d+){2,})
+        | (?P<iso>\d{4})-(?P<iso_m>\d{1,2})-(?P<iso_d>\d{1,2})(?![\d-])
+        | (?P<mdy>\d{1,2})(?P<sep>[/-])(?P<mdy_d>\d{1,2})(?P=sep)(?P<mdy_y>\d{4}|\d{2})(?![\d/-])
+        | (?P<ym>\d{4})[/-](?P<ym_m>1[0-2]|0?[1-9])(?![\d/-])
+        | (?P<slash>\d{1,2})\s*/\s*(?P<slash_b>\d{1,4})(?![\d/])
+        | (?P<clock>\d{1,2}):(?P<clock_m>[0-5]\d)(?::(?P<clock_s>[0-5]\d))?(?!\d)
+        | (?P<ord>\d{1,2})(?:st|nd|rd|th)(?![a-z])
+        | (?P<num>\d+(?:\.\d+)?)
+    )
     | (?P<punct>[^\sa-z\d])
     """,
     re.VERBOSE,
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Token:
-    """One token, with its place in the text so that matches can report their span."""
+class Token(NamedTuple):
+    """One token, with its place in the text so that matches can report their span.
+
+    A named tuple rather than a frozen dataclass: as immutable, and several times cheaper to make, which
+    counts when every word of every text read makes one.
+    """
 
     kind: str  # hol, junk, date, slash, qtr, clock, ord, num, word, punct
     text: str  # the lower-cased source text ("a.m." is read as the word "am")
@@ -76,52 +84,72 @@ def normalize(text: str) -> str:
 def tokenize(text: str) -> list[Token]:
     """Tokens of an already normalized text, whitespace dropped."""
     tokens: list[Token] = []
+    append = tokens.append
+    new = tuple.__new__  # a Token made without its constructor's keyword handling: every field given
+    holidays: list[int] = []  # the words and ordinals a holiday's name can start with
     for m in _TOKEN.finditer(text):
-        kind = m.lastgroup or ""
+        kind = m.lastgroup
+        if kind == "word":
+            word = m.group()
+            if word in HOLIDAY_STARTS:
+                holidays.append(len(tokens))
+            append(new(Token, ("word", word, m.start(), m.end(), (), "")))
+            continue
         start, end = m.span()
         if kind == "num":
-            tokens.append(Token("num", m.group(), start, end, (float(m.group()),)))
-        elif kind == "word":
-            tokens.append(Token("word", m.group(), start, end))
+            append(Token("num", m.group(), start, end, (float(m.group()),)))
         elif kind in ("iso_d", "mdy_y"):
             year, month, day = (
                 (m["iso"], m["iso_m"], m["iso_d"]) if kind == "iso_d" else (m["mdy_y"], m["mdy"], m["mdy_d"])
             )
             y = int(year) + ((2000 if int(year) < 50 else 1900) if len(year) == 2 else 0)
-            tokens.append(Token("date", m.group(), start, end, (y, int(month), int(day))))
+            append(Token("date", m.group(), start, end, (y, int(month), int(day))))
         elif kind == "ym_m":  # "2014-10": a month, as a date token with day 0
-            tokens.append(Token("date", m.group(), start, end, (int(m["ym"]), int(m["ym_m"]), 0)))
+            append(Token("date", m.group(), start, end, (int(m["ym"]), int(m["ym_m"]), 0)))
         elif kind == "slash_b":
-            tokens.append(Token("slash", m.group(), start, end, (int(m["slash"]), int(m["slash_b"]))))
+            append(Token("slash", m.group(), start, end, (int(m["slash"]), int(m["slash_b"]))))
         elif kind == "qtr":
             digits = m.group()[:-2]
             year = -1 if not digits else int(digits) + (2000 if len(digits) == 2 else 0)
-            tokens.append(Token("qtr", m.group(), start, end, (year, int(m.group()[-1]))))
+            append(Token("qtr", m.group(), start, end, (year, int(m.group()[-1]))))
         elif kind in ("clock", "clock_m", "clock_s"):
             second = int(m["clock_s"]) if m["clock_s"] else -1
-            tokens.append(Token("clock", m.group(), start, end, (int(m["clock"]), int(m["clock_m"]), second)))
+            append(Token("clock", m.group(), start, end, (int(m["clock"]), int(m["clock_m"]), second)))
         elif kind == "ord":
-            tokens.append(Token("ord", m.group(), start, end, (int(m["ord"]),)))
+            if m.group() in HOLIDAY_STARTS:
+                holidays.append(len(tokens))
+            append(Token("ord", m.group(), start, end, (int(m["ord"]),)))
         elif kind == "ampm":
-            tokens.append(Token("word", m["ampm"] + "m", start, end))
+            append(Token("word", m["ampm"] + "m", start, end))
         else:
-            tokens.append(Token(kind, m.group(), start, end))
-    return _join_holidays(text, tokens)
+            append(Token(kind or "", m.group(), start, end))
+    return _join_holidays(text, tokens, holidays) if holidays else tokens
 
 
-def _join_holidays(text: str, tokens: list[Token]) -> list[Token]:
-    """Replace the tokens of each holiday name ("boss's day", "eid al-fitr") with one ``hol`` token."""
-    joined: list[Token] = []
-    i = 0
-    while i < len(tokens):
+def _join_holidays(text: str, tokens: list[Token], starts: list[int]) -> list[Token]:
+    """Replace the tokens of each holiday name ("boss's day", "eid al-fitr") with one ``hol`` token.
+
+    ``starts`` are the tokens a name can start at, in order; names are read left to right, and a
+    token inside a name already read starts none.
+    """
+    joined: list[Token] | None = None
+    done = 0  # tokens before this one are in ``joined``, or inside a holiday it holds
+    for i in starts:
+        if i < done:
+            continue
         token = tokens[i]
-        found = match_holiday(text, token.start, token.text) if token.kind in ("word", "ord") else None
+        found = match_holiday(text, token.start, token.text)
         if found is None:
-            joined.append(token)
-            i += 1
             continue
         key, end = found
+        if joined is None:
+            joined = []
+        joined.extend(tokens[done:i])
         joined.append(Token("hol", text[token.start : end], token.start, end, key=key))
-        while i < len(tokens) and tokens[i].start < end:
-            i += 1
+        done = i
+        while done < len(tokens) and tokens[done].start < end:
+            done += 1
+    if joined is None:
+        return tokens
+    joined.extend(tokens[done:])
     return joined

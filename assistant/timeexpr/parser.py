@@ -79,6 +79,13 @@ def _latent_pair_ok(a: Node, b: Node) -> bool:
     return a.part is not None and isinstance(b.anchor, DayOfWeek)
 
 
+# The words an amount can start with (see ``Parser._amount``); a number or a fraction token also can.
+_AMOUNT_WORDS = (
+    frozenset(CARDINALS) | frozenset(TENS) | frozenset(VAGUE_COUNTS) | {"a", "an", "one", "half", "quarter"}
+)
+_MISSING = object()
+
+
 def calendar_target(node: Node) -> bool:
     """Whether ``node`` can be what "of"/"in" points at: a date, or a bare month or year ("of May")."""
     if node.anchor is None or node.span is not None:
@@ -92,10 +99,10 @@ def memoized(fn: Callable[[P, int], T]) -> Callable[[P, int], T]:
 
     def wrapper(self: P, i: int) -> T:
         key = (name, i)
-        if key in self.memo:
-            return cast(T, self.memo[key])
-        result = self.memo[key] = fn(self, i)
-        return result
+        result = self.memo.get(key, _MISSING)
+        if result is _MISSING:
+            result = self.memo[key] = fn(self, i)
+        return cast(T, result)
 
     wrapper.__doc__ = fn.__doc__
     return wrapper
@@ -107,8 +114,14 @@ class Parser:
     def __init__(self, tokens: list[Token], now: datetime) -> None:
         self.toks = tokens
         self.n = len(tokens)
-        # Word of each token ("" for other tokens), padded so that looking past either end is safe.
+        # Word, kind and punctuation mark of each token ("" where it has none) and its value as an
+        # integer (None unless it is a whole number), padded so that looking past either end is safe.
         self.words = [_word(t) for t in tokens] + [""] * _PAD
+        self.kinds = [t.kind for t in tokens] + [""] * _PAD
+        self.puncts = [t.text if t.kind == "punct" else "" for t in tokens] + [""] * _PAD
+        self.integers: list[int | None] = [
+            int(t.values[0]) if t.kind == "num" and "." not in t.text else None for t in tokens
+        ] + [None] * _PAD
         self.zone = now.tzinfo
         self.now = now.replace(tzinfo=None, microsecond=0)
         self.today = datetime(now.year, now.month, now.day)
@@ -119,10 +132,10 @@ class Parser:
         return self.words[i]
 
     def kind(self, i: int) -> str:
-        return self.toks[i].kind if 0 <= i < self.n else ""
+        return self.kinds[i]
 
     def punct(self, i: int) -> str:
-        return self.toks[i].text if 0 <= i < self.n and self.toks[i].kind == "punct" else ""
+        return self.puncts[i]
 
     def glued(self, i: int) -> bool:
         """Whether token ``i`` touches the one before it ("3pm", "7a")."""
@@ -139,9 +152,7 @@ class Parser:
         return i + 1 if self.words[i] in words else i
 
     def integer(self, i: int) -> int | None:
-        if 0 <= i < self.n and self.toks[i].kind == "num" and "." not in self.toks[i].text:
-            return int(self.toks[i].values[0])
-        return None
+        return self.integers[i]
 
     def exact(self, dt: datetime, seconds: float) -> datetime:
         """``dt`` moved by elapsed seconds: "in 3 hours" across a DST change is 3 real hours."""
@@ -237,6 +248,7 @@ class Parser:
         j = i + 2 if self.punct(i + 1) == "." and self.glued(i + 1) else i + 1
         return j, MONTHS[word], word in AMBIGUOUS_NAMES and j == i + 1
 
+    @memoized
     def modifier(self, i: int) -> tuple[int, str] | None:
         """A modifier ("this", "next", "last", "coming", "this past"...) reduced to its meaning."""
         for words, meaning in MODIFIERS_BY_FIRST.get(self.words[i], ()):
@@ -304,6 +316,8 @@ class Parser:
     def _amount(self, i: int) -> tuple[int, float] | None:
         """How many units: a number, "a", "a few", "half a", "a quarter of an", "three-quarters of an"."""
         word = self.words[i]
+        if word not in _AMOUNT_WORDS and self.kinds[i] not in ("num", "slash"):
+            return None  # most words: none of the readings below starts with them
         if word in ("a", "an", "one") and self.words[i + 1] in VAGUE_COUNTS:
             j = self.skip(i + 2, "of")
             return j, VAGUE_COUNTS[self.words[i + 1]]

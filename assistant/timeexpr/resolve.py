@@ -41,6 +41,9 @@ def find_times(text: str, *, now: datetime, daytime: bool = False) -> list[TimeM
     matches = []
     i = 0
     while i < len(tokens):
+        if not grammar.can_start(i):  # as ``expression`` would find, without asking it
+            i += 1
+            continue
         try:
             parsed = grammar.expression(i)
             match = None
