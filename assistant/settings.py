@@ -240,6 +240,12 @@ WORKFLOW_MAX_TASKS = env.int("WORKFLOW_MAX_TASKS", default=100)
 if not 1 <= WORKFLOW_MAX_TASKS <= 1000:
     raise ImproperlyConfigured("WORKFLOW_MAX_TASKS must be between 1 and 1000.")
 ASSISTANT_DECOMPOSER = env.str("ASSISTANT_DECOMPOSER", default="rules")
+# Calendar accounts: the provider class serving each kind of account (like SESSION_ENGINE); a
+# calendar without an account is the built-in store's ("local").  CREDENTIAL_KEYS are the Fernet
+# keys account credentials are encrypted with (the first encrypts, all decrypt; see skills/crypto.py);
+# only needed once an account with credentials is connected.
+CALENDAR_PROVIDERS = {"local": "skills.providers.local.LocalProvider"}
+CREDENTIAL_KEYS = env.list("CREDENTIAL_KEYS", default=[])
 
 # Above DEBUG no log line shows an exception's message or a validated input (either may quote the
 # user's words or their events' titles): see assistant/logsafety.py.

@@ -2,6 +2,7 @@
 
 Edits of events are saved through :func:`skills.services.event_save`, so an admin change gets a new
 etag (the expansion cache and pending workflows notice it) and a recomputed ``series_end``.
+Calendar accounts are shown with their status and last error, never their credentials.
 """
 
 from __future__ import annotations
@@ -15,10 +16,17 @@ from django.db.models import QuerySet
 from django.http import HttpRequest, HttpResponse
 
 from skills.ics import calendar_export_ics
-from skills.models import Calendar, ChangeRecord, CopyLink, Event
+from skills.models import Calendar, CalendarAccount, ChangeRecord, CopyLink, Event
 from skills.services import event_save
 
-__all__ = ["CalendarAdmin", "ChangeRecordAdmin", "CopyLinkAdmin", "EventAdmin", "EventInline"]
+__all__ = [
+    "CalendarAccountAdmin",
+    "CalendarAdmin",
+    "ChangeRecordAdmin",
+    "CopyLinkAdmin",
+    "EventAdmin",
+    "EventInline",
+]
 
 
 class EventInline(admin.TabularInline):
@@ -41,10 +49,11 @@ class EventInline(admin.TabularInline):
 
 @admin.register(Calendar)
 class CalendarAdmin(admin.ModelAdmin):
-    list_display = ("name", "key", "owner", "timezone", "is_default", "created_at")
-    list_filter = ("is_default", "timezone")
+    list_display = ("name", "key", "owner", "account", "writable", "timezone", "is_default", "created_at")
+    list_filter = ("is_default", "writable", "account__kind", "timezone")
     search_fields = ("name", "key", "owner__username", "owner__email")
-    raw_id_fields = ("owner",)
+    list_select_related = ("owner", "account")
+    raw_id_fields = ("owner", "account")
     inlines = (EventInline,)
     actions = ("export_ics",)
 
@@ -225,4 +234,58 @@ class CopyLinkAdmin(admin.ModelAdmin):
         return False
 
     def has_change_permission(self, request: HttpRequest, obj: CopyLink | None = None) -> bool:
+        return False
+
+
+@admin.register(CalendarAccount)
+class CalendarAccountAdmin(admin.ModelAdmin):
+    """Connected calendar accounts and how they are doing; the credentials are never shown.
+
+    Accounts are made by connecting them (which stores their credentials encrypted), so none is
+    added here; renaming one is allowed, and deleting one removes the mirror of its calendars.
+    """
+
+    list_display = ("display_name", "kind", "owner", "status", "last_error_short", "updated_at")
+    list_filter = ("kind", "status")
+    search_fields = ("display_name", "owner__username", "owner__email")
+    list_select_related = ("owner",)
+    fields = (
+        "owner",
+        "kind",
+        "display_name",
+        "status",
+        "last_error",
+        "credentials_stored",
+        "sync_state",
+        "created_at",
+        "updated_at",
+    )
+    readonly_fields = (
+        "owner",
+        "kind",
+        "status",
+        "last_error",
+        "credentials_stored",
+        "sync_state",
+        "created_at",
+        "updated_at",
+    )
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[CalendarAccount]:
+        """Every user's accounts for a superuser; a staff member who may view accounts sees only their own."""
+        accounts = super().get_queryset(request)
+        user = request.user
+        return accounts if user.is_superuser else accounts.filter(owner_id=user.pk)
+
+    @admin.display(description="last error")
+    def last_error_short(self, obj: CalendarAccount) -> str:
+        error = obj.last_error
+        return error if len(error) <= 80 else f"{error[:79]}…"
+
+    @admin.display(description="credentials")
+    def credentials_stored(self, obj: CalendarAccount) -> str:
+        # Whether there are any, never what they are: not even the ciphertext is shown.
+        return "stored, encrypted" if obj.has_credentials else "none"
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False

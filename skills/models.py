@@ -21,6 +21,7 @@ from django.db.models import F, Q
 __all__ = [
     "AppliedOperation",
     "Calendar",
+    "CalendarAccount",
     "Event",
     "Notification",
     "default_timezone",
@@ -51,8 +52,87 @@ def default_timezone() -> str:
     return str(settings.ASSISTANT_DEFAULT_TIMEZONE)
 
 
+class CalendarAccount(models.Model):
+    """Where some of a user's calendars live: a Google account, a CalDAV server, or the local store.
+
+    The provider registered for ``kind`` (``settings.CALENDAR_PROVIDERS``) serves the account's
+    calendars.  Calendars without an account are the built-in store's, as every calendar was before
+    accounts existed, so an account of kind ``local`` is optional.
+
+    Credentials (tokens, app passwords) are only ever stored encrypted (:mod:`skills.crypto`): the
+    column holds a Fernet token and :attr:`credentials` is the only way in or out, so they appear in
+    no form, admin page, repr or log line.  ``sync_state`` is the provider's bookmark (sync tokens,
+    ctags per calendar) and must never hold a secret.
+    """
+
+    class Kind(models.TextChoices):
+        LOCAL = "local", "Built-in calendar"
+        GOOGLE = "google", "Google Calendar"
+        CALDAV = "caldav", "CalDAV"
+
+    class Status(models.TextChoices):
+        OK = "ok", "Connected"
+        NEEDS_RECONNECT = "needs_reconnect", "Needs reconnecting"
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="calendar_accounts"
+    )
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    display_name = models.CharField(max_length=200, help_text="How the account is named to its owner.")
+    encrypted_credentials = models.TextField(
+        blank=True, editable=False, help_text="A Fernet token (see skills.crypto); empty for none."
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OK)
+    last_error = models.TextField(blank=True, help_text="Why the account last failed, for its owner.")
+    sync_state = models.JSONField(default=dict, blank=True, help_text="The provider's sync bookmarks.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["owner_id", "display_name"]
+
+    def __str__(self) -> str:
+        return f"{self.display_name} ({self.get_kind_display()})"
+
+    @property
+    def credentials(self) -> dict[str, Any]:
+        """The decrypted credentials (empty when none are stored), in a dict that hides its values
+        from repr; decrypted on each read, so no plaintext is kept on the instance.
+
+        Raises:
+            ImproperlyConfigured: no key is configured (CREDENTIAL_KEYS).
+            skills.crypto.SecretUnreadableError: no configured key decrypts them.
+        """
+        from skills.crypto import SecretDict, decrypt_json
+
+        if not self.encrypted_credentials:
+            return SecretDict()
+        return decrypt_json(self.encrypted_credentials)
+
+    @credentials.setter
+    def credentials(self, value: dict[str, Any] | None) -> None:
+        """Encrypt ``value`` into the column (saved with the instance); empty or None stores none.
+
+        Raises:
+            ImproperlyConfigured: no key is configured (CREDENTIAL_KEYS), with how to make one.
+        """
+        from skills.crypto import encrypt_json
+
+        self.encrypted_credentials = encrypt_json(dict(value)) if value else ""
+
+    @property
+    def has_credentials(self) -> bool:
+        return bool(self.encrypted_credentials)
+
+
 class Calendar(models.Model):
-    """One of a user's calendars; ``key`` is the stable handle preferences and skills name it by."""
+    """One of a user's calendars; ``key`` is the stable handle preferences and skills name it by.
+
+    A calendar without an ``account`` is the built-in store's.  One with an account is that
+    account's calendar ``remote_id``, mirrored here by its provider (see :mod:`skills.providers`).
+    ``writable`` off keeps the assistant from changing it (a shared or subscribed calendar the user
+    only wants read); it is still read.
+    """
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="calendars")
     key = models.SlugField(max_length=64)
@@ -60,6 +140,18 @@ class Calendar(models.Model):
     timezone = models.CharField(max_length=64, default=default_timezone, validators=[validate_timezone])
     is_default = models.BooleanField(default=False)
     color = models.CharField(max_length=16, blank=True)
+    account = models.ForeignKey(
+        CalendarAccount,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="calendars",
+        help_text="Where the calendar lives; empty for the built-in store.",
+    )
+    remote_id = models.CharField(
+        max_length=1024, blank=True, help_text="The calendar's id in its account (a Google id, a CalDAV URL)."
+    )
+    writable = models.BooleanField(default=True, help_text="Whether the assistant may change this calendar.")
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
@@ -70,10 +162,20 @@ class Calendar(models.Model):
             models.UniqueConstraint(
                 fields=["owner"], condition=Q(is_default=True), name="calendar_one_default_per_owner"
             ),
+            # A sync finds the mirror of a remote calendar by its id: it must be one row.
+            models.UniqueConstraint(
+                fields=["account", "remote_id"],
+                condition=Q(account__isnull=False),
+                name="calendar_unique_remote",
+            ),
         ]
 
     def __str__(self) -> str:
         return f"{self.name} ({self.key})"
+
+    def clean(self) -> None:
+        if self.account is not None and self.account.owner_id != self.owner_id:
+            raise ValidationError({"account": "A calendar can only belong to an account of its owner."})
 
 
 class Event(models.Model):
