@@ -239,6 +239,12 @@ FREE_CUES = phrase_re(
         "best time",
         "both meet",
         "all meet",
+        # "any spare half hour on Thursday?", "45 spare minutes": free time ("spare" alone may be a room)
+        "spare hour",
+        "spare hours",
+        "spare half hour",
+        "spare minutes",
+        "spare mins",
     ]
 )
 QUERY_CUES = phrase_re(

@@ -35,7 +35,7 @@ from assistant.decomposer.lexicon import (
     STOPWORDS,
 )
 from assistant.decomposer.world import World, tokens
-from assistant.timeexpr import TimeMatch, find_durations, find_times
+from assistant.timeexpr import DurationMatch, TimeMatch, find_durations, find_times
 
 __all__ = ["understand"]
 
@@ -161,7 +161,7 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
             take(*m.span())  # "don't let me forget the meeting": the meeting is the event
 
     # Durations are read on their own ("for an hour"), so they cannot stretch a time into an interval.
-    durations = find_durations(norm)
+    durations = _durations(norm)
     timed_text = norm
     for d in durations:
         timed_text = timed_text[: d.span[0]] + " " * (d.span[1] - d.span[0]) + timed_text[d.span[1] :]
@@ -237,6 +237,38 @@ _SINGLE_EVENT = re.compile(
 )
 # "march one is susan's birthday, right": a statement made a question by its tag.
 _TAG_QUESTION = re.compile(r"\b(?:right|correct|isn't it|is it not|no|yes|true)$")
+
+
+# "a free hour", "90 free minutes", "two spare hours", "a free hour-long slot": a length with a word of
+# free time between the number and the unit, which the duration reader does not read ("an hour", "90
+# minutes" it does). "A half hour" it does not read either ("half an hour" it does).
+_FREE_WORD = r"(?:free|spare|open|clear|available|empty|uninterrupted|unbooked|quiet|solid)"
+_UNIT = r"(?:hours?|hrs?|minutes?|mins?)\b"
+_FREE_BEFORE_UNIT = re.compile(rf"\b{_FREE_WORD}\s+(?=(?:half[- ]?)?{_UNIT})")
+_HALF_HOUR = re.compile(r"\b(?:(?:a|an|one)\s+)?half[- ]?hour\b")
+
+
+def _durations(norm: str) -> list[DurationMatch]:
+    """The lengths said in ``norm``, read by the duration reader with the word of free time between a
+    number and its unit blanked ("two free hours" as "two      hours") and "a half hour" as "30 mins";
+    positions are kept, and each length's span covers the words set aside, so none is left for a title.
+    """
+    text, rewritten = norm, list[tuple[int, int]]()
+    for pattern, words in ((_FREE_BEFORE_UNIT, ""), (_HALF_HOUR, "30 mins")):
+        for m in reversed(list(pattern.finditer(text))):
+            rewritten.append(m.span())
+            text = text[: m.start()] + words.ljust(m.end() - m.start()) + text[m.end() :]
+    found = find_durations(text)
+    if not rewritten:
+        return found
+    widened = []
+    for d in found:
+        lo, hi = d.span
+        for a, b in sorted(rewritten):  # a blanked word just before the length, or a rewritten one in it
+            if a < hi and not text[b:lo].strip():
+                lo, hi = min(lo, a), max(hi, b)
+        widened.append(replace(d, span=(lo, hi), text=norm[lo:hi]))
+    return widened
 
 
 def _singular(title: str) -> str:
