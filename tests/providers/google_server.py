@@ -1644,7 +1644,12 @@ class GoogleCalendarServer:
         if wanted is None or wanted.strip() == "*":
             return
         if etag not in [tag.strip() for tag in wanted.split(",")]:
-            raise ApiError(412, "conditionNotMet", "Precondition Failed", extra={"location": "If-Match"})
+            raise ApiError(
+                412,
+                "conditionNotMet",
+                "Precondition Failed",
+                extra={"locationType": "header", "location": "If-Match"},
+            )
 
     @staticmethod
     def _cancelled_view(data: dict[str, Any]) -> dict[str, Any]:

@@ -818,3 +818,87 @@ def test_web_flow_denied(server: GoogleCalendarServer, monkeypatch: pytest.Monke
     assert parse_qs(urlsplit(callback).query) == {"error": ["access_denied"], "state": [state]}
     with pytest.raises(AccessDeniedError):
         flow.fetch_token(authorization_response=callback)
+
+
+def test_service_batch_helper_ignores_api_endpoint(server: GoogleCalendarServer, service: Any) -> None:
+    """Pins the client quirk the module docstring warns about (google-api-python-client#1107)."""
+    assert service.new_batch_http_request()._batch_uri == "https://www.googleapis.com/batch/calendar/v3"
+    assert server.new_batch()._batch_uri == server.batch_uri
+
+
+def test_batch_part_faults_carry_their_own_headers(server: GoogleCalendarServer, service: Any) -> None:
+    created = service.events().insert(
+        calendarId="primary", body=timed("2024-06-01T09:00:00", "2024-06-01T10:00:00")
+    )
+    event = created.execute()
+    server.rate_limit(on="events.patch", nth=2, retry_after=3)
+    results: dict[str, Any] = {}
+    batch = server.new_batch(lambda rid, response, exception: results.__setitem__(rid, exception))
+    for n in range(3):
+        batch.add(service.events().patch(calendarId="primary", eventId=event["id"], body={"summary": str(n)}))
+    batch.execute()
+    assert results["1"] is None
+    assert results["3"] is None
+    assert results["2"].status_code == 429
+    assert results["2"].resp["retry-after"] == "3"
+
+
+def test_batch_parts_refused_with_401_are_redone_after_a_refresh(
+    server: GoogleCalendarServer, service: Any
+) -> None:
+    service.calendarList().list().execute()
+    server.expire_access_tokens()
+    server.reset_log()
+    results: dict[str, Any] = {}
+    batch = server.new_batch(lambda rid, response, exception: results.__setitem__(rid, (response, exception)))
+    for n in range(3):
+        body = timed(f"2024-06-0{n + 1}T09:00:00", f"2024-06-0{n + 1}T10:00:00")
+        batch.add(service.events().insert(calendarId="primary", body=body))
+    batch.execute()
+    assert all(exception is None for _, exception in results.values())
+    assert server.counters["batch_http"] == 2  # the real client resends the 401 parts in a second batch
+    assert server.counters["token"] == 1
+    assert len(server.stored_events()) == 3
+
+
+def test_scopes_and_access_roles_are_enforced(server: GoogleCalendarServer) -> None:
+    readonly = make_service(server, server.credentials(scopes=[CALENDAR_SCOPE + ".readonly"]))
+    assert readonly.events().list(calendarId="primary").execute()["items"] == []
+    with pytest.raises(HttpError) as exc:
+        readonly.events().insert(
+            calendarId="primary", body=timed("2024-06-01T09:00:00", "2024-06-01T10:00:00")
+        ).execute()
+    assert exc.value.status_code == 403
+    assert error_reason(exc.value) == "insufficientPermissions"
+
+    shared = server.add_calendar(summary="Team", role="reader")
+    service = make_service(server)
+    assert {item["id"]: item["accessRole"] for item in service.calendarList().list().execute()["items"]} == {
+        "user@example.com": "owner",
+        shared: "reader",
+    }
+    with pytest.raises(HttpError) as exc:
+        service.events().insert(
+            calendarId=shared, body=timed("2024-06-01T09:00:00", "2024-06-01T10:00:00")
+        ).execute()
+    assert exc.value.status_code == 403
+    assert error_reason(exc.value) == "requiredAccessLevel"
+
+
+def test_revoke_endpoint_ends_the_grant(server: GoogleCalendarServer) -> None:
+    credentials = server.credentials()
+    service = make_service(server, credentials)
+    service.calendarList().list().execute()
+    answer = requests.post(server.revoke_uri, params={"token": credentials.refresh_token}, timeout=5)
+    assert answer.status_code == 200
+    with pytest.raises(HttpError) as exc:  # the access token died with the grant; no refresh is tried here
+        build(
+            "calendar",
+            "v3",
+            http=google_auth_httplib2.AuthorizedHttp(credentials, refresh_status_codes=()),
+            static_discovery=True,
+            client_options={"api_endpoint": server.url},
+        ).calendarList().list().execute()
+    assert exc.value.status_code == 401
+    with pytest.raises(RefreshError):
+        service.calendarList().list().execute()
