@@ -12,6 +12,10 @@ of Google's real REST protocol that the *real* client works against it unchanged
         client_options={"api_endpoint": server.api_endpoint})   # ``server.url`` works too
     batch = googleapiclient.http.BatchHttpRequest(batch_uri=server.batch_uri)
 
+Shortcuts doing the same: ``server.credentials()``, ``server.build_service()``, ``server.new_batch()``;
+``server.client_config(redirect_uri)`` is a ``{"web": ...}`` config for google-auth-oauthlib's ``Flow``
+(over plain http oauthlib wants ``OAUTHLIB_INSECURE_TRANSPORT=1`` in the environment).
+
 URLs: the client joins each method's path ("calendars/{calendarId}/events") to ``api_endpoint``.
 With the real service that is ``https://www.googleapis.com/calendar/v3/``; here ``server.api_endpoint``
 is ``<url>/calendar/v3/`` and the bare ``server.url`` is accepted as well (paths without the prefix).
