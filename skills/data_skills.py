@@ -21,12 +21,12 @@ from skills.freetime import (
     within_meeting_hours,
     within_working_hours,
 )
-from skills.people import Availability, availability
+from skills.people import Availability, availability, people_matching
 from skills.providers.base import TransientProviderError
 from skills.registry import REGISTRY, RetryPolicy, skill
 from skills.schemas import DayPart, EventCriteria, EventItem, SkillInput, Slot
 
-__all__ = ["count_events", "filter_events", "free_slots", "sort_events"]
+__all__ = ["PersonBusy", "count_events", "filter_events", "free_slots", "people_busy", "sort_events"]
 
 REGISTRY.service("data", "Filter, sort and count events; search free time.")
 
@@ -211,3 +211,69 @@ def free_slots(ctx: SkillContext, params: FreeSlotsInput) -> FreeSlotsOutput:
         nearest=nearest,
         nearest_days=nearest_days,
     )
+
+
+class PeopleBusyInput(SkillInput):
+    start: datetime = Field(description="Start of the time asked about, ISO 8601 with offset.")
+    end: datetime = Field(description="End of it (exclusive).")
+    people: list[str] = Field(
+        default_factory=list,
+        description="Emails of the people asked about; those who are users here have their free/busy read.",
+    )
+    names: list[str] = Field(
+        default_factory=list,
+        description="Names said for people ('zoe'): one that names nobody here is a person whose calendar "
+        "cannot be seen.",
+    )
+
+
+class PersonBusy(BaseModel):
+    name: str = Field(description="The person as known here ('Ann Lee').")
+    busy: list[Slot] = Field(description="When they are busy around the time asked: busy times only.")
+
+
+class PeopleBusyOutput(BaseModel):
+    free: list[str] = Field(
+        default_factory=list, description="The people free throughout the time, by name, in the order asked."
+    )
+    busy: list[PersonBusy] = Field(
+        default_factory=list,
+        description="The people busy at some moment of it, with when, in the order asked.",
+    )
+    unseen: list[str] = Field(
+        default_factory=list, description="The people asked about whose calendar cannot be seen."
+    )
+
+
+@skill(service="data", kind="read", retry=RetryPolicy(on=(TransientProviderError,)))
+def people_busy(ctx: SkillContext, params: PeopleBusyInput) -> PeopleBusyOutput:
+    """Whether each of some people of this instance is free throughout a time ("are Ann and Raj free on
+    Thursday at 10?"): who is free, who is busy and when (their busy blocks as free/busy shows them,
+    never what the events are), and whose calendar cannot be seen (an address or a name of nobody here).
+    """
+    others = availability(user=ctx.user, emails=params.people, start=params.start, end=params.end)
+    lo, hi = params.start.timestamp(), params.end.timestamp()
+    busy_now = {p.user_id for p in others.busy_between(lo, hi)}
+    free: list[str] = []
+    busy: list[PersonBusy] = []
+    for person in others.people:
+        if person.user_id not in busy_now:
+            free.append(person.name)
+            continue
+        spans = [(a, b) for a, b in others.busy_of(person) if b > lo and a < hi]
+        slots = [
+            Slot(start=datetime.fromtimestamp(a, ctx.tz), end=datetime.fromtimestamp(b, ctx.tz))
+            for a, b in spans
+        ]
+        busy.append(PersonBusy(name=person.name, busy=slots))
+    unseen = [format_person(a) for a in others.unknown]
+    said = [" ".join(n.split()) for n in params.names if n.split()]
+    if said:
+        known = people_matching(user=ctx.user, names=said)
+        named = {n.casefold() for n in [*free, *(b.name for b in busy), *unseen]}
+        named |= {n.split()[0] for n in named}  # "ann" said for Ann Lee, "zoe" for zoe@elsewhere.org
+        for name in said:
+            if not known.get(name.casefold()) and name.casefold() not in named:
+                unseen.append(name.title())
+                named.add(name.casefold())
+    return PeopleBusyOutput(free=free, busy=busy, unseen=unseen)

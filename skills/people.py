@@ -107,14 +107,16 @@ class Availability:
         """The people busy at some moment of [lo, hi) (epoch seconds within the range read)."""
         found = []
         for person in self.people:
-            spans = self._busy_of(person)
+            spans = self.busy_of(person)
             i = bisect_right(spans, (lo, float("inf")))
             before = spans[i - 1] if i else None
             if (before is not None and before[1] > lo) or (i < len(spans) and spans[i][0] < hi):
                 found.append(person)
         return found
 
-    def _busy_of(self, person: Person) -> list[Span]:
+    def busy_of(self, person: Person) -> list[Span]:
+        """When one of the people is busy in the range read: merged spans (epoch seconds) by start, whole
+        as their events are (a meeting 9-12 asked about at 10 is 9-12), nothing of what the events are."""
         if person.user_id not in self._each:
             lo, hi = self._window()
             mine = self._calendars.get(person.user_id, [])

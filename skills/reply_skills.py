@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 from itertools import groupby
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 from pydantic import BaseModel, Field
 
 from skills.context import SkillContext
+from skills.data_skills import PersonBusy
 from skills.formatting import format_day, format_range, format_span, format_time
 from skills.registry import REGISTRY, skill
 from skills.schemas import EventItem, SkillInput, Slot
@@ -39,10 +40,23 @@ class ReplyInput(SkillInput):
     window_start: str | None = Field(default=None, description="Daily window the slots were searched in.")
     window_end: str | None = None
     people: list[str] = Field(
-        default_factory=list, description="Slots: the others who must be free too, by name ('Ann Lee')."
+        default_factory=list,
+        description="Slots: the others who must be free too, by name ('Ann Lee'); free_at: those of them "
+        "free then.",
     )
     unseen: list[str] = Field(
-        default_factory=list, description="Slots: the people asked for whose calendar cannot be seen."
+        default_factory=list,
+        description="Slots, free_at: the people asked for whose calendar cannot be seen.",
+    )
+    busy: list[PersonBusy] = Field(
+        default_factory=list,
+        description="free_at: the others asked about who are busy then, with their busy times (never what "
+        "their events are).",
+    )
+    with_you: bool = Field(
+        default=True,
+        description="free_at with others: whether the user must be free too ('are Ann, Raj and I free?') or "
+        "the question is about them alone ('are Ann and Raj free?': the user's events are only mentioned).",
     )
     nearest: list[Slot] = Field(
         default_factory=list, description="Slots: when none fits, the nearest times after the range."
@@ -110,7 +124,13 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
         text = _slots_text(params, events, tz, period)
     elif params.style == "free_at":
         data["events"] = [e.model_dump(mode="json") for e in events]
-        text = _free_at_text(params, [e for e in events if not e.all_day], tz)
+        timed = [e for e in events if not e.all_day]
+        if params.people or params.busy or params.unseen:
+            data["people"], data["unseen"] = params.people, params.unseen
+            data["busy"] = [b.model_dump(mode="json") for b in params.busy]
+            text = _others_free_at_text(params, timed, tz)
+        else:
+            text = _free_at_text(params, timed, tz)
     elif params.style == "conflicts":
         pairs = _overlapping(events)
         data["pairs"] = [[a.key, b.key] for a, b in pairs]
@@ -142,6 +162,66 @@ def _free_at_text(params: ReplyInput, busy: list[EventItem], tz: ZoneInfo) -> st
         return f"Yes, you are free on {when}."
     what = ", ".join(f"{e.summary} ({format_span(e.start, e.end, tz)})" for e in busy)
     return f"No, on {when} you have {what}."
+
+
+def _others_free_at_text(params: ReplyInput, mine: list[EventItem], tz: ZoneInfo) -> str:
+    """ "Are Ann and Raj free on Thursday at 10?": yes only if every one asked about is free (the user
+    too when ``with_you``), else who is busy and when; others are named with their busy times only.
+
+    "No: Ann Lee is busy then (9:00 AM – 12:00 PM). Raj Patel is free." / "Yes, Ann Lee and Raj Patel
+    are both free on Thursday, March 5 at 10:00 AM." / "No: you have Dentist (4:00 PM – 5:00 PM)."
+    Someone whose calendar cannot be seen leaves no plain yes.
+    """
+    assert params.start is not None
+    day = params.start.astimezone(tz).date()
+    when = f"{format_day(day)} at {format_time(params.start, tz)}"
+    yours = ", ".join(f"{e.summary} ({format_span(e.start, e.end, tz)})" for e in mine)
+    unseen = f"I cannot see the calendar of {_and(params.unseen)}" if params.unseen else ""
+    if (params.with_you and mine) or params.busy:
+        said = [f"you have {yours}"] if params.with_you and mine else []
+        if len(params.busy) == 1:
+            said.append(f"{params.busy[0].name} is busy then ({_busy_times(params.busy[0], day, tz)})")
+        elif params.busy:
+            said.append(
+                f"{_and([f'{b.name} ({_busy_times(b, day, tz)})' for b in params.busy])} are busy then"
+            )
+        parts = [f"No: {', and '.join(said)}."]
+        free = ["you", *params.people] if params.with_you and not mine else params.people
+        if free:
+            parts.append(f"{_and(free)[:1].upper()}{_and(free)[1:]} {_are(free)} free.")
+        if unseen:
+            parts.append(f"{unseen}.")
+    else:
+        who = ["you", *params.people] if params.with_you else params.people
+        if not unseen:
+            answer = f"Yes, {_and(who)} {_are(who)} free on {when}"
+        elif who:
+            answer = f"{_and(who)} {_are(who)} free on {when}, but {unseen}"
+        else:
+            whom = f"{_and(params.unseen)} {_are(params.unseen)}"
+            answer = f"{unseen}, so I cannot tell whether {whom} free on {when}"
+        parts = [answer[:1].upper() + answer[1:] + "."]
+    if mine and not params.with_you:  # the question was about them; the user's own events are still said
+        parts.append(f"You have {yours} then.")
+    return " ".join(parts)
+
+
+def _are(names: list[str]) -> str:
+    """ "is", "are both", "are all": said of the names listed ("you" alone is "are")."""
+    if len(names) == 1:
+        return "are" if names[0] == "you" else "is"
+    return "are both" if len(names) == 2 else "are all"
+
+
+def _busy_times(person: PersonBusy, day: date, tz: ZoneInfo) -> str:
+    """ "9:00 AM – 12:00 PM", a day named where a busy block starts or ends on another day."""
+
+    def at(moment: datetime) -> str:
+        local = moment.astimezone(tz)
+        said = format_time(local, tz)
+        return said if local.date() == day else f"{format_day(local.date())} {said}"
+
+    return ", ".join(f"{at(s.start)} – {at(s.end)}" for s in person.busy)
 
 
 def _overlapping(events: list[EventItem]) -> list[tuple[EventItem, EventItem]]:

@@ -9,6 +9,7 @@ from zoneinfo import ZoneInfo
 
 from assistant.decomposer.dialogue import NOTHING_WAITING
 from assistant.decomposer.frame import RequestFrame
+from assistant.decomposer.lexicon import ABOUT_OTHERS
 from skills.formatting import format_day
 from workflows.definition import Decision, TaskSpec, WorkflowDefinition
 
@@ -238,24 +239,45 @@ def _conflict_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[Ta
 
 
 def _free_at_tasks(frame: RequestFrame, at: datetime) -> list[TaskSpec]:
-    """ "Am I free tomorrow at 3?": yes or no for that hour (or the length asked), and what is there."""
+    """ "Am I free tomorrow at 3?": yes or no for that hour (or the length asked), and what is there.
+
+    With people named ("are Ann and Raj free on Thursday at 10?") their free/busy is read too: yes only
+    if all of them are free, and the user as well unless the question is about them alone
+    (:data:`ABOUT_OTHERS`); the answer names who is busy and when, never what their events are.
+    """
     end = at + timedelta(minutes=frame.duration_minutes or 60)
     window = {"start": at.isoformat(), "end": end.isoformat()}
-    return [
+    tasks = [
         TaskSpec(
             id="find",
             skill="find_events",
             params={**window, "once_with_copies": True},  # an event and its copy: named once
             summary="Find what is then",
-        ),
+        )
+    ]
+    reply: dict[str, Any] = {"style": "free_at", "events": _ref("find", "events"), **window}
+    about_others = ABOUT_OTHERS in frame.notes
+    if frame.people or (about_others and frame.person_names):
+        busy: dict[str, Any] = {**window, "people": frame.people}
+        if frame.person_names:
+            busy["names"] = frame.person_names  # a name of nobody here: a calendar that cannot be seen
+        tasks.append(TaskSpec(id="busy", skill="people_busy", params=busy, summary="Read their free/busy"))
+        reply.update(
+            people=_ref("busy", "free"),
+            busy=_ref("busy", "busy"),
+            unseen=_ref("busy", "unseen"),
+            with_you=not about_others,
+        )
+    tasks.append(
         TaskSpec(
             id="reply",
             skill="compose_reply",
-            depends_on=("find",),
-            params={"style": "free_at", "events": _ref("find", "events"), **window},
+            depends_on=tuple(t.id for t in tasks),
+            params=reply,
             summary="Answer yes or no",
-        ),
-    ]
+        )
+    )
+    return tasks
 
 
 def _free_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskSpec]:

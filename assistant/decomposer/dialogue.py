@@ -85,9 +85,12 @@ _DOING = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE = re.compile(r"(?<=[,.!?;])\s+|(?<=[.!?])(?=[A-Z])")
-# "lunch with Ann, Bo and Raj tomorrow": a comma inside a list of people, not after a clause of its own
+# "lunch with Ann, Bo and Raj tomorrow", "can Ann, Raj and I all meet": a comma inside a list of people,
+# not after a clause of its own
 _LIST_GOES_ON = (
-    re.compile(r"\bwith\s+[\w'-]+(?:\s+[\w'-]+)?,$", re.IGNORECASE),
+    re.compile(
+        r"(?:\bwith|^(?:can|could|will|would|do|does|should|shall))\s+[\w'-]+(?:\s+[\w'-]+)?,$", re.IGNORECASE
+    ),
     re.compile(r"^[\w'-]+(?:\s+[\w'-]+)?(?:,\s*[\w'-]+(?:\s+[\w'-]+)?)*,?\s+(?:and|&)\s", re.IGNORECASE),
 )
 

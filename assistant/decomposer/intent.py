@@ -69,6 +69,13 @@ _BACK_REFERENCE = re.compile(
 _THEN_WRITE = re.compile(r"\b(?:and|then)(?: then)?(?: (?:please|also))? $")
 # "do remove the next event": an emphatic "do", not a question.
 _EMPHATIC_DO = re.compile(r"^do (?=\w+)")
+# "can we all meet on Thursday at 10?", "could Ann, Raj and I all meet ...", "can Ann and Raj make it at
+# 4?": whether they are free then, asked; no meeting made ("can we meet" alone may ask for one).
+_CAN_ALL_MEET = re.compile(
+    r"^(?:can|could|will|would) (?:(?:we|you and i|you and me) (?:all|both)|"
+    r"[a-z][a-z'-]*(?:(?:,? | )[a-z][a-z'-]*)*,? (?:and|&) [a-z][a-z'-]*(?: (?:all|both))?)"
+    r" (?:meet|make it|get together)\b"
+)
 _SHORTHAND = ((re.compile(r"\bw/o(?=\s|$)"), "without"), (re.compile(r"\bw/(?=\s|$)"), "with"))
 
 
@@ -134,6 +141,8 @@ def classify(text: str) -> tuple[Operation, float]:
         return "out_of_scope", 0.8
     if COUNT_CUES.search(core):
         return "count", 0.9
+    if _CAN_ALL_MEET.match(core):
+        return "free", 0.8
     if question:
         if FREE_CUES.search(core):
             return "free", 0.85

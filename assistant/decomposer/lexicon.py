@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 
 __all__ = [
+    "ABOUT_OTHERS",
     "CATEGORY_WORDS",
     "COUNT_CUES",
     "CREATE_VERBS",
@@ -214,6 +215,10 @@ EVERYONE_CUE = re.compile(
     rf"|\b(?:whenever|when|where|in which)\s+(?:are\s+)?{_NAMED_ALL}(?:'re|\s+are|\s+will be|\s+can)?"
     r"(?:\s+(?:all|both))?\s+(?:available|free)\b)"
 )
+# The note on the frame of a free-time question whose subject is people named alone ("are Ann and Raj
+# free at 10?", "is Ann free?"): the user is not one of those who must be free. Without it the user is
+# ("are Ann, Raj and I free?", "can we all meet?", "am I free at 10 with Ann?").
+ABOUT_OTHERS = "asks about the people named, not the user"
 COUNT_CUES = phrase_re(["how many", "how much", "count", "number of", "total of"])
 FREE_CUES = phrase_re(
     [

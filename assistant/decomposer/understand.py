@@ -17,6 +17,7 @@ from assistant.decomposer.dayparts import in_users_day_parts
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import classify, normalise
 from assistant.decomposer.lexicon import (
+    ABOUT_OTHERS,
     CATEGORY_WORDS,
     COUNT_CUES,
     CREATE_VERBS,
@@ -77,6 +78,41 @@ _TOGETHER_FREE = re.compile(
 _LIST_AFTER = re.compile(
     rf"\b(?:with|invite|inviting|for|meet|meeting|see|suits?|fits?|between)\s+(?P<list>{_LIST})"
 )
+# One person said as the one who must be free: "is Ann free at 10?", "will Ann Lee be available?".
+_ONE_FREE = re.compile(
+    rf"\b(?:is|was|will|would|could)\s+(?P<list>{_ONE})\s+(?:(?:be|still|also)\s+)?"
+    r"(?:free|available|around|not busy)\b"
+)
+# Not someone, though it stands where a name would: "is lunch free?", "is everything available?".
+_NOT_SOMEONE = frozenset(
+    [
+        "everything",
+        "anything",
+        "something",
+        "nothing",
+        "lunch",
+        "dinner",
+        "breakfast",
+        "noon",
+        "midnight",
+        "room",
+        "office",
+        "desk",
+        "slot",
+        "spot",
+        "he",
+        "she",
+        "they",
+        "him",
+        "her",
+        "them",
+        "one",
+    ]
+)
+# The user among those who must be free: "ann, raj and i", "can we all meet", "is ann free to meet me".
+_FIRST_PERSON = re.compile(r"\b(?:i|me|myself|we|us|ourselves|i'm|we're|i'll|we'll)\b")
+# Said of the time, not part of a name: "and zoe free" is Zoe.
+_PREDICATE_WORDS = frozenset(["free", "available", "busy", "around", "both"])
 _LIST_MEMBER = re.compile(_ONE)
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
 _CHANGE_LEAD = re.compile(r"\b(?:to|into|until|till|for|at|onto)\s*$")
@@ -211,7 +247,10 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
         frame.duration_minutes = d.minutes
         take(*d.span)
 
-    _fill_people(frame, norm, "".join(" " if mask[i] else ch for i, ch in enumerate(norm)), world, take)
+    unread = "".join(" " if mask[i] else ch for i, ch in enumerate(norm))
+    _fill_people(frame, norm, unread, world, take)
+    if operation == "free" and _about_others(unread, frame):
+        frame.notes.append(ABOUT_OTHERS)
     for m in EVERYONE_CUE.finditer(norm):
         take(*m.span())  # "a call when we're both free": the search, no words of the title
     _fill_calendars(frame, norm, world, take)
@@ -368,13 +407,16 @@ def _fill_people(
         frame.people.append(m.group(0))
         seen.add(m.group(0))
         take(*m.span())
+        unread = unread[: m.start()] + " " * (m.end() - m.start()) + unread[m.end() :]  # not "zoe" of zoe@…
     candidates: list[tuple[str, tuple[int, int]]] = []
     for m in _PEOPLE_AFTER.finditer(unread):
         if not _POSSESSIVE.match(m.group(1)):  # "for john's birthday": the possessive below names him
             candidates.append((m.group(1), m.span(1)))
     listed: set[tuple[int, int]] = set()
-    for pattern in (_TOGETHER_FREE, _LIST_AFTER):
+    for pattern in (_TOGETHER_FREE, _LIST_AFTER, _ONE_FREE):
         for m in pattern.finditer(unread):
+            if pattern is _ONE_FREE and _not_someone(m.group("list")):
+                continue
             for member in _LIST_MEMBER.finditer(unread, *m.span("list")):
                 if member.span() not in listed and not any(member.span() == s for _, s in candidates):
                     listed.add(member.span())
@@ -385,7 +427,15 @@ def _fill_people(
         candidates.append((m.group(1), m.span(1)))
         owners.add(m.group(1))
     cleaned = [
-        (" ".join(w for w in name.split() if w not in STOPWORDS and w not in GENERIC_EVENT_WORDS), name, span)
+        (
+            " ".join(
+                w
+                for w in name.split()
+                if w not in STOPWORDS and w not in GENERIC_EVENT_WORDS and w not in _PREDICATE_WORDS
+            ),
+            name,
+            span,
+        )
         for name, span in candidates
     ]
     lookups = [c for c, _, _ in cleaned if c]
@@ -408,6 +458,20 @@ def _fill_people(
             frame.person_names.append(words)
         if name not in owners:
             take(*span)  # "John's birthday" keeps its owner in its title
+
+
+def _not_someone(name: str) -> bool:
+    words = [w for w in name.split() if w not in STOPWORDS]
+    return not words or words[0] in _NOT_SOMEONE or _looks_like_thing(name)
+
+
+def _about_others(unread: str, frame: RequestFrame) -> bool:
+    """Whether a free-time question is about the people named alone: "are Ann and Raj free?", "is Ann
+    free?", not "are Ann, Raj and I free?", "can we all meet with Ann?", "is Ann free to meet me?"."""
+    said = _EMAIL.sub(lambda m: "x" * len(m.group(0)), unread)  # an address stands for a name
+    subjects = [m.group("list") for m in _TOGETHER_FREE.finditer(said)]
+    subjects += [m.group("list") for m in _ONE_FREE.finditer(said) if not _not_someone(m.group("list"))]
+    return bool(subjects) and bool(frame.people or frame.person_names) and not _FIRST_PERSON.search(unread)
 
 
 def _looks_like_thing(name: str) -> bool:
