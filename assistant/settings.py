@@ -244,7 +244,10 @@ ASSISTANT_DECOMPOSER = env.str("ASSISTANT_DECOMPOSER", default="rules")
 # calendar without an account is the built-in store's ("local").  CREDENTIAL_KEYS are the Fernet
 # keys account credentials are encrypted with (the first encrypts, all decrypt; see skills/crypto.py);
 # only needed once an account with credentials is connected.
-CALENDAR_PROVIDERS = {"local": "skills.providers.local.LocalProvider"}
+CALENDAR_PROVIDERS = {
+    "local": "skills.providers.local.LocalProvider",
+    "google": "skills.providers.google.GoogleProvider",
+}
 CREDENTIAL_KEYS = env.list("CREDENTIAL_KEYS", default=[])
 
 # Above DEBUG no log line shows an exception's message or a validated input (either may quote the

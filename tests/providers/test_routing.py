@@ -109,11 +109,11 @@ def test_a_kind_is_resolved_once_per_dotted_path(monkeypatch: pytest.MonkeyPatch
 
 def test_an_unknown_kind_is_a_clear_error() -> None:
     with pytest.raises(
-        UnknownProviderError, match="No calendar provider is registered for 'google' accounts"
+        UnknownProviderError, match="No calendar provider is registered for 'caldav' accounts"
     ) as e:
-        provider_class("google")
+        provider_class("caldav")
 
-    assert "CALENDAR_PROVIDERS has local" in str(e.value)
+    assert "CALENDAR_PROVIDERS has google, local" in str(e.value)
     assert isinstance(e.value, ProviderError)  # a workflow step reports it like a refused write
     assert isinstance(e.value, ImproperlyConfigured)  # and the fix is in the settings
 
@@ -324,13 +324,13 @@ def test_undo_of_a_deleted_remote_series_goes_back_to_its_provider() -> None:
 
 def test_a_write_to_a_kind_nobody_registered_is_refused_before_anything_is_written() -> None:
     user, work = user_with_calendar("ann")
-    team = _team(user, kind=CalendarAccount.Kind.GOOGLE)
+    team = _team(user, kind=CalendarAccount.Kind.CALDAV)
     writes = [
         Write(action="create", calendar_id=str(work.pk), data=_data("Mine", 8)),
         Write(action="create", calendar_id=str(team.pk), data=_data("Team standup", 10)),
     ]
 
-    with pytest.raises(UnknownProviderError, match="'google'"):
+    with pytest.raises(UnknownProviderError, match="'caldav'"):
         provider_for(user).apply_writes(writes)
 
     assert not Event.objects.exists()
