@@ -247,6 +247,7 @@ ASSISTANT_DECOMPOSER = env.str("ASSISTANT_DECOMPOSER", default="rules")
 CALENDAR_PROVIDERS = {
     "local": "skills.providers.local.LocalProvider",
     "google": "skills.providers.google.GoogleProvider",
+    "caldav": "skills.providers.caldav.CaldavProvider",
 }
 CREDENTIAL_KEYS = env.list("CREDENTIAL_KEYS", default=[])
 

@@ -41,6 +41,12 @@ WITH_CALDAV = {
     "caldav": "tests.providers.test_routing.MirrorProvider",
 }
 
+# Every kind of account has a provider in the settings now: the unknown-kind tests take caldav away.
+WITHOUT_CALDAV = {
+    "local": "skills.providers.local.LocalProvider",
+    "google": "skills.providers.google.GoogleProvider",
+}
+
 
 class MirrorProvider(LocalProvider):
     """A remote kind as the module docstring of skills.providers shapes it, minus the network: it
@@ -107,6 +113,7 @@ def test_a_kind_is_resolved_once_per_dotted_path(monkeypatch: pytest.MonkeyPatch
     assert sorted(imported) == sorted(WITH_CALDAV.values())
 
 
+@override_settings(CALENDAR_PROVIDERS=WITHOUT_CALDAV)
 def test_an_unknown_kind_is_a_clear_error() -> None:
     with pytest.raises(
         UnknownProviderError, match="No calendar provider is registered for 'caldav' accounts"
@@ -322,6 +329,7 @@ def test_undo_of_a_deleted_remote_series_goes_back_to_its_provider() -> None:
     assert len(router.list_occurrences(start=DAY, end=DAY + timedelta(days=40))) == 30
 
 
+@override_settings(CALENDAR_PROVIDERS=WITHOUT_CALDAV)
 def test_a_write_to_a_kind_nobody_registered_is_refused_before_anything_is_written() -> None:
     user, work = user_with_calendar("ann")
     team = _team(user, kind=CalendarAccount.Kind.CALDAV)

@@ -1,0 +1,472 @@
+"""The CalDAV provider: calendars on a CalDAV server, mirrored into the built-in store.
+
+**Reads** are the built-in provider's: they read the mirror (see :mod:`skills.providers.caldav.sync`).
+
+**Writes** are worked out on the mirror and then sent to the server, in one database transaction:
+
+1. the batch is applied to the mirror by the built-in provider, inside the transaction, which checks
+   ``expected_etag`` against what the user saw, honours operation ids, and produces the before and
+   after images and restore images undo needs (the same semantics on every backend);
+2. the series the batch changed are found by comparing each UID's rows (ids and etags) before and
+   after, and each changed UID's resource is sent once: a new one with ``If-None-Match: *`` under a
+   name derived from its UID (a create's UID derived from its operation id, so a retried create
+   finds its own resource and never makes a second one), a changed one with ``If-Match`` its last
+   known etag, a deleted one by ``DELETE`` with ``If-Match``.  A change to one occurrence becomes a
+   RECURRENCE-ID component inside the series' resource, a cancelled occurrence an EXDATE, a change
+   to this and following occurrences an UNTIL on the master plus a new resource;
+3. only when every request has succeeded is the transaction committed, so the mirror is updated
+   after remote success.  A refusal rolls the mirror back; the requests that had already succeeded
+   are compensated (their resources put back as they were, from images taken before the batch),
+   and a compensation that fails is named in the error.  A 412 is a :class:`ConflictError` and the
+   calendar is synced at once, so the next read (a fresh preview) sees the server's version.
+
+So a bulk change of 50 occurrences of one series costs one PUT, whatever the number of occurrences.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import re
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import icalendar
+from django.db import transaction
+
+from skills.models import Calendar, CalendarAccount, Event
+from skills.providers.base import (
+    BusyInterval,
+    CalendarInfo,
+    CalendarProvider,
+    ConflictError,
+    EventData,
+    NotFoundError,
+    Occurrence,
+    OccurrenceRef,
+    PermissionDeniedError,
+    ProviderError,
+    Scope,
+    Write,
+    Written,
+)
+from skills.providers.caldav.client import DavConnection
+from skills.providers.caldav.ical import build_resource
+from skills.providers.caldav.sync import (
+    KIND,
+    calendar_state,
+    connection_for,
+    mark_needs_reconnect,
+    sync_account,
+)
+from skills.providers.local import LocalProvider
+
+__all__ = ["CaldavProvider", "resource_name", "uid_for_operation"]
+
+_Key = tuple[int, str]  # (calendar pk, UID): one resource
+
+
+def uid_for_operation(operation_id: str) -> str:
+    """The UID a create with ``operation_id`` gets: the same on every retry."""
+    return f"{hashlib.sha256(operation_id.encode('utf-8')).hexdigest()[:32]}@calendar-assistant"
+
+
+def resource_name(uid: str) -> str:
+    """The resource name of a new event, derived from its UID (so from its operation id)."""
+    safe = re.sub(r"[^A-Za-z0-9_.-]", "-", uid)
+    if len(safe) > 120 or safe != uid.replace("@", "-"):
+        safe = hashlib.sha256(uid.encode("utf-8")).hexdigest()[:40]
+    return f"{safe}.ics"
+
+
+@dataclasses.dataclass
+class _Done:
+    """A request that succeeded, and how to take it back."""
+
+    key: _Key
+    path: str
+    etag: str  # the resource's etag after the request ("" when deleted)
+    before: str | None  # the resource's text before (None: it did not exist)
+    name: str
+
+
+class CaldavProvider(CalendarProvider):
+    """A user's CalDAV calendars; reads from the mirror, writes to the server then the mirror."""
+
+    name = "caldav"
+
+    def __init__(self, user: Any) -> None:
+        super().__init__(user)
+        self.local = LocalProvider(user)
+        self._connections: dict[int, DavConnection] = {}
+
+    # -- reads: the mirror -------------------------------------------------------------------------------
+    def list_calendars(self) -> list[CalendarInfo]:
+        return self.local.list_calendars()
+
+    def list_occurrences(
+        self, *, start: datetime, end: datetime, calendar_ids: list[str] | None = None
+    ) -> list[Occurrence]:
+        return self.local.list_occurrences(start=start, end=end, calendar_ids=calendar_ids)
+
+    def get_occurrence(self, *, event_id: str, recurrence_id: datetime | None = None) -> Occurrence:
+        return self.local.get_occurrence(event_id=event_id, recurrence_id=recurrence_id)
+
+    def get_occurrences(self, refs: Sequence[OccurrenceRef]) -> list[Occurrence | None]:
+        return self.local.get_occurrences(refs)
+
+    def busy_reader(
+        self,
+        *,
+        start: datetime,
+        end: datetime,
+        calendar_ids: list[str] | None = None,
+        ignore: frozenset[str] = frozenset(),
+    ) -> Callable[[datetime, datetime], list[tuple[float, float]]]:
+        return self.local.busy_reader(start=start, end=end, calendar_ids=calendar_ids, ignore=ignore)
+
+    def event_titles(self, *, start: datetime, end: datetime) -> list[str]:
+        return self.local.event_titles(start=start, end=end)
+
+    def free_busy(
+        self, *, emails: list[str], start: datetime, end: datetime
+    ) -> dict[str, list[BusyInterval]]:
+        """Other people's busy time: those of this instance, as the built-in store knows them.
+        (CalDAV scheduling outboxes, RFC 6638, are not asked: many servers, Radicale among them,
+        have none.)"""
+        return self.local.free_busy(emails=emails, start=start, end=end)
+
+    def calendar_free_busy(
+        self, *, calendar_id: str, start: datetime, end: datetime, from_server: bool = True
+    ) -> list[BusyInterval]:
+        """Busy spans of one of the user's CalDAV calendars in [start, end), merged: a
+        ``free-busy-query`` REPORT to the server (its own view, which may be newer than the
+        mirror), or the mirror's when ``from_server`` is off or the server has no such report."""
+        calendar = self._calendar(calendar_id)
+        if from_server:
+            try:
+                text = self._connection(calendar.account).free_busy(calendar.remote_id, start, end)
+                return _busy_from_vfreebusy(text, start, end)
+            except PermissionDeniedError:
+                raise
+            except (ProviderError, ValueError):
+                pass
+        spans = self.local.busy_reader(start=start, end=end, calendar_ids=[calendar_id])(start, end)
+        merged: list[list[float]] = []
+        for lo, hi in sorted(spans):
+            if merged and lo <= merged[-1][1]:
+                merged[-1][1] = max(merged[-1][1], hi)
+            else:
+                merged.append([lo, hi])
+        return [
+            BusyInterval(start=datetime.fromtimestamp(lo, UTC), end=datetime.fromtimestamp(hi, UTC))
+            for lo, hi in merged
+        ]
+
+    def sync(self) -> None:
+        """Sync every CalDAV account of the user into the mirror."""
+        for account in CalendarAccount.objects.filter(owner=self.user, kind=KIND):
+            sync_account(account)
+
+    # -- writes ------------------------------------------------------------------------------------------
+    def create_event(self, *, calendar_id: str, data: EventData, operation_id: str = "") -> Occurrence:
+        write = Write(action="create", calendar_id=calendar_id, data=data, operation_id=operation_id)
+        created = self.apply_writes([write])[0].after
+        assert created is not None
+        return created
+
+    def update_event(
+        self,
+        *,
+        event_id: str,
+        data: EventData,
+        recurrence_id: datetime | None = None,
+        scope: Scope = Scope.OCCURRENCE,
+        expected_etag: str = "",
+        operation_id: str = "",
+    ) -> Occurrence:
+        write = Write(
+            action="update",
+            data=data,
+            event_id=event_id,
+            recurrence_id=recurrence_id,
+            scope=scope,
+            expected_etag=expected_etag,
+            operation_id=operation_id,
+        )
+        updated = self.apply_writes([write])[0].after
+        assert updated is not None
+        return updated
+
+    def delete_event(
+        self,
+        *,
+        event_id: str,
+        recurrence_id: datetime | None = None,
+        scope: Scope = Scope.OCCURRENCE,
+        expected_etag: str = "",
+        operation_id: str = "",
+    ) -> None:
+        write = Write(
+            action="delete",
+            event_id=event_id,
+            recurrence_id=recurrence_id,
+            scope=scope,
+            expected_etag=expected_etag,
+            operation_id=operation_id,
+        )
+        self.apply_writes([write])
+
+    def restore(
+        self,
+        *,
+        image: dict[str, Any],
+        event_id: str = "",
+        recurrence_id: datetime | None = None,
+        operation_id: str = "",
+    ) -> Written:
+        write = Write(
+            action="restore",
+            image=image,
+            event_id=event_id,
+            recurrence_id=recurrence_id,
+            operation_id=operation_id,
+        )
+        return self.apply_writes([write])[0]
+
+    def apply_writes(self, writes: Sequence[Write]) -> list[Written]:
+        """Apply the batch to the mirror, send each changed resource once, commit only if all were
+        accepted (see the module docstring).
+
+        Raises:
+            ConflictError: a target changed since it was read, here or on the server (412).
+            NotFoundError: a target no longer exists.
+            PermissionDeniedError: the server refused the credentials (the account is marked
+                ``needs_reconnect``) or the change.
+            TransientProviderError: the server could not be reached or failed; nothing is changed.
+        """
+        if not writes:
+            return []
+        done: list[_Done] = []
+        sending = False
+        calendars = self._calendars()
+        try:
+            with transaction.atomic():
+                accounts = {
+                    account.pk: account
+                    for account in CalendarAccount.objects.select_for_update().filter(
+                        pk__in={c.account_id for c in calendars.values()}
+                    )
+                }
+                before_rows = self._fingerprint(calendars)
+                pre_images = self._pre_images(writes, calendars, accounts)
+                results = self.local.apply_writes(writes)
+                results = self._stable_uids(writes, results, calendars)
+                after_rows = self._fingerprint(calendars)
+                dirty = sorted(
+                    key
+                    for key in before_rows.keys() | after_rows.keys()
+                    if before_rows.get(key) != after_rows.get(key)
+                )
+                # New resources first, deletions last: a failure midway leaves the least to put back.
+                dirty.sort(key=lambda key: (key in before_rows, key not in after_rows))
+                sending = True
+                for key in dirty:
+                    calendar = calendars[key[0]]
+                    assert calendar.account_id is not None
+                    account = accounts[calendar.account_id]
+                    done.append(self._push(account, calendar, key, pre_images.get(key)))
+                for account in accounts.values():
+                    account.save(update_fields=["sync_state", "updated_at"])
+        except ProviderError as exc:
+            if not sending:
+                raise
+            failures = self._compensate(done, calendars)
+            self._after_failure(exc, calendars)
+            if failures:
+                raise type(exc)(
+                    f"{exc} What had already been changed on the server was put back, except: "
+                    f"{', '.join(failures)}."
+                ) from exc
+            raise
+        return [self._with_calendar(written) for written in results]
+
+    # -- helpers -----------------------------------------------------------------------------------------
+    def _calendars(self) -> dict[int, Calendar]:
+        found = Calendar.objects.filter(owner=self.user, account__kind=KIND).select_related("account")
+        return {calendar.pk: calendar for calendar in found}
+
+    def _calendar(self, calendar_id: str) -> Calendar:
+        calendar = self._calendars().get(int(calendar_id)) if calendar_id.isdigit() else None
+        if calendar is None:
+            raise NotFoundError(f"You have no CalDAV calendar with id {calendar_id!r}.")
+        return calendar
+
+    def _connection(self, account: CalendarAccount | None) -> DavConnection:
+        assert account is not None
+        conn = self._connections.get(account.pk)
+        if conn is None:
+            conn = self._connections[account.pk] = connection_for(account)
+        return conn
+
+    @staticmethod
+    def _fingerprint(calendars: dict[int, Calendar]) -> dict[_Key, frozenset[tuple[int, str]]]:
+        """Every mirrored row of these calendars by resource: (row id, etag) per UID."""
+        rows = Event.objects.filter(calendar_id__in=calendars).order_by()
+        found: dict[_Key, set[tuple[int, str]]] = {}
+        for calendar_id, uid, pk, etag in rows.values_list("calendar_id", "uid", "pk", "etag"):
+            found.setdefault((calendar_id, uid), set()).add((pk, etag))
+        return {key: frozenset(value) for key, value in found.items()}
+
+    def _rows(self, calendar: Calendar, uid: str) -> tuple[Event | None, list[Event]]:
+        rows = list(Event.objects.filter(calendar=calendar, uid=uid).select_related("calendar"))
+        master = next((row for row in rows if row.series_id is None), None)
+        return master, [row for row in rows if row.series_id is not None]
+
+    def _pre_images(
+        self, writes: Sequence[Write], calendars: dict[int, Calendar], accounts: dict[int, CalendarAccount]
+    ) -> dict[_Key, str]:
+        """The server's resources the batch may change, as they are now: what a failure puts back."""
+        ids = {int(w.event_id) for w in writes if w.action in ("update", "delete") and w.event_id.isdigit()}
+        keys: set[_Key] = set()
+        if ids:
+            rows = Event.objects.filter(pk__in=ids, calendar_id__in=calendars).values_list(
+                "calendar_id", "uid"
+            )
+            keys.update(rows)
+        for write in writes:
+            image = write.image or {}
+            for part in ("rows", "left"):
+                for row in image.get(part) or ():
+                    if str(row.get("calendar_id", "")).isdigit() and row.get("uid"):
+                        keys.add((int(row["calendar_id"]), str(row["uid"])))
+        images: dict[_Key, str] = {}
+        for key in keys:
+            calendar = calendars.get(key[0])
+            if calendar is None:
+                continue
+            master, overrides = self._rows(calendar, key[1])
+            if master is not None:
+                images[key] = build_resource(master, overrides)
+        return images
+
+    def _stable_uids(
+        self, writes: Sequence[Write], results: list[Written], calendars: dict[int, Calendar]
+    ) -> list[Written]:
+        """Give each event a create made with an operation id the UID derived from it, so a retry
+        after a lost answer names the same resource (and finds it) rather than a second one."""
+        fixed = []
+        for write, written in zip(writes, results, strict=True):
+            after = written.after
+            if (
+                write.action == "create"
+                and write.operation_id
+                and written.before is None
+                and after is not None
+                and after.calendar_id.isdigit()
+                and int(after.calendar_id) in calendars
+            ):
+                uid = uid_for_operation(write.operation_id)
+                if after.uid != uid:
+                    Event.objects.filter(calendar_id=int(after.calendar_id), uid=after.uid).update(uid=uid)
+                    written = dataclasses.replace(written, after=dataclasses.replace(after, uid=uid))
+            fixed.append(written)
+        return fixed
+
+    def _push(self, account: CalendarAccount, calendar: Calendar, key: _Key, before: str | None) -> _Done:
+        """Send one changed resource; record its new etag in the account's sync state."""
+        conn = self._connection(account)
+        resources: dict[str, list[str]] = calendar_state(account, calendar)["resources"]
+        uid = key[1]
+        path = next((p for p, (_, u) in resources.items() if u == uid), None)
+        master, overrides = self._rows(calendar, uid)
+        name = master.summary if master is not None else uid
+        if master is None:
+            if path is None:  # never on the server
+                return _Done(key, "", "", None, name)
+            conn.delete(path, resources[path][0])
+            del resources[path]
+            return _Done(key, path, "", before, name)
+        text = build_resource(master, overrides)
+        if path is not None:
+            etag = conn.update(path, text, resources[path][0])
+            resources[path] = [etag, uid]
+            return _Done(key, path, etag, before, name)
+        path = conn.path_of(conn.absolute(calendar.remote_id + resource_name(uid)))
+        made, etag = conn.create(path, text)
+        if not made:
+            # Already there: ours from an earlier try whose answer was lost, or someone else's.
+            existing = conn.get(path)
+            if existing is None or f"UID:{uid}" not in existing.data.replace("\r\n ", "").replace("\n ", ""):
+                raise ConflictError(f"Another event already has the name {path!r} on the CalDAV server.")
+            etag = conn.update(path, text, existing.etag)
+            resources[path] = [etag, uid]
+            return _Done(key, path, etag, existing.data, name)
+        resources[path] = [etag, uid]
+        return _Done(key, path, etag, None, name)
+
+    def _compensate(self, done: list[_Done], calendars: dict[int, Calendar]) -> list[str]:
+        """Take back the requests of a failed batch, newest first; the names of those that could not be."""
+        failures = []
+        for step in reversed(done):
+            if not step.path:
+                continue
+            conn = self._connection(calendars[step.key[0]].account)
+            try:
+                if step.before is None:
+                    conn.delete(step.path, step.etag)
+                elif step.etag:
+                    conn.update(step.path, step.before, step.etag)
+                else:
+                    conn.create(step.path, step.before)
+            except ProviderError:
+                failures.append(repr(step.name))
+        return failures
+
+    def _after_failure(self, exc: ProviderError, calendars: dict[int, Calendar]) -> None:
+        """After a refused batch: a refused password marks the account; otherwise the mirror is synced
+        so that it shows the server's version (a 412) and the etags compensation left."""
+        accounts = {c.account_id: c.account for c in calendars.values() if c.account is not None}
+        for account in accounts.values():
+            if isinstance(exc, PermissionDeniedError) and "password" in str(exc):
+                mark_needs_reconnect(account, str(exc))
+                continue
+            with contextlib.suppress(ProviderError):
+                sync_account(account)
+
+    @staticmethod
+    def _with_calendar(written: Written) -> Written:
+        """Restore images name their calendar at the top level, as the router expects."""
+        image = written.restore_image
+        if image is None or "calendar_id" in image:
+            return written
+        shown = written.before or written.after
+        calendar_id = shown.calendar_id if shown is not None else ""
+        if not calendar_id:
+            rows = image.get("rows") or image.get("left") or ()
+            calendar_id = str(rows[0].get("calendar_id", "")) if rows else ""
+        return dataclasses.replace(written, restore_image={**image, "calendar_id": calendar_id})
+
+
+def _busy_from_vfreebusy(text: str, start: datetime, end: datetime) -> list[BusyInterval]:
+    calendar = icalendar.Calendar.from_ical(text)
+    spans: list[tuple[datetime, datetime]] = []
+    for component in calendar.walk("VFREEBUSY"):
+        entries = component.get("freebusy")
+        for entry in entries if isinstance(entries, list) else [entries] if entries is not None else []:
+            if str(entry.params.get("FBTYPE", "BUSY")).upper() == "FREE":
+                continue
+            for period in entry.dt if isinstance(entry.dt, list) else [entry.dt]:
+                lo, hi = period
+                if not isinstance(hi, datetime):
+                    hi = lo + hi
+                spans.append((max(lo, start).astimezone(UTC), min(hi, end).astimezone(UTC)))
+    merged: list[list[datetime]] = []
+    for lo, hi in sorted(spans):
+        if merged and lo <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], hi)
+        else:
+            merged.append([lo, hi])
+    return [BusyInterval(start=lo, end=hi) for lo, hi in merged if hi > lo]
