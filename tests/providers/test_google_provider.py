@@ -308,3 +308,51 @@ def test_moving_fifty_occurrences_takes_at_most_five_http_requests(conn: Connect
         start=start - timedelta(hours=6), end=start + timedelta(days=51), calendar_ids=[str(conn.calendar.pk)]
     )
     assert {o.start.astimezone(NY).hour for o in moved} == {9}
+
+
+def test_this_and_following_is_until_on_the_master_plus_a_new_series_and_undo_puts_it_back(
+    conn: Connected,
+) -> None:
+    server, cal = conn.server, conn.calendar.remote_id
+    provider = conn.provider()
+    start = datetime(2026, 3, 2, 10, tzinfo=NY)
+    first = provider.create_event(
+        calendar_id=str(conn.calendar.pk),
+        data=EventData(
+            summary="Seminar",
+            start=start,
+            end=start + timedelta(hours=1),
+            timezone=ZONE,
+            rrule="FREQ=WEEKLY;COUNT=6",
+        ),
+        operation_id="run8:series",
+    )
+    third = start + timedelta(weeks=2)
+    [written] = provider.apply_writes(
+        [
+            Write(
+                action="update",
+                event_id=first.event_id,
+                recurrence_id=third,
+                scope=Scope.FOLLOWING,
+                data=EventData(start=third + timedelta(hours=1), end=third + timedelta(hours=2)),
+                operation_id="run8:following",
+            )
+        ]
+    )
+
+    live = [e for e in server.stored_events(cal) if e["summary"] == "Seminar"]
+    master = next(e for e in live if e["id"] == first.uid)
+    assert "UNTIL=" in master["recurrence"][0]
+    tail = next(e for e in live if e["id"] != first.uid)
+    assert tail["start"]["dateTime"].startswith("2026-03-16T11:00")
+    assert written.restore_image is not None
+
+    provider.restore(image=written.restore_image, event_id=first.event_id, operation_id="run8:undo")
+
+    live = [e for e in server.stored_events(cal) if e["summary"] == "Seminar"]
+    assert [e["id"] for e in live] == [first.uid]
+    assert live[0]["recurrence"] == ["RRULE:FREQ=WEEKLY;COUNT=6"]
+    conn.sync()
+    seminars = window(conn, datetime(2026, 3, 1, tzinfo=NY), datetime(2026, 5, 1, tzinfo=NY))
+    assert [o.start.astimezone(NY).hour for o in seminars] == [10] * 6
