@@ -21,8 +21,8 @@ _OFFSET_AFTER = frozenset({"ago", "hence", "from", "later", "before", "after", "
 # Durations do not depend on the reference time, but the parser wants one.
 _ANY_TIME = datetime(2000, 1, 1, tzinfo=UTC)
 # With ``daytime``, a clock time said without am/pm whose earlier reading falls in these hours takes the
-# later one: nobody books "Thursday at 3" at 3 am.
-_SMALL_HOURS = range(1, 7)
+# later one: nobody books "Thursday at 3" at 3 am, or "Thursday at 12" (or 12:30) at midnight.
+_SMALL_HOURS = range(0, 7)
 
 
 def find_times(text: str, *, now: datetime, daytime: bool = False) -> list[TimeMatch]:
@@ -94,7 +94,8 @@ def _to_match(
 
 
 def _small_hours(node: Node, wall_start: datetime) -> bool:
-    """A point in time whose clock time was said without am/pm or a day part and resolved to 1-6 am."""
+    """A point in time whose clock time was said without am/pm or a day part and resolved to between
+    midnight and 6 am (a 12 said alone resolves to midnight first)."""
     return (
         node.tod is not None
         and node.tod.ambiguous

@@ -264,3 +264,21 @@ def test_duration_inside_a_time_is_still_a_duration() -> None:
 def test_offsets_are_not_durations() -> None:
     for text in ("in 3 days", "2 weeks ago", "the next 3 days", "every 2 weeks"):
         assert find_durations(text) == [], text
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("Thursday at 3", at(2026, 3, 5, 15)),
+        ("Thursday at 12", at(2026, 3, 5, 12)),  # noon, not the midnight that begins Thursday
+        ("tomorrow at 12:30", at(2026, 3, 3, 12, 30)),
+        ("Friday at 12am", at(2026, 3, 6, 0)),
+        ("at midnight on Friday", at(2026, 3, 6, 0)),
+        ("Friday at 0:30", at(2026, 3, 6, 0, 30)),
+        ("Thursday at 9", at(2026, 3, 5, 9)),
+    ],
+)
+def test_the_calendars_reading_of_a_clock_time_without_am_or_pm(text: str, expected: datetime) -> None:
+    """``daytime``: what people book; a 12 said alone is noon, an explicit am or midnight stays."""
+    (match,) = find_times(text, now=NOW, daytime=True)
+    assert match.start == expected
