@@ -111,6 +111,10 @@ class DavConnection:
         except dav_error.RateLimitError as exc:
             raise TransientProviderError(f"The CalDAV server asked to slow down ({method}).") from exc
         except dav_error.AuthorizationError as exc:
+            if "valid-sync-token" in str(getattr(exc, "preconditions", "")):
+                raise SyncTokenExpiredError("The CalDAV server no longer knows the sync token.") from exc
+            if "403" in str(getattr(exc, "status", "")):
+                raise PermissionDeniedError(f"The CalDAV server does not allow this {method} (403).") from exc
             raise PermissionDeniedError("The CalDAV server refused the user name or app password.") from exc
         except dav_error.DAVError as exc:
             raise ProviderError(f"The CalDAV server refused a {method}: {exc}") from exc

@@ -112,8 +112,55 @@ def build_resource(master: Event, overrides: list[Event]) -> str:
     calendar.add_component(_component(master, master))
     for override in sorted(overrides, key=lambda row: row.recurrence_id or master.start):
         calendar.add_component(_component(override, master))
-    calendar.add_missing_timezones()
+    zones = {row.timezone for row in (master, *overrides) if not row.all_day and row.timezone != "UTC"}
+    for name in sorted(zones):
+        calendar.add_component(vtimezone(name, master.start.year))
     return calendar.to_ical().decode("utf-8")
+
+
+def _offset(delta: timedelta | None) -> timedelta:
+    return delta or timedelta(0)
+
+
+def vtimezone(name: str, year: int) -> icalendar.Timezone:
+    """A VTIMEZONE for ``name`` with yearly RRULEs (the zone's rules in ``year``), not the RDATE
+    lists icalendar writes: vobject (Radicale, and clients built on it) reads only the first date of
+    an RDATE list, and would put every later summer time an hour off."""
+    zone = ZoneInfo(name)
+    transitions = []
+    moment = datetime(year, 1, 1, 12, tzinfo=UTC)
+    previous = moment.astimezone(zone).utcoffset()
+    while moment.year == year:
+        step = moment + timedelta(hours=1)
+        offset = step.astimezone(zone).utcoffset()
+        if offset != previous:
+            transitions.append((step, previous, offset))
+            previous = offset
+        moment = step
+    timezone = icalendar.Timezone()
+    timezone.add("tzid", name)
+    if not transitions:
+        standard = icalendar.TimezoneStandard()
+        standard.add("dtstart", datetime(1970, 1, 1))
+        standard.add("tzoffsetfrom", _offset(previous))
+        standard.add("tzoffsetto", _offset(previous))
+        standard.add("tzname", moment.astimezone(zone).tzname() or name)
+        timezone.add_component(standard)
+        return timezone
+    for instant, before, after in transitions:
+        wall = (instant + (before or timedelta(0))).replace(tzinfo=None, minute=0, second=0)
+        dst = bool(instant.astimezone(zone).dst())
+        part = icalendar.TimezoneDaylight() if dst else icalendar.TimezoneStandard()
+        part.add("dtstart", wall.replace(year=1970) if wall.month != 2 or wall.day != 29 else wall)
+        length = (date(wall.year + (wall.month == 12), wall.month % 12 + 1, 1) - timedelta(days=1)).day
+        week = -1 if wall.day + 7 > length else (wall.day - 1) // 7 + 1
+        day = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")[wall.weekday()]
+        part.add("rrule", {"freq": "yearly", "bymonth": wall.month, "byday": f"{week}{day}"})
+        part.add("tzoffsetfrom", _offset(before))
+        part.add("tzoffsetto", _offset(after))
+        part.add("tzname", instant.astimezone(zone).tzname() or name)
+        timezone.add_component(part)
+    return timezone
 
 
 # -- iCalendar → fields ---------------------------------------------------------------------------------

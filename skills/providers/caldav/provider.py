@@ -36,7 +36,7 @@ from typing import Any
 import icalendar
 from django.db import transaction
 
-from skills.models import Calendar, CalendarAccount, Event
+from skills.models import AppliedOperation, Calendar, CalendarAccount, Event
 from skills.providers.base import (
     BusyInterval,
     CalendarInfo,
@@ -139,11 +139,13 @@ class CaldavProvider(CalendarProvider):
         return self.local.free_busy(emails=emails, start=start, end=end)
 
     def calendar_free_busy(
-        self, *, calendar_id: str, start: datetime, end: datetime, from_server: bool = True
+        self, *, calendar_id: str, start: datetime, end: datetime, from_server: bool = False
     ) -> list[BusyInterval]:
-        """Busy spans of one of the user's CalDAV calendars in [start, end), merged: a
-        ``free-busy-query`` REPORT to the server (its own view, which may be newer than the
-        mirror), or the mirror's when ``from_server`` is off or the server has no such report."""
+        """Busy spans of one of the user's CalDAV calendars in [start, end), merged: the mirror's
+        (no request), or with ``from_server`` a ``free-busy-query`` REPORT (the server's own view,
+        which may be newer than the mirror; the mirror's is used if the server has no such report).
+        Not the default: Radicale 3.9 expands a series in UTC there, so after a clock change its
+        answer is an hour off, where the mirror expands in the event's zone."""
         calendar = self._calendar(calendar_id)
         if from_server:
             try:
@@ -369,8 +371,22 @@ class CaldavProvider(CalendarProvider):
                 and int(after.calendar_id) in calendars
             ):
                 uid = uid_for_operation(write.operation_id)
-                if after.uid != uid:
-                    Event.objects.filter(calendar_id=int(after.calendar_id), uid=after.uid).update(uid=uid)
+                calendar_id = int(after.calendar_id)
+                held = (
+                    Event.objects.filter(calendar_id=calendar_id, uid=uid, series=None)
+                    .exclude(pk=int(after.event_id))
+                    .first()
+                )
+                if held is not None:
+                    # An earlier try reached the server and a sync brought it here: that is the event.
+                    AppliedOperation.objects.filter(owner=self.user, operation_id=write.operation_id).update(
+                        event_id=held.pk
+                    )
+                    Event.objects.filter(pk=int(after.event_id)).delete()
+                    Event.objects.filter(pk=held.pk).update(operation_id=write.operation_id)
+                    written = Written(before=None, after=self.local.get_occurrence(event_id=str(held.pk)))
+                elif after.uid != uid:
+                    Event.objects.filter(calendar_id=calendar_id, uid=after.uid).update(uid=uid)
                     written = dataclasses.replace(written, after=dataclasses.replace(after, uid=uid))
             fixed.append(written)
         return fixed
