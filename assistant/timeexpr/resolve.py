@@ -22,7 +22,7 @@ _OFFSET_AFTER = frozenset({"ago", "hence", "from", "later", "before", "after", "
 _ANY_TIME = datetime(2000, 1, 1, tzinfo=UTC)
 # With ``daytime``, a clock time said without am/pm whose earlier reading falls in these hours takes the
 # later one: nobody books "Thursday at 3" at 3 am, or "Thursday at 12" (or 12:30) at midnight.
-_SMALL_HOURS = range(0, 7)
+_SMALL_HOURS = range(7)
 
 
 def find_times(text: str, *, now: datetime, daytime: bool = False) -> list[TimeMatch]:
