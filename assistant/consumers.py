@@ -90,7 +90,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return
         try:
             content = await self.decode_json(text_data)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: arrays nested thousands deep
             await self.send_error("That was not valid JSON.")
             return
         await self.receive_json(content, **kwargs)

@@ -13,6 +13,7 @@ import uuid
 from typing import Annotated, Any
 
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import RequestDataTooBig, SuspiciousOperation
 from django.http import (
     Http404,
     HttpRequest,
@@ -20,15 +21,17 @@ from django.http import (
     HttpResponseBase,
     JsonResponse,
 )
+from django.http.multipartparser import MultiPartParserError
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic_core import PydanticCustomError
 
 from assistant.models import Conversation
 from assistant.selectors import conversation_get, conversation_list, message_list
-from assistant.services import chat_turn, conversation_create
+from assistant.services import chat_turn, clean_text, conversation_create
 
 __all__ = [
     "MESSAGE_MAX_CHARS",
@@ -46,12 +49,29 @@ __all__ = [
 MESSAGE_MAX_CHARS = 2000
 
 
+def _words(text: str) -> str:
+    """The text as the chat stores it (control characters stripped), refused when nothing is left or
+    when it holds a lone surrogate (JSON can escape one; no database or page can store it)."""
+    try:
+        text.encode()
+    except UnicodeEncodeError:
+        raise PydanticCustomError("string_unicode", "not valid unicode") from None
+    cleaned = clean_text(text)
+    if not cleaned:
+        raise PydanticCustomError("string_too_short", "nothing but control characters")
+    return cleaned
+
+
 class SendInput(BaseModel):
     """One message typed by the user, as the form, the JSON body and the websocket all carry it."""
 
     model_config = ConfigDict(extra="ignore")
 
-    text: Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=MESSAGE_MAX_CHARS)]
+    text: Annotated[
+        str,
+        StringConstraints(strip_whitespace=True, min_length=1, max_length=MESSAGE_MAX_CHARS),
+        AfterValidator(_words),
+    ]
     undo: uuid.UUID | None = Field(default=None, description="The run a reply's Undo button reverts.")
 
     @property
@@ -76,6 +96,8 @@ def validation_message(exc: ValidationError) -> str:
         return f"The {field} is too long: at most {MESSAGE_MAX_CHARS} characters."
     if kind == "string_type":
         return f"The {field} must be a string."
+    if kind == "string_unicode":
+        return f"The {field} is not valid text: it holds a broken character."
     return f"Invalid {field}: {err.get('msg', 'not valid')}."
 
 
@@ -153,15 +175,23 @@ def message_send(request: HttpRequest, conversation_id: uuid.UUID) -> HttpRespon
     """
     conversation = _own_conversation(request, conversation_id)
     raw: Any
-    if request.content_type == "application/json":
-        try:
-            raw = json.loads(request.body or b"null")
-        except (ValueError, UnicodeDecodeError):
-            return _bad_request("The body is not valid JSON.")
-        if not isinstance(raw, dict):
-            return _bad_request('Send a JSON object like {"text": "..."}.')
-    else:
-        raw = request.POST.dict()
+    try:
+        if request.content_type == "application/json":
+            try:
+                raw = json.loads(request.body or b"null")
+            except (ValueError, RecursionError):  # RecursionError: arrays nested thousands deep
+                return _bad_request("The body is not valid JSON.")
+            if not isinstance(raw, dict):
+                return _bad_request('Send a JSON object like {"text": "..."}.')
+        else:
+            raw = request.POST.dict()
+    except RequestDataTooBig:
+        return JsonResponse(
+            {"error": f"That is far too long: a message has at most {MESSAGE_MAX_CHARS} characters."},
+            status=413,
+        )
+    except (SuspiciousOperation, MultiPartParserError):  # too many fields or files, a broken form
+        return _bad_request("The form could not be read.")
     try:
         data = SendInput.model_validate(raw)
     except ValidationError as exc:

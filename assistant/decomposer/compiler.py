@@ -56,6 +56,8 @@ def compile_frame(frame: RequestFrame, *, now: datetime, tz: ZoneInfo) -> Decisi
         return _workflow(frame, _query_tasks(frame, now, tz), name="answer-query", summary="Look up events")
     if op == "count":
         return _workflow(frame, _count_tasks(frame, now, tz), name="count-events", summary="Count events")
+    if op == "free" and frame.duration_minutes is not None and not 5 <= frame.duration_minutes <= 24 * 60:
+        return _answer("I look for free time of 5 minutes to a day. How long should it be?", frame, "clarify")
     if op == "free":
         return _workflow(frame, _free_tasks(frame, now, tz), name="find-free-time", summary="Find free time")
     if op == "preference_get" and frame.preference_key:

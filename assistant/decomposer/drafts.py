@@ -21,7 +21,14 @@ from zoneinfo import ZoneInfo
 from assistant.decomposer.changes import everyone_window
 from assistant.decomposer.edits import edit_tasks
 from assistant.decomposer.frame import RequestFrame
-from assistant.decomposer.guards import ends_before, missing_wall_time, too_long_overnight, unread_time
+from assistant.decomposer.guards import (
+    ends_before,
+    long_ago,
+    missing_wall_time,
+    odd_length,
+    too_long_overnight,
+    unread_time,
+)
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.lexicon import GENERIC_EVENT_WORDS, STOPWORDS
 from assistant.decomposer.recurrence import next_on, read_repeat, until_clause
@@ -159,6 +166,7 @@ class _Said:
                 self.at = f"{local:%H:%M}"
                 if match.is_interval and match.end is not None and self.minutes is None:
                     self.minutes = int((match.end - match.start).total_seconds() // 60)
+        self.problem = self.problem or odd_length(self.minutes) or long_ago(self.day, tz)
         title = next((s for s in spans if s.slot == "title"), None)
         self.title = _clean(title.text) if title is not None else ""
         named = _TITLE_ANSWER.search(text.strip())

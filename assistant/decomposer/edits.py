@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo
 
 from assistant.decomposer.changes import notify_step
 from assistant.decomposer.compiler import find_params
+from assistant.decomposer.guards import odd_length
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
 from assistant.timeexpr import find_durations, find_times
@@ -234,6 +235,9 @@ def edit_decision(
         find = find_params(frame, start, end)
         per_series = not explicit
     params = dict(edit.params)
+    odd = odd_length(params.get("duration_minutes"))
+    if odd:
+        return _clarify(odd)
     notify_only: list[str] | None = None
     if edit.who:
         emails, unknown = _people(edit.who, world)

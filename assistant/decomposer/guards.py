@@ -9,12 +9,21 @@ naming the token.
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from assistant.timeexpr import TimeMatch, find_durations
 
-__all__ = ["ends_before", "missing_wall_time", "too_long_overnight", "unread_time"]
+__all__ = [
+    "before_standard_time",
+    "ends_before",
+    "long_ago",
+    "missing_wall_time",
+    "odd_length",
+    "out_of_reach",
+    "too_long_overnight",
+    "unread_time",
+]
 
 _TIMEISH = re.compile(
     r"\b\d{4}-\d{1,2}-\d{1,2}\b"  # an ISO date
@@ -28,6 +37,13 @@ _NO_CLOCK = re.compile(r"\b(?:2[4-9]|[3-9]\d)[:.]\d{2}\b|\b\d{1,2}[:.][6-9]\d\b"
 # Longer than this, an interval that runs past midnight to an earlier clock time ("from 6pm to 5pm")
 # is a slip, not a night out: "from 10pm to 2am" is fine.
 _LONGEST_OVERNIGHT = timedelta(hours=12)
+# The longest stretch one request reads or changes, and how far ahead it may be: every occurrence of
+# every series up to its end is expanded, so "what do I have in the next 600 years" or "in 626040970
+# minutes" would keep a worker busy for minutes.
+LONGEST_RANGE = timedelta(days=2 * 366)
+FARTHEST_AHEAD = timedelta(days=10 * 366)
+# The lengths an event may have, in minutes (the planners refuse others).
+SHORTEST_EVENT, LONGEST_EVENT = 5, 14 * 24 * 60
 
 
 def unread_time(text: str, times: list[TimeMatch]) -> str | None:
@@ -45,6 +61,46 @@ def unread_time(text: str, times: list[TimeMatch]) -> str | None:
             said = text[token.start() : token.end()]
             return f'I couldn\'t read "{said}" as a date, a time or a length. What did you mean?'
     return None
+
+
+def out_of_reach(start: datetime | None, end: datetime | None, now: datetime) -> str | None:
+    """A question when a request would read or change more than two years at once, reach more than
+    ten years ahead, or go back to before its zone kept standard time."""
+    if start is None or end is None:
+        return None
+    if before_standard_time(start):
+        return f"{_day(start)} is further back than I look."
+    if end - start > LONGEST_RANGE:
+        return f"From {_day(start)} to {_day(end)} is more than I look through at once (two years at most)."
+    if end > now + FARTHEST_AHEAD:
+        return f"{_day(max(start, now))} is further ahead than I look (ten years at most)."
+    return None
+
+
+def before_standard_time(moment: datetime | date, tz: ZoneInfo | None = None) -> bool:
+    """Whether ``moment`` (a day: its noon in ``tz``) is from before its zone kept standard time: local
+    mean time has offsets in seconds ("-04:56:02"), which no ISO 8601 reader of the planners takes."""
+    if not isinstance(moment, datetime):
+        moment = datetime.combine(moment, time(12), tz)
+    offset = moment.utcoffset()
+    return offset is not None and offset.seconds % 60 != 0
+
+
+def long_ago(day: date | None, tz: ZoneInfo) -> str | None:
+    """A question when ``day`` is from before ``tz`` kept standard time."""
+    return f"{_day(day)} is further back than I look." if day and before_standard_time(day, tz) else None
+
+
+def odd_length(minutes: int | None) -> str | None:
+    """A question when a length said is one no event can have (shorter than 5 minutes, longer than
+    two weeks)."""
+    if minutes is None or SHORTEST_EVENT <= minutes <= LONGEST_EVENT:
+        return None
+    return "An event can last from 5 minutes to two weeks. How long should it be?"
+
+
+def _day(moment: date) -> str:
+    return f"{moment:%B} {moment.day}, {moment.year}"
 
 
 def too_long_overnight(match: TimeMatch) -> str | None:

@@ -124,8 +124,11 @@ def read_repeat(text: str, now: datetime) -> Repeat | None:
     elif count := _FOR.search(text):
         n = int(count["n"]) if count["n"].isdigit() else _NUMBERS[count["n"]]
         weeks = n if count["unit"] == "weeks" else n * 4
-        until = (now + timedelta(weeks=weeks)).date()
         spans.append(count.span())
+        try:
+            until = (now + timedelta(weeks=weeks)).date()
+        except OverflowError:  # "for 99999999 weeks": past year 9999, so asked like "until whenever"
+            return Repeat(rule="", days=(), until=None, spans=tuple(spans))
     return Repeat(rule=rule, days=tuple(_CODES.index(d) for d in days), until=until, spans=tuple(spans))
 
 

@@ -24,6 +24,7 @@ from assistant.decomposer.dialogue import (
 from assistant.decomposer.drafts import amend, draft_turn
 from assistant.decomposer.edits import edit_decision
 from assistant.decomposer.frame import RequestFrame
+from assistant.decomposer.guards import out_of_reach
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.lexicon import QUESTION_STARTERS
 from assistant.decomposer.recurrence import read_repeat
@@ -49,9 +50,19 @@ _SETTING = re.compile(
 )
 # "it" in "make it for 12 pm" or "add it to my calendar" while an event is being described: that event.
 _THE_DRAFT = re.compile(r"\b(?:it|that|this one)\b")
+# Requests that read or change every event of a range, which must not be unbounded (a creation's range
+# is the day it goes on, and a repeat's end is read apart).
+_RANGED = ("query", "count", "free", "move", "delete")
 _CORRECTION = re.compile(
     r"\b(?:actually|instead|rather|better|can we do|could we do|let's do|let's say|how about|what about)\b"
 )
+
+
+def _bounded(frame: RequestFrame, now: datetime) -> RequestFrame:
+    """The frame, asked about (its ``error``) when it would read or change too long or too far a range."""
+    if frame.operation in _RANGED and not frame.error:
+        frame.error = out_of_reach(frame.start, frame.end, now)
+    return frame
 
 
 def _inside(span: tuple[int, int], outer: tuple[int, int]) -> bool:
@@ -148,7 +159,7 @@ class RuleDecomposer:
         text = without_acknowledgements(text)
         reading = read_turn(text, asked=reader_asked(state.asked))
         world = World(user=user, now=now)
-        frame = heed_intent(understand(text, now=now, world=world), text, reading)
+        frame = _bounded(heed_intent(understand(text, now=now, world=world), text, reading), now)
         synced = sync_decision(text, now=now, tz=tz, world=world)
         if synced is not None:  # "sync my work and personal calendars", "copy my work week to personal"
             return synced.model_copy(update={"frame": frame.as_json()})
@@ -195,7 +206,7 @@ class RuleDecomposer:
             return decision.model_copy(update={"frame": frame.as_json()})
         if frame.operation == "undo" and context.get("last_applied_run"):
             return undo_decision(context["last_applied_run"], frame)
-        frame = follow_up(frame, text, state, reading, now)
+        frame = _bounded(follow_up(frame, text, state, reading, now), now)
         decision = compile_frame(frame, now=now, tz=tz)
         asked = last_question(frame, now, tz)
         if asked is not None and decision.kind == "workflow":
