@@ -12,6 +12,8 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import reduce
+from operator import add
 from typing import Any
 
 __all__ = ["INFORM", "INFORM_INTENT", "ActModel", "LinearLayer"]
@@ -31,13 +33,11 @@ class LinearLayer:
     weights: Mapping[str, Sequence[float]]
 
     def scores(self, features: Iterable[str]) -> list[float]:
-        totals = list(self.intercepts)
-        for feature in features:
-            row = self.weights.get(feature)
-            if row is not None:
-                for k, w in enumerate(row):
-                    totals[k] += w
-        return totals
+        # Each label's intercept, then the weight of each feature present added in the features' order:
+        # one column of the rows at a time, the same additions in the same order as a loop over them.
+        get = self.weights.get
+        rows = [row for row in map(get, features) if row is not None]
+        return [reduce(add, column) for column in zip(self.intercepts, *rows, strict=True)]
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> LinearLayer:

@@ -21,6 +21,15 @@ __all__ = ["token_features", "turn_features"]
 _SENTENCE_END = frozenset({".", "!", "?", ";"})
 _DIGITS = re.compile(r"\d")
 _RUN = re.compile(r"(.)\1+")
+_LONG_RUN = re.compile(r"(.)\1{4,}", re.DOTALL)
+# What _shape makes of each ASCII letter and digit (any other character stands for itself).
+_ASCII_KINDS = str.maketrans(
+    {
+        **{chr(c): "X" for c in range(ord("A"), ord("Z") + 1)},
+        **{chr(c): "x" for c in range(ord("a"), ord("z") + 1)},
+        **{chr(c): "d" for c in range(ord("0"), ord("9") + 1)},
+    }
+)
 
 
 def token_features(words: Words, asked: Asked | None, *, informs: bool) -> list[list[str]]:
@@ -44,26 +53,31 @@ def token_features(words: Words, asked: Asked | None, *, informs: bool) -> list[
     ask = asked or "none"
     starts = _sentence_starts(words)
     last = len(tokens) - 1
+    ends_with_mark = last >= 0 and lower[last] in _SENTENCE_END
+    # The parts every token shares, made once.
+    ask_is, ask_short, ask_tx = f"ask={ask}", f"ask|short={ask}|", f"ask|tx={ask}|"
+    informs_is, informs_short, informs_tx = f"inf={informs}", f"inf|short={informs}|", f"inf|tx={informs}|"
     out: list[list[str]] = []
     for i, token in enumerate(tokens):
-        text, word, shape, short = token.text, lower[i], shapes[i], shorts[i]
+        text, word, short, mark = token.text, lower[i], shorts[i], marks[i]
         features = [
             "bias",
-            f"shape={shape}",
-            f"short={short}",
-            f"ask={ask}",
-            f"ask|short={ask}|{short}",
-            f"tx={marks[i]}",
-            f"ask|tx={ask}|{marks[i]}",
-            f"inf={informs}",
-            f"inf|short={informs}|{short}",
-            f"inf|tx={informs}|{marks[i]}",
+            "shape=" + shapes[i],
+            "short=" + short,
+            ask_is,
+            ask_short + short,
+            "tx=" + mark,
+            ask_tx + mark,
+            informs_is,
+            informs_short + short,
+            informs_tx + mark,
             f"pos={min(i - starts[i], 4)}",
         ]
-        if kinds[i]:
-            features.append(f"kind={kinds[i]}")
+        kind = kinds[i]
+        if kind:
+            features.append("kind=" + kind)
         else:
-            features.extend((f"w={word}", f"pre={word[:3]}", f"suf={word[-3:]}"))
+            features.extend(("w=" + word, "pre=" + word[:3], "suf=" + word[-3:]))
         if text.istitle():
             features.append("title")
         if text.isupper():
@@ -72,22 +86,27 @@ def token_features(words: Words, asked: Asked | None, *, informs: bool) -> list[
             features.append("digit")
         if not text[0].isalnum():
             features.append("punct")
-        if i == last or (i + 1 == last and lower[last] in _SENTENCE_END):
+        if i == last or (i + 1 == last and ends_with_mark):
             features.append("last")
-        for d in (-2, -1, 1, 2):
-            j = i + d
-            inside = 0 <= j <= last
-            features.append(f"{d}:w={lower[j] if inside else 'BOUNDARY'}")
-            if abs(d) == 1 and inside:
-                features.extend(
-                    (
-                        f"{d}:short={shorts[j]}",
-                        f"{d}:tx={marks[j]}",
-                        f"{d}|0:w={_pair(lower, i, j)}",
-                    )
-                )
-                if kinds[j]:
-                    features.append(f"{d}:kind={kinds[j]}")
+        # The words around it: two either side, the nearest with their shape, mark, kind and pair.
+        features.append("-2:w=" + lower[i - 2] if i >= 2 else "-2:w=BOUNDARY")
+        if i >= 1:
+            j = i - 1
+            features.extend(("-1:w=" + lower[j], "-1:short=" + shorts[j], "-1:tx=" + marks[j]))
+            features.append(f"-1|0:w={lower[j]}|{word}")
+            if kinds[j]:
+                features.append(f"-1:kind={kinds[j]}")
+        else:
+            features.append("-1:w=BOUNDARY")
+        if i < last:
+            j = i + 1
+            features.extend(("1:w=" + lower[j], "1:short=" + shorts[j], "1:tx=" + marks[j]))
+            features.append(f"1|0:w={word}|{lower[j]}")
+            if kinds[j]:
+                features.append(f"1:kind={kinds[j]}")
+        else:
+            features.append("1:w=BOUNDARY")
+        features.append("2:w=" + lower[i + 2] if i + 2 <= last else "2:w=BOUNDARY")
         out.append(features)
     return out
 
@@ -116,12 +135,10 @@ def _sentence_starts(words: Words) -> list[int]:
     return starts
 
 
-def _pair(words: list[str], i: int, j: int) -> str:
-    return f"{words[j]}|{words[i]}" if j < i else f"{words[i]}|{words[j]}"
-
-
 def _shape(text: str) -> str:
     """Xxxx for "Rangoon", dd:dd for "11:30": each run of a kind of character cut at four."""
+    if text.isascii():  # the kind of an ASCII character is a table lookup, and runs are cut by one pass
+        return _LONG_RUN.sub(_four, text.translate(_ASCII_KINDS))
     out: list[str] = []
     for ch in text:
         kind = "X" if ch.isupper() else "x" if ch.isalpha() else "d" if ch.isdigit() else ch
@@ -132,7 +149,17 @@ def _shape(text: str) -> str:
 
 def _short_shape(shape: str) -> str:
     """Xx for "Rangoon", d:d for "11:30": each run of a kind of character as one."""
-    return _RUN.sub(r"\1", shape)
+    return _RUN.sub(_one, shape)
+
+
+# Replacements as functions: a template (r"\1") is expanded by Python code at every match, a run of
+# letters is in nearly every word, and these are several times faster.
+def _one(run: re.Match[str]) -> str:
+    return run.group(1)
+
+
+def _four(run: re.Match[str]) -> str:
+    return run.group(1) * 4
 
 
 def _number_shape(word: str) -> str:
