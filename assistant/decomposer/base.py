@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.decomposer.rules import RuleDecomposer
+from assistant.timeexpr import one_reading
 from workflows.definition import Decision
 
 __all__ = ["DecomposeRequest", "decompose"]
@@ -30,6 +31,7 @@ def decompose(request: DecomposeRequest) -> Decision:
         return Decision(
             kind="clarify", reply_kind="clarify", text="What would you like to know about your calendar?"
         )
-    return _RULES.decompose(
-        text=request.text, user=request.user, timezone_name=request.timezone, context=request.context
-    )
+    with one_reading():  # the turn's texts are read by several parts of the rules: lexed and parsed once
+        return _RULES.decompose(
+            text=request.text, user=request.user, timezone_name=request.timezone, context=request.context
+        )

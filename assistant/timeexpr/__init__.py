@@ -9,6 +9,6 @@ from __future__ import annotations
 
 from assistant.timeexpr.lexicon import DAY_PARTS
 from assistant.timeexpr.matches import DurationMatch, TimeMatch
-from assistant.timeexpr.resolve import find_durations, find_times
+from assistant.timeexpr.resolve import find_durations, find_times, one_reading
 
-__all__ = ["DAY_PARTS", "DurationMatch", "TimeMatch", "find_durations", "find_times"]
+__all__ = ["DAY_PARTS", "DurationMatch", "TimeMatch", "find_durations", "find_times", "one_reading"]

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from datetime import UTC, datetime, timedelta, tzinfo
 
 from assistant.timeexpr.grammar import Grammar
-from assistant.timeexpr.lexer import normalize, tokenize
+from assistant.timeexpr.lexer import Token, normalize, tokenize
 from assistant.timeexpr.matches import DurationMatch, TimeMatch
 from assistant.timeexpr.nodes import Node
 from assistant.timeexpr.parser import Parser
 
-__all__ = ["find_durations", "find_times"]
+__all__ = ["find_durations", "find_times", "one_reading"]
 
 # Words before or after a duration that make it an offset or a window rather than how long something
 # lasts: "in 3 days", "2 weeks ago", "the next 3 days", "every 2 weeks".
@@ -25,6 +28,57 @@ _ANY_TIME = datetime(2000, 1, 1, tzinfo=UTC)
 _SMALL_HOURS = range(7)
 
 
+class _Reading:
+    """What the texts of one reading were made into, by normalized text: their tokens, their parse at
+    each reference time (the grammar with its memo of every rule at every token) and their durations.
+
+    A turn is read several times by several readers, often the same words cased or cut differently
+    ("It's at 5." and "it's at 5"): each text is cut into tokens once, and parsed once at each time.
+    """
+
+    __slots__ = ("durations", "grammars", "tokens")
+
+    def __init__(self) -> None:
+        self.tokens: dict[str, list[Token]] = {}
+        self.grammars: dict[tuple[str, datetime, int, tzinfo | None], Grammar] = {}
+        self.durations: dict[str, list[tuple[tuple[int, int], int]]] = {}
+
+    def tokens_of(self, norm: str) -> list[Token]:
+        tokens = self.tokens.get(norm)
+        if tokens is None:
+            tokens = self.tokens[norm] = tokenize(norm)
+        return tokens
+
+    def grammar(self, norm: str, now: datetime) -> Grammar:
+        # The wall time, its fold and its zone: two aware times in one zone compare equal by wall time
+        # alone, whatever their fold.
+        key = (norm, now.replace(tzinfo=None), now.fold, now.tzinfo)
+        grammar = self.grammars.get(key)
+        if grammar is None:
+            grammar = self.grammars[key] = Grammar(self.tokens_of(norm), now)
+        return grammar
+
+
+_READING: ContextVar[_Reading | None] = ContextVar("assistant.timeexpr.reading", default=None)
+
+
+@contextmanager
+def one_reading() -> Iterator[None]:
+    """Within the block, texts read more than once are lexed once and parsed once per reference time.
+
+    For the several readings of one chat turn (the decomposer's, the turn reader's, the drafts'):
+    results are the same as without it. Nothing is kept after the block; inside another, it is that one.
+    """
+    if _READING.get() is not None:
+        yield
+        return
+    token = _READING.set(_Reading())
+    try:
+        yield
+    finally:
+        _READING.reset(token)
+
+
 def find_times(text: str, *, now: datetime, daytime: bool = False) -> list[TimeMatch]:
     """All non-overlapping time expressions in ``text``, resolved at ``now`` (aware), in order.
 
@@ -36,8 +90,9 @@ def find_times(text: str, *, now: datetime, daytime: bool = False) -> list[TimeM
     if now.tzinfo is None:
         raise ValueError("find_times needs an aware reference time")
     norm = normalize(text)
-    tokens = tokenize(norm)
-    grammar = Grammar(tokens, now)
+    reading = _READING.get()
+    grammar = Grammar(tokenize(norm), now) if reading is None else reading.grammar(norm, now)
+    tokens = grammar.toks
     matches = []
     i = 0
     while i < len(tokens):
@@ -112,25 +167,35 @@ def find_durations(text: str) -> list[DurationMatch]:
     ago", "the next 3 days") are left out: they are not how long anything lasts.
     """
     norm = normalize(text)
-    tokens = tokenize(norm)
+    reading = _READING.get()
+    if reading is None:
+        found = _durations(tokenize(norm))
+    elif norm in reading.durations:  # the same whatever the reference time
+        found = reading.durations[norm]
+    else:
+        found = reading.durations[norm] = _durations(reading.tokens_of(norm))
+    return [DurationMatch(text=text[lo:hi], span=(lo, hi), minutes=minutes) for (lo, hi), minutes in found]
+
+
+def _durations(tokens: list[Token]) -> list[tuple[tuple[int, int], int]]:
+    """Span and length in minutes of each duration of :func:`find_durations`."""
     parser = Parser(tokens, _ANY_TIME)
-    matches: list[DurationMatch] = []
+    found: list[tuple[tuple[int, int], int]] = []
     i = 0
     while i < len(tokens):
         said_for = parser.w(i) == "for"  # "for 10 days from the 18th" is a stay, whatever follows
-        found = parser.duration(i + 1 if said_for else i)
-        if found is None or (
-            not said_for and (parser.w(i - 1) in _OFFSET_BEFORE or parser.w(found[0]) in _OFFSET_AFTER)
+        duration = parser.duration(i + 1 if said_for else i)
+        if duration is None or (
+            not said_for and (parser.w(i - 1) in _OFFSET_BEFORE or parser.w(duration[0]) in _OFFSET_AFTER)
         ):
             i += 1
             continue
-        end, dur = found
+        end, dur = duration
         minutes = round(dur.minutes)
         if minutes >= 1:
-            span = tokens[i].start, tokens[end - 1].end
-            matches.append(DurationMatch(text=text[span[0] : span[1]], span=span, minutes=minutes))
+            found.append(((tokens[i].start, tokens[end - 1].end), minutes))
         i = end
-    return matches
+    return found
 
 
 def _out_of_range(text: str, span: tuple[int, int]) -> TimeMatch:
