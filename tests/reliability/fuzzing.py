@@ -21,13 +21,16 @@ the websocket. Each says whether the server must refuse it (4xx / an ``error`` e
 from __future__ import annotations
 
 import json
+import tempfile
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 from hypothesis import strategies as st
+from hypothesis.configuration import set_hypothesis_home_dir
 from pydantic import TypeAdapter, ValidationError
 
 from assistant.services import clean_text
@@ -44,6 +47,10 @@ __all__ = [
     "replies",
     "unicode_texts",
 ]
+
+# Hypothesis keeps caches (its unicode tables, constants read from the code under test) in
+# ./.hypothesis by default, whatever the example database: kept out of the checkout.
+set_hypothesis_home_dir(Path(tempfile.gettempdir()) / "calendar-assistant-hypothesis")
 
 # -- pieces ------------------------------------------------------------------------------------------
 
