@@ -52,7 +52,7 @@ class ClockRules(Parser):
         """A time of day with what may surround it: "at", "around", "o'clock", "ish", am/pm, a time zone."""
         j = i
         explicit = False
-        if self.words[j] == "at" or self.punct(j) == "@":
+        if self.words[j] == "at" or self.puncts[j] == "@":
             explicit, j = True, j + 1
         if self.words[j] in ROUGHLY:
             explicit, j = True, j + 1
@@ -75,14 +75,14 @@ class ClockRules(Parser):
             hour = core.hour % 12 + (12 if ampm[1] == "pm" else 0)
             tod = Tod(hour, core.minute, core.second, core.grain)
         else:
-            leading_zero = self.kind(j) in ("num", "clock") and self.toks[j].text.startswith("0")
+            leading_zero = self.kinds[j] in ("num", "clock") and self.toks[j].text.startswith("0")
             ambiguous = 1 <= core.hour <= 12 and not leading_zero and not core.fixed_half
             tod = Tod(core.hour, core.minute, core.second, core.grain, ambiguous=ambiguous)
         tz = None
-        zone_at = k + 1 if self.punct(k) == "(" else k
+        zone_at = k + 1 if self.puncts[k] == "(" else k
         if explicit and self.words[zone_at] in TIMEZONES:
             tz = TIMEZONES[self.words[zone_at]]
-            k = zone_at + (2 if self.punct(zone_at + 1) == ")" else 1)
+            k = zone_at + (2 if self.puncts[zone_at + 1] == ")" else 1)
         node = Node(
             tod.series(),
             tod.grain,
@@ -105,12 +105,12 @@ class ClockRules(Parser):
             return i + 1
         if self.phrase(i, ("or", "so")) > 0:
             return i + 2
-        if self.punct(i) == "-" and self.words[i + 1] == "ish":
+        if self.puncts[i] == "-" and self.words[i + 1] == "ish":
             return i + 2
         return i
 
     def _clock_core(self, i: int) -> _Core | None:
-        kind = self.kind(i)
+        kind = self.kinds[i]
         if kind == "clock":
             h, m, s = (int(v) for v in self.toks[i].values)
             if h > 24:
@@ -139,7 +139,7 @@ class ClockRules(Parser):
         if len(text) in (4, 5) and text[-3:-2] == "." and self._unit(i + 1) is None:
             h, m = int(text[:-3]), int(text[-2:])
             return _Core(i + 1, h, m, grain="minute") if h <= 23 and m <= 59 else None
-        value = self.integer(i)
+        value = self.integers[i]
         if value is None:
             return None
         if len(text) in (3, 4):  # hours and minutes run together
@@ -147,7 +147,7 @@ class ClockRules(Parser):
             return _Core(i + 1, h, m, grain="minute") if h <= 23 and m <= 59 else None
         if value > 24 or len(text) > 2:
             return None
-        minutes = self.integer(i + 1)
+        minutes = self.integers[i + 1]
         if (
             minutes is not None
             and len(self.toks[i + 1].text) == 2
@@ -169,13 +169,13 @@ class ClockRules(Parser):
         j = i + 1
         if self.words[j] == "hundred":  # spoken military time: "eight hundred", "three hundred and thirty"
             k = self.skip(j + 1, "and")
-            minutes = self.cardinal(k) if self.kind(k) == "word" else None
+            minutes = self.cardinal(k) if self.kinds[k] == "word" else None
             if minutes is not None and 1 <= minutes[1] < 60:
                 return _Core(minutes[0], hour, minutes[1], grain="minute")
             return _Core(j + 1, hour, grain="minute")
         if self.words[j] in ("oh", "o") and CARDINALS.get(self.words[j + 1], 10) < 10:
             return _Core(j + 2, hour, CARDINALS[self.words[j + 1]], grain="minute")
-        minutes = self.cardinal(j) if self.kind(j) == "word" else None
+        minutes = self.cardinal(j) if self.kinds[j] == "word" else None
         if minutes is not None and 10 <= minutes[1] < 60:
             return _Core(minutes[0], hour, minutes[1], grain="minute")
         if self.words[j] in _NOT_AFTER_AN_HOUR:
@@ -198,12 +198,12 @@ class ClockRules(Parser):
         """The hour "past"/"to" counts from: "3pm", "three", "noon", "midnight"."""
         if self.words[i] in _NOON:
             return i + 1, Tod(_NOON[self.words[i]])
-        value = self.integer(i)
+        value = self.integers[i]
         if value is not None and 0 <= value <= 23:
             j = i + 1
         else:
             found = self.cardinal(i)
-            if found is None or self.kind(i) != "word" or not 1 <= found[1] <= 12:
+            if found is None or self.kinds[i] != "word" or not 1 <= found[1] <= 12:
                 return None
             j, value = found
         ampm = self.ampm(j)
@@ -217,7 +217,7 @@ class ClockRules(Parser):
         """Times counted from an hour: "half past 2", "a quarter to 5", "twenty after 3pm", "half three"."""
         if self.words[i] == "half" and self.words[i + 1] not in ("past", "after", "to", "an", "a", "of"):
             base = self._base_hour(i + 1)  # British "half three": half past three
-            if base is not None and self.kind(i + 1) in ("num", "word"):
+            if base is not None and self.kinds[i + 1] in ("num", "word"):
                 k, tod = base
                 return _Core(k, tod.hour, 30, grain="minute", explicit=True, fixed_half=not tod.ambiguous)
         minutes = self._relative_minutes(i)
@@ -229,7 +229,7 @@ class ClockRules(Parser):
             return None
         if direction in ("to", "till", "before", "of"):
             # "10 to 5" is more often a range than 4:50; "ten to five" and "10 minutes to 5" are times
-            said_in_words = self.kind(i) == "word" or self.words[j - 1] in _MINUTE_WORDS
+            said_in_words = self.kinds[i] == "word" or self.words[j - 1] in _MINUTE_WORDS
             if not said_in_words and self.words[j + 1] not in _NOON:
                 return None
         base = self._base_hour(j + 1)

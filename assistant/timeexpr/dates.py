@@ -64,11 +64,11 @@ class DateRules(Parser):
         return Node(anchor, "month", fields, anchor=anchor, has_date=True, latent=latent, is_interval=True)
 
     def _trailing_year(self, i: int, allow_short: bool) -> tuple[int, int] | None:
-        j = i + 1 if self.punct(i) == "," else i
+        j = i + 1 if self.puncts[i] == "," else i
         found = self.year(j)
         if found is not None:
             return found
-        value = self.integer(j)
+        value = self.integers[j]
         if allow_short and j == i and value is not None and len(self.toks[j].text) == 2:
             return j + 1, 2000 + value
         return None
@@ -113,7 +113,7 @@ class DateRules(Parser):
         found: list[Parse | None] = [(j, self._month_node(month, None, ambiguous and not said))]
         # "January twenty five"; not after "may", whose "may two of us come" is no date
         dom = self.day_of_month(self.skip(j, "the")) or (None if ambiguous else self._day_in_words(j))
-        if dom is not None and self.punct(dom[0]) != ":" and self.words[dom[0]] not in UNITS:
+        if dom is not None and self.puncts[dom[0]] != ":" and self.words[dom[0]] not in UNITS:
             end, day, _ = dom
             year = self._trailing_year(end, allow_short=False)
             found.append(
@@ -133,7 +133,7 @@ class DateRules(Parser):
 
     def _day_in_words(self, i: int) -> tuple[int, int, bool] | None:
         """A day said as a number word after a month: "May two", "January twenty five"."""
-        found = self.cardinal(i) if self.kind(i) == "word" else None
+        found = self.cardinal(i) if self.kinds[i] == "word" else None
         return (found[0], found[1], False) if found is not None and 1 <= found[1] <= 31 else None
 
     def _day_first(self, i: int, said: bool) -> Parse | None:
@@ -145,7 +145,7 @@ class DateRules(Parser):
         j, day, is_ordinal = dom
         k = self.phrase(j, ("day", "of"))
         k = k if k > 0 else self.skip(j, "of", "in")
-        if self.punct(k) in ("-", "/") and self.glued(k):
+        if self.puncts[k] in ("-", "/") and self.glued(k):
             k += 1
         named = self.month_name(k)
         if named is not None:
@@ -173,7 +173,7 @@ class DateRules(Parser):
         """Nothing but punctuation or a time follows: "the 24" alone is a date, "the 24 hours" not."""
         return (
             i >= self.n
-            or self.kind(i) == "punct"
+            or self.kinds[i] == "punct"
             or self.words[i] in ("at", "from", "and", "or", "to", "for")
         )
 
@@ -186,7 +186,7 @@ class DateRules(Parser):
 
     def _numeric_date(self, i: int) -> Parse | None:
         """2013-02-15, 2/15, 2/15/2013, 2/2013, 2-15, 18q4, Q4 2018."""
-        kind = self.kind(i)
+        kind = self.kinds[i]
         if kind == "date":
             y, m, d = (int(v) for v in self.toks[i].values)
             if not 1 <= m <= 12 or not 0 <= d <= 31:
@@ -209,11 +209,11 @@ class DateRules(Parser):
                 year, j = (found[1], found[0]) if found else (self.now.year, j)
             return j, self._quarter(year, quarter)
         # "2-15" is a date unless it reads as a range: "from 2-4", "9-11am", "1-8 September", "2-3 hours"
-        month, day = self.integer(i), self.integer(i + 2)
+        month, day = self.integers[i], self.integers[i + 2]
         if (
             month is not None
             and day is not None
-            and self.punct(i + 1) == "-"
+            and self.puncts[i + 1] == "-"
             and self.words[i - 1] not in ("from", "between")
             and 1 <= month <= 12
             and 1 <= day <= 31
@@ -221,7 +221,7 @@ class DateRules(Parser):
             and self.ampm(i + 3) is None
             and self.month_name(i + 3) is None
             and self._unit(i + 3) is None
-            and self.punct(i + 3) not in (":", "-")
+            and self.puncts[i + 3] not in (":", "-")
         ):
             return i + 3, self._date_node(month, day, None)
         return None

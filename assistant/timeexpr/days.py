@@ -164,7 +164,7 @@ class DayRules(Parser):
             return None
         number = WEEKDAY_PLURALS[word] if plural else WEEKDAYS[word]
         k = j + 1
-        if self.punct(k) == "." and self.glued(k):
+        if self.puncts[k] == "." and self.glued(k):
             k += 1
         series = DayOfWeek(number)
         if plural or every:
@@ -216,7 +216,7 @@ class DayRules(Parser):
         """A holiday, with a modifier ("next Halloween") or as a long weekend ("Labor Day weekend")."""
         mod = self.modifier(i)
         j = mod[0] if mod is not None else i
-        if self.kind(j) != "hol":
+        if self.kinds[j] != "hol":
             return None
         token = self.toks[j]
         key = token.key

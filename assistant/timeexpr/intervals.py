@@ -124,7 +124,7 @@ class IntervalRules(Parser):
                 if after > 0:
                     k = after
                     break
-            k = k + 1 if self.punct(k) == "," else k
+            k = k + 1 if self.puncts[k] == "," else k
             found_range = self.range_core(k, context=node, between=self.words[k - 1] == "between")
             if found_range is not None and found_range[0] > best[0]:
                 best = found_range
@@ -196,10 +196,10 @@ class IntervalRules(Parser):
                 if k > 0:
                     return k
             return -1
-        if self.punct(j) == "-" or self.words[j] in _DASH_WORDS:
+        if self.puncts[j] == "-" or self.words[j] in _DASH_WORDS:
             k = j + 1
             return k + 1 if self.words[k] == "the" and self.words[j] != "-" else k
-        if self.punct(j) == "/" and a.fields >= {DAY, TIME}:
+        if self.puncts[j] == "/" and a.fields >= {DAY, TIME}:
             return j + 1
         return -1
 
@@ -234,7 +234,7 @@ class IntervalRules(Parser):
 
     def _trailing_context(self, i: int) -> tuple[int, Node] | None:
         """The date both ends of a range share, said after it: "on Thursday", "of July", ", tomorrow"."""
-        j = i + 1 if self.punct(i) == "," else i
+        j = i + 1 if self.puncts[i] == "," else i
         j = self.skip(j, "of")
         found = self.point(j)
         if found is None or found[1].latent or found[1].fields & {TIME} or found[1].span is not None:
@@ -368,7 +368,7 @@ class IntervalRules(Parser):
             if (
                 word in UNITS
                 and UNITS[word] in ("day", "week", "month", "quarter", "year")
-                and self.kind(k + 1) != "num"
+                and self.kinds[k + 1] != "num"
             ):
                 return k + 1, self.interval((self.now, self.cycle(UNITS[word], 0)[1]), "second")
             found = self.point(k)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta, tzinfo
-from typing import TypeVar, cast
+from typing import TypeVar
 
 from assistant.timeexpr.durations import FINER, Dur, dur_of, grain_rank
 from assistant.timeexpr.lexer import Token
@@ -102,7 +102,7 @@ def memoized(fn: Callable[[P, int], T]) -> Callable[[P, int], T]:
         result = self.memo.get(key, _MISSING)
         if result is _MISSING:
             result = self.memo[key] = fn(self, i)
-        return cast(T, result)
+        return result  # type: ignore[return-value]  # what ``fn`` returned (no cast: a call each time)
 
     wrapper.__doc__ = fn.__doc__
     return wrapper
@@ -178,14 +178,14 @@ class Parser:
 
     def cardinal(self, i: int) -> tuple[int, int] | None:
         """An integer written with digits or words ("12", "twenty-three", "forty five")."""
-        value = self.integer(i)
+        value = self.integers[i]
         if value is not None:
             return i + 1, value
         word = self.words[i]
         if word in CARDINALS:
             return i + 1, CARDINALS[word]
         if word in TENS:
-            j = i + 2 if self.punct(i + 1) == "-" else i + 1
+            j = i + 2 if self.puncts[i + 1] == "-" else i + 1
             unit = CARDINALS.get(self.words[j], 0)
             if 0 < unit < 10:
                 return j + 1, TENS[word] + unit
@@ -194,13 +194,13 @@ class Parser:
 
     def ordinal(self, i: int) -> tuple[int, int] | None:
         """An ordinal ("3rd", "third", "twenty-first", "thirty first")."""
-        if self.kind(i) == "ord":
+        if self.kinds[i] == "ord":
             return i + 1, int(self.toks[i].values[0])
         word = self.words[i]
         if word in ORDINALS:
             return i + 1, ORDINALS[word]
         if word in TENS:
-            j = i + 2 if self.punct(i + 1) == "-" else i + 1
+            j = i + 2 if self.puncts[i + 1] == "-" else i + 1
             unit = ORDINALS.get(self.words[j], 0)
             if 0 < unit < 10:
                 return j + 1, TENS[word] + unit
@@ -208,20 +208,20 @@ class Parser:
 
     def year(self, i: int) -> tuple[int, int] | None:
         """A year: "2014", "2014 AD", "two thousand ten", "nineteen ninety nine", "twenty thirteen"."""
-        if self.kind(i) == "num" and len(self.toks[i].text) == 4 and self.integer(i) is not None:
-            value = self.integer(i) or 0
+        if self.kinds[i] == "num" and len(self.toks[i].text) == 4 and self.integers[i] is not None:
+            value = self.integers[i] or 0
             end = i + 2 if self.words[i + 1] in ("ad", "ce") else i + 1
             return (end, value) if 1000 <= value <= 2200 else None
         if self.phrase(i, ("two", "thousand")) > 0:
             j = self.skip(i + 2, "and")
             rest = self.cardinal(j)
-            if rest and rest[1] < 100 and self.kind(j) == "word":
+            if rest and rest[1] < 100 and self.kinds[j] == "word":
                 return rest[0], 2000 + rest[1]
             return i + 2, 2000
         century = {"nineteen": 1900, "twenty": 2000}.get(self.words[i])
         if century is not None:
             rest = self.cardinal(i + 1)
-            if rest and 10 <= rest[1] < 100 and self.kind(i + 1) == "word":
+            if rest and 10 <= rest[1] < 100 and self.kinds[i + 1] == "word":
                 return rest[0], century + rest[1]
         return None
 
@@ -230,12 +230,12 @@ class Parser:
         found = self.ordinal(i)
         if found and 1 <= found[1] <= 31:
             return found[0], found[1], True
-        value = self.integer(i)
+        value = self.integers[i]
         if (
             value is not None
             and 1 <= value <= 31
             and len(self.toks[i].text) <= 2
-            and self.punct(i + 1) != ":"
+            and self.puncts[i + 1] != ":"
         ):
             return i + 1, value, False
         return None
@@ -245,7 +245,7 @@ class Parser:
         word = self.words[i]
         if word not in MONTHS:
             return None
-        j = i + 2 if self.punct(i + 1) == "." and self.glued(i + 1) else i + 1
+        j = i + 2 if self.puncts[i + 1] == "." and self.glued(i + 1) else i + 1
         return j, MONTHS[word], word in AMBIGUOUS_NAMES and j == i + 1
 
     @memoized
@@ -265,7 +265,7 @@ class Parser:
         if word in ("a", "p"):
             if self.words[i + 1] == "m":
                 return i + 2, word + "m"
-            if self.punct(i + 1) == "." and self.glued(i + 1):
+            if self.puncts[i + 1] == "." and self.glued(i + 1):
                 return i + 2, word + "m"
             if self.glued(i) and self.words[i + 1] not in UNITS:
                 return i + 1, word + "m"
@@ -280,7 +280,7 @@ class Parser:
             return i + 1
         j = (
             i + 2
-            if self.words[i] == "week" and self.punct(i + 1) == "-"
+            if self.words[i] == "week" and self.puncts[i + 1] == "-"
             else i + 1
             if self.words[i] == "week"
             else -1
@@ -296,7 +296,7 @@ class Parser:
         j, dur = found
         while True:  # "1 hour and 30 minutes", "2h30", "1h 30m"
             k = self.skip(j, "and")
-            if self.kind(k) == "punct" and self.punct(k) == ",":
+            if self.kinds[k] == "punct" and self.puncts[k] == ",":
                 k += 1
             more = self._duration_part(k)
             if (
@@ -304,9 +304,9 @@ class Parser:
                 and dur.small == "hour"
                 and k == j
                 and self.glued(j)
-                and self.integer(j) is not None
+                and self.integers[j] is not None
             ):
-                minutes = self.integer(j) or 0
+                minutes = self.integers[j] or 0
                 if minutes < 60:
                     return j + 1, dur.plus(dur_of(minutes, "minute"))
             if more is None or grain_rank(more[1].big) >= grain_rank(dur.small):
@@ -328,7 +328,7 @@ class Parser:
         j = self.skip(i, "a", "an", "one")
         if self.words[j] == "quarter" and self.words[j + 1] == "of" and self.words[j + 2] in ("a", "an"):
             return j + 3, 0.25
-        j = i + 3 if self.punct(i + 1) == "-" else i + 2  # "three-quarters of an hour"
+        j = i + 3 if self.puncts[i + 1] == "-" else i + 2  # "three-quarters of an hour"
         if (
             word == "three"
             and self.words[j - 1] == "quarters"
@@ -342,10 +342,10 @@ class Parser:
             return j + 2, 0.75
         if word in ("a", "an"):
             return i + 1, 1
-        if self.kind(i) == "slash":
+        if self.kinds[i] == "slash":
             a, b = self.toks[i].values
             return (i + 1, a / b) if b and a < b else None
-        if self.kind(i) == "num":
+        if self.kinds[i] == "num":
             value = self.toks[i].values[0]
             j = i + 1
         else:
@@ -364,11 +364,11 @@ class Parser:
         if word in ("fortnight", "fortnights"):
             return i + 1, "day", 14
         if word in UNITS and (
-            word not in GLUED_UNITS or self.glued(i) or (word == "h" and self.kind(i - 1) != "word")
+            word not in GLUED_UNITS or self.glued(i) or (word == "h" and self.kinds[i - 1] != "word")
         ):
             return i + 1, UNITS[word], 1
-        if self.punct(i) in ("'", '"') and self.glued(i):
-            return i + 1, ("minute" if self.punct(i) == "'" else "second"), 1
+        if self.puncts[i] in ("'", '"') and self.glued(i):
+            return i + 1, ("minute" if self.puncts[i] == "'" else "second"), 1
         return None
 
     def _duration_part(self, i: int) -> tuple[int, Dur] | None:
@@ -376,7 +376,7 @@ class Parser:
         if amount is None:
             return None
         j, value = amount
-        if self.punct(j) == "-" and self.words[j + 1] in UNITS:  # "30-minute"
+        if self.puncts[j] == "-" and self.words[j + 1] in UNITS:  # "30-minute"
             j += 1
         j = self.skip(j, "more", "additional", "extra")  # "in 2 more minutes"
         unit = self._unit(j)
@@ -500,7 +500,7 @@ class Parser:
         j, node = found
         while True:
             k = j
-            if self.punct(k) == "," or self.words[k] in ("of", "from", "for"):
+            if self.puncts[k] == "," or self.words[k] in ("of", "from", "for"):
                 k += 1
             nxt = self.atom(k)
             if nxt is not None and not self._joins(self.words[j], nxt[1]):
@@ -525,11 +525,11 @@ class Parser:
 
     def can_start(self, i: int) -> bool:
         """Whether an expression may start at token ``i``: most words of a sentence cannot."""
-        kind = self.kind(i)
+        kind = self.kinds[i]
         return (
             kind not in ("word", "punct", "junk")
             or self.words[i] in START_WORDS
-            or self.punct(i) in ("@", "~")
+            or self.puncts[i] in ("@", "~")
         )
 
     @memoized

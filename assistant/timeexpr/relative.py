@@ -93,12 +93,12 @@ class RelativeRules(Parser):
             found = self.duration(j)
             if found is not None:
                 return found[0], self.from_now(found[1], 1)
-            minutes = self.integer(j)
+            minutes = self.integers[j]
             if (
                 minutes is not None
                 and 0 <= minutes <= 60
                 and self.words[j + 1] not in UNITS
-                and self.kind(j + 1) != "word"
+                and self.kinds[j + 1] != "word"
             ):
                 return j + 1, self.from_now(dur_of(minutes, "minute"), 1)
             return None
@@ -281,7 +281,7 @@ class RelativeRules(Parser):
         inner: Series
         if self.words[k + 1] in WEEKDAYS:
             inner = DayOfWeek(WEEKDAYS[self.words[k + 1]])
-        elif self.kind(k + 1) == "hol":
+        elif self.kinds[k + 1] == "hol":
             key = self.toks[k + 1].key
             inner = Yearly(lambda year: holiday_spans(key, year))
         else:
@@ -321,13 +321,13 @@ class RelativeRules(Parser):
             return j + 1, self._portion(which, self.cycle(grain, 0), grain)
         if word not in _PORTIONS["month"]:
             return None
-        k = j + 2 if self.punct(j + 1) == "-" else j + 1
+        k = j + 2 if self.puncts[j + 1] == "-" else j + 1
         if self.words[k] == "of":
             k += 1
         elif word not in ("early", "mid", "late"):
             return None
         k = self.skip(k, "the")
-        if self.words[k] in ("month", "year", "week") and self.kind(k + 1) != "num":
+        if self.words[k] in ("month", "year", "week") and self.kinds[k + 1] != "num":
             grain = UNITS[self.words[k]]
             return k + 1, self._portion(word, self.cycle(grain, 0), grain)
         target = self.point(k)
