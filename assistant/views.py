@@ -43,6 +43,7 @@ __all__ = [
     "healthz",
     "message_send",
     "messages_json",
+    "unreadable_body",
     "validation_message",
 ]
 
@@ -110,6 +111,17 @@ def _wants_json(request: HttpRequest) -> bool:
 
 def _bad_request(message: str) -> JsonResponse:
     return JsonResponse({"error": message}, status=400)
+
+
+def unreadable_body(exc: Exception) -> JsonResponse:
+    """The answer to a body Django refuses to read: too big (413), too many fields or files, or a
+    broken form (400)."""
+    if isinstance(exc, RequestDataTooBig):
+        return JsonResponse(
+            {"error": f"That is far too long: a message has at most {MESSAGE_MAX_CHARS} characters."},
+            status=413,
+        )
+    return _bad_request("The form could not be read.")
 
 
 def _own_conversation(request: HttpRequest, conversation_id: uuid.UUID) -> Conversation:
@@ -185,13 +197,8 @@ def message_send(request: HttpRequest, conversation_id: uuid.UUID) -> HttpRespon
                 return _bad_request('Send a JSON object like {"text": "..."}.')
         else:
             raw = request.POST.dict()
-    except RequestDataTooBig:
-        return JsonResponse(
-            {"error": f"That is far too long: a message has at most {MESSAGE_MAX_CHARS} characters."},
-            status=413,
-        )
-    except (SuspiciousOperation, MultiPartParserError):  # too many fields or files, a broken form
-        return _bad_request("The form could not be read.")
+    except (RequestDataTooBig, SuspiciousOperation, MultiPartParserError) as exc:
+        return unreadable_body(exc)
     try:
         data = SendInput.model_validate(raw)
     except ValidationError as exc:

@@ -600,12 +600,6 @@ def test_a_frame_nested_thousands_deep_is_an_error_event_and_the_socket_keeps_wo
     logs.check()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="with CSRF checks on (a browser's session), CsrfViewMiddleware reads the form before the view: "
-    "1000+ fields or a body past 2.5 MB get Django's HTML 400 and a traceback logged at ERROR "
-    "(django.security.TooManyFieldsSent / RequestDataTooBig); the fix belongs in the middleware or settings",
-)
 @pytest.mark.parametrize(
     "body",
     [b"&".join(b"f%d=1" % i for i in range(1001)), b"text=" + b"move+" * 600_000],
