@@ -12,7 +12,7 @@ from typing import NamedTuple
 from assistant.timeexpr.lexicon import ROUGHLY, TIMEZONES, UNITS, Grain
 from assistant.timeexpr.nodes import TIME, Node, Tod
 from assistant.timeexpr.numbers import CARDINALS
-from assistant.timeexpr.parser import Parse, Parser
+from assistant.timeexpr.parser import Parse, Parser, by_first_word
 
 __all__ = ["ClockRules"]
 
@@ -24,12 +24,13 @@ _NOT_AFTER_AN_HOUR = frozenset(
     {"of", "point", "time", "another", "stage", "way", "more", "hand", "side", "or", "by"}
 )
 _COUNTED = frozenset({"people", "persons", "guests"})
-_DAY_POINTS = (
-    (("end", "of", "the", "day"), 0),
-    (("end", "of", "day"), 0),
-    (("middle", "of", "the", "day"), 12),
-    (("mid", "day"), 12),
-)
+_DAY_POINTS = {
+    ("end", "of", "the", "day"): 0,
+    ("end", "of", "day"): 0,
+    ("middle", "of", "the", "day"): 12,
+    ("mid", "day"): 12,
+}
+_DAY_POINTS_BY_FIRST = by_first_word(_DAY_POINTS)
 
 
 class _Core(NamedTuple):
@@ -122,10 +123,10 @@ class ClockRules(Parser):
         if word == "twelve" and self.words[i + 1] in ("noon", "midnight"):
             return _Core(i + 2, _NOON[self.words[i + 1]], explicit=True, fixed_half=True)
         the = self.skip(i, "the")
-        for words, hour in _DAY_POINTS:
+        for words in _DAY_POINTS_BY_FIRST.get(self.words[the], ()):
             end = self.phrase(the, words)
             if end > 0:
-                return _Core(end, hour, explicit=True, fixed_half=True)
+                return _Core(end, _DAY_POINTS[words], explicit=True, fixed_half=True)
         relative = self._relative_clock(i)
         if relative is not None:
             return relative

@@ -21,7 +21,7 @@ from assistant.timeexpr.nodes import (
     Node,
 )
 from assistant.timeexpr.numbers import ordinal_suffix
-from assistant.timeexpr.parser import Parse, Parser
+from assistant.timeexpr.parser import Parse, Parser, by_first_word
 from assistant.timeexpr.series import (
     DayOfMonth,
     Fixed,
@@ -35,7 +35,7 @@ from assistant.timeexpr.series import (
 
 __all__ = ["DateRules"]
 
-_WHOLE = (("all",), ("the", "whole"), ("the", "entire"), ("whole",), ("entire",))
+_WHOLE = by_first_word((("all",), ("the", "whole"), ("the", "entire"), ("whole",), ("entire",)))
 
 
 class DateRules(Parser):
@@ -266,7 +266,7 @@ class DateRules(Parser):
             return quarter
         # "the rest of the week" (from now), "all week", "the whole month"
         rest = self.phrase(self.skip(j, "the"), ("rest", "of", "the"))
-        whole = max(self.phrase(j, words) for words in _WHOLE)
+        whole = max((self.phrase(j, words) for words in _WHOLE.get(self.words[j], ())), default=-1)
         k = max(rest, whole)
         if k > 0 and UNITS.get(self.words[k]) in ("day", "week", "month", "year"):
             grain = UNITS[self.words[k]]

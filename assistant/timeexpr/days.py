@@ -28,7 +28,7 @@ from assistant.timeexpr.nodes import (
     Node,
     compose,
 )
-from assistant.timeexpr.parser import ONE_DAY, Parse, Parser
+from assistant.timeexpr.parser import ONE_DAY, Parse, Parser, by_first_word
 from assistant.timeexpr.series import (
     AnySeason,
     DayOfWeek,
@@ -46,6 +46,12 @@ from assistant.timeexpr.series import (
 __all__ = ["DayRules"]
 
 
+# Words before a day part: "in the evening", "at night", "early in the morning".
+_PART_LEADS = by_first_word(
+    (("in", "the"), ("during", "the"), ("in",), ("at",), ("the",), ("early", "in", "the"))
+)
+
+
 class DayRules(Parser):
     """Rules for named days and day parts."""
 
@@ -61,14 +67,7 @@ class DayRules(Parser):
         elif self.words[j] == "this":
             anchor, j = self.day(self.today).anchor, j + 1
         else:
-            for words in (
-                ("in", "the"),
-                ("during", "the"),
-                ("in",),
-                ("at",),
-                ("the",),
-                ("early", "in", "the"),
-            ):
+            for words in _PART_LEADS.get(self.words[j], ()):
                 k = self.phrase(j, words)
                 if k > 0 and (self.words[k] in PART_WORDS or self.words[k] in ("early", "late")):
                     early, j = words[0] == "early", k

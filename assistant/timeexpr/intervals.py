@@ -15,7 +15,7 @@ from assistant.timeexpr.durations import Dur, dur_of, grain_rank
 from assistant.timeexpr.lexicon import ROUGHLY, UNITS, Grain
 from assistant.timeexpr.nodes import DATE_FIELDS, DAY, MONTH, PART, TIME, WEEK, WEEKDAY, Node, Tod, compose
 from assistant.timeexpr.numbers import VAGUE_COUNTS
-from assistant.timeexpr.parser import ONE_DAY, Parse, Parser
+from assistant.timeexpr.parser import ONE_DAY, Parse, Parser, by_first_word
 from assistant.timeexpr.series import DayOfMonth, Fixed, Intersect, Series, Span, add, finer, first, truncate
 
 __all__ = ["IntervalRules"]
@@ -70,9 +70,9 @@ _STARTS = (
     ("after",),
     ("as", "of"),
 )
-_RANGE_PREFIXES = (("in", "between"), ("between",), ("from",), ("later", "than"))
+_RANGE_PREFIXES = by_first_word((("in", "between"), ("between",), ("from",), ("later", "than")))
 _DASH_WORDS = frozenset({"to", "thru", "through", "till", "til", "until", "untill", "-"})
-_ROLLING_PREFIXES = (("in",), ("over",), ("during",), ("within",))
+_ROLLING_PREFIXES = by_first_word((("in",), ("over",), ("during",), ("within",)))
 _END_SHORTHAND: dict[str, Grain] = {"eom": "month", "eoy": "year", "eow": "week", "eod": "day"}
 
 
@@ -145,7 +145,7 @@ class IntervalRules(Parser):
     def prefixed_range(self, i: int) -> Parse | None:
         """Ranges opened by a word: "from 9:30 to 11:00", "between 9 and 11am", "later than 9:30 but
         before 11:00", "from 4pm for 30 minutes"."""
-        for words in _RANGE_PREFIXES:
+        for words in _RANGE_PREFIXES.get(self.words[i], ()):
             j = self.phrase(i, words)
             if j < 0:
                 continue
@@ -404,7 +404,7 @@ class IntervalRules(Parser):
         """Whole units next to now, as Duckling counts them: "next 3 days" starts tomorrow, "last 2 weeks"
         ends this Monday."""
         j = i
-        for words in _ROLLING_PREFIXES:
+        for words in _ROLLING_PREFIXES.get(self.words[j], ()):
             k = self.phrase(j, words)
             if k > 0:
                 j = k

@@ -8,7 +8,7 @@ ones called from many places are memoized per token position.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import UTC, datetime, timedelta, tzinfo
 from typing import TypeVar
 
@@ -46,7 +46,7 @@ from assistant.timeexpr.series import (
 )
 from assistant.timeexpr.starts import START_WORDS, rules_for
 
-__all__ = ["ONE_DAY", "Parse", "Parser", "calendar_target", "memoized"]
+__all__ = ["ONE_DAY", "Parse", "Parser", "by_first_word", "calendar_target", "memoized"]
 
 Parse = tuple[int, Node]
 T = TypeVar("T")
@@ -62,16 +62,6 @@ _POSSESSABLE = (
 )
 
 
-def _word(token: Token) -> str:
-    """A word token's text, possessive dropped from names ("tuesday's" -> "tuesday")."""
-    if token.kind != "word":
-        return ""
-    text = token.text
-    if text.endswith("'s") and text[:-2] in _POSSESSABLE:
-        return text[:-2]
-    return text
-
-
 def _latent_pair_ok(a: Node, b: Node) -> bool:
     """Whether two expressions too vague alone are clear together: "may 2014", "holi 2019", "sat night"."""
     if a.grain == "year":
@@ -84,6 +74,15 @@ _AMOUNT_WORDS = (
     frozenset(CARDINALS) | frozenset(TENS) | frozenset(VAGUE_COUNTS) | {"a", "an", "one", "half", "quarter"}
 )
 _MISSING = object()
+
+
+def by_first_word(phrases: Iterable[tuple[str, ...]]) -> dict[str, tuple[tuple[str, ...], ...]]:
+    """The phrases of a table by their first word, in the table's order: a rule that tries a table at a
+    token tries only the phrases of that token's word (the others cannot match there)."""
+    found: dict[str, list[tuple[str, ...]]] = {}
+    for words in phrases:
+        found.setdefault(words[0], []).append(words)
+    return {first: tuple(rows) for first, rows in found.items()}
 
 
 def calendar_target(node: Node) -> bool:
@@ -114,14 +113,28 @@ class Parser:
     def __init__(self, tokens: list[Token], now: datetime) -> None:
         self.toks = tokens
         self.n = len(tokens)
-        # Word, kind and punctuation mark of each token ("" where it has none) and its value as an
-        # integer (None unless it is a whole number), padded so that looking past either end is safe.
-        self.words = [_word(t) for t in tokens] + [""] * _PAD
-        self.kinds = [t.kind for t in tokens] + [""] * _PAD
-        self.puncts = [t.text if t.kind == "punct" else "" for t in tokens] + [""] * _PAD
-        self.integers: list[int | None] = [
-            int(t.values[0]) if t.kind == "num" and "." not in t.text else None for t in tokens
-        ] + [None] * _PAD
+        # Word (possessive dropped from names: "tuesday's" -> "tuesday"), kind and punctuation mark of
+        # each token ("" where it has none) and its value as an integer (None unless it is a whole
+        # number), padded so that looking past either end is safe; made in one pass.
+        words: list[str] = []
+        kinds: list[str] = []
+        puncts: list[str] = []
+        integers: list[int | None] = []
+        for token in tokens:
+            kind, text = token.kind, token.text
+            kinds.append(kind)
+            if kind == "word":
+                words.append(text[:-2] if text.endswith("'s") and text[:-2] in _POSSESSABLE else text)
+                puncts.append("")
+                integers.append(None)
+            else:
+                words.append("")
+                puncts.append(text if kind == "punct" else "")
+                integers.append(int(token.values[0]) if kind == "num" and "." not in text else None)
+        self.words = words + [""] * _PAD
+        self.kinds = kinds + [""] * _PAD
+        self.puncts = puncts + [""] * _PAD
+        self.integers = integers + [None] * _PAD
         self.zone = now.tzinfo
         self.now = now.replace(tzinfo=None, microsecond=0)
         self.today = datetime(now.year, now.month, now.day)
