@@ -36,19 +36,21 @@ _CALENDAR_WORDS = re.compile(
 )
 # "my schedule", "the reminder": the noun, not the verb.
 _NOUN_USE = re.compile(
-    r"\b(?:my|the|your|our|a|any|this|that|its)\s+(?:(?:daily|weekly|monthly|whole|full|entire|work|"
+    # One word boundary for the phrases that start at one (tried at every position of the text, each its
+    # own would be checked once for each); "today's schedule", which cannot start where they do, apart.
+    r"\b(?:(?:my|the|your|our|a|any|this|that|its)\s+(?:(?:daily|weekly|monthly|whole|full|entire|work|"
     r"personal|current|new)\s+)?(schedule|reminders?|plans?|note|log|block)\b"
-    r"|(?<=\w's )(?:schedule|plans?|agenda)\b"  # "today's schedule"
     # "change of plans, cancel lunch": a remark that leads to the change, not a move of "plans"
-    r"|\bchange (?:of|in|my|the) plans?\b"
+    r"|change (?:of|in|my|the) plans?\b"
     # "make a list of the events": a list asked for, not an event made
-    r"|\bmake (?:me )?a(?= list\b)"
+    r"|make (?:me )?a(?= list\b)"
     # "I won't make it on Thursday": not being there, not "make it 3pm"
-    r"|\b(?:won't|wont|can't|cant|cannot|couldn't|not|never)(?: be able to)? make it\b"
+    r"|(?:won't|wont|can't|cant|cannot|couldn't|not|never)(?: be able to)? make it\b"
     # "any empty slot", "a clear day": words of emptying used of free time, which they describe
-    r"|\b(?:empty|clear|free)(?= (?:slots?|spots?|times?|periods?|hours?|days?|windows?)\b)"
+    r"|(?:empty|clear|free)(?= (?:slots?|spots?|times?|periods?|hours?|days?|windows?)\b)"
     # "when my schedule is clear": said of the calendar, not done to it
-    r"|\b(?:is|are|be|am|was|were|looks?|seems?|stays?) (?:clear|empty|open|free)\b"
+    r"|(?:is|are|be|am|was|were|looks?|seems?|stays?) (?:clear|empty|open|free)\b)"
+    r"|(?<=\w's )(?:schedule|plans?|agenda)\b"  # "today's schedule"
 )
 # "next Friday", "this week": a date, not the "next" of "when's my next meeting" that asks.
 _DATE_PHRASE = re.compile(
@@ -76,14 +78,16 @@ _CAN_ALL_MEET = re.compile(
     r"[a-z][a-z'-]*(?:(?:,? | )[a-z][a-z'-]*)*,? (?:and|&) [a-z][a-z'-]*(?: (?:all|both))?)"
     r" (?:meet|make it|get together)\b"
 )
+_SPACES = re.compile(r"\s+")
 _SHORTHAND = ((re.compile(r"\bw/o(?=\s|$)"), "without"), (re.compile(r"\bw/(?=\s|$)"), "with"))
 
 
 def normalise(text: str) -> str:
     text = text.casefold().replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
-    for shorthand, word in _SHORTHAND:
-        text = shorthand.sub(word, text)
-    return re.sub(r"\s+", " ", text).strip(" .!?")
+    if "w/" in text:  # no shorthand otherwise, and a sub still tries every position
+        for shorthand, word in _SHORTHAND:
+            text = shorthand.sub(word, text)
+    return _SPACES.sub(" ", text).strip(" .!?")
 
 
 def _blank(pattern: re.Pattern[str], text: str) -> str:
