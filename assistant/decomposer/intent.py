@@ -73,9 +73,11 @@ _THEN_WRITE = re.compile(r"\b(?:and|then)(?: then)?(?: (?:please|also))? $")
 _EMPHATIC_DO = re.compile(r"^do (?=\w+)")
 # "can we all meet on Thursday at 10?", "could Ann, Raj and I all meet ...", "can Ann and Raj make it at
 # 4?": whether they are free then, asked; no meeting made ("can we meet" alone may ask for one).
+# One way to read the space between two names (",? " alone: "(?:,? | )" read each space two ways, and a
+# long question that starts with "could" took time exponential in its words: 18 words, a quarter second).
 _CAN_ALL_MEET = re.compile(
     r"^(?:can|could|will|would) (?:(?:we|you and i|you and me) (?:all|both)|"
-    r"[a-z][a-z'-]*(?:(?:,? | )[a-z][a-z'-]*)*,? (?:and|&) [a-z][a-z'-]*(?: (?:all|both))?)"
+    r"[a-z][a-z'-]*(?:,? [a-z][a-z'-]*)*,? (?:and|&) [a-z][a-z'-]*(?: (?:all|both))?)"
     r" (?:meet|make it|get together)\b"
 )
 _SPACES = re.compile(r"\s+")
