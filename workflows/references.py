@@ -106,7 +106,12 @@ def _collect(value: Any, found: list[Reference]) -> None:
             _collect(v, found)
     elif isinstance(value, list | tuple):
         for v in value:
-            _collect(v, found)
+            # Lists of reference strings (a join's inputs) are the common case: no call per item.
+            if isinstance(v, str):
+                if "{{" in v:
+                    found.extend(parse_references(v))
+            else:
+                _collect(v, found)
 
 
 def resolve_params(value: Any, outputs: Mapping[str, Any]) -> Any:

@@ -1,7 +1,7 @@
 """Static checks of a workflow before anything runs, gathered and raised once.
 
 ``compile_workflow`` turns a :class:`WorkflowDefinition` into a :class:`CompiledWorkflow` (topological
-order, dependency and dependant maps, parsed conditions, the skill of every task), or raises
+order, the dependency map, parsed conditions, the skill of every task), or raises
 :class:`WorkflowValidationError` listing *every* problem found, so that a decomposer (or a person
 reading the admin) can fix them all in one go.  It runs in a few milliseconds for 1,000 tasks: the
 cost is linear in tasks plus edges, with ancestor sets kept as integer bitsets.
@@ -27,6 +27,8 @@ from workflows.references import Condition, Reference, find_references, parse_co
 
 __all__ = ["CompiledWorkflow", "WorkflowValidationError", "compile_workflow"]
 
+_UNCHECKED = object()  # a missing_paths miss (None there means the path is fine)
+
 
 class WorkflowValidationError(ValueError):
     """A workflow is not runnable; ``errors`` holds one readable sentence per problem."""
@@ -45,7 +47,6 @@ class CompiledWorkflow:
     tasks: Mapping[str, TaskSpec]
     skills: Mapping[str, SkillDefinition]
     depends_on: Mapping[str, tuple[str, ...]]
-    dependants: Mapping[str, tuple[str, ...]]
     conditions: Mapping[str, Condition]
 
     @property
@@ -68,45 +69,47 @@ def compile_workflow(
     skills: dict[str, SkillDefinition] = {}
     known: dict[str, SkillDefinition | None] = {}
     inputs: dict[str, _InputFields] = {}
-    for t in tasks:
-        if t.id in by_id:
-            errors.append(f"Task {t.id} is defined more than once.")
-        by_id[t.id] = t
+    # Plans nearly always list tasks after their dependencies; then the list is the order and the
+    # ancestor sets (integer bitsets over positions) come in this same pass.  A dependency not seen
+    # yet is looked at after it: a self-dependency, a missing task, or a plan listed out of order,
+    # which Kahn's algorithm then orders (or finds a cycle in).
+    position: dict[str, int] = {}
+    ancestors: dict[str, int] | None = {}
+    later: list[tuple[str, str]] = []
+    for i, t in enumerate(tasks):
+        tid = t.id
+        if tid in by_id:
+            errors.append(f"Task {tid} is defined more than once.")
+        else:
+            position[tid] = i
+        by_id[tid] = t
         if t.skill not in known:
             known[t.skill] = registry.get(t.skill) if t.skill in registry else None
             if (definition_of := known[t.skill]) is not None:
                 inputs[t.skill] = _input_fields(definition_of.input_model)
         found = known[t.skill]
         if found is not None:
-            skills[t.id] = found
+            skills[tid] = found
         else:
             close = difflib.get_close_matches(t.skill, [d.name for d in registry.definitions()], n=1)
             hint = f" (did you mean {close[0]!r}?)" if close else ""
-            errors.append(f"Task {t.id} uses unknown skill {t.skill!r}{hint}.")
-
-    # Plans nearly always list tasks after their dependencies; then the list is the order and the
-    # ancestor sets come in the same pass.  Otherwise Kahn's algorithm orders them (or finds a cycle).
-    position: dict[str, int] = {}
-    ancestors: dict[str, int] | None = {}
-    dependants: dict[str, list[str]] = {tid: [] for tid in by_id}
-    for i, t in enumerate(tasks):
+            errors.append(f"Task {tid} uses unknown skill {t.skill!r}{hint}.")
         acc = 0
         for dep in t.depends_on:
-            if dep == t.id:
-                errors.append(f"Task {t.id} depends on itself.")
-            elif dep not in by_id:
-                errors.append(f"Task {t.id} depends on non-existent task {dep}.")
-            else:
-                dependants[dep].append(t.id)
-                if ancestors is None:
-                    continue
-                if dep in position:
-                    acc |= ancestors[dep] | (1 << position[dep])
-                else:
-                    ancestors = None
+            at = position.get(dep)
+            if at is None or dep == tid:
+                later.append((tid, dep))
+            elif ancestors is not None:
+                acc |= ancestors[dep] | (1 << at)
         if ancestors is not None:
-            ancestors[t.id] = acc
-        position.setdefault(t.id, i)
+            ancestors[tid] = acc
+        if later:
+            ancestors = None
+    for tid, dep in later:
+        if dep == tid:
+            errors.append(f"Task {tid} depends on itself.")
+        elif dep not in by_id:
+            errors.append(f"Task {tid} depends on non-existent task {dep}.")
     if ancestors is not None:
         order = list(by_id)
     else:
@@ -118,8 +121,8 @@ def compile_workflow(
             ancestors = _ancestor_bits(order, by_id, position)
 
     conditions: dict[str, Condition] = {}
-    # The output path a reference names, checked once per skill and path however often it recurs.
-    missing_paths: dict[tuple[str, str], str | None] = {}
+    # The output path a reference names, checked once per output model and path however often it recurs.
+    missing_paths: dict[tuple[type[BaseModel], tuple[str, ...]], str | None] = {}
     for t in tasks:
         # One walk over the params finds the references, for the ancestry/output checks and to tell
         # _check_params which params are only known at run time.
@@ -151,13 +154,14 @@ def compile_workflow(
                             f"it; add {ref.task_id} to its dependsOn."
                         )
                     elif (source := skills.get(ref.task_id)) is not None:
-                        key = (source.name, ref.text)
-                        if key not in missing_paths:
-                            missing_paths[key] = _missing_path(source.output_model, ref.path)
-                        if missing_paths[key] is not None:
+                        key = (source.output_model, ref.path)
+                        missing = missing_paths.get(key, _UNCHECKED)
+                        if missing is _UNCHECKED:
+                            missing = missing_paths[key] = _missing_path(*key)
+                        if missing is not None:
                             errors.append(
                                 f"Task {t.id} references {ref.text}, "
-                                f"but skill {source.name} has no output {missing_paths[key]}."
+                                f"but skill {source.name} has no output {missing}."
                             )
         skill = skills.get(t.id)
         if skill is not None:
@@ -178,7 +182,6 @@ def compile_workflow(
         tasks=MappingProxyType(by_id),
         skills=MappingProxyType(skills),
         depends_on=MappingProxyType({t.id: t.depends_on for t in tasks}),
-        dependants=MappingProxyType({k: tuple(v) for k, v in dependants.items()}),
         conditions=MappingProxyType(conditions),
     )
 

@@ -26,7 +26,7 @@ def test_valid_workflow_compiles_in_topological_order() -> None:
         registry=registry,
     )
     assert plan.order == ("a", "b")
-    assert plan.dependants["a"] == ("b",)
+    assert plan.depends_on["b"] == ("a",)
     assert plan.output_task == "b"
 
 
@@ -100,7 +100,7 @@ def test_tasks_listed_before_their_dependencies_are_ordered_and_checked() -> Non
         registry=registry,
     )
     assert plan.order == ("a", "b", "c")
-    assert plan.dependants == {"a": ("b",), "b": ("c",), "c": ()}
+    assert dict(plan.depends_on) == {"a": (), "b": ("a",), "c": ("b",)}
     errors = errors_of(
         wf(
             TaskSpec(id="c", skill="add", params={"value": "{{a.output.value}}"}, depends_on=("b",)),
