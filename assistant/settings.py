@@ -197,8 +197,12 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
 WORKFLOW_LEASE_SECONDS = env.int("WORKFLOW_LEASE_SECONDS", default=30)
 WORKFLOW_SWEEP_SECONDS = env.int("WORKFLOW_SWEEP_SECONDS", default=10)
 WORKFLOW_MAX_ATTEMPTS = env.int("WORKFLOW_MAX_ATTEMPTS", default=3)
+# Connected calendar accounts are mirrored every CALENDAR_SYNC_SECONDS (celery beat, or
+# `manage.py sync_accounts` from cron).
+CALENDAR_SYNC_SECONDS = env.int("CALENDAR_SYNC_SECONDS", default=300)
 CELERY_BEAT_SCHEDULE = {
     "workflows-sweep": {"task": "workflows.sweep_runs", "schedule": float(WORKFLOW_SWEEP_SECONDS)},
+    "calendar-accounts-sync": {"task": "skills.sync_accounts", "schedule": float(CALENDAR_SYNC_SECONDS)},
 }
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -252,6 +256,11 @@ CALENDAR_PROVIDERS = {
     "caldav": "skills.providers.caldav.CaldavProvider",
 }
 CREDENTIAL_KEYS = env.list("CREDENTIAL_KEYS", default=[])
+# Google Calendar: the operator's OAuth client ("Web application"; register the redirect URI
+# https://<this host>/settings/calendars/google/callback/).  Without them Google cannot be connected.
+GOOGLE_CLIENT_ID = env.str("GOOGLE_CLIENT_ID", default="")
+GOOGLE_CLIENT_SECRET = env.str("GOOGLE_CLIENT_SECRET", default="")
+GOOGLE_AUTH_URI = env.str("GOOGLE_AUTH_URI", default="https://accounts.google.com/o/oauth2/auth")
 
 # Above DEBUG no log line shows an exception's message or a validated input (either may quote the
 # user's words or their events' titles): see assistant/logsafety.py.

@@ -1,4 +1,5 @@
-"""The site's URLs: the chat page and its JSON fallback, sign-in/out, the admin and a health check."""
+"""The site's URLs: the chat page and its JSON fallback, settings (preferences, calendar accounts),
+sign-in/out, the admin and a health check."""
 
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ urlpatterns: list[URLPattern | URLResolver] = [
     # Django 5 only signs out on POST, so a link crawler or a prefetch cannot end the session.
     path("accounts/logout/", auth_views.LogoutView.as_view(), name="logout"),
     path("healthz/", views.healthz, name="healthz"),
+    path("settings/calendars/", include("skills.urls")),
     path("settings/", include("preferences.urls")),
     path("", views.chat, name="chat"),
     path("c/new/", views.conversation_new, name="conversation_new"),

@@ -1,4 +1,4 @@
-"""Celery entry points of the skills app: they take a run id and re-read everything else."""
+"""Celery entry points of the skills app: they take a run id (or nothing) and re-read everything else."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 from celery import shared_task
 from django.db import transaction
 
-__all__ = ["notifications_dispatch", "notifications_send"]
+__all__ = ["notifications_dispatch", "notifications_send", "sync_accounts"]
 
 logger = logging.getLogger("skills")
 
@@ -52,3 +52,16 @@ def notifications_dispatch(run_id: str) -> None:
         ),
         robust=True,
     )
+
+
+@shared_task(name="skills.sync_accounts", acks_late=True)
+def sync_accounts() -> dict[str, int]:
+    """Mirror every connected calendar account (celery beat runs it every CALENDAR_SYNC_SECONDS).
+
+    An account that fails is recorded on the account (its last error, or *Needs reconnecting*) and
+    the others still sync; nothing is retried here, the next round is the retry.
+    """
+    from skills.accounts import sync_all
+
+    summary = sync_all()
+    return {"synced": summary.synced, "failed": summary.failed}

@@ -74,8 +74,12 @@ def sync_calendars(client: GoogleClient) -> list[Calendar]:
         if not page:
             break
     rows = {c.remote_id: c for c in Calendar.objects.filter(account=account)}
+    # Calendars the owner chose not to have read (skills.accounts.save_choices) stay out of the mirror.
+    unread = account.sync_state.get("unread") or {}
     result = []
     for entry in entries:
+        if entry["id"] in unread:
+            continue
         name = entry.get("summaryOverride") or entry.get("summary") or entry["id"]
         writable = entry.get("accessRole") in WRITE_ROLES
         zone = entry.get("timeZone") or "UTC"
