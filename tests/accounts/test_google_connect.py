@@ -75,11 +75,13 @@ def test_connect_asks_offline_consent_with_pkce_and_stores_the_grant_encrypted(
     assert asked["prompt"] == "consent"
     assert asked["include_granted_scopes"] == "true"
     assert asked["scope"].split() == SCOPES
-    assert asked["code_challenge_method"] == "S256" and asked["code_challenge"]
+    assert asked["code_challenge_method"] == "S256"
+    assert asked["code_challenge"]
     assert asked["redirect_uri"] == "http://testserver" + reverse("calendars:google_callback")
     # The verifier stays on the server: the browser only ever sees its hash.
     kept = client.session["google_consent"]
-    assert kept["state"] == asked["state"] and kept["code_verifier"] not in consent_url
+    assert kept["state"] == asked["state"]
+    assert kept["code_verifier"] not in consent_url
 
     path, query = authorize(consent_url)
     page = callback(client, path, query)
@@ -88,8 +90,10 @@ def test_connect_asks_offline_consent_with_pkce_and_stores_the_grant_encrypted(
     assert page.redirect_chain[-1][0].endswith(f"#account-{account.pk}")  # the picker
     assert (account.kind, account.display_name, account.status) == ("google", email, "ok")
     stored = account.credentials
-    assert stored["refresh_token"].startswith("1//") and stored["token"].startswith("ya29.")
-    assert stored["scopes"] == SCOPES and stored["expiry"]
+    assert stored["refresh_token"].startswith("1//")
+    assert stored["token"].startswith("ya29.")
+    assert stored["scopes"] == SCOPES
+    assert stored["expiry"]
     for secret in (stored["refresh_token"], stored["token"], kept["code_verifier"]):
         assert secret not in account.encrypted_credentials
         assert secret not in page.content.decode()
@@ -101,7 +105,8 @@ def test_connect_asks_offline_consent_with_pkce_and_stores_the_grant_encrypted(
         "Team",
     }
     assert Event.objects.filter(calendar__account=account, summary="Dentist").count() == 1
-    assert "Team" in page.content.decode() and "Connected" in page.content.decode()
+    assert "Team" in page.content.decode()
+    assert "Connected" in page.content.decode()
 
 
 def test_a_forged_or_stale_state_is_refused_and_nothing_stored(person: tuple[Client, str]) -> None:
@@ -127,18 +132,23 @@ def test_the_code_is_worthless_without_the_verifier_kept_in_the_session(person: 
     assert not CalendarAccount.objects.exists()
 
 
-def test_denied_consent_stores_nothing(google_server: GoogleCalendarServer, person: tuple[Client, str]) -> None:
+def test_denied_consent_stores_nothing(
+    google_server: GoogleCalendarServer, person: tuple[Client, str]
+) -> None:
     client, _ = person
     google_server.deny_next_consent()
     path, query = authorize(start(client))
-    assert query["error"] == "access_denied" and "code" not in query
+    assert query["error"] == "access_denied"
+    assert "code" not in query
     page = callback(client, path, query)
     assert page.status_code == 200
     assert "You did not allow access to your Google Calendar" in page.content.decode()
     assert not CalendarAccount.objects.exists()
 
 
-def test_reconnect_renews_the_same_account(google_server: GoogleCalendarServer, person: tuple[Client, str]) -> None:
+def test_reconnect_renews_the_same_account(
+    google_server: GoogleCalendarServer, person: tuple[Client, str]
+) -> None:
     client, email = person
     connect(client)
     account = CalendarAccount.objects.get()
@@ -147,9 +157,12 @@ def test_reconnect_renews_the_same_account(google_server: GoogleCalendarServer, 
 
     page = client.post(reverse("calendars:sync", args=[account.pk]), follow=True)
     account.refresh_from_db()
-    assert account.status == CalendarAccount.Status.NEEDS_RECONNECT and "revoked" in account.last_error
+    assert account.status == CalendarAccount.Status.NEEDS_RECONNECT
+    assert "revoked" in account.last_error
     text = page.content.decode()
-    assert page.status_code == 200 and "Needs reconnecting" in text and "could not be synced" in text
+    assert page.status_code == 200
+    assert "Needs reconnecting" in text
+    assert "could not be synced" in text
     reconnect = reverse("calendars:reconnect", args=[account.pk])
     assert f'href="{reconnect}"' in text
 
@@ -176,7 +189,8 @@ def test_reconnect_signed_in_as_another_google_account_changes_nothing(
     page = callback(client, path, query)
     assert f"You signed in to Google as other-{email}" in page.content.decode()
     account.refresh_from_db()
-    assert account.status == "needs_reconnect" and account.encrypted_credentials == before
+    assert account.status == "needs_reconnect"
+    assert account.encrypted_credentials == before
 
 
 def test_connecting_the_same_google_account_again_renews_it(person: tuple[Client, str]) -> None:
@@ -194,9 +208,11 @@ def test_without_a_client_id_the_page_says_what_the_operator_must_set(person: tu
         assert page.status_code == 200
         text = page.content.decode()
         assert "Connect Google Calendar" not in text
-        assert "GOOGLE_CLIENT_ID" in text and "http://testserver/settings/calendars/google/callback/" in text
+        assert "GOOGLE_CLIENT_ID" in text
+        assert "http://testserver/settings/calendars/google/callback/" in text
         page = client.post(reverse("calendars:google_connect"), follow=True)
-    assert page.status_code == 200 and "GOOGLE_CLIENT_SECRET" in page.content.decode()
+    assert page.status_code == 200
+    assert "GOOGLE_CLIENT_SECRET" in page.content.decode()
     assert "google_consent" not in client.session
 
 
@@ -205,6 +221,8 @@ def test_without_credential_keys_connecting_says_how_to_make_one(person: tuple[C
     with override_settings(CREDENTIAL_KEYS=[]):
         page = client.post(reverse("calendars:google_connect"), follow=True)
     text = page.content.decode()
-    assert page.status_code == 200 and "CREDENTIAL_KEYS" in text and "Fernet.generate_key()" in text
+    assert page.status_code == 200
+    assert "CREDENTIAL_KEYS" in text
+    assert "Fernet.generate_key()" in text
     assert "google_consent" not in client.session
     assert not CalendarAccount.objects.exists()
