@@ -19,6 +19,7 @@ from django.test import Client, override_settings
 from django.urls import reverse
 
 from skills.models import Calendar, CalendarAccount, Event
+from skills.providers.google import oauth
 from skills.providers.google.client import SCOPES
 from tests.accounts.google_flow import authorize, callback, consent_settings, google_server, start
 from tests.providers.google_server import GoogleCalendarServer
@@ -129,6 +130,19 @@ def test_the_code_is_worthless_without_the_verifier_kept_in_the_session(person: 
     session.save()
     page = callback(client, path, query)
     assert "Google refused to complete the connection (invalid_grant)" in page.content.decode()
+    assert not CalendarAccount.objects.exists()
+
+
+def test_a_grant_without_the_calendar_scope_stores_nothing(
+    person: tuple[Client, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As when the user unticks Google Calendar on the consent page: another scope comes back."""
+    client, _ = person
+    with monkeypatch.context() as patch:
+        patch.setattr(oauth, "SCOPES", ["https://www.googleapis.com/auth/calendar.readonly"])
+        path, query = authorize(start(client))
+    page = callback(client, path, query)
+    assert "Google did not grant access to your calendars" in page.content.decode()
     assert not CalendarAccount.objects.exists()
 
 

@@ -156,6 +156,12 @@ def _credentials(token: Any) -> dict[str, Any]:
         )
     scope = token.get("scope") or SCOPES
     scopes = scope.split() if isinstance(scope, str) else list(scope)
+    if not set(SCOPES) <= set(scopes):
+        # Google's consent page lets the user untick the calendar box and still grant the rest.
+        raise ConsentError(
+            "Google did not grant access to your calendars (the Google Calendar box was left unticked), "
+            "so nothing was connected. Connect again and allow it."
+        )
     expires_at = token.get("expires_at")
     expiry = datetime.fromtimestamp(float(expires_at), UTC).isoformat() if expires_at else ""
     return {
