@@ -51,7 +51,7 @@ from skills.mail import NOT_CONFIGURED, notifications_create, notifications_of, 
 from skills.models import ChangeRecord, Notification
 from skills.people import Availability, availability, names_and_you
 from skills.preview import week_view
-from skills.providers.base import ProviderError
+from skills.providers.base import PartlyAppliedError, ProviderError
 from skills.registry import REGISTRY, skill
 from skills.reply_skills import Reply
 from skills.schemas import DayPart, EventItem, SkillInput
@@ -957,6 +957,12 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
             operation_id=ctx.operation_id,
             changes=changes,
         )
+    except PartlyAppliedError as exc:
+        # The user's calendar holds part of the change: say exactly which part.
+        raise SkillError(
+            f"The change was not made: {exc.cause} {exc.describe(len(changes))}. "
+            "Everything else is as it was."
+        ) from exc
     except ProviderError as exc:
         raise SkillError(f"Nothing was changed: {exc}") from exc
     return _done(ctx, params, changes, skipped, records)

@@ -30,6 +30,7 @@ from skills.providers.base import (
     Write,
     Written,
 )
+from skills.providers.compensation import all_or_nothing
 
 __all__ = [
     "Change",
@@ -427,7 +428,10 @@ def applied_records(user: Any, operation_id: str) -> list[ChangeRecord]:
 def apply_change_set(
     *, provider: CalendarProvider, user: Any, run_id: str, operation_id: str, changes: list[Change]
 ) -> list[ChangeRecord]:
-    """Apply every change or none (one transaction), each write carrying its own idempotency key.
+    """Apply every change or none, each write carrying its own idempotency key: one transaction for
+    the built-in store, the mirrors and the change log, in one unit of work for remote calendars
+    (:mod:`skills.providers.compensation`), so that a failure anywhere, even in writing the log,
+    takes back the remote writes already made.
 
     The provider reads every target once for the whole set (its etag check, its before-image and
     the state the write starts from), so a change costs about its own write.  A re-delivered task
@@ -435,10 +439,12 @@ def apply_change_set(
     twice; a change without one still meets the provider's receipts.
 
     Raises:
+        PartlyAppliedError: a write was refused and some remote writes already made could not be
+            taken back (the error names them); the rest of the set was not applied.
         ProviderError: a write was refused; nothing of the set was applied.
     """
     ops = [f"{operation_id}:{position}" for position in range(len(changes))]
-    with transaction.atomic():
+    with all_or_nothing(), transaction.atomic():
         logged = set(
             ChangeRecord.objects.filter(owner=user, operation_id__in=ops).values_list(
                 "operation_id", flat=True
@@ -626,7 +632,7 @@ def undo_run(
     undone: list[int] = []
     skipped: list[str] = []
     ops = [f"{operation_id}:{position}" for position in range(len(originals))]
-    with transaction.atomic():
+    with all_or_nothing(), transaction.atomic():
         for position, record in enumerate(originals):
             reverse = _reverse(record, ops[position])
             if reverse is None:

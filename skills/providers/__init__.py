@@ -40,10 +40,13 @@ it names).  So the built-in path costs what it did: no query per read or write.
   can hand the restore back to it even after the event is gone.
 - It passes the conformance suite (``tests/providers/conformance.py``) with a factory of its own.
 
-A batch that changes calendars of several kinds is applied in order, kind by kind; the built-in
-store's part is one transaction, but a remote write already made is not rolled back with it:
-compensating those (from the undo images recorded before each remote write) comes with the remote
-providers.
+A batch that changes calendars of several kinds is applied in order, kind by kind, as one unit of
+work (:func:`skills.providers.compensation.all_or_nothing` around one transaction): if any part
+fails, the built-in store's part and every mirror roll back, and the remote writes already made
+(by an earlier part, or earlier in the failing part) are taken back from the images each remote
+provider recorded before writing, so the built-in part never commits without its remote part.
+What cannot be taken back (a 412: someone edited the event meanwhile) is named in a
+:class:`~skills.providers.base.PartlyAppliedError`, never forced.
 """
 
 from __future__ import annotations
@@ -72,6 +75,7 @@ from skills.providers.base import (
     Write,
     Written,
 )
+from skills.providers.compensation import all_or_nothing
 
 __all__ = ["BUILT_IN", "CalendarRouter", "UnknownProviderError", "provider_class", "provider_for"]
 
@@ -257,12 +261,14 @@ class CalendarRouter(CalendarProvider):
 
     def apply_writes(self, writes: Sequence[Write]) -> list[Written]:
         """Each write by its calendar's provider, in order; with no calendar other than writable
-        built-in ones, the whole batch goes to the built-in provider as it is.
+        built-in ones, the whole batch goes to the built-in provider as it is.  A batch for several
+        providers is all or nothing, remote writes included (see the module docstring).
 
         Raises:
             PermissionDeniedError: a write changes a calendar the assistant may not write (nothing
                 of the batch is written).
             UnknownProviderError: a write changes a calendar of a kind nobody registered.
+            PartlyAppliedError: a part failed and a remote write already made could not be taken back.
         """
         routes = self._routes if self._routes is not None else self._load_routes()
         if not routes:
@@ -276,9 +282,8 @@ class CalendarRouter(CalendarProvider):
                 batches.append((provider, [write]))
         if len(batches) == 1:
             return batches[0][0].apply_writes(batches[0][1])
-        # The built-in store's part of a mixed batch stays all or nothing; see the module docstring
-        # for the remote part.
-        with transaction.atomic():
+        # All or nothing across the parts; see the module docstring.
+        with all_or_nothing(), transaction.atomic():
             return [written for provider, batch in batches for written in provider.apply_writes(batch)]
 
     def provider_of(self, calendar_id: str) -> CalendarProvider:

@@ -21,8 +21,10 @@ __all__ = [
     "ConflictError",
     "EventData",
     "NotFoundError",
+    "NotPutBack",
     "Occurrence",
     "OccurrenceRef",
+    "PartlyAppliedError",
     "PermissionDeniedError",
     "ProviderError",
     "Scope",
@@ -50,6 +52,54 @@ class ConflictError(ProviderError):
 
 class TransientProviderError(ProviderError):
     """A failure worth retrying: a timeout, a 5xx, a rate limit."""
+
+
+@dataclass(frozen=True, slots=True)
+class NotPutBack:
+    """A remote write a failed change had made and that could not be taken back: the event's title
+    and what the write did to it (``created``, ``moved``, ``changed`` or ``deleted``)."""
+
+    summary: str
+    verb: Literal["created", "moved", "changed", "deleted"]
+
+
+class PartlyAppliedError(ProviderError):
+    """A change failed midway (``cause``) and some remote writes it had made could not be taken back
+    (``left``): the user must be told which, since their calendar now holds part of the change.
+
+    Not a :class:`ConflictError` even when the cause was one: a caller that skips conflicts and goes
+    on must not go on past a half-made change.
+    """
+
+    def __init__(self, *, left: list[NotPutBack], cause: Exception) -> None:
+        self.left = left
+        self.cause = cause
+        super().__init__(f"{cause} Not everything could be put back: {self.describe()}.")
+
+    def describe(self, total: int = 0) -> str:
+        """What was left, as a sentence: "3 of 5 events were moved and could not be moved back:
+        'Class', 'Lab'" (``total``: how many events the change set changed, if known)."""
+        parts = []
+        for verb, phrase in _UNDO_PHRASES.items():
+            names = [item.summary for item in self.left if item.verb == verb]
+            if not names:
+                continue
+            count = len(names)
+            of = f"{count} of {total}" if total > count else str(count)
+            noun = "events" if count > 1 or total > 1 else "event"
+            was = "was" if count == 1 else "were"
+            listed = ", ".join(repr(name) for name in dict.fromkeys(names))
+            parts.append(f"{of} {noun} {was} {verb} and {phrase}: {listed}")
+        return "; ".join(parts)
+
+
+# What could not be done to take back a write that created, moved, changed or deleted an event.
+_UNDO_PHRASES = {
+    "created": "could not be removed again",
+    "moved": "could not be moved back",
+    "changed": "could not be changed back",
+    "deleted": "could not be put back",
+}
 
 
 class Scope(StrEnum):

@@ -6,6 +6,9 @@ user, ``htpasswd_encryption = md5``), ``owner_only`` rights and its multifilesys
 temporary folder.  Every request the server answers is counted in :attr:`RadicaleServer.requests`
 (method and path), so a test can assert how many HTTP requests a change cost.
 
+A fault hook, :meth:`RadicaleServer.fail`, makes the Nth request of a method from now answer an
+error without reaching Radicale (a CalDAV write failing midway through a batch).
+
 Start one per test module (it takes well under a second)::
 
     @pytest.fixture(scope="module")
@@ -80,6 +83,7 @@ class RadicaleServer:
         self.storage.mkdir(exist_ok=True)
         self._numbers = itertools.count(1)
         self._lock = threading.Lock()
+        self._faults: list[list[Any]] = []  # [method, requests to let through, status, times left]
         self._server: _ThreadingWSGIServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -106,6 +110,15 @@ class RadicaleServer:
         application = radicale.Application(configuration)
 
         def counted(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+            failed = self._fault_for(environ["REQUEST_METHOD"])
+            if failed:
+                with self._lock:
+                    self.requests.append(
+                        Request(environ["REQUEST_METHOD"], environ.get("PATH_INFO", ""), failed)
+                    )
+                start_response(f"{failed} Injected", [("Content-Type", "text/plain")])
+                return [b"injected fault"]
+
             def start(status: str, headers: list[tuple[str, str]], exc_info: Any = None) -> Any:
                 with self._lock:
                     self.requests.append(
@@ -169,6 +182,28 @@ class RadicaleServer:
         if response.status_code != 201:
             raise RuntimeError(f"MKCALENDAR {url} answered {response.status_code}: {response.text}")
         return url
+
+    def fail(self, method: str = "PUT", *, nth: int = 1, status: int = 500, times: int = 1) -> None:
+        """The ``nth`` request of ``method`` from now (and the ``times - 1`` after it) answers
+        ``status`` and changes nothing."""
+        with self._lock:
+            self._faults.append([method, nth - 1, status, times])
+
+    def clear_faults(self) -> None:
+        with self._lock:
+            self._faults.clear()
+
+    def _fault_for(self, method: str) -> int:
+        with self._lock:
+            for fault in self._faults:
+                if fault[0] != method or fault[3] <= 0:
+                    continue
+                if fault[1] > 0:
+                    fault[1] -= 1
+                    continue
+                fault[3] -= 1
+                return int(fault[2])
+        return 0
 
     def count(self, method: str | None = None) -> int:
         with self._lock:

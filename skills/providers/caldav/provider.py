@@ -16,9 +16,11 @@
    to this and following occurrences an UNTIL on the master plus a new resource;
 3. only when every request has succeeded is the transaction committed, so the mirror is updated
    after remote success.  A refusal rolls the mirror back; the requests that had already succeeded
-   are compensated (their resources put back as they were, from images taken before the batch),
-   and a compensation that fails is named in the error.  A 412 is a :class:`ConflictError` and the
-   calendar is synced at once, so the next read (a fresh preview) sees the server's version.
+   (in this batch, or in an earlier batch of the same unit of work, see
+   :mod:`skills.providers.compensation`) are compensated: their resources put back as they were,
+   from images taken before the batch, with ``If-Match`` the etag each request left, and a
+   compensation that fails is named in the error.  The account is then synced (a 412 is a
+   :class:`ConflictError`, so the next read, a fresh preview, sees the server's version).
 
 So a bulk change of 50 occurrences of one series costs one PUT, whatever the number of occurrences.
 """
@@ -44,6 +46,7 @@ from skills.providers.base import (
     ConflictError,
     EventData,
     NotFoundError,
+    NotPutBack,
     Occurrence,
     OccurrenceRef,
     PermissionDeniedError,
@@ -61,6 +64,7 @@ from skills.providers.caldav.sync import (
     mark_needs_reconnect,
     sync_account,
 )
+from skills.providers.compensation import all_or_nothing
 from skills.providers.local import LocalProvider
 
 __all__ = ["CaldavProvider", "resource_name", "uid_for_operation"]
@@ -90,6 +94,74 @@ class _Done:
     etag: str  # the resource's etag after the request ("" when deleted)
     before: str | None  # the resource's text before (None: it did not exist)
     name: str
+
+    @property
+    def verb(self) -> Any:
+        """What the request did, as a reply names it."""
+        return "created" if self.before is None else "deleted" if not self.etag else "changed"
+
+
+class _Pushed:
+    """The requests of one batch the server accepted, and how to take them back (a
+    :class:`~skills.providers.compensation.Compensation`, registered before anything is sent)."""
+
+    def __init__(self, provider: CaldavProvider, calendars: dict[int, Calendar]) -> None:
+        self.provider = provider
+        self.calendars = calendars
+        self.done: list[_Done] = []
+        self.sending = False
+        self.etags: dict[tuple[int, str], tuple[str, str] | None] = {}  # (calendar, path) → etag, uid
+
+    def made(self) -> list[NotPutBack]:
+        return [NotPutBack(summary=step.name, verb=step.verb) for step in self.done if step.path]
+
+    def undo(self) -> list[NotPutBack]:
+        """Put each resource back as it was, newest first; an update or delete carries ``If-Match``
+        with the etag the request left, so one edited since is not overwritten but reported."""
+        left = []
+        for step in reversed(self.done):
+            if not step.path:
+                continue
+            conn = self.provider._connection(self.calendars[step.key[0]].account)
+            now: tuple[str, str] | None = None
+            try:
+                if step.before is None:
+                    conn.delete(step.path, step.etag)
+                elif step.etag:
+                    now = (conn.update(step.path, step.before, step.etag), step.key[1])
+                else:
+                    made, etag = conn.create(step.path, step.before)
+                    if not made:
+                        raise ConflictError(f"{step.path} was made again on the server meanwhile.")
+                    now = (etag, step.key[1])
+            except ProviderError:
+                left.append(NotPutBack(summary=step.name, verb=step.verb))
+                now = None
+            self.etags[(step.key[0], step.path)] = now if now is not None and now[0] else None
+        self.done.clear()
+        return left
+
+    def refresh(self) -> None:
+        """The etags compensation left go into the stored sync state (a resource put back is then
+        not fetched again; one not put back, or of an unknown etag, is), and the accounts are synced
+        so that the mirror shows the server's version."""
+        if not self.sending:
+            return
+        accounts = {c.account_id for c in self.calendars.values() if c.account_id is not None}
+        with transaction.atomic():
+            for account in CalendarAccount.objects.select_for_update().filter(pk__in=accounts):
+                for (calendar_pk, path), now in self.etags.items():
+                    calendar = self.calendars[calendar_pk]
+                    if calendar.account_id != account.pk:
+                        continue
+                    resources = calendar_state(account, calendar)["resources"]
+                    resources.pop(path, None)
+                    if now is not None:
+                        resources[path] = list(now)
+                account.save(update_fields=["sync_state", "updated_at"])
+        for account in CalendarAccount.objects.filter(pk__in=accounts):
+            with contextlib.suppress(ProviderError):
+                sync_account(account)
 
 
 class CaldavProvider(CalendarProvider):
@@ -251,11 +323,11 @@ class CaldavProvider(CalendarProvider):
         """
         if not writes:
             return []
-        done: list[_Done] = []
-        sending = False
         calendars = self._calendars()
+        pushed = _Pushed(self, calendars)
         try:
-            with transaction.atomic():
+            with all_or_nothing() as unit, transaction.atomic():
+                unit.add(pushed)
                 accounts = {
                     account.pk: account
                     for account in CalendarAccount.objects.select_for_update().filter(
@@ -274,24 +346,19 @@ class CaldavProvider(CalendarProvider):
                 )
                 # New resources first, deletions last: a failure midway leaves the least to put back.
                 dirty.sort(key=lambda key: (key in before_rows, key not in after_rows))
-                sending = True
+                pushed.sending = True
                 for key in dirty:
                     calendar = calendars[key[0]]
                     assert calendar.account_id is not None
                     account = accounts[calendar.account_id]
-                    done.append(self._push(account, calendar, key, pre_images.get(key)))
+                    pushed.done.append(self._push(account, calendar, key, pre_images.get(key)))
                 for account in accounts.values():
                     account.save(update_fields=["sync_state", "updated_at"])
         except ProviderError as exc:
-            if not sending:
-                raise
-            failures = self._compensate(done, calendars)
-            self._after_failure(exc, calendars)
-            if failures:
-                raise type(exc)(
-                    f"{exc} What had already been changed on the server was put back, except: "
-                    f"{', '.join(failures)}."
-                ) from exc
+            cause = getattr(exc, "cause", exc)
+            if pushed.sending and isinstance(cause, PermissionDeniedError) and "password" in str(cause):
+                for account in {c.account_id: c.account for c in calendars.values() if c.account}.values():
+                    mark_needs_reconnect(account, str(cause))
             raise
         return [self._with_calendar(written) for written in results]
 
@@ -422,35 +489,6 @@ class CaldavProvider(CalendarProvider):
             return _Done(key, path, etag, existing.data, name)
         resources[path] = [etag, uid]
         return _Done(key, path, etag, None, name)
-
-    def _compensate(self, done: list[_Done], calendars: dict[int, Calendar]) -> list[str]:
-        """Take back the requests of a failed batch, newest first; the names of those that could not be."""
-        failures = []
-        for step in reversed(done):
-            if not step.path:
-                continue
-            conn = self._connection(calendars[step.key[0]].account)
-            try:
-                if step.before is None:
-                    conn.delete(step.path, step.etag)
-                elif step.etag:
-                    conn.update(step.path, step.before, step.etag)
-                else:
-                    conn.create(step.path, step.before)
-            except ProviderError:
-                failures.append(repr(step.name))
-        return failures
-
-    def _after_failure(self, exc: ProviderError, calendars: dict[int, Calendar]) -> None:
-        """After a refused batch: a refused password marks the account; otherwise the mirror is synced
-        so that it shows the server's version (a 412) and the etags compensation left."""
-        accounts = {c.account_id: c.account for c in calendars.values() if c.account is not None}
-        for account in accounts.values():
-            if isinstance(exc, PermissionDeniedError) and "password" in str(exc):
-                mark_needs_reconnect(account, str(exc))
-                continue
-            with contextlib.suppress(ProviderError):
-                sync_account(account)
 
     @staticmethod
     def _with_calendar(written: Written) -> Written:

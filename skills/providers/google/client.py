@@ -225,10 +225,14 @@ class GoogleClient:
         """Run requests in batch HTTP requests of up to 50 parts, retrying only the parts worth it.
 
         Returns one entry per request, in order: the parsed response, or the HttpError a part
-        answered that is not worth retrying (the caller decides what it means for that part).
+        answered that is not worth retrying (the caller decides what it means for that part), or
+        what a part still met after the last attempt (an HttpError worth retrying, or a
+        :class:`TransientProviderError` when the batch could not be sent).  Never an exception for
+        the whole when some parts were accepted: the caller must know each one Google made.
         """
         results: list[Any] = [None] * len(requests)
         pending = list(range(len(requests)))
+        unreachable = TransientProviderError("Google Calendar could not be reached; try again shortly.")
         for attempt in range(MAX_ATTEMPTS):
             if not pending:
                 break
@@ -250,12 +254,18 @@ class GoogleClient:
                     raise self._refresh_failed(exc) from None
                 except HttpError as exc:
                     if not _retryable(exc):
-                        raise translate(exc) from None
+                        for index in chunk:
+                            results[index] = translate(exc)
+                        continue
                     retry.extend(chunk)
+                    for index in chunk:
+                        results[index] = exc
                     wait = max(wait, _backoff(attempt, exc))
                     continue
                 except (TimeoutError, httplib2.HttpLib2Error, TransportError, OSError):
                     retry.extend(chunk)
+                    for index in chunk:
+                        results[index] = unreachable
                     wait = max(wait, _backoff(attempt, None))
                     continue
                 for index in chunk:
@@ -265,13 +275,10 @@ class GoogleClient:
                         wait = max(wait, _backoff(attempt, exception))
                     elif exception is not None and not isinstance(exception, HttpError):
                         retry.append(index)
-                        wait = max(wait, _backoff(attempt, None))
-                    else:
-                        results[index] = exception if exception is not None else response
+                        exception, wait = unreachable, max(wait, _backoff(attempt, None))
+                    results[index] = exception if exception is not None else response
             self._store_token()
             pending = retry
             if pending and attempt + 1 < MAX_ATTEMPTS:
                 sleep(wait)
-        if pending:
-            raise TransientProviderError("Google Calendar is busy or failing; try again shortly.")
         return results

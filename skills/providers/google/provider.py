@@ -17,10 +17,15 @@ A batch of writes is applied like this, in one database transaction holding the 
 3. Google's answers (etags, ids of new events) are recorded, and the transaction commits.
 
 If Google refuses a write the transaction rolls back, so the mirror never shows what Google does
-not hold: 412 → :class:`ConflictError` (the mirror is re-synced, so the next read is fresh),
-a revoked grant → :class:`PermissionDeniedError` with the account marked ``needs_reconnect``.
-A failure after some requests of the batch succeeded is reported as such, and the calendar is
-re-synced so the mirror shows what Google holds (compensation of those writes is not done yet).
+not hold: 412 → :class:`ConflictError`, a revoked grant → :class:`PermissionDeniedError` with the
+account marked ``needs_reconnect``.  The requests Google had already accepted (in this batch, or
+in the batches before it of the same unit of work, see :mod:`skills.providers.compensation`) are
+then taken back: the requests that make Google hold again what the mirror held before, planned the
+same way from the rows before and after with the two swapped (an insert deleted, a patch patched
+back, a deleted event patched back to ``confirmed``), each with ``If-Match`` the etag the accepted
+request left, so an event someone edited meanwhile is reported as not put back, never overwritten.
+Afterwards the calendar is re-synced, so the mirror shows what Google holds (the next read, a
+fresh preview, sees a 412's cause).
 """
 
 from __future__ import annotations
@@ -42,10 +47,14 @@ from googleapiclient.errors import HttpError
 from skills.models import Calendar, CalendarAccount, Event, new_etag
 from skills.providers.base import (
     BusyInterval,
+    NotFoundError,
+    NotPutBack,
     ProviderError,
+    TransientProviderError,
     Write,
     Written,
 )
+from skills.providers.compensation import all_or_nothing
 from skills.providers.google.client import (
     DuplicateError,
     GoogleClient,
@@ -92,6 +101,115 @@ class _Call:
         if self.if_match:
             request.headers["If-Match"] = self.if_match
         return request
+
+
+class _Sent:
+    """The requests of one batch Google accepted, and how to take them back (a
+    :class:`~skills.providers.compensation.Compensation`, registered before anything is sent)."""
+
+    def __init__(self, provider: GoogleProvider) -> None:
+        self.provider = provider
+        self.calendars: set[Calendar] = set()
+        self.done: list[_Call] = []
+        self.unsure: list[_Call] = []  # inserts that failed without an answer
+        self.before: dict[int, Event] = {}
+        self.after: dict[int, Event] = {}
+        self.by_pk: dict[int, Calendar] = {}
+        self.send = "none"
+        self.touched: set[tuple[Calendar, str]] = set()  # (calendar, Google id) whose etag moved
+        self.left: set[tuple[Calendar, str]] = set()  # those Google no longer holds as the mirror does
+
+    def planned(
+        self,
+        before: dict[int, Event],
+        after: dict[int, Event],
+        calendars: dict[int, Calendar],
+        send: str,
+        calls: list[_Call],
+    ) -> None:
+        """What the batch starts from and leads to (the images compensation plans from)."""
+        self.before, self.after, self.by_pk, self.send = before, after, calendars, send
+        self.calendars = {call.calendar for call in calls}
+
+    def made(self) -> list[NotPutBack]:
+        return [self._named(call, {call.event_id: call}) for call in self.done]
+
+    def undo(self) -> list[NotPutBack]:
+        """The requests that make Google hold what the mirror held before (the plan from the rows
+        after to the rows before), limited to what was accepted: masters first, then instances."""
+        left = self._unmake_unsure()
+        if not self.done:
+            return left
+        done = {call.event_id: call for call in self.done}
+        self.touched.update((call.calendar, call.event_id) for call in self.done)
+        back = self.provider._plan(self.after, self.before, self.by_pk, ["compensation"])
+        for phase in back:
+            calls = [
+                c
+                for c in phase
+                if c.kind != "insert" and (c.event_id in done or (c.kind == "instance" and _of(c) in done))
+            ]
+            self.touched.update((call.calendar, call.event_id) for call in calls)
+            for call, _error in self.provider._run(calls, self.send, {}, []):
+                self.left.add((call.calendar, call.event_id))
+                left.append(self._named(call, done))
+        return left
+
+    def _unmake_unsure(self) -> list[NotPutBack]:
+        """Delete each insert that may have been made (its id is ours: nobody else's event)."""
+        calls = [_Call(call.calendar, "delete", call.event_id, body=call.body) for call in self.unsure]
+        self.touched.update((call.calendar, call.event_id) for call in calls)
+        failed = self.provider._run(calls, self.send, {}, [])
+        left = [
+            NotPutBack(summary=str((call.body or {}).get("summary") or "an event"), verb="created")
+            for call, error in failed
+            if not isinstance(error, NotFoundError)
+        ]
+        self.unsure = []
+        return left
+
+    def refresh(self) -> None:
+        """The etags compensation left go into the stored sync state (an event Google holds as the
+        mirror does is then not rewritten by the next sync; one not put back loses its etag, so the
+        sync rewrites it), and the calendars are synced."""
+        if not self.calendars:
+            return
+        with transaction.atomic():
+            for account in self.provider._accounts_of(self.calendars):
+                fresh = CalendarAccount.objects.select_for_update().get(pk=account.pk)
+                for calendar, gid in self.touched:
+                    if calendar.account_id != account.pk:
+                        continue
+                    kept = calendar_state(account, calendar.remote_id)["etags"]
+                    etags = calendar_state(fresh, calendar.remote_id)["etags"]
+                    for key in [k for k in etags if k == gid or k.startswith(gid + "_")]:
+                        etags.pop(key)
+                    if (calendar, gid) not in self.left:
+                        etags.update({k: v for k, v in kept.items() if k == gid or k.startswith(gid + "_")})
+                save_state(fresh)
+        self.provider._resync(self.calendars)
+
+    def _named(self, call: _Call, done: dict[str, _Call]) -> NotPutBack:
+        """The event a call changed and what its accepted forward request did to it."""
+        forward = done.get(call.event_id) or done.get(_of(call)) or call
+        master = _of(call)
+        names = {
+            r.uid: r.summary for r in [*self.before.values(), *self.after.values()] if r.series_id is None
+        }
+        body = forward.body or {}
+        verb: Any = "changed"
+        if forward.kind == "insert":
+            verb = "created"
+        elif forward.kind == "delete" or body.get("status") == "cancelled":
+            verb = "deleted"
+        elif "start" in body:
+            verb = "moved"
+        return NotPutBack(summary=str(body.get("summary") or names.get(master, "an event")), verb=verb)
+
+
+def _of(call: _Call) -> str:
+    """The Google id of the event a call changes (an instance's master)."""
+    return call.event_id.split("_", 1)[0] if call.kind == "instance" else call.event_id
 
 
 class GoogleProvider(LocalProvider):
@@ -161,22 +279,17 @@ class GoogleProvider(LocalProvider):
         """See the module docstring."""
         if not writes:
             return []
-        progress: dict[str, Any] = {"done": 0, "calendars": set()}
+        sent = _Sent(self)
         try:
-            with transaction.atomic():
-                return self._apply(writes, progress)
-        except ReconnectNeededError as exc:
-            for account in self._accounts_of(progress["calendars"]):
-                mark_needs_reconnect(account, str(exc))
-            raise
+            with all_or_nothing() as unit:
+                unit.add(sent)
+                with transaction.atomic():
+                    return self._apply(writes, sent)
         except ProviderError as exc:
-            if progress["calendars"]:
-                self._resync(progress["calendars"])
-            if progress["done"]:
-                raise type(exc)(
-                    f"{exc} Part of this change had already been made in Google Calendar "
-                    f"({progress['done']} request(s)); your calendar now shows it as Google has it."
-                ) from exc
+            cause = getattr(exc, "cause", exc)
+            if isinstance(cause, ReconnectNeededError):
+                for account in self._accounts_of(sent.calendars):
+                    mark_needs_reconnect(account, str(cause))
             raise
 
     def _accounts_of(self, calendars: set[Calendar]) -> list[CalendarAccount]:
@@ -189,7 +302,7 @@ class GoogleProvider(LocalProvider):
             with contextlib.suppress(ProviderError):
                 sync_calendar(GoogleClient(account), calendar)
 
-    def _apply(self, writes: Sequence[Write], progress: dict[str, Any]) -> list[Written]:
+    def _apply(self, writes: Sequence[Write], sent: _Sent) -> list[Written]:
         calendars = {
             c.pk: c
             for c in Calendar.objects.select_related("account").filter(
@@ -215,14 +328,20 @@ class GoogleProvider(LocalProvider):
         ops = [w.operation_id for w in writes if w.operation_id]
         send = _send_updates(writes)
         phase1, phase2 = self._plan(before, after, calendars, ops)
-        progress["calendars"] = {c for call in [*phase1, *phase2] for c in [call.calendar]}
+        sent.planned(before, after, calendars, send, [*phase1, *phase2])
         renamed: dict[str, str] = {}
-        self._run(phase1, send, progress, renamed)
-        for call in phase2:  # instance ids name the master by its Google id, known only now
-            master_uid = call.event_id.split("_", 1)[0]
-            if master_uid in renamed:
-                call.event_id = renamed[master_uid] + call.event_id[len(master_uid) :]
-        self._run(phase2, send, progress, renamed)
+        for phase in (phase1, phase2):
+            for call in phase:  # instance ids name the master by its Google id, known only after phase 1
+                master_uid = call.event_id.split("_", 1)[0]
+                if master_uid in renamed:
+                    call.event_id = renamed[master_uid] + call.event_id[len(master_uid) :]
+            failed = self._run(phase, send, renamed, sent.done)
+            if failed:
+                # An insert whose answer never came may have been made: compensation removes it too.
+                sent.unsure = [
+                    c for c, e in failed if c.kind == "insert" and isinstance(e, TransientProviderError)
+                ]
+                raise failed[0][1]
         for account in accounts.values():
             save_state(account)
         return self._reported(written, renamed)
@@ -329,61 +448,76 @@ class GoogleProvider(LocalProvider):
                 )
         same_series = old is not None and (old.rrule, old.start) == (master.rrule, master.start)
         if same_series:
-            duration = master.end - master.start
             for key in cancelled_before - set(cancelled_now) - set(now):
                 rid = datetime.fromtimestamp(key, UTC)
-                probe = Event(
-                    timezone=zone,
-                    all_day=all_day,
-                    start=rid,
-                    end=rid + duration,
-                    start_date=rid.astimezone(master.zone).date() if all_day else None,
-                    end_date=(rid + duration).astimezone(master.zone).date() if all_day else None,
-                )
-                body = {
-                    "status": "confirmed",
-                    "start": row_body(probe)["start"],
-                    "end": row_body(probe)["end"],
-                }
+                body = {"status": "confirmed", **_times(_plain(master, rid))}
                 calls.append(_Call(calendar, "instance", iid(rid), body=body))
+            # An override gone (a compensation or a restore putting a moved occurrence back): the
+            # instance is patched back to the series' own time and fields.
+            for key in set(was) - set(now) - set(cancelled_now):
+                rid = datetime.fromtimestamp(key, UTC)
+                plain = {k: v for k, v in row_body(_plain(master, rid)).items() if k != "recurrence"}
+                patch = changed_fields(row_body(was[key]), plain)
+                if patch:
+                    calls.append(
+                        _Call(calendar, "instance", iid(rid), body=patch, if_match=etag(calendar, iid(rid)))
+                    )
         return calls
 
-    def _run(self, calls: list[_Call], send: str, progress: dict[str, Any], renamed: dict[str, str]) -> None:
-        """Send one phase (one request alone, more in batches) and record what Google answered."""
-        if not calls:
-            return
+    def _run(
+        self, calls: list[_Call], send: str, renamed: dict[str, str], done: list[_Call]
+    ) -> list[tuple[_Call, ProviderError]]:
+        """Send one phase (one request alone, more in batches), record what Google answered and add
+        each accepted call to ``done``; the calls refused, with why (the rest are sent all the same:
+        a batch's parts succeed or fail one by one, and compensation must know every one made)."""
         by_account: dict[int, list[_Call]] = {}
         for call in calls:
             by_account.setdefault(call.calendar.account_id or 0, []).append(call)
+        failed: list[tuple[_Call, ProviderError]] = []
         for group in by_account.values():
             account = group[0].calendar.account
             assert account is not None
-            client = GoogleClient(account)
             answers: list[Any]
-            if len(group) == 1:
-                try:
-                    answers = [client.execute(group[0].request(client, send))]
-                except DuplicateError:
-                    answers = [self._existing(client, group[0])]
-            else:
-                answers = client.batch([call.request(client, send) for call in group])
+            try:
+                client = GoogleClient(account)
+                if len(group) == 1:
+                    try:
+                        answers = [client.execute(group[0].request(client, send))]
+                    except DuplicateError:
+                        answers = [self._existing(client, group[0], send)]
+                else:
+                    answers = client.batch([call.request(client, send) for call in group])
+            except ProviderError as exc:
+                failed.extend((call, exc) for call in group)
+                continue
             for call, answer in zip(group, answers, strict=True):
-                if isinstance(answer, HttpError):
-                    error = translate(answer)
-                    if not isinstance(error, DuplicateError) or call.kind != "insert":
-                        raise error
-                    answer = self._existing(client, call)
+                try:
+                    if isinstance(answer, ProviderError):
+                        raise answer
+                    if isinstance(answer, HttpError):
+                        error = translate(answer)
+                        if not isinstance(error, DuplicateError) or call.kind != "insert":
+                            raise error
+                        answer = self._existing(client, call, send)
+                except ProviderError as exc:
+                    failed.append((call, exc))
+                    continue
                 self._record(call, answer, renamed)
-                progress["done"] += 1
+                done.append(call)
+        return failed
 
     @staticmethod
-    def _existing(client: GoogleClient, call: _Call) -> Any:
-        """409 on an insert with our own id: it was made before (its answer was lost); use it."""
+    def _existing(client: GoogleClient, call: _Call, send: str) -> Any:
+        """409 on an insert with our own id: it was made before (its answer was lost); use it.  If it
+        has been deleted since (a failed change took it back), it is made live again with this body."""
         if call.kind != "insert":
             raise DuplicateError("An event with that id exists already in Google Calendar.")
-        return client.execute(
-            client.service.events().get(calendarId=call.calendar.remote_id, eventId=call.event_id)
-        )
+        events = client.service.events()
+        found = client.execute(events.get(calendarId=call.calendar.remote_id, eventId=call.event_id))
+        if found.get("status") != "cancelled":
+            return found
+        back = dataclasses.replace(call, kind="patch", if_match=str(found.get("etag", "")))
+        return client.execute(back.request(client, send))
 
     @staticmethod
     def _record(call: _Call, answer: Any, renamed: dict[str, str]) -> None:
@@ -402,8 +536,14 @@ class GoogleProvider(LocalProvider):
         if call.kind == "insert" and call.row is not None and call.row.uid != call.event_id:
             old = call.row.uid
             renamed[old] = call.event_id
+            # A sync after an earlier try whose answer was lost may have mirrored the event already.
+            twins = Event.objects.filter(calendar=call.calendar, uid=call.event_id, series=None).exclude(
+                pk=call.row.pk
+            )
+            Event.objects.filter(Q(pk__in=twins) | Q(series__in=twins)).delete()
             Event.objects.filter(pk=call.row.pk).update(uid=call.event_id, etag=new_etag())
             Event.objects.filter(series_id=call.row.pk).update(uid=call.event_id)
+            call.row.uid = call.event_id  # the row compensation plans from names it as Google does
 
     def _reported(self, written: list[Written], renamed: dict[str, str]) -> list[Written]:
         """What the built-in store reported, with the Google ids new events got (a restore image names
@@ -421,6 +561,30 @@ class GoogleProvider(LocalProvider):
                     image = {**image, "calendar_id": calendar}
             result.append(Written(before=item.before, after=after, restore_image=image))
         return result
+
+
+def _plain(master: Event, rid: datetime) -> Event:
+    """The occurrence of ``master`` at ``rid`` as the series alone makes it (an unsaved row)."""
+    duration = master.end - master.start
+    return Event(
+        summary=master.summary,
+        description=master.description,
+        location=master.location,
+        attendees=master.attendees,
+        visibility=master.visibility,
+        transparency=master.transparency,
+        timezone=master.timezone,
+        all_day=master.all_day,
+        start=rid,
+        end=rid + duration,
+        start_date=rid.astimezone(master.zone).date() if master.all_day else None,
+        end_date=(rid + duration).astimezone(master.zone).date() if master.all_day else None,
+    )
+
+
+def _times(row: Event) -> dict[str, Any]:
+    body = row_body(row)
+    return {"start": body["start"], "end": body["end"]}
 
 
 def _rows(masters: set[int]) -> list[Event]:
