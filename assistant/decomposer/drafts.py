@@ -30,7 +30,7 @@ from assistant.decomposer.guards import (
     unread_time,
 )
 from assistant.decomposer.intent import normalise
-from assistant.decomposer.lexicon import GENERIC_EVENT_WORDS, STOPWORDS
+from assistant.decomposer.lexicon import EVENING_EVENTS, GENERIC_EVENT_WORDS, STOPWORDS
 from assistant.decomposer.recurrence import next_on, read_repeat, until_clause
 from assistant.decomposer.state import Asked, DialogueState, Draft, EventRef
 from assistant.decomposer.world import tokens
@@ -143,12 +143,15 @@ class _Said:
         if self.repeat is not None and not self.repeat.rule:
             self.problem = 'Until when should it repeat? Give me a date, e.g. "until June 30".'
         started: datetime | None = None
+        evening = not EVENING_EVENTS.isdisjoint(tokens(timed))
         for match in times:
             if any(lo < match.span[1] and match.span[0] < hi for lo, hi in ((s.start, s.end) for s in spans)):
                 continue
             self.problem = self.problem or too_long_overnight(match) or missing_wall_time(match, tz)
             assert match.start is not None
             local = match.start.astimezone(tz)
+            if evening and match.loose and local.hour < 12:
+                local += timedelta(hours=12)  # "dinner at 8": the evening's 8, as a person means it
             if match.has_time and started is not None and _END_CUE.search(timed[: match.span[0]]):
                 # "at 4pm that ends at 3:30", "3pm to 3pm": a second time said as the end
                 end = datetime.combine(started.date(), local.timetz())
@@ -330,6 +333,10 @@ def draft_turn(
     if said.problem:
         return _question(said.problem, state.draft)
     earlier = state.draft
+    if not said.title and not continuing and frame.operation == "create":
+        # A new request names its own event ("add a meeting with Ann on Friday"), even while another
+        # is being described: it is not more of that one ("Deep work with Ann")
+        said.title = _rule_title(frame)
     if earlier is not None and not (said.title and earlier.title and said.title != earlier.title):
         continuing = True  # "can you add it, at quarter to 7": the same event, asked for again
     if not said.title and not continuing:

@@ -14,6 +14,7 @@ __all__ = [
     "COUNT_CUES",
     "CREATE_VERBS",
     "DELETE_VERBS",
+    "EVENING_EVENTS",
     "EVENT_NOUNS",
     "EVERYONE_CUE",
     "FILLER",
@@ -519,6 +520,25 @@ EVENT_NOUNS = phrase_re(
         "payment",
         "shift",
     ]
+)
+# Events that happen in the evening: "dinner at 8" is at 8 pm, as "lunch at 1" is at 1 pm.
+EVENING_EVENTS = frozenset(
+    {
+        "dinner",
+        "dinners",
+        "supper",
+        "drinks",
+        "party",
+        "concert",
+        "movie",
+        "movies",
+        "cinema",
+        "theatre",
+        "theater",
+        "opera",
+        "gala",
+        "karaoke",
+    }
 )
 # Words that name "an event" in general: never a title on their own.
 GENERIC_EVENT_WORDS = frozenset(

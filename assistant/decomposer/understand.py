@@ -570,7 +570,7 @@ def _leftover_phrase(words: list[str], frame: RequestFrame) -> str:
                 break  # a second verb ends the object phrase ("remind me of X", "X i added")
             continue
         if w in _QUANTIFIERS or (w in STOPWORDS and w not in GENERIC_EVENT_WORDS):
-            if kept and w in {"of", "and", "the", "a", "an", "out", "to", "for", "on"}:
+            if kept and w in {"of", "and", "the", "a", "an", "out", "to", "for", "on", "with"}:
                 kept.append(w)
             continue
         kept.append(w)

@@ -9,6 +9,7 @@ from datetime import datetime
 from assistant.timeexpr.lexicon import (
     MONTH_NAMES,
     UNITS,
+    WEEKDAYS,
 )
 from assistant.timeexpr.nodes import (
     DATE_FIELDS,
@@ -35,6 +36,9 @@ from assistant.timeexpr.series import (
 
 __all__ = ["DateRules"]
 
+# A day said next to "10-11" makes it that day's hours, not a second date.
+_DAY_WORDS = frozenset(WEEKDAYS) | {"today", "tomorrow", "tonight"}
+_RANGE_BEFORE = _DAY_WORDS | {"from", "between"}
 _WHOLE = by_first_word((("all",), ("the", "whole"), ("the", "entire"), ("whole",), ("entire",)))
 
 
@@ -208,13 +212,16 @@ class DateRules(Parser):
                 found = self._trailing_year(j, allow_short=False)
                 year, j = (found[1], found[0]) if found else (self.now.year, j)
             return j, self._quarter(year, quarter)
-        # "2-15" is a date unless it reads as a range: "from 2-4", "9-11am", "1-8 September", "2-3 hours"
+        # "2-15" is a date unless it reads as a range: "from 2-4", "9-11am", "1-8 September", "2-3 hours",
+        # or hours of a day said beside it: "Thursday 10-11", "2-3 tomorrow" ("Thursday 10/11" stays a date).
         month, day = self.integers[i], self.integers[i + 2]
         if (
             month is not None
             and day is not None
             and self.puncts[i + 1] == "-"
-            and self.words[i - 1] not in ("from", "between")
+            and self.words[i - 1] not in _RANGE_BEFORE
+            and self.words[i + 3] not in _DAY_WORDS
+            and not (self.words[i + 3] == "on" and self.words[i + 4] in _DAY_WORDS)
             and 1 <= month <= 12
             and 1 <= day <= 31
             and len(self.toks[i + 2].text) <= 2

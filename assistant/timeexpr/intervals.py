@@ -88,6 +88,7 @@ class IntervalRules(Parser):
             DATE_FIELDS | {TIME, PART},
             span=span,
             is_interval=True,
+            loose_start=bool(parts) and _loose(parts[0]),
             has_date=any(p.has_date for p in parts),
             has_time=any(p.has_time for p in parts),
             day_part=next((p.day_part for p in parts if p.day_part), None),
@@ -491,6 +492,11 @@ def _as_day(node: Node) -> Node:
     n = node.bare if node.bare is not None else 0
     anchor = DayOfMonth(n)
     return Node(anchor, "day", frozenset({DAY}), anchor=anchor, has_date=True, latent=node.latent, bare=n)
+
+
+def _loose(node: Node) -> bool:
+    """A clock time said without am/pm or a day part ("at 3", not "3pm" or "3 in the afternoon")."""
+    return node.tod is not None and node.tod.ambiguous and node.part is None
 
 
 def _as_hour(node: Node) -> Node:

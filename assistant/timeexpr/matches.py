@@ -28,6 +28,9 @@ class TimeMatch:
     day_part: str | None
     weekdays: frozenset[int]
     error: str | None
+    # The clock time (of a point, or an interval's start) was said without am/pm or a day part: "at 8"
+    # could be either half of the day, and a caller that knows the event ("dinner") may take the other.
+    loose: bool = False
 
 
 @dataclass(frozen=True, slots=True)

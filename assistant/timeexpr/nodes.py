@@ -108,6 +108,7 @@ class Node:
     weekdays: frozenset[int] = frozenset()
     recurring: bool = False  # "on Mondays", "mornings": every such day or part, not one of them
     is_interval: bool = False
+    loose_start: bool = False  # an interval from a clock time said without am/pm or a day part
     bare: int | None = None  # a bare number a range may read as an hour or as a day of the month
     alone: Span | None = None  # the value when the node stands alone ("in 3 years" is one instant)
     span: Span | None = None  # an already resolved interval (ranges, open intervals)

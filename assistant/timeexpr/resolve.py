@@ -124,12 +124,13 @@ def _to_match(
 ) -> TimeMatch | None:
     start: datetime | None = None
     end: datetime | None = None
+    loose = _loose(node)
     if node.error is None:
         resolved = grammar.resolve(node)
         if resolved is None:
             return None
         wall_start, wall_end = resolved
-        if daytime and _small_hours(node, wall_start):
+        if daytime and loose and wall_start.hour in _SMALL_HOURS:
             wall_start, wall_end = wall_start + timedelta(hours=12), wall_end + timedelta(hours=12)
         start = wall_start.replace(tzinfo=now.tzinfo)
         end = None if node.open_end else wall_end.replace(tzinfo=now.tzinfo)
@@ -145,19 +146,17 @@ def _to_match(
         day_part=node.day_part,
         weekdays=node.weekdays,
         error=node.error,
+        loose=loose,
     )
 
 
-def _small_hours(node: Node, wall_start: datetime) -> bool:
-    """A point in time whose clock time was said without am/pm or a day part and resolved to between
-    midnight and 6 am (a 12 said alone resolves to midnight first)."""
-    return (
-        node.tod is not None
-        and node.tod.ambiguous
-        and node.part is None
-        and not node.is_interval
-        and wall_start.hour in _SMALL_HOURS
-    )
+def _loose(node: Node) -> bool:
+    """A point in time, or the start of an interval ("from 2 to 3", "at 3 for 2 hours"), whose clock
+    time was said without am/pm or a day part: with ``daytime``, one resolved to between midnight and
+    6 am takes the later reading (a 12 said alone resolves to midnight first)."""
+    if node.is_interval:
+        return node.loose_start
+    return node.tod is not None and node.tod.ambiguous and node.part is None
 
 
 def find_durations(text: str) -> list[DurationMatch]:

@@ -282,3 +282,53 @@ def test_the_calendars_reading_of_a_clock_time_without_am_or_pm(text: str, expec
     """``daytime``: what people book; a 12 said alone is noon, an explicit am or midnight stays."""
     (match,) = find_times(text, now=NOW, daytime=True)
     assert match.start == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("on Friday from 2 to 3", at(2026, 3, 6, 14), at(2026, 3, 6, 15)),
+        ("tomorrow at 3 for 2 hours", at(2026, 3, 3, 15), at(2026, 3, 3, 17)),
+        ("Thursday 10-11", at(2026, 3, 5, 10), at(2026, 3, 5, 11)),  # that day's hours, not October 11
+        ("Friday 2-3", at(2026, 3, 6, 14), at(2026, 3, 6, 15)),
+        ("6-7 on Sunday", at(2026, 3, 8, 18), at(2026, 3, 8, 19)),
+        ("2-3 tomorrow", at(2026, 3, 3, 14), at(2026, 3, 3, 15)),
+        ("Thursday 13-15", at(2026, 3, 5, 13), at(2026, 3, 5, 15)),
+        ("from 12 to 2 tomorrow", at(2026, 3, 3, 12), at(2026, 3, 3, 14)),
+        ("tomorrow from 10 to 2", at(2026, 3, 3, 10), at(2026, 3, 3, 14)),  # 10 am: not a small hour
+        ("from 2am to 3am on Friday", at(2026, 3, 6, 2), at(2026, 3, 6, 3)),  # said: kept
+        ("tomorrow 3pm for 2 hours", at(2026, 3, 3, 15), at(2026, 3, 3, 17)),
+    ],
+)
+def test_daytime_reads_ranges_and_lengths_from_a_bare_small_hour_as_afternoon(
+    text: str, start: datetime, end: datetime
+) -> None:
+    (match,) = find_times(text, now=NOW, daytime=True)
+    assert (match.start, match.end) == (start, end)
+    assert match.is_interval
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [("10-11", at(2026, 10, 11)), ("on 10-11", at(2026, 10, 11))],
+)
+def test_a_month_day_pair_with_no_day_beside_it_stays_a_date(text: str, day: datetime) -> None:
+    (match,) = find_times(text, now=NOW, daytime=True)
+    assert match.start == day
+    assert not match.has_time
+
+
+@pytest.mark.parametrize(
+    ("text", "loose"),
+    [
+        ("Thursday at 8", True),
+        ("Thursday from 7 to 9", True),
+        ("Thursday at 8pm", False),
+        ("Thursday at 8 in the evening", False),
+        ("Thursday at 20:00", False),
+        ("Thursday", False),
+    ],
+)
+def test_loose_says_whether_the_clock_time_left_am_or_pm_open(text: str, loose: bool) -> None:
+    (match,) = find_times(text, now=NOW, daytime=True)
+    assert match.loose is loose
