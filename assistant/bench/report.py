@@ -18,15 +18,18 @@ COLUMNS = ("measurement", "n", "median ms", "p95 ms", "target", "ratio/notes")
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """A limit on one statistic of a row: its median, its p95, or its ratio to a reference row."""
+    """A limit on one statistic of a row: its median, its p95, its ratio to a reference row, or a
+    count it reports (HTTP requests per change)."""
 
-    stat: Literal["median", "p95", "ratio"]
+    stat: Literal["median", "p95", "ratio", "requests"]
     limit: float
 
     @property
     def label(self) -> str:
         if self.stat == "ratio":
             return f"ratio <= {self.limit:g}"
+        if self.stat == "requests":
+            return f"<= {self.limit:g} HTTP requests"
         return f"{self.stat} <= {self.limit:g} ms"
 
 
@@ -40,13 +43,19 @@ class Row:
     notes: str = ""
     ratio: float | None = None
     unavailable: str = ""
+    requests: int | None = None  # HTTP requests one measured call made, where a target limits them
 
     @property
     def met(self) -> bool | None:
         """Whether the target was met; None when there is no target or nothing was measured."""
         if self.target is None or self.timing is None:
             return None
-        value = {"median": self.timing.median, "p95": self.timing.p95, "ratio": self.ratio}[self.target.stat]
+        value = {
+            "median": self.timing.median,
+            "p95": self.timing.p95,
+            "ratio": self.ratio,
+            "requests": self.requests,
+        }[self.target.stat]
         return None if value is None else value <= self.target.limit
 
 

@@ -18,11 +18,22 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from django.db import transaction
 
-from assistant.bench import bulkmove, chat, edit_one, engine, everyone, freeslots, langgraph_dag, turnmix
+from assistant.bench import (
+    bulkmove,
+    chat,
+    edit_one,
+    engine,
+    everyone,
+    freeslots,
+    langgraph_dag,
+    remote,
+    turnmix,
+)
 from assistant.bench.demo import demo_user
 from assistant.bench.report import Row, Target
 from assistant.bench.timing import Timing
@@ -43,6 +54,7 @@ class Repeats:
     bulk_move: int
     edit_one: int
     everyone: int
+    remote: int
 
 
 FULL = Repeats(
@@ -55,6 +67,7 @@ FULL = Repeats(
     bulk_move=10,
     edit_one=20,
     everyone=30,
+    remote=3,
 )
 QUICK = Repeats(
     decompose=2,
@@ -66,6 +79,7 @@ QUICK = Repeats(
     bulk_move=1,
     edit_one=2,
     everyone=3,
+    remote=1,
 )
 
 # One row per class of turn (see ``turnmix``), each held to the rule decomposer's target.
@@ -96,6 +110,13 @@ EVERYONE = (
     f"everyone-free search: free_slots for {everyone.PEOPLE} people over {everyone.DAYS // 7} weeks of"
     f" {everyone.BLOCKS:,} busy blocks each, every slot"
 )
+_REMOTE_MOVE = f"bulk move of {remote.OCCURRENCES} occurrences of a series: approved apply_changes"
+GOOGLE_MOVE = f"{_REMOTE_MOVE} on Google (loopback Calendar v3 server)"
+CALDAV_MOVE = f"{_REMOTE_MOVE} on CalDAV (Radicale)"
+RESCHEDULE = {
+    kind: f"approving {remote.SCENARIO} (scenario) on {label}"
+    for kind, label in (("local", "the built-in store"), ("google", "Google"), ("caldav", "CalDAV"))
+}
 ROW_NAMES = (
     *TURN_ROWS.values(),
     VALIDATE,
@@ -110,6 +131,9 @@ ROW_NAMES = (
     BULK_MOVE,
     EDIT_RENAME,
     EDIT_INVITE,
+    GOOGLE_MOVE,
+    CALDAV_MOVE,
+    *RESCHEDULE.values(),
 )
 _IN_SAVEPOINTS = "its commits are savepoints of the bench's transaction"
 
@@ -189,7 +213,54 @@ def _measure(repeats: Repeats, committed: Timing) -> list[Row]:
         )
         for name, kind in ((EDIT_RENAME, "rename"), (EDIT_INVITE, "invite"))
     ]
-    return [*turn_rows, validate_row, *engine_rows, *free_rows, everyone_row, chat_row, bulk_row, *edit_rows]
+    return [
+        *turn_rows,
+        validate_row,
+        *engine_rows,
+        *free_rows,
+        everyone_row,
+        chat_row,
+        bulk_row,
+        *edit_rows,
+        *_remote_rows(repeats.remote),
+    ]
+
+
+def _remote_rows(repeat: int) -> list[Row]:
+    """Requests per bulk change on Google (batched: the target) and CalDAV, and the wall time of
+    approving the reschedule scenario on each kind of calendar; "n/a" where a server cannot be
+    imported (the loopback servers live with the tests)."""
+    rows = []
+    for name, kind in ((GOOGLE_MOVE, "google"), (CALDAV_MOVE, "caldav")):
+        target = Target("requests", 5) if kind == "google" else None
+        try:
+            timing, counted = remote.requests_per_bulk_change(kind, repeat=repeat)
+        except ImportError as exc:
+            rows.append(Row(name=name, target=target, unavailable=f"cannot import: {exc}"))
+            continue
+        asked = ", ".join(f"{method} {n}" for method, n in sorted(counted.requests.items()))
+        rows.append(
+            Row(
+                name=name,
+                timing=timing,
+                target=target,
+                requests=counted.total,
+                notes=f"{counted.total} HTTP request(s) for {counted.changed} occurrences"
+                f" ({asked if kind == 'caldav' else 'to the Calendar API, a batch counting once'});"
+                f" wall time of the apply; {_IN_SAVEPOINTS}",
+            )
+        )
+    for kind, name in RESCHEDULE.items():
+        rows.append(_guarded(name, None, partial(_reschedule, kind, repeat)))
+    return rows
+
+
+def _reschedule(kind: str, repeat: int) -> tuple[Timing, str]:
+    timing, moved = remote.reschedule_approval(kind, repeat=repeat)
+    return (
+        timing,
+        f"{moved} occurrences moved to mornings; apply only, a fresh world each run; {_IN_SAVEPOINTS}",
+    )
 
 
 def _turn_rows(repeat: int) -> list[Row]:
