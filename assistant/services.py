@@ -16,6 +16,7 @@ from assistant.decomposer.changes import undo_workflow
 from assistant.decomposer.state import DECLINED, PASSING
 from assistant.models import Conversation, Message, ReplyKind
 from preferences.selectors import ignored_note, preferences_checked, user_timezone
+from skills.freshness import refresh_stale_accounts
 from skills.models import ChangeRecord
 from workflows import events
 from workflows.definition import Decision
@@ -58,6 +59,7 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str, undo: str | N
     """
     if conversation.user_id != user.pk:
         raise PermissionError("This conversation belongs to someone else.")
+    refresh_stale_accounts(user, answering=conversation.pending_run_id is not None)  # no stale mirror
     text = clean_text(text)
     user_message = _message_add(conversation, role=Message.Role.USER, text=text)
     if not conversation.title:
