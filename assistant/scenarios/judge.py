@@ -54,6 +54,8 @@ class Occ:
     transparent: bool
     attendees: tuple[str, ...]
     location: str
+    visibility: str = "default"
+    description: str = ""
 
     @property
     def key(self) -> str:
@@ -145,6 +147,8 @@ def _occ(row: Event, calendar: str, start: datetime, end: datetime, rid: datetim
         transparent=row.transparency == "transparent",
         attendees=tuple(row.attendees or ()),
         location=row.location or "",
+        visibility=row.visibility,
+        description=row.description or "",
     )
 
 

@@ -4,14 +4,19 @@ Everything a scenario writes happens inside one transaction that is rolled back 
 leaves the database as it found it, and scenarios cannot see each other.  The clock is fixed with
 time-machine; ``restart: true`` drops every in-process cache and re-reads the user and the
 conversation from the database, as a server restart days later would.
+
+With ``provider="google"`` or ``"caldav"`` the calendars live on a server instead (see
+:mod:`assistant.scenarios.remote`): the same turns, replies and checks, with outside edits made on the
+server and the final checks read from a mirror rebuilt from the server alone.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import time as wallclock
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
@@ -28,9 +33,12 @@ from django.test.utils import override_settings
 from assistant.models import Conversation
 from assistant.runtime import drop_caches
 from assistant.scenarios.checks import run_check
+from assistant.scenarios.judge import Occ
+from assistant.scenarios.remote import RemoteCalendars, remote_calendars, resync_and_compare
 from assistant.scenarios.spec import Scenario, TurnSpec, load_scenario
 from assistant.scenarios.world import ScenarioWorld, build_world, local_dt, snapshot
 from assistant.services import chat_turn, conversation_create
+from skills.models import Event
 from skills.providers import provider_for
 from skills.providers.base import EventData, Scope
 
@@ -89,15 +97,31 @@ def _isolated() -> Iterator[None]:
                 transaction.set_rollback(True)
 
 
-def run_scenario(path_or_scenario: Path | Scenario) -> ScenarioResult:
+def run_scenario(
+    path_or_scenario: Path | Scenario, *, provider: str = "local", remote: RemoteCalendars | None = None
+) -> ScenarioResult:
+    """Play one scenario with its calendars on ``provider`` ("local", "google" or "caldav").
+
+    A remote provider's server is ``remote`` when given (one server for many scenarios), else one
+    started for this run.
+    """
     scenario = path_or_scenario if isinstance(path_or_scenario, Scenario) else load_scenario(path_or_scenario)
     result = ScenarioResult(name=scenario.name, turns=len(scenario.turns), checks=len(scenario.final))
     started = wallclock.perf_counter()
     eager_before = current_app.conf.task_always_eager
     current_app.conf.task_always_eager = True  # the runner's transaction is invisible to workers
     try:
-        with _isolated():
-            _play(scenario, result)
+        with ExitStack() as stack:
+            if provider != "local" and remote is None:
+                remote = stack.enter_context(remote_calendars(provider))
+            if remote is not None:
+                if remote.kind != provider:
+                    raise ValueError(f"A {remote.kind} server cannot run a {provider} scenario.")
+                stack.enter_context(
+                    override_settings(CREDENTIAL_KEYS=[remote.credential_key], **remote.settings())
+                )
+            with _isolated():
+                _play(scenario, result, remote)
     finally:
         current_app.conf.task_always_eager = eager_before
         drop_caches()
@@ -105,11 +129,11 @@ def run_scenario(path_or_scenario: Path | Scenario) -> ScenarioResult:
     return result
 
 
-def _play(scenario: Scenario, result: ScenarioResult) -> None:
+def _play(scenario: Scenario, result: ScenarioResult, remote: RemoteCalendars | None) -> None:
     tz = ZoneInfo(scenario.timezone)
     start = local_dt(scenario.now, tz)
     with time_machine.travel(start, tick=False) as clock:
-        world = build_world(scenario, run_tag=f"sc{uuid.uuid4().hex[:10]}")
+        world = build_world(scenario, run_tag=f"sc{uuid.uuid4().hex[:10]}", remote=remote)
         conversation = conversation_create(user=world.user, title=scenario.name)
         for number, turn in enumerate(scenario.turns, start=1):
             if turn.at:
@@ -118,11 +142,12 @@ def _play(scenario: Scenario, result: ScenarioResult) -> None:
                 drop_caches()
                 world.user = get_user_model().objects.get(pk=world.user.pk)
                 conversation = Conversation.objects.get(pk=conversation.pk)
+            edited: dict[str, Occ | None] = {}
             try:
-                _outside_edits(world, turn)
+                edited = _outside_edits(world, turn)
             except Exception as exc:
                 result.failures.append(f"turn {number}: outside edit failed: {exc}")
-            problem = _turn(world, conversation, turn, result)
+            problem = _turn(world, conversation, turn, result, edited)
             if problem:
                 result.failures.append(f"turn {number}: {problem}")
                 result.replies[-1]["problem"] = problem
@@ -130,6 +155,9 @@ def _play(scenario: Scenario, result: ScenarioResult) -> None:
                 result.turns_passed += 1
             conversation = Conversation.objects.get(pk=conversation.pk)
         final = snapshot(world)
+        if remote is not None:
+            final, drift = resync_and_compare(world, final)
+            result.failures.extend(f"mirror drift: {line}" for line in drift)
         for check in scenario.final:
             problem = run_check(world, final, check)
             if problem:
@@ -139,9 +167,16 @@ def _play(scenario: Scenario, result: ScenarioResult) -> None:
 
 
 def _turn(
-    world: ScenarioWorld, conversation: Conversation, turn: TurnSpec, result: ScenarioResult
+    world: ScenarioWorld,
+    conversation: Conversation,
+    turn: TurnSpec,
+    result: ScenarioResult,
+    edited: dict[str, Occ | None],
 ) -> str | None:
-    before = snapshot(world)
+    # On a server the outside edits are not in the mirror yet; the turn is judged against the
+    # calendar as it is (with them), so that noticing them is not counted as the turn's change.
+    before = {**snapshot(world), **edited}
+    before = {key: occ for key, occ in before.items() if occ is not None}
     try:
         reply = chat_turn(user=world.user, conversation=conversation, text=turn.user)
     except Exception as exc:  # a crash is a failed turn, reported, not a crashed runner
@@ -176,9 +211,12 @@ def _changed(before: dict[str, Any], after: dict[str, Any]) -> int:
     return len(added) + len(removed) + modified
 
 
-def _outside_edits(world: ScenarioWorld, turn: TurnSpec) -> None:
-    """Edits by someone else, straight to the calendar store, behind the assistant's back."""
+def _outside_edits(world: ScenarioWorld, turn: TurnSpec) -> dict[str, Occ | None]:
+    """Edits by someone else, behind the assistant's back: straight to the calendar store, or to the
+    server the calendars are on.  Returns, for a server, each edited occurrence as it now is there
+    (None: deleted) by snapshot key."""
     provider = provider_for(world.user)
+    edited: dict[str, Occ | None] = {}
     for edit in turn.outside_edits:
         event_id = world.handles[edit.event]
         wanted = date.fromisoformat(edit.occurrence) if edit.occurrence else None
@@ -193,7 +231,12 @@ def _outside_edits(world: ScenarioWorld, turn: TurnSpec) -> None:
         )
         if target is None:
             raise LookupError(f"no occurrence {edit.model_dump(exclude_unset=True)}")
+        master = Event.objects.select_related("calendar").get(pk=event_id) if world.remote else None
         if edit.deleted:
+            if world.remote is not None and master is not None:
+                world.remote.delete(master, target)
+                edited[target.key] = None
+                continue
             provider.delete_event(
                 event_id=event_id, recurrence_id=target.recurrence_id, scope=Scope.OCCURRENCE
             )
@@ -201,7 +244,13 @@ def _outside_edits(world: ScenarioWorld, turn: TurnSpec) -> None:
         assert edit.start is not None  # OutsideEdit: a move names its new start
         day = edit.date or target.start.astimezone(world.tz).date().isoformat()
         new_start = local_dt(f"{day}T{edit.start}", world.tz)
-        data = EventData(start=new_start, end=new_start + (target.end - target.start))
+        new_end = new_start + (target.end - target.start)
+        if world.remote is not None and master is not None:
+            world.remote.move(master, target, new_start, new_end)
+            edited[target.key] = dataclasses.replace(target, start=new_start, end=new_end)
+            continue
+        data = EventData(start=new_start, end=new_end)
         provider.update_event(
             event_id=event_id, recurrence_id=target.recurrence_id, data=data, scope=Scope.OCCURRENCE
         )
+    return edited

@@ -4,15 +4,18 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
 
 from assistant.scenarios.judge import Occ, store_snapshot
-from assistant.scenarios.spec import EventSpec, Scenario
+from assistant.scenarios.spec import CalendarSpec, EventSpec, Scenario
 from preferences.services import preference_set
 from skills.services import calendar_create, event_create
+
+if TYPE_CHECKING:
+    from assistant.scenarios.remote import RemoteCalendars
 
 __all__ = ["ScenarioWorld", "build_world", "local_dt", "snapshot"]
 
@@ -33,6 +36,7 @@ class ScenarioWorld:
     handles: dict[str, str] = field(default_factory=dict)  # scenario event id -> master event id
     initial: dict[str, Occ] = field(default_factory=dict)
     people: dict[str, Any] = field(default_factory=dict)
+    remote: RemoteCalendars | None = None  # the server the calendars are on; None: the built-in store
 
 
 def _username(prefix: str, name: str) -> str:
@@ -68,17 +72,17 @@ def _add_event(calendar: Any, spec: EventSpec, tz: ZoneInfo) -> Any:
     return event_create(start=start, end=end, timezone=str(tz), **details)
 
 
-def build_world(scenario: Scenario, *, run_tag: str) -> ScenarioWorld:
-    tz = ZoneInfo(scenario.timezone)
-    user = _make_user(_username(run_tag, "me"), f"me-{run_tag}@scenario.invalid", "Scenario User")
-    preference_set(user=user, key="timezone", value=scenario.timezone)
-    world = ScenarioWorld(scenario=scenario, user=user, tz=tz, now=local_dt(scenario.now, tz))
-    for key, value in scenario.preferences.items():
-        preference_set(user=user, key=key, value=value)
-    for cal_spec in scenario.calendars:
-        cal_tz = ZoneInfo(cal_spec.timezone) if cal_spec.timezone else tz
+def _add_calendars(
+    world: ScenarioWorld, owner: Any, calendars: list[tuple[CalendarSpec, ZoneInfo]]
+) -> dict[str, str]:
+    """One user's calendars with their events, in the built-in store or on the world's server;
+    returns event handle -> master row id."""
+    if world.remote is not None:
+        return world.remote.populate(owner, calendars)
+    handles: dict[str, str] = {}
+    for cal_spec, cal_tz in calendars:
         calendar = calendar_create(
-            owner=user,
+            owner=owner,
             key=cal_spec.key,
             name=cal_spec.name,
             timezone=str(cal_tz),
@@ -87,18 +91,32 @@ def build_world(scenario: Scenario, *, run_tag: str) -> ScenarioWorld:
         for ev in cal_spec.events:
             event = _add_event(calendar, ev, cal_tz)
             if ev.id:
-                world.handles[ev.id] = str(event.pk)
+                handles[ev.id] = str(event.pk)
+    return handles
+
+
+def build_world(scenario: Scenario, *, run_tag: str, remote: RemoteCalendars | None = None) -> ScenarioWorld:
+    """The scenario's users, preferences, calendars and events; with ``remote`` the calendars are
+    put on its server and mirrored through a connected account, not made in the built-in store."""
+    tz = ZoneInfo(scenario.timezone)
+    user = _make_user(_username(run_tag, "me"), f"me-{run_tag}@scenario.invalid", "Scenario User")
+    preference_set(user=user, key="timezone", value=scenario.timezone)
+    world = ScenarioWorld(scenario=scenario, user=user, tz=tz, now=local_dt(scenario.now, tz), remote=remote)
+    for key, value in scenario.preferences.items():
+        preference_set(user=user, key=key, value=value)
+    calendars = [
+        (cal_spec, ZoneInfo(cal_spec.timezone) if cal_spec.timezone else tz)
+        for cal_spec in scenario.calendars
+    ]
+    world.handles.update(_add_calendars(world, user, calendars))
     for i, (email, person) in enumerate(scenario.people.items()):
         other = _make_user(_username(run_tag, f"p{i}"), email, person.name)
         person_tz = ZoneInfo(person.timezone) if person.timezone else tz
         preference_set(user=other, key="timezone", value=str(person_tz))
         world.people[email] = other
         if person.events:
-            calendar = calendar_create(
-                owner=other, key="personal", name="Personal", timezone=str(person_tz), is_default=True
-            )
-            for ev in person.events:
-                _add_event(calendar, ev, person_tz)
+            personal = CalendarSpec(key="personal", name="Personal", default=True, events=person.events)
+            _add_calendars(world, other, [(personal, person_tz)])
     world.initial = snapshot(world)
     return world
 

@@ -1,4 +1,5 @@
-"""``manage.py run_scenarios PATH [PATH ...] [--decomposer rules|llm] [--json] [--transcript]``."""
+"""``manage.py run_scenarios PATH [PATH ...] [--decomposer rules|llm] [--provider local|google|caldav]
+[--json] [--transcript]``."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from django.test.utils import override_settings
 
 from assistant.evaluation.decomposers import DECOMPOSER_CHOICES, available_decomposer
 from assistant.scenarios import run_scenario, scenario_files
+from assistant.scenarios.remote import PROVIDERS, remote_calendars
 from assistant.scenarios.runner import ScenarioResult
 from assistant.scenarios.spec import ScenarioFormatError
 
@@ -21,6 +23,13 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("paths", nargs="+", type=Path, help="Scenario files or folders of them.")
         parser.add_argument("--decomposer", choices=DECOMPOSER_CHOICES, default="rules")
+        parser.add_argument(
+            "--provider",
+            choices=PROVIDERS,
+            default="local",
+            help="Where the calendars live: the built-in store, or a loopback Google server or an "
+            "in-process Radicale started for the run (test servers: needs the dev dependencies).",
+        )
         parser.add_argument("--json", action="store_true", help="Print one JSON object instead of a table.")
         parser.add_argument(
             "--transcript",
@@ -37,10 +46,11 @@ class Command(BaseCommand):
         if not files:
             raise CommandError("No scenario files found in the given paths.")
         results: list[ScenarioResult] = []
-        with override_settings(ASSISTANT_DECOMPOSER=decomposer):
+        provider = options["provider"]
+        with override_settings(ASSISTANT_DECOMPOSER=decomposer), remote_calendars(provider) as remote:
             for path in files:
                 try:
-                    results.append(run_scenario(path))
+                    results.append(run_scenario(path, provider=provider, remote=remote))
                 except ScenarioFormatError as exc:
                     failed = ScenarioResult(name=path.stem, turns=0, checks=0)
                     failed.failures.append(f"bad scenario file: {exc}")
