@@ -128,7 +128,7 @@ def find_params(frame: RequestFrame, start: datetime, end: datetime) -> dict[str
         params["category"] = frame.category
     if frame.calendars:
         params["calendars"] = frame.calendars
-    if frame.people:
+    if frame.people and not frame.named_in_title:
         params["attendee"] = frame.people[0]
     if frame.day_part:
         params["day_part"] = frame.day_part

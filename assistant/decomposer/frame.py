@@ -44,6 +44,7 @@ class RequestFrame:
     category: str | None = None
     people: list[str] = field(default_factory=list)
     person_names: list[str] = field(default_factory=list)
+    named_in_title: bool = False  # the people said are part of the title ("dinner with Ann")
     calendars: list[str] = field(default_factory=list)
     day_part: str | None = None
     weekdays: list[int] = field(default_factory=list)

@@ -514,24 +514,37 @@ def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str) ->
     cleaned = FILLER.sub(" ", residual)
     residual_tokens = tokens(cleaned)
     content = {_stem(w) for w in residual_tokens if w not in STOPWORDS and w not in GENERIC_EVENT_WORDS}
-    content -= {_stem(w) for w in frame.person_names}
+    named = {_stem(w) for n in frame.person_names for w in n.split()}
+    content -= named
     if frame.category:
         # "lectures, labs and classes", "every class" name the category; "the lab" may name a title.
         said = CATEGORY_WORDS[frame.category]
         every = {w for m in _EVERY.finditer(norm) for w in m.groups() if w}  # "every afternoon class"
         content -= {_stem(w) for w in residual_tokens if said.fullmatch(w) and (_stem(w) != w or w in every)}
     best: list[tuple[float, str, list[str]]] = []
+    with_names: set[str] = set()  # titles that were said whole only with the people's names in them
     if frame.operation not in ("free", "preference_get", "out_of_scope"):
-        for title in world.titles:
-            words = tokens(title)
+        title_words = [(title, tokens(title)) for title in world.titles]
+        # A word no title has whole may be the start of one of a title's words: "calc" for
+        # "Calculus II", "bio lab" for "Biology Lab", "stats" for "Statistics".
+        known = {_stem(w) for _, words in title_words for w in words}
+        shortened = [w for w in content if len(w) >= 3 and w not in known]
+        for title, words in title_words:
             distinct = [w for w in words if w not in STOPWORDS and w not in GENERIC_EVENT_WORDS]
             if not distinct:
                 # "Check-in", "Move-out": a title of common words only, which counts when said whole.
                 if words and re.search(r"\b" + r"\W*".join(map(re.escape, words)) + r"\b", cleaned):
                     best.append((1.0, title, words))
                 continue
-            hits = [w for w in distinct if _stem(w) in content]
-            if hits:
+            hits = [w for w in distinct if _stem(w) in content or any(w.startswith(s) for s in shortened)]
+            if not hits:
+                continue
+            names = [w for w in distinct if w not in hits and _stem(w) in named]
+            if names and len(hits) + len(names) == len(distinct):
+                # "move dinner with Ann to 8" names "Dinner with Ann" whole, whoever attends it
+                with_names.add(title)
+                best.append((1.0, title, hits + names))
+            else:
                 best.append((len(hits) / len(distinct), title, hits))
     if best and frame.operation == "create" and max(score for score, _, _ in best) < 1.0:
         # "add a piano lesson" beside a "Surf lesson": a new event is named by the words said, and an
@@ -541,6 +554,7 @@ def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str) ->
         top = max(score for score, _, _ in best)
         chosen = [(title, hits) for score, title, hits in best if score == top]
         frame.titles = [title for title, _ in chosen]
+        frame.named_in_title = all(title in with_names for title in frame.titles)
         shared = (
             set(chosen[0][1]).intersection(*[set(h) for _, h in chosen[1:]]) if len(chosen) > 1 else set()
         )
