@@ -70,21 +70,16 @@ class RemoteCalendars(ABC):
     # -- shared ---------------------------------------------------------------------------------------
     def populate(self, owner: Any, calendars: list[tuple[CalendarSpec, ZoneInfo]]) -> dict[str, str]:
         """The calendars of one scenario user on the server, connected and synced into the mirror
-        under the scenario's keys; returns event handle → mirrored master row id."""
+        under the scenario's keys and default (names and zones are the server's, as it was told
+        them); returns event handle → mirrored master row id."""
         account, specs, uids = self.create(owner, calendars)
         self.accounts.append(account)
         self.sync(account)
-        zones = {spec.key: str(zone) for spec, zone in calendars}
         rows = {row.remote_id: row for row in Calendar.objects.filter(account=account)}
         for remote_id, spec in specs.items():
             row = rows[remote_id]
-            row.key, row.name, row.is_default, row.timezone = (
-                spec.key,
-                spec.name,
-                spec.default,
-                zones[spec.key],
-            )
-            row.save(update_fields=["key", "name", "is_default", "timezone"])
+            row.key, row.is_default = spec.key, spec.default
+            row.save(update_fields=["key", "is_default"])
         masters = dict(
             Event.objects.filter(calendar__account=account, series__isnull=True).values_list("uid", "pk")
         )

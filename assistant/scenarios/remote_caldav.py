@@ -15,6 +15,7 @@ from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from types import TracebackType
 from typing import Any
+from xml.sax.saxutils import escape
 from zoneinfo import ZoneInfo
 
 import icalendar
@@ -29,6 +30,11 @@ from skills.providers.caldav.ical import vtimezone
 from tests.providers.radicale_server import RadicaleServer
 
 __all__ = ["CaldavCalendars"]
+
+_PROPPATCH_ZONE = """<?xml version="1.0" encoding="utf-8"?>
+<D:propertyupdate xmlns:D="DAV:" xmlns:C="urn:ietf:params:xml:ns:caldav">
+  <D:set><D:prop><C:calendar-timezone>{zone}</C:calendar-timezone></D:prop></D:set>
+</D:propertyupdate>"""
 
 
 def _times(spec: EventSpec, zone: ZoneInfo) -> tuple[date | datetime, date | datetime]:
@@ -105,6 +111,7 @@ class CaldavCalendars(RemoteCalendars):
         for spec, zone in calendars:
             url = self.server.make_calendar(name, password, spec.key, spec.name)
             self._logins[url] = (name, password)
+            self._set_zone(url, zone)
             specs[url] = spec
             for event in spec.events:
                 uid = f"{uuid.uuid4()}@scenario.invalid"
@@ -168,6 +175,17 @@ class CaldavCalendars(RemoteCalendars):
         if (response.status_code or 500) >= 300:
             raise RuntimeError(f"{method} {url} answered {response.status_code}: {response.text}")
         return response
+
+    def _set_zone(self, url: str, zone: ZoneInfo) -> None:
+        """The collection's calendar-timezone (RFC 4791 5.2.2), as a client creating it sets it: what
+        the product reads the calendar's zone (and its all-day dates) from."""
+        holder = icalendar.Calendar()
+        holder.add("prodid", "-//Scenario runner//EN")
+        holder.add("version", "2.0")
+        holder.add_component(vtimezone(str(zone), datetime.now(UTC).year))
+        body = _PROPPATCH_ZONE.format(zone=escape(holder.to_ical().decode("utf-8")))
+        headers = {"Content-Type": "application/xml; charset=utf-8"}
+        self._request("PROPPATCH", url, body, headers, url)
 
     def _edit(self, master: Event, change: Any) -> None:
         collection = master.calendar.remote_id
