@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 
 from assistant.decomposer.compiler import find_params
 from assistant.decomposer.frame import RequestFrame
+from assistant.decomposer.guards import unread_time
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.lexicon import (
     DELETE_VERBS,
@@ -444,6 +445,10 @@ def compile_change(
     if frame.error:
         return Decision(kind="clarify", reply_kind="clarify", text=f"{frame.error} Which date did you mean?")
     norm = normalise(text)
+    unread = unread_time(norm, find_times(norm, now=now, daytime=True))
+    if unread:
+        # "move the dentist to friday at 9:99" is not a move to Friday at 9
+        return _clarify(unread)
     norm = POLITE_PREFIX.sub("", norm).strip() or norm  # "I need to move ...": no "to" destination
     notify = bool(_NOTIFY.search(norm)) and frame.operation == "delete"
     if notify:

@@ -31,9 +31,12 @@ _TIMEISH = re.compile(
     r"|\b\d{1,3}[:.]\d{2}\b"  # a clock time
     r"|\b\d+(?:\.\d+)? ?(?:minutes?|mins?|hours?|hrs?)\b"  # a length
     r"|\b(?:zero|no) (?:minutes?|mins?|hours?|hrs?)\b"  # a length of nothing
+    r"|\b(?:on|to|for|until|till|by) (?:the )?(?P<day>\d{1,3}(?:st|nd|rd|th))\b"  # a day of the month
 )
-# A clock time past 23:59 ("24:30", "9:75"), which a resolver may still read by rolling it over.
-_NO_CLOCK = re.compile(r"\b(?:2[4-9]|[3-9]\d)[:.]\d{2}\b|\b\d{1,2}[:.][6-9]\d\b")
+# A clock time past 23:59 ("24:30", "9:75", "13pm"), which a resolver may still read by rolling it over.
+_NO_CLOCK = re.compile(
+    r"\b(?:2[4-9]|[3-9]\d)[:.]\d{2}\b|\b\d{1,2}[:.][6-9]\d\b|(?<![\d:.])\b(?:1[3-9]|[2-9]\d|0) ?(?:am|pm)\b"
+)
 # Longer than this, an interval that runs past midnight to an earlier clock time ("from 6pm to 5pm")
 # is a slip, not a night out: "from 10pm to 2am" is fine.
 _LONGEST_OVERNIGHT = timedelta(hours=12)
@@ -57,8 +60,9 @@ def unread_time(text: str, times: list[TimeMatch]) -> str | None:
     read = [m.span for m in times if not m.error]
     read += [d.span for d in find_durations(lowered) if d.minutes > 0]
     for token in _TIMEISH.finditer(lowered):
-        if not any(lo <= token.start() and token.end() <= hi for lo, hi in read):
-            said = text[token.start() : token.end()]
+        start, end = token.span("day") if token["day"] else token.span()
+        if not any(lo <= start and end <= hi for lo, hi in read):
+            said = text[start:end]
             return f'I couldn\'t read "{said}" as a date, a time or a length. What did you mean?'
     return None
 
