@@ -32,6 +32,10 @@ from workflows.definition import Decision, TaskSpec, WorkflowDefinition
 from workflows.models import TaskRun, WorkflowRun
 
 
+# One quick bench for the module, in one xdist worker (``--dist loadgroup``), not one per worker.
+pytestmark = pytest.mark.xdist_group("bench")
+
+
 def _counts() -> tuple[int, ...]:
     return (
         get_user_model().objects.count(),
