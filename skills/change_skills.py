@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from datetime import date, datetime, time, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, Field
@@ -51,7 +51,7 @@ from skills.mail import NOT_CONFIGURED, notifications_create, notifications_of, 
 from skills.models import ChangeRecord, Notification
 from skills.people import Availability, availability, names_and_you
 from skills.preview import week_view
-from skills.providers.base import PartlyAppliedError, ProviderError
+from skills.providers.base import ConflictError, PartlyAppliedError, ProviderError
 from skills.registry import REGISTRY, skill
 from skills.reply_skills import Reply
 from skills.schemas import DayPart, EventItem, SkillInput
@@ -928,27 +928,7 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
     if verdict is False:
         return Reply(kind="answer", text="OK, I left your calendar as it was.", data={"declined": True})
     if must_ask and verdict is not True:
-        head = (
-            "Your calendar changed since I suggested this, so here is what I would do now:"
-            if dropped or answer is not NO_ANSWER
-            else "Here is what I would do:"
-        )
-        if note:
-            head = f"{note}\n{head}"
-        rows = _annotated(preview_rows(changes, ctx.tz), changes)
-        raise Interrupt(
-            {
-                "kind": "confirm",
-                "text": "\n".join([head, *_lines(rows, skipped, ctx), "Shall I go ahead?"]),
-                "preview": rows,
-                "week": week_view(ctx.provider, changes, ctx.tz),
-                "options": [
-                    {"label": "Approve", "value": {"approve": True, "digest": digest}},
-                    {"label": "Decline", "value": {"approve": False}},
-                ],
-                "digest": digest,
-            }
-        )
+        _ask_first(ctx, changes, skipped, note, changed=bool(dropped) or answer is not NO_ANSWER)
     try:
         records = apply_change_set(
             provider=ctx.provider,
@@ -957,6 +937,20 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
             operation_id=ctx.operation_id,
             changes=changes,
         )
+    except ConflictError:
+        # A calendar's server held a newer version than the copy the preview was checked against (an
+        # edit made there after the last sync).  The provider refreshed its copy, so the user sees
+        # what the change would do now, never an overwrite of that edit.
+        fresh, gone = revalidate(ctx.provider, changes)
+        skipped = [*skipped, *gone]
+        if not fresh:
+            return Reply(
+                kind="answer",
+                text="Nothing is left to change: "
+                + "; ".join(f"{s.summary} ({s.reason})" for s in skipped)
+                + ".",
+            )
+        _ask_first(ctx, fresh, skipped, note, changed=True)
     except PartlyAppliedError as exc:
         # The user's calendar holds part of the change: say exactly which part.
         raise SkillError(
@@ -966,6 +960,35 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
     except ProviderError as exc:
         raise SkillError(f"Nothing was changed: {exc}") from exc
     return _done(ctx, params, changes, skipped, records)
+
+
+def _ask_first(
+    ctx: SkillContext, changes: list[Change], skipped: list[Skipped], note: str, *, changed: bool
+) -> NoReturn:
+    """Pause for the user's approval of ``changes``, previewed (``changed``: the calendar moved on
+    since the first preview, which the question says)."""
+    head = (
+        "Your calendar changed since I suggested this, so here is what I would do now:"
+        if changed
+        else "Here is what I would do:"
+    )
+    if note:
+        head = f"{note}\n{head}"
+    rows = _annotated(preview_rows(changes, ctx.tz), changes)
+    digest = change_digest(changes)
+    raise Interrupt(
+        {
+            "kind": "confirm",
+            "text": "\n".join([head, *_lines(rows, skipped, ctx), "Shall I go ahead?"]),
+            "preview": rows,
+            "week": week_view(ctx.provider, changes, ctx.tz),
+            "options": [
+                {"label": "Approve", "value": {"approve": True, "digest": digest}},
+                {"label": "Decline", "value": {"approve": False}},
+            ],
+            "digest": digest,
+        }
+    )
 
 
 def _closed_skips(ctx: SkillContext, closed: list[tuple[Change, Block]]) -> list[Skipped]:

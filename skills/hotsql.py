@@ -19,7 +19,7 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import Field, Model
 
-from skills.models import Calendar, Event
+from skills.models import Calendar, CalendarAccount, Event
 
 __all__ = ["calendar_rows", "event_summaries", "people_rows"]
 
@@ -41,20 +41,26 @@ def _table(model: type[Model]) -> str:
 
 @cache
 def _calendars_sql(vendor: str) -> str:
-    pk, key, name, tz, default, color, owner = _names(
-        Calendar, "id", "key", "name", "timezone", "is_default", "color", "owner"
+    pk, key, name, tz, default, color, owner, account = _names(
+        Calendar, "id", "key", "name", "timezone", "is_default", "color", "owner", "account"
     )
+    account_pk, kind = _names(CalendarAccount, "id", "kind")
     return (
-        f"SELECT {pk}, {key}, {name}, {tz}, {default}, {color} FROM {_table(Calendar)} "
-        f"WHERE {owner} = %s ORDER BY {default} DESC, {name}, {pk}"
+        f"SELECT c.{pk}, c.{key}, c.{name}, c.{tz}, c.{default}, c.{color}, a.{kind} "
+        f"FROM {_table(Calendar)} c LEFT JOIN {_table(CalendarAccount)} a ON a.{account_pk} = c.{account} "
+        f"WHERE c.{owner} = %s ORDER BY c.{default} DESC, c.{name}, c.{pk}"
     )
 
 
-def calendar_rows(owner_id: int) -> list[tuple[int, str, str, str, bool, str]]:
-    """(id, key, name, timezone, is_default, color) of the user's calendars, the default first."""
+def calendar_rows(owner_id: int) -> list[tuple[int, str, str, str, bool, str, str]]:
+    """(id, key, name, timezone, is_default, color, kind) of the user's calendars, the default first;
+    the kind is their account's ("google", "caldav"), "local" for the built-in store's."""
     with connection.cursor() as cursor:
         cursor.execute(_calendars_sql(connection.vendor), [owner_id])
-        return [(pk, key, name, tz, bool(default), color) for pk, key, name, tz, default, color in cursor]
+        return [
+            (pk, key, name, tz, bool(default), color, kind or "local")
+            for pk, key, name, tz, default, color, kind in cursor
+        ]
 
 
 @cache

@@ -42,7 +42,7 @@ def calendar_info(calendar: Calendar) -> CalendarInfo:
         timezone=calendar.timezone,
         is_default=calendar.is_default,
         color=calendar.color,
-        provider="local",
+        provider=calendar.account.kind if calendar.account is not None else "local",
     )
 
 
@@ -53,9 +53,9 @@ def calendar_list(*, user: Any) -> list[CalendarInfo]:
     """
     return [
         CalendarInfo(
-            id=str(pk), key=key, name=name, timezone=tz, is_default=default, color=color, provider="local"
+            id=str(pk), key=key, name=name, timezone=tz, is_default=default, color=color, provider=kind
         )
-        for pk, key, name, tz, default, color in calendar_rows(user.pk)
+        for pk, key, name, tz, default, color, kind in calendar_rows(user.pk)
     ]
 
 

@@ -14,6 +14,7 @@ import pytest
 
 from skills import services
 from skills.changes import Change, apply_change_set
+from skills.context import Interrupt
 from skills.errors import SkillError
 from skills.models import Calendar, ChangeRecord, Event
 from skills.providers import provider_for
@@ -225,3 +226,27 @@ def test_a_mixed_change_set_commits_its_built_in_part_only_with_its_google_part(
         approve(conn.user, [*moves(fresh), *moves(occurrences)])
     assert Event.objects.get(calendar=local).start == at
     assert on_google(conn) == before
+
+
+def test_an_edit_on_google_after_the_last_sync_gets_a_fresh_preview_not_an_overwrite(conn: Connected) -> None:
+    occurrences = classes(conn)
+    # Someone moves Chemistry on another device after the mirror was read: Google answers 412.
+    conn.server.edit_event(
+        occurrences[2].uid,
+        {
+            "start": {"dateTime": "2026-03-04T16:00:00-05:00", "timeZone": ZONE},
+            "end": {"dateTime": "2026-03-04T17:00:00-05:00", "timeZone": ZONE},
+        },
+        calendar_id=conn.calendar.remote_id,
+    )
+
+    with pytest.raises(Interrupt) as asked:
+        approve(conn.user, moves(occurrences))
+
+    question = asked.value.payload
+    assert question["kind"] == "confirm"
+    assert question["text"].startswith("Your calendar changed since I suggested this")
+    assert "Chemistry" in question["text"]  # named as changed meanwhile, left out
+    assert len(question["preview"]) == 4
+    assert on_google(conn)["Chemistry"] == "16:00"  # the other device's edit stands
+    assert not ChangeRecord.objects.filter(owner=conn.user).exists()

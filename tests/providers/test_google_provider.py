@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from skills.models import CalendarAccount, Event
+from skills.providers import provider_for
 from skills.providers.base import (
     ConflictError,
     EventData,
@@ -21,6 +22,8 @@ from skills.providers.base import (
     Write,
 )
 from skills.providers.google.provider import event_id_for
+from skills.selectors import calendar_info
+from skills.services import calendar_create
 from tests.providers.google_fixtures import Connected, connect, google_server, google_settings
 from tests.providers.google_server import GoogleCalendarServer
 
@@ -356,3 +359,11 @@ def test_this_and_following_is_until_on_the_master_plus_a_new_series_and_undo_pu
     conn.sync()
     seminars = window(conn, datetime(2026, 3, 1, tzinfo=NY), datetime(2026, 5, 1, tzinfo=NY))
     assert [o.start.astimezone(NY).hour for o in seminars] == [10] * 6
+
+
+def test_a_mirrored_calendar_says_it_is_google_s_and_a_built_in_one_local(conn: Connected) -> None:
+    calendar_create(owner=conn.user, key="notes", name="Notes", timezone="America/New_York")
+    kinds = {c.name: c.provider for c in provider_for(conn.user).list_calendars()}
+    assert kinds[conn.calendar.name] == "google"
+    assert kinds["Notes"] == "local"
+    assert calendar_info(conn.calendar).provider == "google"
