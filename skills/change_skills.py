@@ -8,6 +8,7 @@ another path.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections.abc import Set as AbstractSet
 from datetime import date, datetime, time, timedelta
 from typing import Any, Literal, NoReturn
 from zoneinfo import ZoneInfo
@@ -51,6 +52,7 @@ from skills.mail import NOT_CONFIGURED, notifications_create, notifications_of, 
 from skills.models import ChangeRecord, Notification
 from skills.people import Availability, availability, names_and_you
 from skills.preview import week_view
+from skills.providers import provider_class
 from skills.providers.base import ConflictError, PartlyAppliedError, ProviderError
 from skills.registry import REGISTRY, skill
 from skills.reply_skills import Reply
@@ -773,6 +775,11 @@ class ApplyInput(SkillInput):
     then_ask: str = Field(
         default="", description="A question to end the reply with once applied (an optional detail)."
     )
+    notify: bool = Field(
+        default=False,
+        description="The user asked to tell the other attendees (a notify_attendees step follows): "
+        "calendars whose server sends its own updates (Google) are asked to send them with the change.",
+    )
 
 
 MAX_LINES = 20
@@ -936,6 +943,7 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
             run_id=ctx.run_id,
             operation_id=ctx.operation_id,
             changes=changes,
+            notify=params.notify,
         )
     except ConflictError:
         # A calendar's server held a newer version than the copy the preview was checked against (an
@@ -1031,6 +1039,7 @@ def _done(
             "preview": rows,
             "undo": {"run_id": ctx.run_id},
             "changed": [c.model_dump(mode="json") for c in changes],
+            "servers_notified": params.notify,
         },
     )
 
@@ -1045,8 +1054,23 @@ class NotifyInput(SkillInput):
     )
 
 
-def _drafts(ctx: SkillContext, result: Reply, note: str, only_to: list[str]) -> dict[str, tuple[str, str]]:
-    """The mail for each other attendee of the changed events: address -> subject and body.
+def _told_by_server(ctx: SkillContext, result: Reply) -> dict[str, str]:
+    """The calendars whose server told the attendees itself, id -> the provider's name: those whose
+    provider sends updates (Google), when the apply step asked it to (the user asked to notify)."""
+    if not result.data.get("servers_notified"):
+        return {}
+    return {
+        c.id: provider_class(c.provider).label
+        for c in ctx.provider.list_calendars()
+        if provider_class(c.provider).sends_updates
+    }
+
+
+def _drafts(
+    ctx: SkillContext, result: Reply, note: str, only_to: list[str], skip: AbstractSet[str] = frozenset()
+) -> dict[str, tuple[str, str]]:
+    """The mail for each other attendee of the changed events: address -> subject and body; the
+    changes on calendars in ``skip`` (their server told their attendees) are left out.
 
     An address written in two cases is one person, who gets one mail listing everything.
     """
@@ -1057,6 +1081,8 @@ def _drafts(ctx: SkillContext, result: Reply, note: str, only_to: list[str]) -> 
     only = {a.casefold() for a in only_to}
     for change in result.data.get("changed", []):
         parsed = Change.model_validate(change)
+        if parsed.calendar in skip:
+            continue
         moved = parsed.start is not None and parsed.start != parsed.before_start
         verb = {"delete": "cancelled", "create": "scheduled"}.get(
             parsed.action, "moved" if moved else "changed"
@@ -1095,12 +1121,20 @@ def notify_attendees(ctx: SkillContext, params: NotifyInput) -> Reply:
     result = params.result
     if result.kind != "done":
         return result
-    drafts = _drafts(ctx, result, params.note, params.only)
+    by_server = _told_by_server(ctx, result)
+    # Whom a server (Google) sent the update to: the attendees of the changes on its calendars.
+    server_told = _drafts(ctx, result, params.note, params.only, skip=_all(result) - by_server.keys())
+    drafts = _drafts(ctx, result, params.note, params.only, skip=by_server.keys())
+    told_line = (
+        [f"{' and '.join(sorted(set(by_server.values())))} sent the update to {', '.join(server_told)}."]
+        if server_told
+        else []
+    )
     if not drafts:
         return Reply(
             kind=result.kind,
-            text=result.text + "\nNobody else was affected.",
-            data={**result.data, "notified": []},
+            text="\n".join([result.text, *(told_line or ["Nobody else was affected."])]),
+            data={**result.data, "notified": list(server_told)},
         )
     notifications_create(owner=ctx.user, run_id=ctx.run_id, drafts=drafts)
     waiting = (Notification.Status.PENDING, Notification.Status.SENDING)
@@ -1113,7 +1147,7 @@ def notify_attendees(ctx: SkillContext, params: NotifyInput) -> Reply:
     given_up = [n for n in mails if n.status == Notification.Status.FAILED]
     unconfigured = [n.recipient for n in given_up if n.error == NOT_CONFIGURED]
     failed = [n.recipient for n in given_up if n.error != NOT_CONFIGURED]
-    lines = [result.text]
+    lines = [result.text, *told_line]
     if unconfigured:
         lines.append(
             f"Mail is not configured on this server, so nobody was emailed: you may want to tell "
@@ -1134,12 +1168,17 @@ def notify_attendees(ctx: SkillContext, params: NotifyInput) -> Reply:
         text="\n".join(lines),
         data={
             **result.data,
-            "notified": sent,
+            "notified": [*server_told, *sent],
             "mail_retrying": retrying,
             "mail_failed": failed,
             "mail_not_configured": unconfigured,
         },
     )
+
+
+def _all(result: Reply) -> set[str]:
+    """The calendars of the changes an apply step made."""
+    return {str(c.get("calendar", "")) for c in result.data.get("changed", [])}
 
 
 class UndoInput(SkillInput):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Iterable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 from zoneinfo import ZoneInfo
@@ -426,7 +427,13 @@ def applied_records(user: Any, operation_id: str) -> list[ChangeRecord]:
 
 
 def apply_change_set(
-    *, provider: CalendarProvider, user: Any, run_id: str, operation_id: str, changes: list[Change]
+    *,
+    provider: CalendarProvider,
+    user: Any,
+    run_id: str,
+    operation_id: str,
+    changes: list[Change],
+    notify: bool = False,
 ) -> list[ChangeRecord]:
     """Apply every change or none, each write carrying its own idempotency key: one transaction for
     the built-in store, the mirrors and the change log, in one unit of work for remote calendars
@@ -437,6 +444,8 @@ def apply_change_set(
     the state the write starts from), so a change costs about its own write.  A re-delivered task
     finds its change records (written in the same transaction as the changes) and writes nothing
     twice; a change without one still meets the provider's receipts.
+
+    ``notify``: the user asked to tell the other attendees; each write says so to its provider.
 
     Raises:
         PartlyAppliedError: a write was refused and some remote writes already made could not be
@@ -452,6 +461,9 @@ def apply_change_set(
         )
         todo = [position for position, op in enumerate(ops) if op not in logged]
         writes = [_write(changes[position], ops[position]) for position in todo]
+        if notify:  # the user asked to tell the attendees: a server that can (Google) is asked to
+            told = [replace(w.data, extra={**w.data.extra, "notify": True}) for w in writes]
+            writes = [replace(w, data=data) for w, data in zip(writes, told, strict=True)]
         written = provider.apply_writes(writes)
         made = [(changes[p].copy_of, w.after) for p, w in zip(todo, written, strict=True)]
         CopyLink.objects.link_copies(owner=user, run_id=run_id, made=made)

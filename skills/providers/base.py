@@ -245,6 +245,10 @@ class CalendarProvider:
     """
 
     name = "base"
+    # How the backend is named to the user, and whether its server tells attendees of a change itself
+    # when asked (Google's sendUpdates): then the assistant does not mail them a second time.
+    label = "the calendar"
+    sends_updates = False
 
     def __init__(self, user: Any) -> None:
         self.user = user

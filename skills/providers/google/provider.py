@@ -216,6 +216,8 @@ class GoogleProvider(LocalProvider):
     """Calendars of a user's Google accounts (see the module docstring)."""
 
     name = "google"
+    label = "Google Calendar"
+    sends_updates = True  # with sendUpdates=all when the user asked to notify (see _send_updates)
 
     # -- sync -------------------------------------------------------------------------------------------
     def sync(self, *, full: bool = False) -> int:
