@@ -1055,15 +1055,14 @@ class NotifyInput(SkillInput):
 
 
 def _told_by_server(ctx: SkillContext, result: Reply) -> dict[str, str]:
-    """The calendars whose server told the attendees itself, id -> the provider's name: those whose
-    provider sends updates (Google), when the apply step asked it to (the user asked to notify)."""
+    """The calendars whose server told the attendees itself, by id and by key -> the provider's name:
+    those whose provider sends updates (Google), when the apply step asked it to (the user asked to
+    notify)."""
     if not result.data.get("servers_notified"):
         return {}
-    return {
-        c.id: provider_class(c.provider).label
-        for c in ctx.provider.list_calendars()
-        if provider_class(c.provider).sends_updates
-    }
+    told = [c for c in ctx.provider.list_calendars() if provider_class(c.provider).sends_updates]
+    # A change names its calendar by id (a new event) or by key (a target read from the calendar).
+    return {name: provider_class(c.provider).label for c in told for name in (c.id, c.key)}
 
 
 def _drafts(
@@ -1122,8 +1121,9 @@ def notify_attendees(ctx: SkillContext, params: NotifyInput) -> Reply:
     if result.kind != "done":
         return result
     by_server = _told_by_server(ctx, result)
-    # Whom a server (Google) sent the update to: the attendees of the changes on its calendars.
-    server_told = _drafts(ctx, result, params.note, params.only, skip=_all(result) - by_server.keys())
+    # Whom a server (Google) sent the update to: every other attendee of the changes on its calendars
+    # (Google cannot tell only some of them).
+    server_told = _drafts(ctx, result, params.note, [], skip=_all(result) - by_server.keys())
     drafts = _drafts(ctx, result, params.note, params.only, skip=by_server.keys())
     told_line = (
         [f"{' and '.join(sorted(set(by_server.values())))} sent the update to {', '.join(server_told)}."]

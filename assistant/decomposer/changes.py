@@ -646,7 +646,11 @@ def compile_change(
             id="apply",
             skill="apply_changes",
             depends_on=before_apply,
-            params={"changes": changes, "approved": _ref("choose", "chosen")},
+            params={
+                "changes": changes,
+                "approved": _ref("choose", "chosen"),
+                **({"notify": True} if notify else {}),  # servers that can (Google) tell them too
+            },
             summary="Apply after approval",
         )
     )

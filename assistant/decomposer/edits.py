@@ -29,7 +29,7 @@ from workflows.definition import Decision, TaskSpec, WorkflowDefinition
 __all__ = ["edit_decision", "edit_tasks"]
 
 _HORIZON = timedelta(days=365)
-_NAME = r"[\w .'&+:/#-]+?"
+_NAME = r"[\w .'&+:/#@-]+?"
 _RENAME = re.compile(
     rf"\b(?:rename|retitle)\s+(?P<target>{_NAME})\s+(?:to|as)\s+(?P<title>.+)$"
     rf"|\bchange\s+the\s+(?:name|title)\s+of\s+(?P<target2>{_NAME})\s+to\s+(?P<title2>.+)$",
@@ -252,6 +252,7 @@ def edit_decision(
         expect_one=not _ALL.search(target),
         per_series=per_series,
         what=edit.what,
+        apply={"notify": True} if notify_only is not None else None,
     )
     output = "apply"
     if notify_only is not None:

@@ -24,6 +24,8 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from django.core.mail import EmailMessage
+
 from assistant.scenarios.judge import Occ
 from assistant.scenarios.spec import CalendarSpec
 from skills.crypto import generate_key
@@ -66,6 +68,11 @@ class RemoteCalendars(ABC):
     @abstractmethod
     def delete(self, master: Event, occurrence: Occ) -> None:
         """Delete one occurrence (or a one-off event) on the server, as another client would."""
+
+    def delivered_mail(self) -> list[EmailMessage]:
+        """Mail the server sent attendees itself since the last call (Google with sendUpdates): the
+        scenario's outbox checks count it like the assistant's own mail.  None by default."""
+        return []
 
     # -- shared ---------------------------------------------------------------------------------------
     def populate(self, owner: Any, calendars: list[tuple[CalendarSpec, ZoneInfo]]) -> dict[str, str]:

@@ -13,6 +13,8 @@ from types import TracebackType
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from django.core.mail import EmailMessage
+
 from assistant.scenarios.judge import Occ
 from assistant.scenarios.remote import RemoteCalendars
 from assistant.scenarios.spec import CalendarSpec, EventSpec
@@ -110,6 +112,14 @@ class GoogleCalendars(RemoteCalendars):
 
     def sync(self, account: CalendarAccount) -> None:
         sync_account(account)
+
+    def delivered_mail(self) -> list[EmailMessage]:
+        mails = [
+            EmailMessage(subject, body, "calendar-notification@google.com", [to])
+            for to, subject, body in self.server.emailed
+        ]
+        self.server.emailed.clear()
+        return mails
 
     def move(self, master: Event, occurrence: Occ, start: datetime, end: datetime) -> None:
         zone = master.timezone

@@ -148,6 +148,8 @@ def _play(scenario: Scenario, result: ScenarioResult, remote: RemoteCalendars | 
             except Exception as exc:
                 result.failures.append(f"turn {number}: outside edit failed: {exc}")
             problem = _turn(world, conversation, turn, result, edited)
+            if remote is not None:
+                mail.outbox.extend(remote.delivered_mail())
             if problem:
                 result.failures.append(f"turn {number}: {problem}")
                 result.replies[-1]["problem"] = problem

@@ -98,7 +98,8 @@ Not implemented / known deviations from the real API:
   Cancelled items in lists carry only kind/etag/id/status (+ recurringEventId/originalStartTime for
   instances). A sync token this server never issued answers 400, an issued one that was invalidated
   answers 410. The 400 message for syncToken + time bounds is this server's wording.
-- Attendees are stored as given, never notified; ``sendUpdates`` is only validated and recorded.
+- Attendees are stored as given; ``sendUpdates`` is validated and recorded, and for ``all`` or
+  ``externalOnly`` the mail Google would send each guest is kept in ``emailed`` (never sent).
   Free/busy ignores declined invitations; no ``groups``, no time-range-too-long check.
 - OAuth: no id_token, no consent page, no incremental authorization or rapt; an access token's scope
   list is the grant's.
@@ -705,6 +706,8 @@ class GoogleCalendarServer:
         self.log: list[LoggedRequest] = []
         self.counters: Counter[str] = Counter()
         self.sent_updates: list[tuple[str, str, str, str | None]] = []
+        # Mails Google would have sent for sendUpdates=all/externalOnly: (to, subject, body).
+        self.emailed: list[tuple[str, str, str]] = []
         self.consents: list[dict[str, str]] = []
         self.add_account(account, time_zone=time_zone)
 
@@ -1068,6 +1071,7 @@ class GoogleCalendarServer:
             self.log.clear()
             self.counters.clear()
             self.sent_updates.clear()
+            self.emailed.clear()
 
     @property
     def api_http_requests(self) -> int:
@@ -1562,13 +1566,32 @@ class GoogleCalendarServer:
                 return candidate
 
     def _record_updates(
-        self, op: str, calendar: _Calendar, event_id: str, query: dict[str, list[str]]
+        self,
+        op: str,
+        calendar: _Calendar,
+        event_id: str,
+        query: dict[str, list[str]],
+        event: dict[str, Any],
     ) -> None:
         value = self._one(query, "sendUpdates")
         if value is not None and value not in ("all", "externalOnly", "none"):
             raise _bad_request("Invalid value for: sendUpdates", "invalidParameter")
-        if not self._direct:
-            self.sent_updates.append((op, calendar.id, event_id, value))
+        if self._direct:
+            return
+        self.sent_updates.append((op, calendar.id, event_id, value))
+        if value not in ("all", "externalOnly"):
+            return
+        # What Google mails the guests (never the organizer): an invitation, an update, a cancellation.
+        summary = event.get("summary") or "(No title)"
+        start = event.get("start", {})
+        when = start.get("dateTime") or start.get("date") or ""
+        subject = {"events.insert": "Invitation", "events.delete": "Canceled event"}.get(
+            op, "Updated invitation"
+        )
+        for guest in event.get("attendees") or []:
+            address = guest.get("email", "")
+            if address and address != calendar.id and not guest.get("organizer"):
+                self.emailed.append((address, f"{subject}: {summary} @ {when}", f"{summary}\n{when}\n"))
 
     def _normalize(self, data: dict[str, Any], calendar: _Calendar) -> None:
         """Validate an event's times and recurrence as Google does; normalise its dateTimes."""
@@ -1700,7 +1723,7 @@ class GoogleCalendarServer:
         }
         data.update({key: value for key, value in body.items() if value is not None})
         self._normalize(data, calendar)
-        self._record_updates("events.insert", calendar, event_id, query)
+        self._record_updates("events.insert", calendar, event_id, query, data)
         self._stamp(data)
         self._store(calendar, data)
         return copy.deepcopy(data)
@@ -1756,7 +1779,7 @@ class GoogleCalendarServer:
         ):
             new["sequence"] = int(current.get("sequence", 0)) + 1
         op = "events.update" if replace else "events.patch"
-        self._record_updates(op, calendar, event_id, query)
+        self._record_updates(op, calendar, event_id, query, new)
         self._stamp(new)
         was_cancelled = stored is not None and stored.cancelled
         saved = self._store(calendar, new)
@@ -1783,7 +1806,7 @@ class GoogleCalendarServer:
         self._check_if_match(headers, current["etag"])
         if current.get("status") == "cancelled":
             raise ApiError(410, "deleted", "Resource has been deleted")
-        self._record_updates("events.delete", calendar, event_id, query)
+        self._record_updates("events.delete", calendar, event_id, query, current)
         data = copy.deepcopy(current)
         data["status"] = "cancelled"
         self._stamp(data)
