@@ -53,6 +53,11 @@ class ReplyInput(SkillInput):
         description="free_at: the others asked about who are busy then, with their busy times (never what "
         "their events are).",
     )
+    asked_busy: bool = Field(
+        default=False,
+        description="free_at: the question asked whether something is on ('am I busy at 3?', 'do I have "
+        "anything at 10?'), so yes means busy.",
+    )
     with_you: bool = Field(
         default=True,
         description="free_at with others: whether the user must be free too ('are Ann, Raj and I free?') or "
@@ -155,13 +160,14 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
 
 
 def _free_at_text(params: ReplyInput, busy: list[EventItem], tz: ZoneInfo) -> str:
-    """Yes or no first, then what is in the way."""
+    """Yes or no first (to "am I free?", or to "am I busy?" with ``asked_busy``), then what is in the way."""
     assert params.start is not None
     when = f"{format_day(params.start.astimezone(tz).date())} at {format_time(params.start, tz)}"
     if not busy:
-        return f"Yes, you are free on {when}."
+        free = f"you are free on {when}."
+        return f"No, nothing is on then: {free}" if params.asked_busy else f"Yes, {free}"
     what = ", ".join(f"{e.summary} ({format_span(e.start, e.end, tz)})" for e in busy)
-    return f"No, on {when} you have {what}."
+    return f"{'Yes' if params.asked_busy else 'No'}, on {when} you have {what}."
 
 
 def _others_free_at_text(params: ReplyInput, mine: list[EventItem], tz: ZoneInfo) -> str:

@@ -52,6 +52,10 @@ def compile_frame(frame: RequestFrame, *, now: datetime, tz: ZoneInfo) -> Decisi
         return _workflow(
             frame, _conflict_tasks(frame, now, tz), name="find-conflicts", summary="Find overlaps"
         )
+    at = _point_asked(frame)
+    if op in ("query", "unknown") and frame.asked_busy and at is not None:
+        # "do I have anything at 10 tomorrow?": yes or no for that time, and what is on
+        return _workflow(frame, _free_at_tasks(frame, at), name="find-free-time", summary="Is anything on")
     if op == "query":
         return _workflow(frame, _query_tasks(frame, now, tz), name="answer-query", summary="Look up events")
     if op == "count":
@@ -258,6 +262,8 @@ def _free_at_tasks(frame: RequestFrame, at: datetime) -> list[TaskSpec]:
         )
     ]
     reply: dict[str, Any] = {"style": "free_at", "events": _ref("find", "events"), **window}
+    if frame.asked_busy:
+        reply["asked_busy"] = True
     about_others = ABOUT_OTHERS in frame.notes
     if frame.people or (about_others and frame.person_names):
         busy: dict[str, Any] = {**window, "people": frame.people}
@@ -282,10 +288,19 @@ def _free_at_tasks(frame: RequestFrame, at: datetime) -> list[TaskSpec]:
     return tasks
 
 
-def _free_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskSpec]:
+def _point_asked(frame: RequestFrame) -> datetime | None:
+    """The time a question is about when it names one clock time ("at 3 tomorrow"), not a day or a
+    part of one ("the 13th", "Thursday afternoon")."""
     point = frame.start is not None and frame.end is not None and frame.end - frame.start <= _AN_HOUR_OR_SO
     if frame.at_time is not None and frame.start == frame.at_time and point:
-        return _free_at_tasks(frame, frame.at_time)  # "am I free at 3?", not "the 13th ... right now"
+        return frame.at_time
+    return None
+
+
+def _free_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskSpec]:
+    at = _point_asked(frame)
+    if at is not None:
+        return _free_at_tasks(frame, at)  # "am I free at 3?", not "the 13th ... right now"
     if frame.start is not None and frame.end is not None:
         start, end = max(frame.start, now), frame.end
     else:

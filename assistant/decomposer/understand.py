@@ -139,6 +139,14 @@ _QUANTIFIERS = frozenset(
     ]
 )
 _CONFLICTS = re.compile(r"\b(?:overlap\w*|conflict\w*|clash\w*|double[- ]?booked|collid\w*)\b")
+# Asking whether something is on at a time, the other way round from "am I free": "am I busy at 3?",
+# "do I have anything at 10 tomorrow?", "is anything on Friday at 2?", "am I booked at noon?".
+_ASKED_BUSY = re.compile(
+    r"^(?:and\s+|so\s+)?(?:am i|are we|will i be|would i be)\s+(?:busy|booked|tied up|occupied)\b"
+    r"|^(?:and\s+|so\s+)?(?:do|will) (?:i|we) have (?:anything|something|any\w*)\b"
+    r"|^(?:and\s+|so\s+)?(?:have i got|is there) (?:anything|something)\b"
+    r"|^(?:and\s+|so\s+)?is (?:anything|something) (?:on|scheduled|booked|planned)\b"
+)
 # The past tense: the most recent matching day or event, not the next one.
 _PAST = re.compile(r"\b(?:was|were|did|had|went|happened|last|previous|ago|yesterday)\b")
 _NEXT_CUE = re.compile(r"\b(?:next|upcoming|when is|when's|when are|how soon|coming up)\b")
@@ -214,6 +222,7 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
             times = [t for t in find_times(f"this {bare.group(1)}", now=now, daytime=True) if not t.error]
             times = [replace(t, span=bare.span()) for t in times]
     frame.conflicts = bool(_CONFLICTS.search(norm)) and operation in ("query", "count", "unknown")
+    frame.asked_busy = bool(_ASKED_BUSY.search(norm)) and operation in ("query", "free", "unknown")
     frame.past = bool(_PAST.search(norm)) and operation in ("query", "count", "unknown")
     if frame.past:
         times = [_most_recent(t, now) for t in times]
