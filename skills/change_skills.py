@@ -301,7 +301,25 @@ class PlanEditInput(SkillInput):
     events: list[EventItem] = Field(description="Events to change, from an earlier task's output.")
     summary: str | None = Field(default=None, description="New title.")
     location: str | None = Field(default=None, description="New place; empty text removes it.")
+    description: str | None = Field(
+        default=None, description="New notes (the event's description); empty text removes them."
+    )
+    add_note: bool = Field(
+        default=False,
+        description="With description: add it below the notes the event has rather than replace them "
+        "('add a note to the dentist: bring x-rays' keeps what the notes said).",
+    )
     duration_minutes: int | None = Field(default=None, ge=5, le=24 * 60 * 14, description="New length.")
+    end_at: str | None = Field(
+        default=None,
+        pattern=r"^\d{2}:\d{2}$",
+        description="New end HH:MM, a wall time on the occurrence's own date; the start stays.",
+    )
+    either_half: bool = Field(
+        default=False,
+        description="end_at was said without am/pm ('end it at 4:30'): the first of it and the same "
+        "clock time 12 hours later that falls after the start.",
+    )
     invite: list[str] = Field(default_factory=list, description="Emails of people to add.")
     uninvite: list[str] = Field(default_factory=list, description="Emails of people to take off.")
     every_weeks: int | None = Field(
@@ -315,10 +333,15 @@ class PlanEditInput(SkillInput):
 
 @skill(service="changes", kind="read")
 def plan_edit(ctx: SkillContext, params: PlanEditInput) -> ChangeSet:
-    """Plan changing what an event is rather than when: its title, its place, its length, who comes."""
+    """Plan changing what an event is rather than when: its title, its place, its notes, its length or
+    end, who comes.  An end at or before the start is refused, never planned."""
     changes: list[Change] = []
     skipped: list[Skipped] = []
-    for item in _unique(params.events, params.scope):
+    refused: list[Skipped] = []  # events the new end would put at or before their start
+    targets = _unique(params.events, params.scope)
+    # Events are passed along without their notes (they can be long): read them when they change.
+    notes = _notes(ctx, targets) if params.description is not None else {}
+    for item in targets:
         # Its times stay (an edit is not a move); a follow-up still knows when "it" is.
         change = Change(action="update", start=item.start, end=item.end, **_target(item, params.scope))
         if params.every_weeks:
@@ -338,16 +361,69 @@ def plan_edit(ctx: SkillContext, params: PlanEditInput) -> ChangeSet:
             change.new_summary = params.summary
         if params.location is not None and params.location != item.location:
             change.new_location = params.location
+        if params.description is not None:
+            had = notes.get(item.key, "")
+            said = params.description.strip()
+            new = f"{had.rstrip()}\n{said}" if params.add_note and had.strip() else said
+            if new == had or (params.add_note and said in had):
+                reason = "its notes already say so" if new else "it has no notes"
+                skipped.append(Skipped(summary=item.summary, start=item.start, reason=reason))
+                continue
+            change.new_description = new
         if params.duration_minutes:
             change.start, change.end = item.start, item.start + timedelta(minutes=params.duration_minutes)
+        if params.end_at is not None:
+            end = _new_end(item, params.end_at, params.either_half, ctx.tz)
+            if end is None:
+                refused.append(Skipped(summary=item.summary, start=item.start, reason=_no_end(item, ctx.tz)))
+                continue
+            if end == item.end:
+                skipped.append(Skipped(summary=item.summary, start=item.start, reason="it already ends then"))
+                continue
+            change.end = end
         if params.invite or params.uninvite:
             gone = {a.casefold() for a in params.uninvite}
             kept = [a for a in item.attendees if a.casefold() not in gone]
             have = {a.casefold() for a in kept}
             change.new_attendees = kept + [a for a in params.invite if a.casefold() not in have]
         changes.append(change)
+    if refused and not changes:
+        # "end the dentist at 8am" for a 9 am dentist is not an edit to preview: say why and what works.
+        raise SkillError(f"{refused[0].summary!r} can't end then: {refused[0].reason}. Nothing was changed.")
+    skipped += refused
     _conflicts(ctx, [c for c in changes if c.start is not None], skip_keys={e.key for e in params.events})
     return ChangeSet(changes=changes, skipped=skipped)
+
+
+def _notes(ctx: SkillContext, targets: list[EventItem]) -> dict[str, str]:
+    """The notes (descriptions) of ``targets`` by key, read in one batch."""
+    found = ctx.provider.get_occurrences([(e.event_id, e.recurrence_id) for e in targets])
+    return {e.key: occ.description for e, occ in zip(targets, found, strict=True) if occ is not None}
+
+
+def _new_end(item: EventItem, end_at: str, either_half: bool, tz: ZoneInfo) -> datetime | None:
+    """Where "end it at 4:30" puts ``item``'s end: that wall time on the day it starts, the half of the
+    day after its start when no am/pm was said (4:30 for a 3 pm event is 4:30 pm, and "end at 9" for a
+    9 am one is no 12-hour event); None when that is not after the start, or the event lasts all day."""
+    if item.all_day:
+        return None
+    start = item.start.astimezone(tz)
+    at = parse_hhmm(end_at)
+    readings = [at, at.replace(hour=(at.hour + 12) % 24)] if either_half else [at]
+    ends = sorted(datetime.combine(start.date(), t, tz) for t in readings)
+    longest = timedelta(hours=12) if either_half else timedelta(days=1)
+    return next((end for end in ends if start < end < start + longest), None)
+
+
+def _no_end(item: EventItem, tz: ZoneInfo) -> str:
+    """Why an event cannot end when asked, with what would work."""
+    if item.all_day:
+        return "it lasts all day; give it a start time first"
+    start = item.start.astimezone(tz)
+    return (
+        f"it starts at {format_time(start, tz)} on {format_day(start.date())}, so it can only end after "
+        "that (say a later time)"
+    )
 
 
 def _every_weeks(item: EventItem, weeks: int) -> str | None:
@@ -564,7 +640,17 @@ _KEPT = {"lunch_hours": "lunch", "gym_schedule": "gym sessions", "writing_block"
 
 class PlanCreateInput(SkillInput):
     summary: str = Field(default="", description="Title; taken from `like` when empty.")
-    start: datetime = Field(description="Start, ISO 8601 with offset (for all-day: local midnight).")
+    start: datetime | None = Field(
+        default=None,
+        description="Start, ISO 8601 with offset (for all-day: local midnight); not needed with weeks_after.",
+    )
+    weeks_after: int | None = Field(
+        default=None,
+        ge=1,
+        le=52,
+        description="Start this many weeks after the `like` event starts, at its wall time ('book the same "
+        "time next week for the dentist').",
+    )
     duration_minutes: int | None = Field(default=None, ge=5, le=24 * 60 * 14)
     all_day: bool = False
     calendar: str = Field(default="", description="Calendar key; the default calendar when empty.")
@@ -612,10 +698,19 @@ def plan_create(ctx: SkillContext, params: PlanCreateInput) -> ChangeSet:
         else:
             default = ctx.preferences.get("default_event_minutes")
             minutes = default if isinstance(default, int) and default > 0 else 60
-    start = params.start
+    all_day = params.all_day
+    if params.weeks_after:
+        # The event's own weekday and wall time, weeks on (across a DST change too)
+        if template is None:
+            raise SkillError("Which event should the new one be like?")
+        start, all_day = shift_wall(template.start, ctx.tz, days=7 * params.weeks_after), template.all_day
+    elif params.start is None:
+        raise SkillError("When should the new event be?")
+    else:
+        start = params.start
     attendees = list(dict.fromkeys([*params.attendees, *(template.attendees if template else [])]))
     why = ""
-    if params.search_end is not None and not params.all_day:
+    if params.search_end is not None and not all_day:
         fit = first_fit(
             ctx,
             lo=max(start, _soonest(ctx)),
@@ -628,7 +723,7 @@ def plan_create(ctx: SkillContext, params: PlanCreateInput) -> ChangeSet:
         if fit.start is None:
             return ChangeSet(skipped=[Skipped(summary=summary, reason=fit.why)])
         start, why = fit.start, fit.why
-    if params.all_day:
+    if all_day:
         day = start.astimezone(ctx.tz).date()
         start, end = (
             datetime.combine(day, time(), ctx.tz),
@@ -644,7 +739,7 @@ def plan_create(ctx: SkillContext, params: PlanCreateInput) -> ChangeSet:
         calendar_name=calendar.name,
         start=start,
         end=end,
-        all_day=params.all_day,
+        all_day=all_day,
         attendees=[a for a in attendees if a.casefold() != owner],
         location=params.location or (template.location if template else ""),
         rrule=params.rrule,

@@ -103,6 +103,9 @@ class Change(BaseModel):
     all_day: bool = False
     new_summary: str | None = None
     new_location: str | None = None
+    new_description: str | None = Field(
+        default=None, description="The notes (description) after the change; '' removes them."
+    )
     new_attendees: list[str] | None = Field(default=None, description="The attendees after the change.")
     rrule: str = Field(default="", description="For a new repeating event: its RFC 5545 rule.")
     new_rrule: str | None = Field(default=None, description="For a whole series: its new rule.")
@@ -230,6 +233,9 @@ def describe_change(change: Change, tz: ZoneInfo) -> str:
         parts.append(f"rename to {change.new_summary!r}")
     if change.new_location is not None:
         parts.append(f"place: {change.new_location!r}" if change.new_location else "no place")
+    if change.new_description is not None:
+        lines = " / ".join(line for line in change.new_description.splitlines() if line.strip())
+        parts.append(f"notes: {lines!r}" if lines else "no notes")  # one line: a chat line
     if change.new_rrule:
         parts.append(f"repeat {describe_rule(change.new_rrule, tz)}")
     invited, dropped = attendee_changes(change)
@@ -382,6 +388,7 @@ def _write(change: Change, operation_id: str) -> Write:
         start=change.start,
         end=change.end,
         location=change.new_location,
+        description=change.new_description,
         attendees=change.new_attendees,
         rrule=change.new_rrule,
     )
@@ -606,6 +613,7 @@ def _reverse(record: ChangeRecord, operation_id: str) -> tuple[str, Write] | Non
             action="update",
             new_summary=before.get("summary"),
             new_location=before.get("location"),
+            new_description=before.get("description"),
             new_attendees=before.get("attendees"),
             start=datetime.fromisoformat(before["start"]),
             end=datetime.fromisoformat(before["end"]),
