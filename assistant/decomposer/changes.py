@@ -212,12 +212,21 @@ _ONWARD = re.compile(
 )
 
 
+# "move yoga to Wednesdays from next week": "from" after the destination, without "on", starts the
+# change when it names a coming week or month, or any day after a weekly destination ("to Thursdays
+# from Sept 1"); "move the 1:1 to Friday from Thursday" names where it comes from.
+_ONWARD_FROM = re.compile(
+    r"\bto\b.+?(?P<cue>,?\s*\bfrom (?P<from>next (?:week|month)|the (?:week|month) after(?: next)?"
+    r"|(?P<date>[^,.;]+?)))\s*[.!]*$"
+)
+
+
 def _onward(norm: str, now: datetime) -> tuple[datetime | None, str]:
     """When "from now on" or "starting next week" starts a change of every later occurrence, and the
     text without it; (None, text) when the turn says no such thing or its day cannot be read."""
     m = _ONWARD.search(norm)
     if m is None:
-        return None, norm
+        return _onward_from(norm, now)
     rest = f"{norm[: m.start()].strip()} {norm[m.end() :].strip()}".strip()
     if m["now"]:
         return now, rest
@@ -225,6 +234,61 @@ def _onward(norm: str, now: datetime) -> tuple[datetime | None, str]:
     if not found:
         return None, norm
     return max(found[0][1], now), rest
+
+
+# A weekday a series moves to: "to Wednesdays", "to thursday at 7pm"; plural, it says every week.
+_WEEKDAY_DEST = re.compile(
+    r"\b(?P<day>mon|tue|wed|thu|fri|sat|sun)(?:s|n|nes|r|rs|ur)?(?:day)?(?P<every>s)?\b"
+)
+_WEEKDAY_INDEX = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6}
+# Words that may follow a clock time in a destination, part of a time or not ("to 3 with Bo", "to 9
+# every day"): no address goes on with them.
+_AFTER_A_TIME = re.compile(
+    r"(?:instead|please|then|and|but|or|with|for|so|if|because|sharp|again|every|each|on|in|at|from|starting"
+    r"|beginning|until|till|through|this|next|tomorrow|today|tonight|same|ish|o'clock|oclock)"
+)
+
+
+def _weekday_from(destination: str, onward: datetime) -> date | None:
+    """ "to Wednesdays" from a day on: the first such weekday on or after that day (the series'
+    first occurrence in its new place); None when the destination names no weekday."""
+    said = _WEEKDAY_DEST.search(destination)
+    if said is None:
+        return None
+    day = onward.date()
+    return day + timedelta(days=(_WEEKDAY_INDEX[said["day"]] - day.weekday()) % 7)
+
+
+def _number_then_words(destination: str, now: datetime) -> str | None:
+    """A question when a destination starts with a number followed by words no time reading takes:
+    "to 12 Maple" may be an address, and a place that begins with a number is never a move."""
+    said = re.match(r"^(?:at\s+)?\d{1,5}[a-z]?\s+(?P<word>[a-z][\w'-]*)", destination)
+    if said is None or _AFTER_A_TIME.fullmatch(said["word"]):
+        return None
+    read = [m.span for m, _ in _times(destination, now)]
+    lo, hi = said.span("word")
+    if any(a <= lo and hi <= b for a, b in read):
+        return None  # "to 11 tomorrow", "to 5 on friday"
+    place = destination.split(",")[0].strip()
+    return (
+        f'Is "{place}" a place or a time? Say "set the location to {place}" to change where it is, or a '
+        'time such as "to 12pm" to move it.'
+    )
+
+
+def _onward_from(norm: str, now: datetime) -> tuple[datetime | None, str]:
+    """ "... to Wednesdays from next week": like :func:`_onward`, for a "from" after the destination."""
+    after = _ONWARD_FROM.search(norm)
+    if after is None:
+        return None, norm
+    if after["date"]:
+        said = _WEEKDAY_DEST.search(norm, after.start(), after.start("cue"))
+        if said is None or not said["every"]:
+            return None, norm  # "to Friday from Thursday": where it comes from
+    found = _times(after["from"], now)
+    if not found:
+        return None, norm
+    return max(found[0][1], now), norm[: after.start("cue")].strip()
 
 
 _ENDING = re.compile(
@@ -242,8 +306,8 @@ def ending_as_cancel(text: str, now: datetime) -> str | None:
     if m is None:
         return None
     found = [t for t, _ in _times(m["when"], now) if t.end is not None]
-    if not found:
-        return None
+    if not found or any(t.has_time for t in found):
+        return None  # "end the review on Thursday at 4:30" ends that meeting earlier, it cancels nothing
     end = found[0].end
     assert end is not None
     return f"cancel {m['target'] or m['target2']} starting {end.date().isoformat()}"
@@ -476,6 +540,12 @@ def compile_change(
             # "Thursday's planning huddle, can you make it 5 instead?": the event named, then "it"
             destination, norm = said["dest"], norm[: said.start()].strip(" ,;")
         destination = _AFTERTHOUGHT.sub("", destination).strip()
+        unsure = _number_then_words(destination, now)
+        if unsure:
+            return _clarify(unsure)
+        said = _WEEKDAY_DEST.search(destination)
+        if onward is None and said is not None and said["every"]:
+            onward = now  # "move yoga to Wednesdays": every week from now on
     exception = _EXCEPT_PEOPLE.search(norm) or _EXCEPT.search(norm)
     if exception and not excluded:
         excluded = exception["what"]
@@ -552,7 +622,16 @@ def compile_change(
     action = "Cancel" if frame.operation == "delete" else "Move"
     move: dict[str, Any] | None = None
     if frame.operation != "delete":
-        move = _move_params(destination, shift, target, now, tz, frame)
+        weekday = _weekday_from(destination, onward.astimezone(tz)) if onward is not None else None
+        if weekday is not None:
+            # "to Wednesdays starting next week": the first Wednesday from then, not this week's
+            said_time = [m for m, _ in _times(destination, now) if m.has_time]
+            move = {"to_date": weekday.isoformat()}
+            if said_time:
+                move.update(_move_params(said_time[0].text, 0, target, now, tz, frame) or {})
+                move["to_date"] = weekday.isoformat()
+        else:
+            move = _move_params(destination, shift, target, now, tz, frame)
         if move is None:
             return _clarify(
                 'Where should it go? Say a day, a time or a part of the day, e.g. "to Friday at 3pm".'

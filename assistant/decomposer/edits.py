@@ -1,8 +1,10 @@
-"""Requests that change what an event is, not when: rename it, put it somewhere, invite or drop people,
-give it another length.
+"""Requests that change what an event is, not when: rename it, put it somewhere, note something on it,
+invite or drop people, give it another length or end.
 
-"Rename my 1:1 with Priya to Career chat", "and put it in room 4B", "Add Lee to the roadmap review
-and let him know", "take Bo off the design review", "shorten my meetings on Thursday to 25 minutes".
+"Rename my 1:1 with Priya to Career chat", "and put it in room 4B", "change the dentist location to 12
+Main St", "add a note to the dentist: bring x-rays", "Add Lee to the roadmap review and let him know",
+"take Bo off the design review", "shorten my meetings on Thursday to 25 minutes", "the design review
+should end at 4:30".
 The sentence is split by its verb's frame into the event it names (read like a query, or "it" for
 the event the conversation is about) and the new value; the plan is find -> choose -> plan_edit ->
 apply (-> notify).  An edit of a recurring event without a date applies to the series (its
@@ -52,6 +54,102 @@ _PLACE_OF_IT = re.compile(
     r"(?:,?\s+now)?$",
     re.IGNORECASE,
 )
+# The place of an event named: "change the dentist location to 12 Main St", "set the dentist's location
+# to ...", "update the location for the dentist to ...", "the dentist's address is now ...".  The word
+# "location" says it is a place, whatever it looks like ("12 Main St" is no noon).
+_OWNED = r"(?:'s|s'|’s)?"
+_PLACE_NAMED = re.compile(
+    rf"\b(?:change|set|update|make|switch|edit|fix)\s+(?:the\s+)?(?P<target>{_NAME}){_OWNED}\s+{_WHERE}\s+"
+    r"(?:to|as|into)\s+(?P<place>.+)$"
+    rf"|\b(?:change|set|update|move|switch|edit|fix)\s+the\s+{_WHERE}\s+(?:of|for|on)\s+(?P<target2>{_NAME})\s+"
+    r"(?:to|as)\s+(?P<place2>.+)$"
+    rf"|{_LEAD}(?:the\s+)?(?P<target3>{_NAME}){_OWNED}\s+(?:new\s+)?{_WHERE}\s+"
+    r"(?:is|will be|should be|has changed to|changed to)\s+(?:now\s+)?(?P<place3>.+?)(?:,?\s+now)?$",
+    re.IGNORECASE,
+)
+# A statement that an event named is somewhere else now: "the dentist is now at 12 Main St", "the
+# review moved to the Spree room", "relocate the dentist to ...", "move the dentist to the clinic on 5th
+# Ave" (a place, never a time: "the dentist is at 3 now" and "move the dentist to the 5th" are moves).
+_PLACE_SAID = re.compile(
+    rf"{_LEAD}(?:the\s+)?(?P<target>{_NAME})\s+(?:is|will be|'s|should be|has moved|moved|is moving"
+    r"|is being held|will be held|takes place|will take place)\s+(?:now\s+)?(?:at|in|to)\s+(?P<place>.+?)"
+    r"(?:,?\s+(?:now|instead))?$"
+    rf"|\b(?:move|switch|shift|relocate)\s+(?P<target2>{_NAME})\s+(?:over\s+)?to\s+(?P<place2>.+)$",
+    re.IGNORECASE,
+)
+_PERSON = re.compile(r"^(?:i|we|you|they|he|she|everyone|everybody)$", re.IGNORECASE)
+_CALENDAR = re.compile(r"\b(?:calendar|schedule|diary|agenda|planner)\b", re.IGNORECASE)
+_NOT_A_NAME = frozenset({"the", "its", "it", "my", "this", "that", "the new", "new"})
+# "relocate" says a place even without one of the words below.
+_RELOCATE = re.compile(r"\brelocate\b", re.IGNORECASE)
+# What makes the end of "move X to ..." a place rather than a time: a street address ("12 Main St",
+# "5th Ave"), a numbered room or floor, or a word for a place ("the clinic", "my office").
+_ADDRESS = re.compile(
+    r"\b\d+[a-z]?\s+(?:[\w.'-]+\s+){0,4}?(?:st|street|ave|avenue|rd|road|blvd|boulevard|ln|lane|dr|drive|way"
+    r"|pl|place|ct|court|sq|square|pkwy|parkway|hwy|highway|ter|terrace|plaza|cres|crescent)\b\.?"
+    r"|\b\d+(?:st|nd|rd|th)\s+(?:st|street|ave|avenue|floor|fl)\b\.?"
+    r"|\b(?:room|suite|floor|building|bldg|unit|apt|level|gate|hall|studio|office)\s+#?\d+\w*",
+    re.IGNORECASE,
+)
+_PLACE_NOUN = re.compile(
+    r"\b(?:clinic|office|hospital|caf[eé]|coffee shop|restaurant|diner|bistro|bakery|studio|gym|library"
+    r"|cent(?:er|re)|building|hotel|bar|pub|club|lounge|park|lobby|auditorium|campus|room|boardroom|hall"
+    r"|school|house|home|apartment|store|shop|mall|market|station|airport|church|museum|theat(?:er|re)"
+    r"|venue|salon|barber(?:shop)?|spa|pharmacy|practice|surgery|bank|garage|pool|stadium|arena|garden"
+    r"|(?:my|your|his|her|our|their) place)\b",
+    re.IGNORECASE,
+)
+# Notes (the event's description).  Adding keeps what the notes said; "set the description to" replaces
+# it; "remove the notes" empties it.  Read on the whole sentence: a note may say "tell" or "email".
+_NOTE_WORD = r"(?:notes?|description|comments?|memo)"
+_NOTE_SAID = r"(?:\s*[:—–]\s*|\s+-\s+|,?\s+(?:saying|that says|which says|reading|that reads|to say|that)\s+)"
+_NOTE_ADD = re.compile(
+    # "add a note to the dentist: bring x-rays", "add a note to the dentist saying bring x-rays"
+    rf"\b(?:add|put|attach|leave|write|include|make)\s+(?:a|an|this|the|one)?\s*(?:note|comment|memo)\s+"
+    rf"(?:to|on|for|in)\s+(?P<target>{_NAME}){_NOTE_SAID}(?P<note>.+)$"
+    # "add a note: bring x-rays" (to the event the conversation is about)
+    rf"|{_LEAD}(?:add|put|attach|leave|write|include)\s+(?:a|an|this|the|one)?\s*(?:note|comment|memo){_NOTE_SAID}"
+    r"(?P<note2>.+)$"
+    # "dentist notes: bring x-rays", "notes for the dentist: bring x-rays"
+    rf"|{_LEAD}(?:(?:the\s+)?(?P<target3>{_NAME}){_OWNED}\s+{_NOTE_WORD}|{_NOTE_WORD}\s+(?:for|on|of|to)\s+"
+    rf"(?P<target4>{_NAME}))\s*:\s*(?P<note3>.+)$"
+    # "put 'bring x-rays' in the dentist's notes", "add bring x-rays to the notes of the dentist"
+    rf"|\b(?:put|add|write|include|append|jot down|note)\s+(?P<note4>.+?)\s+(?:in|into|to|on)\s+(?:the\s+)?"
+    rf"(?:(?P<target5>{_NAME}){_OWNED}\s+{_NOTE_WORD}|{_NOTE_WORD}\s+(?:of|for|on)\s+(?P<target6>{_NAME}))"
+    r"\s*[.!]*$",
+    re.IGNORECASE,
+)
+_NOTE_SET = re.compile(
+    rf"\b(?:set|change|update|replace|make|edit)\s+(?:the\s+)?{_NOTE_WORD}\s+(?:of|for|on)\s+(?P<target>{_NAME})\s+"
+    r"(?:to|as|with)\s+(?P<note>.+)$"
+    rf"|\b(?:set|change|update|make|edit)\s+(?:the\s+)?(?P<target2>{_NAME}){_OWNED}\s+{_NOTE_WORD}\s+(?:to|as)\s+"
+    r"(?P<note2>.+)$",
+    re.IGNORECASE,
+)
+_NOTE_DROP = re.compile(
+    rf"\b(?:remove|delete|clear|drop|erase|wipe|take off|take out)\s+(?:the\s+|all\s+(?:the\s+)?)?"
+    rf"{_NOTE_WORD}\s+(?:from|of|on|in|for|off)\s+(?P<target>{_NAME})\s*[.!]*$"
+    rf"|\b(?:remove|delete|clear|drop|erase|wipe)\s+(?:the\s+)?(?P<target2>{_NAME}){_OWNED}\s+{_NOTE_WORD}\s*[.!]*$"
+    rf"|{_LEAD}(?:remove|delete|clear|drop|erase|wipe)\s+(?:the\s+|all\s+(?:the\s+)?)?{_NOTE_WORD}\s*[.!]*$",
+    re.IGNORECASE,
+)
+# A new end, the start kept: "the design review should end at 4:30", "end X at 4:30", "make X end at
+# 4:30", "have X finish at 5", "extend X until 5pm", "X ends at 4:30 now", "change the end of X to 5".
+_ENDS = r"(?:end|finish|wrap up|stop|be over|(?:run|go|last) (?:until|till)|run to|go to)"
+_END_AT = re.compile(
+    rf"{_LEAD}(?:the\s+)?(?P<target>{_NAME})\s+(?:should|will|must|needs? to|has to|can|is going to|is to)\s+"
+    rf"(?:now\s+)?{_ENDS}\s+(?P<at>.+)$"
+    rf"|{_LEAD}(?:the\s+)?(?P<target2>{_NAME})\s+(?:now\s+)?(?:ends|finishes|wraps up|runs until|runs till"
+    r"|goes until|lasts until|is over)\s+(?P<at2>.+)$"
+    rf"|\b(?:end|finish|wrap up|close)\s+(?P<target3>{_NAME})\s+(?P<at3>(?:at|by)\s+.+)$"
+    rf"|\b(?:make|have|let|get)\s+(?P<target4>{_NAME})\s+{_ENDS}\s+(?P<at4>.+)$"
+    rf"|\b(?:extend|push|move|change|set|shift|make)\s+(?:the\s+end(?:\s+time)?\s+(?:of|for)\s+(?P<target5>{_NAME})"
+    rf"|(?P<target6>{_NAME}){_OWNED}\s+end(?:\s+time)?)\s+(?:to|until|till|at)\s+(?P<at5>.+)$"
+    rf"|\b(?:extend|lengthen|prolong|stretch|keep)\s+(?P<target7>{_NAME})\s+(?:going\s+)?(?:until|till|to|through)\s+"
+    r"(?P<at6>.+)$",
+    re.IGNORECASE,
+)
+_END_TAIL = re.compile(r"(?:,?\s+(?:now|instead|please|today|from now on))+\s*$", re.IGNORECASE)
 _INVITE = re.compile(
     rf"\b(?:add|invite|include)\s+(?P<who>{_NAME})\s+(?:to|on|in|into)\s+(?P<target>.+)$", re.IGNORECASE
 )
@@ -80,7 +178,7 @@ _NOTIFY = re.compile(
     re.IGNORECASE,
 )
 _EVERYONE = re.compile(r"\b(?:everyone|everybody|all|attendees|the others|the team)\b", re.IGNORECASE)
-_IT = re.compile(r"^(?:it|that|this|this one|that one|the event|the meeting)$", re.IGNORECASE)
+_IT = re.compile(r"^(?:it|its|it's|that|this|this one|that one|the event|the meeting)$", re.IGNORECASE)
 _NAMES = re.compile(r"\s*(?:,|\band\b|&)\s*")
 _EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
 # A place is not a time: "move it to 3pm" moves; "put it in room 4B" does not.
@@ -97,6 +195,9 @@ class _Edit:
     # "add Lee to X" and "put X in Y" also read as new events ("add lunch to my calendar"): they edit
     # only an event the calendar has by that name; a length can be given to a day's events too
     by_name_only: bool = True
+    # A sentence that is surely this edit ("remove the notes from ..."): an event it names that cannot
+    # be found is asked about, never left to another reading (that one would be a deletion).
+    asks_which: bool = False
 
 
 def _clean(text: str) -> str:
@@ -119,8 +220,111 @@ def _people(who: str, world: World) -> tuple[list[str], list[str]]:
     return emails, unknown
 
 
+def _unquote(text: str) -> str:
+    return _clean(text).strip("\"'“”‘’ ")
+
+
+def _note(text: str) -> _Edit | None:
+    """A change to an event's notes: added to ("add a note to X: ..."), set ("set the description of X
+    to ..."), or removed ("remove the notes from X"); None when the sentence is about no notes."""
+    body = text.strip()
+    target, what = "", ""
+    params: dict[str, Any] = {}
+    if m := _NOTE_DROP.search(body):
+        target, params, what = m["target"] or m["target2"] or "it", {"description": ""}, "remove the notes"
+    elif m := _NOTE_SET.search(body):
+        note = _unquote(m["note"] or m["note2"])
+        target, params, what = m["target"] or m["target2"], {"description": note}, f"notes: {note}"
+    elif m := _NOTE_ADD.search(body):
+        note = _unquote(next(m[g] for g in ("note", "note2", "note3", "note4") if m[g]))
+        target = next((m[g] for g in ("target", "target3", "target4", "target5", "target6") if m[g]), "it")
+        params, what = {"description": note, "add_note": True}, f"add a note: {note}"
+    if not what or (params.get("add_note") and not params["description"]) or _CALENDAR.search(target):
+        return None  # no note said; "put a note in my calendar for Friday: ..." is a new entry
+    # "add a note to tomorrow's meeting: ..." names it by its day
+    return _Edit(target, params, what, by_name_only=False, asks_which=True)
+
+
+def _end(target: str, said: str, now: datetime) -> _Edit | None:
+    """ "... end at 4:30": the new end as a wall time (either half of the day when no am/pm was said,
+    which the plan reads by the event's own start); None when ``said`` is no clock time alone."""
+    said = _END_TAIL.sub("", _clean(said))
+    said = "at " + re.sub(r"^(?:at|by|until|till|to|through)\s+", "", said, flags=re.IGNORECASE)
+    found = [m for m in find_times(said, now=now, daytime=True) if not m.error and m.start is not None]
+    if len(found) != 1 or not found[0].has_time or found[0].has_date or found[0].is_interval:
+        return None  # "should end at the end of May", "end it on Friday at 5": no end of its own day
+    match = found[0]
+    if said[match.span[1] :].strip() or match.span[0] != 0 or match.start is None:
+        return None  # words after the time that were not understood
+    at = match.start
+    hour = at.hour % 12 if match.loose else at.hour
+    end_at = f"{hour:02d}:{at.minute:02d}"
+    params: dict[str, Any] = {"end_at": end_at, "either_half": True} if match.loose else {"end_at": end_at}
+    if _PERSON.match(target.strip()):
+        return None  # "I need to finish by 5": a person's day, not an event's end
+    return _Edit(
+        target, params, f"end at {match.text.removeprefix('at ')}", by_name_only=False, asks_which=True
+    )
+
+
+def _masked(place: str) -> str:
+    """``place`` with its street addresses blanked: "12 Main St" holds no noon, "5th Ave" no 5th."""
+    return _ADDRESS.sub(lambda m: " " * len(m.group(0)), place)
+
+
+def _timeish(place: str, now: datetime, *, at_start: bool = False) -> bool:
+    """Whether the place said is a time ("3pm", "the afternoon", "Friday"); with ``at_start`` only a
+    time it starts with counts ("Room B, 12th floor" is a place)."""
+    if _TIMEISH_PLACE.match(place.casefold()):
+        return True
+    masked = _masked(place)
+    read = find_times(masked, now=now, daytime=True)
+    if at_start:
+        return any(t.span[0] == 0 for t in read)
+    return bool(read or find_times(f"in {masked}", now=now, daytime=True))
+
+
+def _placeish(place: str, *, capitals: bool = False) -> bool:
+    """Whether the end of "move X to ..." or "X is at ..." names a place: an address, a numbered room,
+    a word for a place ("the clinic"), or (with ``capitals``) a name ("Blue Bottle")."""
+    return bool(
+        _ADDRESS.search(place) or _PLACE_NOUN.search(place) or (capitals and re.search(r"\b[A-Z]", place))
+    )
+
+
+def _place(text: str, now: datetime) -> _Edit | None:
+    """A new place for an event, named or "it"; None when the sentence names no place (or a time)."""
+    asks = text.rstrip().endswith("?")
+    if (m := _PLACE_NAMED.search(text)) and not (asks and m["target3"]):
+        place = _clean(m["place"] or m["place2"] or m["place3"])
+        target = m["target"] or m["target2"] or m["target3"]
+        if target.casefold() in _NOT_A_NAME:
+            target = "it"  # "set the location to ...", "change its address to ..."
+        return _Edit(target, {"location": place}, f"place: {place}")  # "location" said: a place
+    if m := _PLACE_OF_IT.search(text):
+        place = _clean(m["place"] or m["place2"] or m["place3"])
+        if _timeish(place, now, at_start=True):
+            return None  # "it's at 3pm", "it is in the morning": a time; "Room B, 12th floor" a place
+        return _Edit("it", {"location": place}, f"place: {place}")
+    if (m := _PLACE_SAID.search(text)) and not (asks and m["target"]):
+        place = _clean(m["place"] or m["place2"])
+        named = _RELOCATE.search(text) or _placeish(place, capitals=bool(m["target"]))
+        if named and not _timeish(place, now):
+            return _Edit(m["target"] or m["target2"], {"location": place}, f"place: {place}")
+    if m := _PLACE.search(text):
+        place = _clean(m["place"] or m["place2"])
+        target = m["target"] or m["target2"] or ""
+        if _timeish(place, now) or re.search(r"\bto\b", target, re.IGNORECASE):
+            return None  # "move it to the afternoon", "put it at 3", "... to 9 in two weeks": a move
+        return _Edit(target, {"location": place}, f"place: {place}")
+    return None
+
+
 def _read(text: str, now: datetime) -> _Edit | None:
     """The edit a sentence asks for, or None when it asks for none."""
+    note = _note(text)  # before "and let Bo know" is split off: a note may say "tell them ..."
+    if note is not None:
+        return note
     told = _NOTIFY.search(text)
     body = text[: told.start()] if told else text
     whom = told["whom"] if told else None
@@ -143,24 +347,14 @@ def _read(text: str, now: datetime) -> _Edit | None:
             return _Edit(
                 m["target"], {"duration_minutes": minutes}, f"{minutes} minutes long", by_name_only=False
             )
-    if m := _PLACE_OF_IT.search(body.strip()):
-        place = _clean(m["place"] or m["place2"] or m["place3"])
-        read = find_times(place, now=now, daytime=True)
-        if _TIMEISH_PLACE.match(place.casefold()) or any(t.span[0] == 0 for t in read):
-            return None  # "it's at 3pm", "it is in the morning": a time; "Room B, 12th floor" a place
-        return _Edit("it", {"location": place}, f"place: {place}")
-    if m := _PLACE.search(body):
-        place = _clean(m["place"] or m["place2"])
-        target = m["target"] or m["target2"] or ""
-        if (
-            _TIMEISH_PLACE.match(place.casefold())
-            or find_times(place, now=now, daytime=True)
-            or find_times(f"in {place}", now=now, daytime=True)
-            or re.search(r"\bto\b", target, re.IGNORECASE)
-        ):
-            return None  # "move it to the afternoon", "put it at 3", "... to 9 in two weeks": a move
-        return _Edit(target, {"location": place}, f"place: {place}")
-    return None
+    ends = _END_AT.search(body.strip())
+    if ends is not None and not (body.rstrip().endswith("?") and (ends["target"] or ends["target2"])):
+        target = next(g for g in (ends[f"target{n}"] for n in ("", 2, 3, 4, 5, 6, 7)) if g)
+        said = next(g for g in (ends[f"at{n}"] for n in ("", 2, 3, 4, 5, 6)) if g)
+        end = _end(target, said, now)
+        if end is not None:
+            return end
+    return _place(body.strip(), now)
 
 
 def edit_tasks(
@@ -221,6 +415,8 @@ def edit_decision(
     target = _clean(re.sub(r"^(?:and|then|also)\s+", "", edit.target.strip(), flags=re.IGNORECASE))
     shown = context.get("last_events") or []
     per_series = False
+    if _IT.match(target) and not shown and ("description" in edit.params or "end_at" in edit.params):
+        return _clarify('Which event do you mean? Name it, e.g. "add a note to the dentist: bring x-rays".')
     if _IT.match(target) and shown:
         last = shown[0]
         find: dict[str, Any] = {"start": last["start"], "end": last["end"], "text": last["summary"]}
@@ -228,6 +424,8 @@ def edit_decision(
         frame = understand(target, now=now, world=world)
         explicit = frame.range_explicit and frame.start is not None and frame.end is not None
         if not frame.title_words and (edit.by_name_only or not explicit):
+            if edit.asks_which:
+                return _clarify(f'I couldn\'t tell which event "{target}" is. Name it as your calendar does.')
             return None  # "add lunch to my calendar", "put the dentist in my calendar": no event edited
         start, end = (frame.start, frame.end) if explicit else (now, now + _HORIZON)
         assert start is not None

@@ -206,6 +206,7 @@ MOVE_VERBS = phrase_re(
         "make it",
         "make that",
         "swap",
+        "switch",
         "delay",
         "pull forward",
         "bump",

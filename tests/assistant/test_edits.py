@@ -201,3 +201,97 @@ def test_time_blocked_for_a_purpose_is_named_for_it(calendar: Any) -> None:
     block = Event.objects.get(calendar__owner=user, summary="Deep work")
     assert block.start == datetime(2026, 3, 3, 9, 0, tzinfo=BERLIN)
     assert block.attendees == []
+
+
+def _approved(user: Any, conversation: Conversation, text: str) -> Any:
+    """The reply to ``text``, approved first when it asks (a meeting's edit may)."""
+    reply = say(user, conversation, text)
+    return say(user, conversation, "yes") if reply.kind == "confirm" else reply
+
+
+def test_a_note_goes_below_the_notes_it_had_and_undo_puts_them_back(calendar: Any) -> None:
+    """ "Add a note" never drops what the notes said; "Who is a note?" was the invite frame's reading."""
+    user, conversation = calendar
+    Event.objects.filter(summary="Design review").update(description="Agenda: mocks")
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "add a note to the design review: bring the prototype")
+        assert "notes: 'Agenda: mocks / bring the prototype'" in reply.text
+        if reply.kind == "confirm":
+            assert Event.objects.get(summary="Design review").description == "Agenda: mocks"
+            reply = say(user, conversation, "yes")
+        assert reply.kind == "done"
+        review = Event.objects.get(summary="Design review")
+        assert review.description == "Agenda: mocks\nbring the prototype"
+        assert review.start == datetime(2026, 3, 5, 14, 0, tzinfo=BERLIN)
+        assert review.attendees == ["bo@example.com"]
+        assert say(user, conversation, "undo that").kind == "done"
+    assert Event.objects.get(summary="Design review").description == "Agenda: mocks"
+
+
+@override_settings(EMAIL_BACKEND="django.core.mail.backends.locmem.EmailBackend")
+def test_a_note_that_says_tell_someone_is_all_note(calendar: Any) -> None:
+    user, conversation = calendar
+    mail.outbox = []
+    with time_machine.travel(NOW, tick=False):
+        reply = _approved(
+            user, conversation, "add a note to the design review saying tell Bo about the budget"
+        )
+    assert reply.kind == "done"
+    assert Event.objects.get(summary="Design review").description == "tell Bo about the budget"
+    assert mail.outbox == []
+
+
+def test_notes_set_replace_what_they_said_and_remove_empties_them(calendar: Any) -> None:
+    user, conversation = calendar
+    Event.objects.filter(summary="Design review").update(description="old agenda")
+    with time_machine.travel(NOW, tick=False):
+        set_reply = _approved(user, conversation, "set the description of the design review to Bring laptops")
+        assert set_reply.kind == "done"
+        assert Event.objects.get(summary="Design review").description == "Bring laptops"
+        removed = say(user, conversation, "remove the notes from the design review")
+        assert "no notes" in removed.text
+        if removed.kind == "confirm":
+            removed = say(user, conversation, "yes")
+        assert removed.kind == "done"
+        assert Event.objects.get(summary="Design review").description == ""
+        again = say(user, conversation, "remove the notes from the design review")
+    assert again.kind == "answer"
+    assert "it has no notes" in again.text
+
+
+def test_a_note_on_a_series_asks_first_and_undo_restores_every_occurrence(calendar: Any) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        asked = say(user, conversation, "standup notes: post blockers in the channel")
+        assert asked.kind == "confirm"
+        assert "(every occurrence)" in asked.text
+        say(user, conversation, "yes")
+        master = Event.objects.get(calendar__owner=user, series__isnull=True, summary="Standup")
+        assert master.description == "post blockers in the channel"
+        assert say(user, conversation, "undo that").kind == "done"
+    assert Event.objects.get(calendar__owner=user, series__isnull=True, summary="Standup").description == ""
+
+
+@pytest.mark.parametrize("text", ["end the design review at 1pm", "the design review should end at 2"])
+def test_an_end_at_or_before_the_start_is_refused_and_nothing_changes(calendar: Any, text: str) -> None:
+    """The review is 2-3 pm: "end at 2" is 2 am or 2 pm, neither after its start."""
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, text)
+    assert reply.kind == "error", reply.text
+    assert "starts at 2:00 PM" in reply.text
+    review = Event.objects.get(summary="Design review")
+    assert (review.start, review.end) == (
+        datetime(2026, 3, 5, 14, 0, tzinfo=BERLIN),
+        datetime(2026, 3, 5, 15, 0, tzinfo=BERLIN),
+    )
+
+
+def test_an_end_without_am_or_pm_is_read_after_the_start(calendar: Any) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = _approved(user, conversation, "make the design review end at 3:30")
+    assert reply.kind == "done"
+    review = Event.objects.get(summary="Design review")
+    assert review.start == datetime(2026, 3, 5, 14, 0, tzinfo=BERLIN)
+    assert review.end == datetime(2026, 3, 5, 15, 30, tzinfo=BERLIN)
