@@ -10,6 +10,7 @@ from zoneinfo import ZoneInfo
 
 from django.utils import timezone
 
+from assistant.decomposer.again import same_time_later
 from assistant.decomposer.changes import compile_change, ending_as_cancel, undo_decision
 from assistant.decomposer.compiler import compile_frame
 from assistant.decomposer.dialogue import (
@@ -195,6 +196,9 @@ class RuleDecomposer:
             text = ending
             frame = understand(text, now=now, world=world)
         if frame.operation not in ("yes", "no", "greet", "undo"):
+            copied = same_time_later(text, now=now, world=world, context=context)
+            if copied is not None:  # "book the same time next week for the dentist"
+                return copied.model_copy(update={"frame": frame.as_json()})
             edited = edit_decision(text, now=now, tz=tz, world=world, context=context)
             if edited is not None:
                 return edited.model_copy(update={"frame": frame.as_json()})
