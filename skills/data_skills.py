@@ -74,6 +74,32 @@ def sort_events(ctx: SkillContext, params: SortInput) -> EventsOutput:
     return EventsOutput(events=ordered, count=len(ordered))
 
 
+class NearestInput(EventsInput):
+    around: datetime = Field(description="The moment to look from (now), ISO 8601 with offset.")
+    limit: int = Field(default=3, ge=1, description="How many of the coming ones to keep.")
+
+
+class NearestOutput(EventsOutput):
+    past: bool = Field(description="Nothing is coming up: the events are the most recent one before.")
+    heading: str = Field(description="What the list is, for the reply ('Coming up:').")
+
+
+@skill(service="data", kind="read")
+def nearest_events(ctx: SkillContext, params: NearestInput) -> NearestOutput:
+    """The next events from a moment on; when none is coming up, the most recent one before it.
+
+    "When is the dentist?" asked two days after it was: the answer is that one, saying it was the last,
+    not "You have no Dentist events".
+    """
+    coming = sorted((e for e in params.events if e.end > params.around), key=lambda e: (e.start, e.summary))
+    if coming:
+        kept = coming[: params.limit]
+        return NearestOutput(events=kept, count=len(kept), past=False, heading="Coming up:")
+    before = sorted(params.events, key=lambda e: (e.start, e.summary))[-1:]
+    heading = "Nothing is coming up; the most recent:" if before else "Coming up:"
+    return NearestOutput(events=before, count=len(before), past=bool(before), heading=heading)
+
+
 class CountOutput(BaseModel):
     count: int
 

@@ -171,6 +171,26 @@ def _query_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskS
         )
         reply.update(events=_ref("next", "events"), text="The most recent:")
         deps: tuple[str, ...] = ("next",)
+    elif frame.title_words and not frame.range_explicit and not frame.wants_next:
+        # "When is the dentist?", "where is calc?": the next ones, or the last one when none is
+        # coming (the search reaches as far back as ahead)
+        tasks[0] = TaskSpec(
+            id="find",
+            skill="find_events",
+            params=find_params(frame, now - timedelta(days=NEXT_HORIZON_DAYS), end),
+            summary="Find events",
+        )
+        tasks.append(
+            TaskSpec(
+                id="next",
+                skill="nearest_events",
+                depends_on=("find",),
+                params={"events": events, "around": now.isoformat(), "limit": 3},
+                summary="Pick the next ones, or the last",
+            )
+        )
+        reply.update(events=_ref("next", "events"), text=_ref("next", "heading"))
+        deps = ("next",)
     elif frame.wants_next or (frame.title_words and not frame.range_explicit):
         tasks.append(
             TaskSpec(

@@ -573,9 +573,10 @@ def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str) ->
             frame.notes.append("several titles match: " + ", ".join(frame.titles))
         if frame.category and frame.title_words:
             # "the team sync" names that event, whoever attends it: the "sync" that made it a meeting
-            # is a word of its title, not a second condition on it
+            # is a word of its title, not a second condition on it; and "my yoga class" names Yoga
+            # whole, which the calendar need not count as a class
             said = CATEGORY_WORDS[frame.category]
-            if any(said.search(title.casefold()) for title in frame.titles):
+            if top == 1.0 or any(said.search(title.casefold()) for title in frame.titles):
                 frame.category = None
         return
     # No known title: the words left over name the event ("a meeting with al" -> "meeting").  They
