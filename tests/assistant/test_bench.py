@@ -31,7 +31,6 @@ from skills.models import Event
 from workflows.definition import Decision, TaskSpec, WorkflowDefinition
 from workflows.models import TaskRun, WorkflowRun
 
-
 # One quick bench for the module, in one xdist worker (``--dist loadgroup``), not one per worker.
 pytestmark = pytest.mark.xdist_group("bench")
 
