@@ -14,8 +14,9 @@ import threading
 from bisect import bisect_left
 from collections import OrderedDict
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, fields
 from datetime import UTC, date, datetime, time, timedelta
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from skills.models import Event
 
 __all__ = [
+    "ZONE_SPREAD",
     "Expansion",
     "as_local_midnight",
     "cached_expansion",
@@ -36,6 +38,7 @@ __all__ = [
     "normalise_rule",
     "occurrence_from_row",
     "overlaps",
+    "read_in",
     "rule_count",
     "series_end",
     "shift_rule",
@@ -44,6 +47,9 @@ __all__ = [
 ]
 
 CACHE_SIZE = 512
+# How far apart the midnights of one date can be in two zones (UTC+14 to UTC-12): an all-day event is
+# stored at midnights of its own zone and read at those of the reader's, at most this far off.
+ZONE_SPREAD = timedelta(hours=26)
 # Unbounded rules are expanded this far past the window asked for, so the next window a user pages to
 # is usually already expanded.
 INFINITE_LOOKAHEAD = timedelta(days=92)
@@ -292,6 +298,7 @@ class Expansion:
     thousands of them per call, and slicing this list allocates no tuple where zipping the two lists
     made one per occurrence (and the collections those allocations set off).
     ``horizon`` is how far an endless rule was expanded (epoch seconds); None means every occurrence.
+    ``readings`` keeps, by zone, an all-day series as readers there see it (:meth:`read_in`).
     """
 
     starts: list[float]
@@ -300,6 +307,7 @@ class Expansion:
     longest: float
     horizon: float | None
     spans: list[tuple[float, float]]
+    readings: dict[str, tuple[list[float], list[float], list[Occurrence]]] = field(default_factory=dict)
 
     def bounds(self, start: float, end: float) -> tuple[list[int], int, int]:
         """Where the occurrences meeting [start, end) are: the positions of those starting before
@@ -315,6 +323,21 @@ class Expansion:
         early, inside, last = self.bounds(start, end)
         keys = [self.starts[i] for i in early] + self.starts[inside:last]
         return keys, [self.occurrences[i] for i in early] + self.occurrences[inside:last]
+
+    def read_in(self, zone: ZoneInfo) -> tuple[list[float], list[float], list[Occurrence]]:
+        """The occurrences as a reader in ``zone`` sees them (:func:`read_in`), in the same order,
+        with their epoch starts and ends there.
+
+        Made once per zone and kept with the expansion, which is cached and read again and again:
+        made anew on every read, they added a third to a year's read of a calendar with one daily
+        all-day series.  Two threads may both make them; either result is the same.
+        """
+        found = self.readings.get(zone.key)
+        if found is None:
+            seen = [read_in(occurrence, zone) for occurrence in self.occurrences]
+            found = ([o.start.timestamp() for o in seen], [o.end.timestamp() for o in seen], seen)
+            self.readings[zone.key] = found
+        return found
 
     def at(self, recurrence_id: datetime) -> Occurrence | None:
         moment = recurrence_id.timestamp()
@@ -414,5 +437,32 @@ def clear_cache() -> None:
 
 
 def as_local_midnight(day: date, zone: ZoneInfo) -> datetime:
-    """Where an all-day event on ``day`` begins for range queries: midnight in the event's zone."""
+    """Midnight starting ``day`` in ``zone``: where an all-day event on ``day`` is stored (in the
+    event's zone) and where a reader in ``zone`` sees it begin."""
     return datetime.combine(day, time(), zone)
+
+
+def read_in(occurrence: Occurrence, zone: ZoneInfo) -> Occurrence:
+    """``occurrence`` as a reader in ``zone`` sees it: an all-day one from midnight to midnight of its
+    dates there, anything else as it is.
+
+    An all-day event is a floating date (RFC 5545 VALUE=DATE, Google's ``date``), on its date in
+    every zone; the store keeps it at midnights of the event's zone, which a New York reader of a
+    London calendar would otherwise see begin at 7 PM the day before.  Only the times move: the
+    ``recurrence_id`` stays the stored midnight, which is what names the occurrence in the store
+    (overrides, EXDATEs) and on Google and CalDAV.  The store's occurrences are read in once: their
+    dates are taken in the event's own zone.
+    """
+    if not occurrence.all_day or occurrence.timezone == zone.key:
+        return occurrence
+    own = ZoneInfo(occurrence.timezone)
+    first, last = occurrence.start.astimezone(own).date(), occurrence.end.astimezone(own).date()
+    # Built from its fields in order: half the cost of dataclasses.replace, which checks each one.
+    values = list(_OCCURRENCE_FIELDS(occurrence))
+    values[_START], values[_END] = as_local_midnight(first, zone), as_local_midnight(last, zone)
+    return Occurrence(*values)
+
+
+_OCCURRENCE_NAMES = [f.name for f in fields(Occurrence)]
+_OCCURRENCE_FIELDS = attrgetter(*_OCCURRENCE_NAMES)
+_START, _END = _OCCURRENCE_NAMES.index("start"), _OCCURRENCE_NAMES.index("end")

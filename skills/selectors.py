@@ -9,19 +9,27 @@ from __future__ import annotations
 import sqlite3
 from bisect import bisect_left
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 from functools import cache
 from operator import itemgetter
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from django.db import connection
-from django.db.models import Q
 
 from skills.hotsql import calendar_rows
 from skills.models import Calendar, Event
 from skills.providers.base import CalendarInfo, Occurrence
-from skills.recurrence import Expansion, cached_expansion, expansion, occurrence_from_row, overlaps
+from skills.recurrence import (
+    ZONE_SPREAD,
+    Expansion,
+    cached_expansion,
+    expansion,
+    occurrence_from_row,
+    overlaps,
+    read_in,
+)
 
 __all__ = [
     "BusyIndex",
@@ -120,47 +128,105 @@ def _replaced(overrides: list[Event]) -> defaultdict[int, set[float]]:
     return replaced
 
 
-def _candidates(by_id: dict[int, CalendarInfo], start: datetime, end: datetime) -> Any:
-    """Confirmed one-off and master rows whose span can meet [start, end)."""
-    return Event.objects.filter(
-        calendar_id__in=by_id, series__isnull=True, status=Event.Status.CONFIRMED, start__lt=end
-    ).filter(Q(series_end__isnull=True) | Q(series_end__gte=start))
+def _candidates(by_id: dict[int, CalendarInfo], start: datetime, end: datetime) -> list[Event]:
+    """Confirmed one-off and master rows whose span can meet [start, end), by start.
+
+    An all-day row is stored at midnights of its own zone, up to ``ZONE_SPREAD`` from where the
+    reader sees it, so it is looked for that much wider.  Plain SQL (see :func:`_candidates_sql`):
+    the ORM took longer to build this query than the database took to run it for a day's read.
+    """
+    if not by_id:
+        return []
+    adapt = connection.ops.adapt_datetimefield_value
+    wide = (adapt(end + ZONE_SPREAD), adapt(start - ZONE_SPREAD))
+    params = [*by_id, Event.Status.CONFIRMED.value, *wide, adapt(end), adapt(start)]
+    return list(Event.objects.raw(_candidates_sql(connection.vendor, len(by_id)), params))
+
+
+def _unreplaced(
+    starts: list[float], occurrences: list[Occurrence], skip: set[float] | None
+) -> tuple[list[float], list[Occurrence]]:
+    """A series' occurrences (with their original starts) but those an override stands for."""
+    if not skip:
+        return starts, occurrences
+    kept = [i for i, moment in enumerate(starts) if moment not in skip]
+    return [starts[i] for i in kept], [occurrences[i] for i in kept]
 
 
 def occurrences_between(
-    *, calendars: Sequence[CalendarInfo], start: datetime, end: datetime
+    *, calendars: Sequence[CalendarInfo], start: datetime, end: datetime, reader: Callable[[], ZoneInfo]
 ) -> list[Occurrence]:
-    """Confirmed occurrences on these calendars that meet [start, end), sorted by start."""
+    """Confirmed occurrences on these calendars that meet [start, end), sorted by start.
+
+    All-day occurrences are placed and compared as ``reader`` sees them (:func:`read_in`): a zone
+    asked for only when one is met, since finding it may cost the caller a query.
+    """
     by_id = {int(info.id): info for info in calendars}
-    rows = list(_candidates(by_id, start, end))
-    overrides = _overrides(by_id, [row.pk for row in rows if row.rrule], start, end)
+    rows = _candidates(by_id, start, end)
+    wide = (start - ZONE_SPREAD, end + ZONE_SPREAD)  # where an all-day one can be stored
+    overrides = _overrides(by_id, [row.pk for row in rows if row.rrule], *wide)
     replaced = _replaced(overrides)
     keys: list[float] = []
     found: list[Occurrence] = []
+    dated = _Dated(start, end)
     for override in overrides:
-        if override.status == Event.Status.CONFIRMED and overlaps(override.start, override.end, start, end):
+        if override.status != Event.Status.CONFIRMED:
+            continue
+        if override.all_day:
+            dated.one_offs.append(occurrence_from_row(override, by_id[override.calendar_id]))
+        elif overlaps(override.start, override.end, start, end):
             keys.append(override.start.timestamp())
             found.append(occurrence_from_row(override, by_id[override.calendar_id]))
     window = (start.timestamp(), end.timestamp())
     for row in rows:
         info = by_id[row.calendar_id]
         if not row.rrule:
-            if overlaps(row.start, row.end, start, end):
+            if row.all_day:
+                dated.one_offs.append(occurrence_from_row(row, info))
+            elif overlaps(row.start, row.end, start, end):
                 keys.append(row.start.timestamp())
                 found.append(occurrence_from_row(row, info))
             continue
-        starts, occurrences = expansion(row, info, until=end).window(*window)
-        skip = replaced.get(row.pk)
-        if skip:
-            kept = [i for i, moment in enumerate(starts) if moment not in skip]
-            starts = [starts[i] for i in kept]
-            occurrences = [occurrences[i] for i in kept]
+        if row.all_day:
+            dated.series.append((expansion(row, info, until=wide[1]), replaced.get(row.pk) or set()))
+            continue
+        expanded = expansion(row, info, until=end).window(*window)
+        starts, occurrences = _unreplaced(*expanded, replaced.get(row.pk))
         keys.extend(starts)
         found.extend(occurrences)
+    if dated.one_offs or dated.series:
+        dated.read_in(reader(), keys, found)
     # Sorting on float keys, not on the datetimes: comparing datetimes of different zones calls
     # utcoffset() on every comparison, which dominated the cost of a year-long read.
     order = sorted(range(len(found)), key=keys.__getitem__)
     return [found[i] for i in order]
+
+
+class _Dated:
+    """The all-day occurrences a read met, kept until the reader's zone says which meet its window."""
+
+    def __init__(self, start: datetime, end: datetime) -> None:
+        self.window = (start.timestamp(), end.timestamp())
+        self.one_offs: list[Occurrence] = []  # and overrides, in the store's times
+        self.series: list[tuple[Expansion, set[float]]] = []  # with the original starts overridden
+
+    def read_in(self, zone: ZoneInfo, keys: list[float], found: list[Occurrence]) -> None:
+        """Add those meeting the window as ``zone`` sees them to ``found``, their starts to ``keys``."""
+        lo, hi = self.window
+        for occurrence in self.one_offs:
+            seen = read_in(occurrence, zone)
+            begin = seen.start.timestamp()
+            if begin < hi and seen.end.timestamp() > lo:
+                keys.append(begin)
+                found.append(seen)
+        spread = ZONE_SPREAD.total_seconds()
+        for expanded, skip in self.series:
+            early, inside, last = expanded.bounds(lo - spread, hi + spread)
+            begins, ends, seen_all = expanded.read_in(zone)
+            for i in (*early, *range(inside, last)):
+                if begins[i] < hi and ends[i] > lo and expanded.starts[i] not in skip:
+                    keys.append(begins[i])
+                    found.append(seen_all[i])
 
 
 # -- plain SQL of the hot reads (as :mod:`skills.hotsql`: built once per vendor from the models' _meta) ---
@@ -202,6 +268,22 @@ def _busy_rows_sql(vendor: str, calendars: int) -> str:
         f"WHERE {calendar} IN ({holes}) AND {series} IS NULL AND {status} = %s AND NOT {all_day} "
         f"AND {transparency} <> %s AND {start} < %s AND (({rrule} = '' AND {end} > %s) "
         f"OR ({rrule} <> '' AND ({series_end} IS NULL OR {series_end} >= %s)))"
+    )
+
+
+@cache
+def _candidates_sql(vendor: str, calendars: int) -> str:
+    names = ("id", "calendar", "series", "status", "start", "series_end", "all_day")
+    pk, calendar, series, status, start, series_end, all_day = _columns(*names)
+    table = connection.ops.quote_name(Event._meta.db_table)
+    # The outer bounds (wide enough for all-day rows) let the (calendar, start) index serve the
+    # range; the exact window then holds for timed rows.
+    return (
+        f"SELECT * FROM {table} WHERE {calendar} IN ({', '.join(['%s'] * calendars)}) "
+        f"AND {series} IS NULL AND {status} = %s "
+        f"AND {start} < %s AND ({series_end} IS NULL OR {series_end} >= %s) "
+        f"AND ({all_day} OR ({start} < %s AND ({series_end} IS NULL OR {series_end} >= %s))) "
+        f"ORDER BY {start}, {pk}"
     )
 
 

@@ -129,8 +129,10 @@ class Occurrence:
 
     ``recurrence_id`` is the occurrence's original start (RFC 5545 RECURRENCE-ID), None for one-off
     events; with ``event_id`` it addresses the occurrence even after it has been moved.
-    ``start``/``end`` are aware datetimes; for all-day events they are local midnights and
-    ``all_day`` is set.
+    ``start``/``end`` are aware datetimes.  An all-day occurrence (``all_day`` set) is on its dates
+    in every zone (RFC 5545 VALUE=DATE), so its ``start``/``end`` are the midnights beginning its
+    first day and the day after its last in the zone of the user reading, whatever its calendar's;
+    its ``recurrence_id`` stays the midnight in the event's own zone that names it in the store.
     """
 
     event_id: str

@@ -12,13 +12,15 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, date, datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
+from preferences.selectors import user_timezone
 from skills import services
 from skills.freetime import merge
 from skills.hotsql import event_summaries
@@ -37,7 +39,7 @@ from skills.providers.base import (
     Write,
     Written,
 )
-from skills.recurrence import Expansion, expansion, occurrence_from_row
+from skills.recurrence import Expansion, expansion, occurrence_from_row, read_in
 from skills.selectors import (
     BusyIndex,
     calendar_get,
@@ -69,9 +71,25 @@ def _invalid_as_provider_error() -> Iterator[None]:
 
 
 class LocalProvider(CalendarProvider):
-    """Calendars stored in this app's database; ids are primary keys as strings."""
+    """Calendars stored in this app's database; ids are primary keys as strings.
+
+    All-day occurrences it answers with lie on their dates in the user's zone, whatever their
+    calendar's (:func:`skills.recurrence.read_in`), and a time given for an all-day event names a
+    day there: the user is who reads and writes through this provider.
+    """
 
     name = "local"
+
+    def __init__(self, user: Any) -> None:
+        super().__init__(user)
+        self._zone: ZoneInfo | None = None
+
+    def reader_zone(self) -> ZoneInfo:
+        """The user's zone, read at the first all-day occurrence met (a read without one costs no
+        query more) and kept for the life of the provider (one run)."""
+        if self._zone is None:
+            self._zone = ZoneInfo(user_timezone(user=self.user))
+        return self._zone
 
     # -- reads ------------------------------------------------------------------------------------------
     def list_calendars(self) -> list[CalendarInfo]:
@@ -84,7 +102,10 @@ class LocalProvider(CalendarProvider):
         if not calendars:
             return []
         return occurrences_between(
-            calendars=calendars, start=_utc(start, "window start"), end=_utc(end, "window end")
+            calendars=calendars,
+            start=_utc(start, "window start"),
+            end=_utc(end, "window end"),
+            reader=self.reader_zone,
         )
 
     def busy_reader(
@@ -119,7 +140,7 @@ class LocalProvider(CalendarProvider):
 
     def get_occurrence(self, *, event_id: str, recurrence_id: datetime | None = None) -> Occurrence:
         master, rid = self._resolve(event_id, recurrence_id)
-        return self._current(master, rid)
+        return self._seen(self._current(master, rid))
 
     def get_occurrences(self, refs: Sequence[OccurrenceRef]) -> list[Occurrence | None]:
         """Many occurrences in a few queries, however many are asked for (see :class:`_Targets`)."""
@@ -127,9 +148,10 @@ class LocalProvider(CalendarProvider):
         found: list[Occurrence | None] = []
         for event_id, recurrence_id in refs:
             try:
-                found.append(targets.current(*targets.resolve(event_id, recurrence_id)))
+                current = targets.current(*targets.resolve(event_id, recurrence_id))
             except NotFoundError:
-                found.append(None)
+                current = None
+            found.append(self._seen(current) if current is not None else None)
         return found
 
     def free_busy(
@@ -265,8 +287,8 @@ class LocalProvider(CalendarProvider):
             receipts = self._receipts(ops)
             if len(ops) < len(writes) or len(receipts) < len(set(ops)):
                 raise
-            return [self._replay(write, receipts[write.operation_id]) for write in writes]
-        return results
+            results = [self._replay(write, receipts[write.operation_id]) for write in writes]
+        return [self._written_seen(written) for written in results]
 
     def _write(self, write: Write, targets: _Targets) -> tuple[Written, Event | None, datetime | None]:
         """One write against the batch's read; also what its receipt names (the row and occurrence)."""
@@ -310,6 +332,7 @@ class LocalProvider(CalendarProvider):
                 left = [services.series_image(master)] if master.pk is not None else []
                 image = _series_restore_image([whole], left)
             return Written(before=before, after=None, restore_image=image), None, None
+        data = self._dated(data, all_day=master.all_day)
         with _invalid_as_provider_error():
             if original is None:
                 event = services.event_apply(event=master, data=data)
@@ -420,10 +443,10 @@ class LocalProvider(CalendarProvider):
         return Written(before=before, after=after, restore_image=back), event, after.recurrence_id
 
     def _create(self, write: Write) -> Event:
-        data = write.data
-        all_day = bool(data.all_day) or (
-            data.all_day is None and data.start is None and bool(data.start_date)
+        all_day = bool(write.data.all_day) or (
+            write.data.all_day is None and write.data.start is None and bool(write.data.start_date)
         )
+        data = self._dated(write.data, all_day=all_day)
         start = (data.start_date or data.start) if all_day else data.start
         end = (data.end_date or data.end) if all_day else data.end
         if start is None:
@@ -450,6 +473,40 @@ class LocalProvider(CalendarProvider):
             )
 
     # -- helpers ----------------------------------------------------------------------------------------
+    def _seen(self, occurrence: Occurrence) -> Occurrence:
+        """An occurrence of the store as the user sees it (see the class docstring)."""
+        return read_in(occurrence, self.reader_zone()) if occurrence.all_day else occurrence
+
+    def _written_seen(self, written: Written) -> Written:
+        """A write's before and after as the user sees them: the change log keeps them for undo."""
+        before, after = written.before, written.after
+        if not ((before is not None and before.all_day) or (after is not None and after.all_day)):
+            return written
+        return dataclasses.replace(
+            written,
+            before=self._seen(before) if before is not None else None,
+            after=self._seen(after) if after is not None else None,
+        )
+
+    def _dated(self, data: EventData, *, all_day: bool) -> EventData:
+        """``data`` with the days of an event that is (or stays) all-day given as dates: a time given
+        for one names the day it falls on in the user's zone, where its occurrences are read.
+
+        Read in the event's own zone, as the store would, an all-day event moved to Friday as a New
+        York user sees it (Friday 00:00 there) is Thursday 9 PM on a Los Angeles calendar: it would
+        land a day early.
+        """
+        if not (data.all_day or (data.all_day is None and all_day)):
+            return data
+        if (data.start is None or data.start_date) and (data.end is None or data.end_date):
+            return data
+        zone = self.reader_zone()
+        return dataclasses.replace(
+            data,
+            start_date=data.start_date or _day(data.start, zone),
+            end_date=data.end_date or _day(data.end, zone),
+        )
+
     def _receipts(self, operation_ids: list[str]) -> dict[str, AppliedOperation]:
         if not operation_ids:
             return {}
@@ -508,6 +565,13 @@ class LocalProvider(CalendarProvider):
         """A partial change of a series must say where it starts; guessing the first would surprise."""
         if rid is None:
             raise ProviderError(f"Say which occurrence the {scope.value} change applies to (recurrence_id).")
+
+
+def _day(moment: datetime | None, zone: ZoneInfo) -> date | None:
+    """The date ``moment`` falls on in ``zone`` (a naive one: its own, as the store reads it)."""
+    if moment is None:
+        return None
+    return moment.astimezone(zone).date() if moment.tzinfo is not None else moment.date()
 
 
 def _series_restore_image(rows: list[dict[str, Any]], left: list[dict[str, Any]]) -> dict[str, Any]:
