@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Iterable
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
@@ -19,7 +20,7 @@ from zoneinfo import ZoneInfo
 from django.db import IntegrityError, transaction
 from pydantic import BaseModel, Field
 
-from skills.formatting import format_day, format_person, format_span
+from skills.formatting import format_day, format_person, format_span, ordinal
 from skills.models import ChangeRecord, CopyLink
 from skills.providers.base import (
     CalendarProvider,
@@ -281,10 +282,19 @@ def describe_rule(rule: str, tz: ZoneInfo) -> str:
         parts.get("FREQ", ""), ""
     )
     named = " and ".join([", ".join(days[:-1]), days[-1]] if len(days) > 1 else days)
+    nth = re.fullmatch(r"([+-]?\d)([A-Z]{2})", parts.get("BYDAY", ""))
+    on = ""
+    if nth and unit == "month":  # "1MO": the first Monday of every month
+        which = {"1": "first", "2": "second", "3": "third", "4": "fourth", "-1": "last"}.get(
+            nth[1].lstrip("+"), nth[1]
+        )
+        on, days = f" on the {which} {_DAY_NAMES.get(nth[2], nth[2])}", []
+    elif unit == "month" and parts.get("BYMONTHDAY", "").isdigit():
+        on = f" on the {ordinal(int(parts['BYMONTHDAY']))}"
     if interval > 2:
-        said = f"every {interval} {unit}s" + (f" on {named}" if days else "")
+        said = f"every {interval} {unit}s" + (f" on {named}" if days else on)
     else:
-        said = f"{every} {named}" if days else f"{every} {unit}"
+        said = f"{every} {named}" if days else f"{every} {unit}{on}"
     until = parts.get("UNTIL")
     if until:
         moment = datetime.strptime(until[:15], "%Y%m%dT%H%M%S").replace(tzinfo=UTC) if "T" in until else None

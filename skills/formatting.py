@@ -48,3 +48,9 @@ def format_person(email: str) -> str:
     local = email.split("@", 1)[0]
     words = [w for w in re.split(r"[._+\-]+", local) if w]
     return " ".join(w.capitalize() for w in words) or email
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 11th, 22nd."""
+    suffix = "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"

@@ -14,6 +14,7 @@ keep the user's words and case; the rule frame supplies times, people and calend
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from datetime import datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -31,11 +32,11 @@ from assistant.decomposer.guards import (
 )
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.lexicon import EVENING_EVENTS, GENERIC_EVENT_WORDS, STOPWORDS
-from assistant.decomposer.recurrence import next_on, read_repeat, until_clause
+from assistant.decomposer.recurrence import first_day, read_repeat, until_clause
 from assistant.decomposer.state import Asked, DialogueState, Draft, EventRef
 from assistant.decomposer.world import tokens
 from assistant.nlu import TurnReading
-from assistant.timeexpr import find_times
+from assistant.timeexpr import TimeMatch, find_times
 from skills.formatting import format_day, format_time
 from workflows.definition import Decision, TaskSpec, WorkflowDefinition
 
@@ -70,6 +71,8 @@ _NAME_END = re.compile(r"[,;!?]|(?<![A-Z][a-z])(?<![A-Z])\.(?=\s|$)")
 
 
 # What comes before a time said as the end of the event: "to 3pm", "that ends at 3:30", "- 5".
+_COLON_NAME = re.compile(r"\b(?P<a>\d{1,2}):(?P<b>\d{1,2})\b(?!\s*(?:am|pm|a\.m|p\.m))")
+_DASH_PAIR = re.compile(r"(?P<a>\d{1,2})\s*-\s*(?P<b>\d{1,2})")
 _END_CUE = re.compile(
     r"(?:\b(?:to|till|til|until|through|ends?|ending|finish(?:es|ing)?)|[-–])\s*(?:at\s*)?$", re.IGNORECASE
 )
@@ -89,7 +92,7 @@ def _meaningful(title: str) -> bool:
     return any(w not in STOPWORDS and w not in _PLACEHOLDER for w in tokens(title))
 
 
-def _rule_title(frame: RequestFrame) -> str:
+def _rule_title(frame: RequestFrame, text: str = "") -> str:
     """The leftover words of a create request ("lunch with Sam"), when the reader found no title.
 
     Words left over around "an event" ("I want an event put on", "add an event during that time") are
@@ -97,6 +100,8 @@ def _rule_title(frame: RequestFrame) -> str:
     """
     phrase = frame.titles[0] if frame.titles else ""
     phrase = re.sub(r"\b(?:with|for|a|an|the|new)\b\s*$", "", phrase).strip()
+    for said in _COLON_NAME.finditer(text):  # the words came apart at the colon: "1:1 with Ann"
+        phrase = re.sub(rf"\b{said['a']} {said['b']}\b", f"{said['a']}:{said['b']}", phrase)
     if not phrase or not _meaningful(phrase) or _UNNAMED & set(tokens(phrase)):
         return ""
     return _clean(phrase)
@@ -105,6 +110,18 @@ def _rule_title(frame: RequestFrame) -> str:
 def _with_people(title: str, names: list[str]) -> str:
     shown = [n.title() for n in names if n.casefold() not in title.casefold()]
     return f"{title} with {' and '.join(shown)}" if title and shown else title
+
+
+def _as_hours(match: TimeMatch, now: datetime) -> TimeMatch:
+    """A bare "12-1" read as December 1 in a repeating event's words is its hours ("block 12-1 every
+    day for lunch"): the repetition, not a date, says which days."""
+    pair = _DASH_PAIR.fullmatch(match.text.strip())
+    if pair is None or match.has_time:
+        return match
+    hours = find_times(f"from {pair['a']} to {pair['b']}", now=now, daytime=True)
+    if len(hours) != 1 or hours[0].error or not hours[0].has_time:
+        return match
+    return replace(hours[0], text=match.text, span=match.span)
 
 
 class _Said:
@@ -128,6 +145,8 @@ class _Said:
         for lo, hi in self.repeat.spans if self.repeat else ():
             timed = timed[:lo] + " " * (hi - lo) + timed[hi:]  # "every Tuesday" is no date to start on
         found = find_times(timed, now=now, daytime=True)
+        if self.repeat is not None:
+            found = [_as_hours(m, now) for m in found]
         times = [m for m in found if not m.error and m.start is not None]
         # A name or place the reader found wholly inside a time expression is the time ("at 3"); a
         # time expression inside a longer name or place is part of it (the "555" of "555 Center Ave").
@@ -336,22 +355,25 @@ def draft_turn(
     if not said.title and not continuing and frame.operation == "create":
         # A new request names its own event ("add a meeting with Ann on Friday"), even while another
         # is being described: it is not more of that one ("Deep work with Ann")
-        said.title = _rule_title(frame)
+        said.title = _rule_title(frame, text)
     if earlier is not None and not (said.title and earlier.title and said.title != earlier.title):
         continuing = True  # "can you add it, at quarter to 7": the same event, asked for again
     if not said.title and not continuing:
-        said.title = _rule_title(frame)
+        said.title = _rule_title(frame, text)
     if continuing and state.asked in ("title", "what") and not said.title:
         # "let's call it lunch", "Dinner with Mom at 7pm" answer "what is it?"; the leftover words of
         # "It will begin at 7 pm" do not, and are taken only from a turn that says nothing else
-        rule = _rule_title(frame)
+        rule = _rule_title(frame, text)
         if rule and (not said.anything() or _LEAD.sub("", normalise(text)).startswith(rule.casefold())):
             said.title = rule
     draft = _merge(state.draft if continuing and state.draft else Draft(), said, tz)
     start_time = draft.at
-    if draft.day is None and start_time is not None and draft.repeat:
-        # a repeating event starts on the first day of its rule that is still ahead
-        first = next_on(draft.repeat_days, time.fromisoformat(start_time), now, tz)
+    if start_time is not None and draft.repeat:
+        # a repeating event starts on the first day of its rule that is still ahead (from the day
+        # said: "every Saturday starting next week" starts on that Saturday)
+        first = first_day(draft.repeat, time.fromisoformat(start_time), now, tz, from_day=draft.day)
+        if first is None:
+            return _question("I found no day that rule falls on. How often should it repeat?", draft)
         draft = draft.model_copy(update={"day": first})
     elif draft.day is None and start_time is not None:
         focus = state.focus()

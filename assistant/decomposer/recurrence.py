@@ -14,9 +14,11 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from dateutil.rrule import rrulestr
+
 from assistant.timeexpr import find_times
 
-__all__ = ["Repeat", "next_on", "read_repeat", "until_clause"]
+__all__ = ["Repeat", "first_day", "read_repeat", "until_clause"]
 
 _DAYS = {
     "mon": "MO",
@@ -41,6 +43,33 @@ _REPEAT = re.compile(
     rf"|(?:on\s+)(?P<weekdays>weekdays)|(?P<daily>daily)|(?P<weekly>weekly|biweekly|fortnightly))\b",
     re.IGNORECASE,
 )
+_ORDINALS = {
+    "first": 1,
+    "1st": 1,
+    "second": 2,
+    "2nd": 2,
+    "third": 3,
+    "3rd": 3,
+    "fourth": 4,
+    "4th": 4,
+    "last": -1,
+}
+_ORDINAL = r"(?:first|1st|second|2nd|third|3rd|fourth|4th|last)"
+_OF_EACH_MONTH = r"(?:\s+of)?\s+(?:(?:the|each|every)\s+)?month"
+# "the first Monday of every month", "monthly on the last Friday", "the 15th of each month",
+# "every year", "annually", "every 2 weeks", "every three days": repetitions _REPEAT leaves out.
+_MONTH_WEEKDAY = re.compile(
+    rf"\b(?:on\s+)?(?:the\s+)?(?P<nth>{_ORDINAL})\s+(?P<day>{_DAY})(?:{_OF_EACH_MONTH})?\b", re.IGNORECASE
+)
+_MONTH_DAY = re.compile(
+    rf"\b(?:on\s+)?the\s+(?P<dom>[12]?\d|3[01])(?:st|nd|rd|th)(?:{_OF_EACH_MONTH})?\b", re.IGNORECASE
+)
+_MONTHLY = re.compile(r"\b(?:monthly|(?:of\s+)?(?:each|every)\s+month)\b", re.IGNORECASE)
+_YEARLY = re.compile(r"\b(?:yearly|annually|(?:each|every)\s+year|once\s+a\s+year)\b", re.IGNORECASE)
+_EVERY_N = re.compile(
+    r"\bevery\s+(?P<n>\d+|two|three|four|five|six)\s+(?P<unit>days|weeks|months)\b", re.IGNORECASE
+)
+_REPEAT_DAYS = re.compile(rf"\b(?:on\s+)?{_DAY_LIST}\b", re.IGNORECASE)
 _UNTIL = re.compile(r"\b(?:until|till|til|through|thru|up to)\s+(?P<end>.+?)(?=[,.;]|$)", re.IGNORECASE)
 _END_OF = re.compile(r"^(?:the\s+)?end\s+of\s+(?:the\s+)?(?P<rest>.+)$", re.IGNORECASE)
 _FOR = re.compile(r"\bfor\s+(?P<n>\d+|two|three|four|five|six|eight|ten|twelve)\s+(?P<unit>weeks|months)\b")
@@ -90,8 +119,41 @@ def _until(text: str, now: datetime) -> tuple[date | None, tuple[int, int] | Non
     return last, m.span()
 
 
+def _monthly_or_longer(text: str) -> tuple[str, list[tuple[int, int]]] | None:
+    """A monthly or yearly rule ("the first Monday of every month", "monthly on the 15th", "every
+    year"), or one every N days, weeks or months, with the spans that said it; None for none."""
+    if every := _EVERY_N.search(text):
+        n = int(every["n"]) if every["n"].isdigit() else _NUMBERS[every["n"]]
+        freq = {"days": "DAILY", "weeks": "WEEKLY", "months": "MONTHLY"}[every["unit"].casefold()]
+        rule = f"FREQ={freq}" + (f";INTERVAL={n}" if n > 1 else "")
+        days = _REPEAT_DAYS.search(text) if freq == "WEEKLY" else None
+        if days is not None:
+            rule += f";BYDAY={','.join(_days(days.group(0)))}"
+        return rule, [every.span(), *([days.span()] if days else [])]
+    if yearly := _YEARLY.search(text):
+        return "FREQ=YEARLY", [yearly.span()]
+    monthly = _MONTHLY.search(text)
+    if monthly is None:
+        return None
+    if nth := _MONTH_WEEKDAY.search(text):
+        code = _days(nth["day"])[0]
+        return f"FREQ=MONTHLY;BYDAY={_ORDINALS[nth['nth'].casefold()]}{code}", [monthly.span(), nth.span()]
+    if dom := _MONTH_DAY.search(text):
+        return f"FREQ=MONTHLY;BYMONTHDAY={int(dom['dom'])}", [monthly.span(), dom.span()]
+    return "FREQ=MONTHLY", [monthly.span()]
+
+
 def read_repeat(text: str, now: datetime) -> Repeat | None:
     """The repetition a sentence asks for, or None when it asks for a single event."""
+    longer = _monthly_or_longer(text)
+    if longer is not None:
+        rule, spans = longer
+        until, said = _until(text, now)
+        if said:
+            spans.append(said)
+            if until is None:
+                return Repeat(rule="", days=(), until=None, spans=tuple(spans))
+        return Repeat(rule=rule, days=(), until=until, spans=tuple(spans))
     found = list(_REPEAT.finditer(text))
     if not found:
         return None
@@ -132,15 +194,26 @@ def read_repeat(text: str, now: datetime) -> Repeat | None:
     return Repeat(rule=rule, days=tuple(_CODES.index(d) for d in days), until=until, spans=tuple(spans))
 
 
-def next_on(days: list[int], start: time, now: datetime, tz: ZoneInfo) -> date:
-    """The first day from today on whose ``start`` is still ahead and that falls on ``days`` (any day
-    when empty)."""
-    day = now.astimezone(tz).date()
-    for _ in range(14):
-        if datetime.combine(day, start, tz) > now and (not days or day.weekday() in days):
-            return day
-        day += timedelta(days=1)
-    return day
+def first_day(
+    rule: str, start: time, now: datetime, tz: ZoneInfo, *, from_day: date | None = None
+) -> date | None:
+    """The first day of ``rule`` (its UNTIL aside) on or after ``from_day`` (today when None) whose
+    ``start`` is still ahead: a series starts on a day of its own rule ("every Saturday starting next
+    week" on the Saturday, not the Monday that week begins on).  None when the rule has no such day
+    within ten years."""
+    today = now.astimezone(tz).date()
+    first = max(from_day or today, today)
+    # Its interval counts from the day found, so the first day is the rule's next day without it
+    # ("every other Monday" said on a Tuesday starts next Monday).
+    bare = ";".join(part for part in rule.split(";") if not part.startswith(("UNTIL=", "INTERVAL=")))
+    dtstart = datetime.combine(first, start)
+    limit = dtstart + timedelta(days=3660)
+    for moment in rrulestr(bare, dtstart=dtstart, cache=False):
+        if moment > limit:
+            return None
+        if moment.replace(tzinfo=tz) > now:
+            return moment.date()
+    return None
 
 
 def until_clause(repeat: Repeat, tz: ZoneInfo) -> str:

@@ -581,17 +581,20 @@ def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str) ->
         return
     # No known title: the words left over name the event ("a meeting with al" -> "meeting").  They
     # name a new event, or are noted; they never filter, since no title in the calendar has them.
-    phrase = _leftover_phrase(residual_tokens, frame)
+    lead = CREATE_VERBS.search(norm)
+    phrase = _leftover_phrase(residual_tokens, frame, lead.group(0) if lead else "")
     if phrase:
         frame.titles = [phrase]
 
 
-def _leftover_phrase(words: list[str], frame: RequestFrame) -> str:
+def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "") -> str:
     kept: list[str] = []
     for w in words:
         if any(p.fullmatch(w) for p in (CREATE_VERBS, DELETE_VERBS, MOVE_VERBS, QUERY_CUES, COUNT_CUES)):
             if kept:
                 break  # a second verb ends the object phrase ("remind me of X", "X i added")
+            if lead_verb and w != lead_verb and CREATE_VERBS.fullmatch(w):
+                kept.append(w)  # but in "add book club" the "book" after the request's verb is the name's
             continue
         if w in _QUANTIFIERS or (w in STOPWORDS and w not in GENERIC_EVENT_WORDS):
             if kept and w in {"of", "and", "the", "a", "an", "out", "to", "for", "on", "with"}:
