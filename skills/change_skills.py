@@ -542,11 +542,11 @@ def first_fit(
     prefs = ctx.preferences
     window: tuple[time, time] | None = day_part_window(prefs, day_part) if day_part else None
     window, weekdays = within_working_hours(prefs, window, None)
+    if working_window(prefs) is None:
+        window = _awake(window)  # "to the morning" without working hours is not 5 am
     others = _others(attendees, _owner(ctx))
     if others:
         window, weekdays = within_meeting_hours(prefs, window, weekdays)
-    if window is None and everyone:
-        window = WAKING_HOURS  # a time to meet people is found in the day, not at 3 am
     horizon = hi + timedelta(days=NEAREST_DAYS) if everyone else hi
     own = ctx.provider.busy_reader(start=lo, end=horizon, ignore=frozenset(skip_keys))
     people = availability(user=ctx.user, emails=others, start=lo, end=horizon) if everyone else Availability()
@@ -602,6 +602,17 @@ def first_fit(
     else:
         said += f", nor in the {NEAREST_DAYS // 7} weeks after"
     return Fit(why=said)
+
+
+def _awake(window: tuple[time, time] | None) -> tuple[time, time]:
+    """A search window kept to waking hours (8 AM to 9 PM) for someone who set no working hours, as
+    their free time is shown; a window the user named wholly outside them ("tonight") is kept."""
+    if window is None:
+        return WAKING_HOURS
+    narrowed = (max(window[0], WAKING_HOURS[0]), min(window[1], WAKING_HOURS[1]))
+    if window[1] <= window[0] or narrowed[1] <= narrowed[0]:
+        return window
+    return narrowed
 
 
 def _within(

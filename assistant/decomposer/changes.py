@@ -586,6 +586,9 @@ def compile_change(
                 find.update(by_words.find)
         plural = not lighten and (everything or bool(why) or _is_plural(norm, target) or _whole_span(target))
     scope = "series" if everything and not target.range_explicit else "occurrence"
+    if plural and not use_context and not target.past and "start" in find and start < now:
+        # "cancel all my classes this week" on a Tuesday: the ones still ahead, not Monday's
+        find = {**find, "start": now.isoformat()}
     if onward is not None and not use_context:
         # "from now on", "starting next week": each series from its first time then on, changed whole.
         horizon = max(end, onward + HORIZON)

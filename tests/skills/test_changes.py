@@ -616,6 +616,7 @@ def test_plan_move_never_picks_a_time_that_has_passed(setup: Any) -> None:
     params = definition.input_model.model_validate(
         {"events": [item.model_dump(mode="json")], "day_part": "morning"}
     )
-    with time_machine.travel(datetime(2026, 3, 3, 6, 7, tzinfo=NY), tick=False):  # that Tuesday, 6:07
+    with time_machine.travel(datetime(2026, 3, 3, 8, 7, tzinfo=NY), tick=False):  # that Tuesday, 8:07
         planned = definition.func(SkillContext(user=user, tz=NY), params)
-    assert [c.start for c in planned.changes] == [datetime(2026, 3, 3, 6, 15, tzinfo=NY)]
+    # not 8:00 (passed); and without working hours the morning is searched from 8 AM, not 5 AM
+    assert [c.start for c in planned.changes] == [datetime(2026, 3, 3, 8, 15, tzinfo=NY)]
