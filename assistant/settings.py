@@ -246,6 +246,15 @@ WORKFLOW_MAX_TASKS = env.int("WORKFLOW_MAX_TASKS", default=100)
 if not 1 <= WORKFLOW_MAX_TASKS <= 1000:
     raise ImproperlyConfigured("WORKFLOW_MAX_TASKS must be between 1 and 1000.")
 ASSISTANT_DECOMPOSER = env.str("ASSISTANT_DECOMPOSER", default="rules")
+# A language model for the LLM planner being built (issue 15; nothing calls it yet): empty LLM_MODEL
+# means none, the offline default.  LLM_MODEL is provider:model (openai:gpt-4.1-mini) or, with
+# LLM_BASE_URL (an OpenAI-compatible server: Ollama http://host:11434/v1, vLLM, llama.cpp), the name
+# that server serves.  LLM_API_KEY is handed to the provider; LLM_TIMEOUT_SECONDS bounds one request.
+# Read by assistant/llm/config.py, which reports a malformed value when the model is first asked for.
+LLM_MODEL = env.str("LLM_MODEL", default="")
+LLM_BASE_URL = env.str("LLM_BASE_URL", default="")
+LLM_API_KEY = env.str("LLM_API_KEY", default="")
+LLM_TIMEOUT_SECONDS = env.float("LLM_TIMEOUT_SECONDS", default=20.0)
 # Calendar accounts: the provider class serving each kind of account (like SESSION_ENGINE); a
 # calendar without an account is the built-in store's ("local").  CREDENTIAL_KEYS are the Fernet
 # keys account credentials are encrypted with (the first encrypts, all decrypt; see skills/crypto.py);
