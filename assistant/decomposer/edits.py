@@ -153,6 +153,10 @@ _END_TAIL = re.compile(r"(?:,?\s+(?:now|instead|please|today|from now on))+\s*$"
 _INVITE = re.compile(
     rf"\b(?:add|invite|include)\s+(?P<who>{_NAME})\s+(?:to|on|in|into)\s+(?P<target>.+)$", re.IGNORECASE
 )
+_INVITE_IT = re.compile(
+    rf"{_LEAD}(?P<verb>add|invite|include)\s+(?P<who>{_NAME})(?:\s+(?:too|as well|also))?\s*[.!]*$",
+    re.IGNORECASE,
+)
 _UNINVITE = re.compile(
     rf"\b(?:take|remove|drop|uninvite)\s+(?P<who>{_NAME})\s+(?:off|from|out of)\s+(?P<target>.+)$",
     re.IGNORECASE,
@@ -195,6 +199,8 @@ class _Edit:
     # "add Lee to X" and "put X in Y" also read as new events ("add lunch to my calendar"): they edit
     # only an event the calendar has by that name; a length can be given to a day's events too
     by_name_only: bool = True
+    # "add Lee" invites only people the directory knows (an email or a name): "add lunch" is no invite
+    named_only: bool = False
     # A sentence that is surely this edit ("remove the notes from ..."): an event it names that cannot
     # be found is asked about, never left to another reading (that one would be a deletion).
     asks_which: bool = False
@@ -333,6 +339,9 @@ def _read(text: str, now: datetime) -> _Edit | None:
         return _Edit(m["target"] or m["target2"], {"summary": title}, f"rename to {title}")
     if m := _INVITE.search(body):
         return _Edit(m["target"], {}, "invite", m["who"], whom)
+    if m := _INVITE_IT.match(body.strip()):
+        # "and invite Ann", "add Lee too": to the event the conversation is about
+        return _Edit("it", {}, "invite", m["who"], whom, named_only=m["verb"].casefold() == "add")
     if m := _UNINVITE.search(body):
         return _Edit(m["target"], {}, "take off", m["who"], whom)
     if m := _REPEAT_EDIT.search(body):
@@ -439,6 +448,8 @@ def edit_decision(
     notify_only: list[str] | None = None
     if edit.who:
         emails, unknown = _people(edit.who, world)
+        if unknown and edit.named_only:
+            return None
         if unknown:
             return _clarify(f"Who is {unknown[0]}? Give me their email address and I'll add them.")
         params["invite" if edit.what == "invite" else "uninvite"] = emails

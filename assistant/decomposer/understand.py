@@ -138,6 +138,7 @@ _QUANTIFIERS = frozenset(
         "whole",
     ]
 )
+_MEAL_LEAD = re.compile(r"(?:breakfast|brunch|lunch|dinner|supper)\b\s*", re.IGNORECASE)
 _CONFLICTS = re.compile(r"\b(?:overlap\w*|conflict\w*|clash\w*|double[- ]?booked|collid\w*)\b")
 # Asking whether something is on at a time, the other way round from "am I free": "am I busy at 3?",
 # "do I have anything at 10 tomorrow?", "is anything on Friday at 2?", "am I booked at noon?".
@@ -234,7 +235,9 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
 
     targets: list[TimeMatch] = []
     for t in [part for match in times for part in _part_and_period(match, now)]:
-        take(*t.span)
+        meal = _MEAL_LEAD.match(t.text) if operation == "create" else None
+        # "add lunch tomorrow at 1": "lunch" is the event (and at most when), not only a time
+        take(t.span[0] + (meal.end() if meal else 0), t.span[1])
         if any(lo <= t.span[0] < hi for lo, hi in exception_spans):
             frame.exclude_weekdays.extend(sorted(t.weekdays) or _weekday_of(t))
             continue
