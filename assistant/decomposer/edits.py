@@ -99,6 +99,9 @@ _PLACE_NOUN = re.compile(
     r"|(?:my|your|his|her|our|their) place)\b",
     re.IGNORECASE,
 )
+_TIME_NOUN = re.compile(
+    r"\b(?:time|times|slot|slots|hour|hours|session|usual|available|availability|free|same)\b", re.IGNORECASE
+)
 # Notes (the event's description).  Adding keeps what the notes said; "set the description to" replaces
 # it; "remove the notes" empties it.  Read on the whole sentence: a note may say "tell" or "email".
 _NOTE_WORD = r"(?:notes?|description|comments?|memo)"
@@ -292,7 +295,10 @@ def _timeish(place: str, now: datetime, *, at_start: bool = False) -> bool:
 
 def _placeish(place: str, *, capitals: bool = False) -> bool:
     """Whether the end of "move X to ..." or "X is at ..." names a place: an address, a numbered room,
-    a word for a place ("the clinic"), or (with ``capitals``) a name ("Blue Bottle")."""
+    a word for a place ("the clinic"), or (with ``capitals``) a name ("Blue Bottle"); never words
+    about a time ("my usual gym time", "the next free slot")."""
+    if _TIME_NOUN.search(place):
+        return False
     return bool(
         _ADDRESS.search(place) or _PLACE_NOUN.search(place) or (capitals and re.search(r"\b[A-Z]", place))
     )

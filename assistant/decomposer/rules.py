@@ -49,6 +49,17 @@ _SETTING = re.compile(
     r"|\b(?:set|change|update)\s+my\s+(?P<habit>lunch(?: hours?| break)?|gym(?: schedule)?|writing block|"
     r"work ?day)\s+(?:to|from)\b"
 )
+# A change made to depend on something ("move the dentist to Friday if Ann is free", "unless it rains"):
+# the assistant cannot hold a write until something is true, so it asks rather than do it anyway.
+# Politeness is no condition ("if possible", "if that's OK", "if you can").
+_CONDITION = re.compile(
+    r"\b(?:only if|if|unless|provided(?: that)?|as long as|assuming|in case)\s+"
+    r"(?!(?:possible|you can|you could|you don'?t mind|you would|you will|need(?:ed|s)?|necessary|ok|okay|"
+    r"(?:that|it)(?:'?s| is)?\s*(?:ok|okay|fine|alright|possible|not too much|works))\b)"
+    r"[^,.;!?]+"
+)
+# A second event and destination in one move ("move the dentist to Friday and the review to Monday").
+_AND_ANOTHER = re.compile(r"\band\s+(?:also\s+)?(?:the|my)\s+(?P<what>[\w' :-]+?)\s+to\s+\w")
 # "it" in "make it for 12 pm" or "add it to my calendar" while an event is being described: that event.
 _THE_DRAFT = re.compile(r"\b(?:it|that|this one)\b")
 # Requests that read or change every event of a range, which must not be unbounded (a creation's range
@@ -191,6 +202,9 @@ class RuleDecomposer:
                 "(/settings/).",
                 frame=frame.as_json(),
             )
+        guarded = _unsupported_write(frame, text, now, world)
+        if guarded is not None:
+            return guarded.model_copy(update={"frame": frame.as_json()})
         ending = ending_as_cancel(text, now)
         if ending is not None:
             text = ending
@@ -217,3 +231,29 @@ class RuleDecomposer:
             update = {**decision.context_update, "last_question": asked.model_dump(mode="json")}
             decision = decision.model_copy(update={"context_update": update})
         return decision
+
+
+def _unsupported_write(frame: RequestFrame, text: str, now: datetime, world: World) -> Decision | None:
+    """A question instead of a write the rules would do only in part: one made to depend on a condition,
+    or a move of two events to two places of which only the first would be read."""
+    if frame.operation not in ("create", "move", "delete"):
+        return None
+    norm = normalise(text)
+    condition = _CONDITION.search(norm)
+    if condition is not None:
+        said = condition.group(0).strip()
+        return Decision(
+            kind="clarify",
+            reply_kind="clarify",
+            text=f'I can\'t make a change wait on "{said}", so I left your calendar as it is. Check '
+            'first (e.g. "is Ann free on Friday?"), then tell me what to do.',
+        )
+    second = _AND_ANOTHER.search(norm) if frame.operation == "move" else None
+    if second is not None and understand(second["what"], now=now, world=world).title_words:
+        return Decision(
+            kind="clarify",
+            reply_kind="clarify",
+            text=f"One move at a time, please: tell me where the first event goes, then where "
+            f"{second['what']} goes.",
+        )
+    return None
