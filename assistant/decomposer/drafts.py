@@ -72,6 +72,11 @@ _NAME_END = re.compile(r"[,;!?]|(?<![A-Z][a-z])(?<![A-Z])\.(?=\s|$)")
 
 # What comes before a time said as the end of the event: "to 3pm", "that ends at 3:30", "- 5".
 _COLON_NAME = re.compile(r"\b(?P<a>\d{1,2}):(?P<b>\d{1,2})\b(?!\s*(?:am|pm|a\.m|p\.m))")
+_ALL_DAY = re.compile(r"\b(?:all[- ]day|all the day|the whole day|whole day|the entire day)\b", re.IGNORECASE)
+# Events that take a day, not an hour, when no time is said ("Ann's birthday on May 3").
+_DAY_LONG = re.compile(
+    r"\b(?:birthday|anniversary|holiday|day off|vacation day|public holiday|bank holiday)\b", re.IGNORECASE
+)
 _DASH_PAIR = re.compile(r"(?P<a>\d{1,2})\s*-\s*(?P<b>\d{1,2})")
 _END_CUE = re.compile(
     r"(?:\b(?:to|till|til|until|through|ends?|ending|finish(?:es|ing)?)|[-–])\s*(?:at\s*)?$", re.IGNORECASE
@@ -141,9 +146,13 @@ class _Said:
         self.part: str | None = None
         self.minutes = frame.duration_minutes
         self.repeat = read_repeat(text, now)
+        # "a conference all day next Thursday", "my sister's birthday on September 3": a day, no time
+        self.all_day = bool(_ALL_DAY.search(text))
         timed = text
-        for lo, hi in self.repeat.spans if self.repeat else ():
-            timed = timed[:lo] + " " * (hi - lo) + timed[hi:]  # "every Tuesday" is no date to start on
+        masked = [*(self.repeat.spans if self.repeat else ()), *(m.span() for m in _ALL_DAY.finditer(text))]
+        for lo, hi in masked:
+            # "every Tuesday" is no date to start on, and "all day" alone would be today's
+            timed = timed[:lo] + " " * (hi - lo) + timed[hi:]
         found = find_times(timed, now=now, daytime=True)
         if self.repeat is not None:
             found = [_as_hours(m, now) for m in found]
@@ -189,6 +198,8 @@ class _Said:
                 if match.is_interval and match.end is not None and self.minutes is None:
                     self.minutes = int((match.end - match.start).total_seconds() // 60)
         self.problem = self.problem or odd_length(self.minutes) or long_ago(self.day, tz)
+        if self.at is None and self.day is not None and _DAY_LONG.search(text):
+            self.all_day = True
         title = next((s for s in spans if s.slot == "title"), None)
         self.title = _clean(title.text) if title is not None else ""
         named = _TITLE_ANSWER.search(text.strip())
@@ -240,6 +251,8 @@ def _merge(draft: Draft, said: _Said, tz: ZoneInfo) -> Draft:
         update["attendees"] = list(dict.fromkeys([*draft.attendees, *said.people]))
     if said.names:
         update["people"] = list(dict.fromkeys([*draft.people, *said.names]))
+    if said.all_day:
+        update["all_day"] = True
     if said.repeat is not None and said.repeat.rule:
         update["repeat"] = said.repeat.rule + until_clause(said.repeat, tz)
         update["repeat_days"] = list(said.repeat.days)
@@ -302,6 +315,10 @@ def _create(draft: Draft, tz: ZoneInfo, *, search: dict[str, Any] | None = None)
         params["search_end"] = search["search_end"]
         if search.get("day_part"):
             params["day_part"] = search["day_part"]
+    elif draft.all_day and draft.at is None:
+        assert draft.day is not None
+        params["start"] = datetime.combine(draft.day, time(), tz).isoformat()
+        params["all_day"] = True
     else:
         assert draft.day is not None
         assert draft.at is not None

@@ -37,9 +37,12 @@ _DAYS = {
 _CODES = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
 _DAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?"
 _DAY_LIST = rf"{_DAY}(?:\s*(?:,|and|&|or|/)\s*{_DAY})*"
+# "on Mondays", "tues and thurs": every such day; but "next tues" is one Tuesday ("tues" and "thurs"
+# look like plurals of "tue" and "thur").
 _REPEAT = re.compile(
     rf"\b(?:(?:every|each)\s+(?:(?P<other>other|second)\s+)?(?P<unit>{_DAY_LIST}|weekdays?|weekend|day|week|month)"
-    rf"|(?:on\s+)?(?P<plural>(?:{_DAY}s)(?:\s*(?:,|and|&)\s*{_DAY}s)*)\b"
+    rf"|(?:on\s+)?(?<!next )(?<!this )(?<!last )(?<!coming )"
+    rf"(?P<plural>(?:{_DAY}s)(?:\s*(?:,|and|&)\s*{_DAY}s)*)\b"
     rf"|(?:on\s+)(?P<weekdays>weekdays)|(?P<daily>daily)|(?P<weekly>weekly|biweekly|fortnightly))\b",
     re.IGNORECASE,
 )

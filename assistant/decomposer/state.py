@@ -62,15 +62,17 @@ class Draft(_State):
     calendar: str | None = None
     repeat: str = Field(default="", description="RRULE of a repeating event, UNTIL included.")
     repeat_days: list[int] = Field(default_factory=list, description="Weekdays it falls on (0=Monday).")
+    all_day: bool = Field(default=False, description="An all-day event: a day, no time.")
 
     def missing(self) -> list[Asked]:
-        """What must still be asked: a title and a start (a day, a time); the rest has defaults."""
+        """What must still be asked: a title and a start (a day, and a time unless it lasts all day);
+        the rest has defaults."""
         wanted: list[Asked] = []
         if not self.title:
             wanted.append("title")
         if self.day is None and self.at is None:
             wanted.append("when")
-        elif self.at is None:
+        elif self.at is None and not self.all_day:
             wanted.append("time")
         return wanted
 
