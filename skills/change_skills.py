@@ -664,6 +664,9 @@ class PlanCreateInput(SkillInput):
     )
     duration_minutes: int | None = Field(default=None, ge=5, le=24 * 60 * 14)
     all_day: bool = False
+    last_day: date | None = Field(
+        default=None, description="For an all-day event over several days: its last day ('Aug 20 to 25')."
+    )
     calendar: str = Field(default="", description="Calendar key; the default calendar when empty.")
     attendees: list[str] = Field(default_factory=list, description="Emails of people to invite.")
     location: str = Field(default="", description="Where it takes place.")
@@ -736,9 +739,12 @@ def plan_create(ctx: SkillContext, params: PlanCreateInput) -> ChangeSet:
         start, why = fit.start, fit.why
     if all_day:
         day = start.astimezone(ctx.tz).date()
+        last = params.last_day if params.last_day is not None and params.last_day >= day else day
+        if (last - day).days >= 14:
+            raise SkillError("An event can last two weeks at most. Which days should it cover?")
         start, end = (
             datetime.combine(day, time(), ctx.tz),
-            datetime.combine(day + timedelta(days=1), time(), ctx.tz),
+            datetime.combine(last + timedelta(days=1), time(), ctx.tz),
         )
     else:
         end = start + timedelta(minutes=minutes)

@@ -213,6 +213,9 @@ def describe_change(change: Change, tz: ZoneInfo) -> str:
         if start is None or end is None:
             return ""
         local = start.astimezone(tz)
+        last = (end - timedelta(microseconds=1)).astimezone(tz).date()
+        if change.all_day and last > local.date():  # "Thursday, August 20 – Tuesday, August 25, all day"
+            return f"{format_day(local.date())} – {format_day(last)}, all day"
         return f"{format_day(local.date())} {format_span(start, end, tz, all_day=change.all_day)}"
 
     if change.action == "create" and change.copy_of is not None:

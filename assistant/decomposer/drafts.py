@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -148,6 +148,7 @@ class _Said:
         self.repeat = read_repeat(text, now)
         # "a conference all day next Thursday", "my sister's birthday on September 3": a day, no time
         self.all_day = bool(_ALL_DAY.search(text))
+        self.last_day: date | None = None
         timed = text
         masked = [*(self.repeat.spans if self.repeat else ()), *(m.span() for m in _ALL_DAY.finditer(text))]
         for lo, hi in masked:
@@ -191,6 +192,11 @@ class _Said:
                 started = local
             if match.has_date and self.day is None:
                 self.day = local.date()
+                if not match.has_time and match.is_interval and match.end is not None:
+                    # "vacation from Aug 20 to Aug 25": those days, all day
+                    last = (match.end - timedelta(microseconds=1)).astimezone(tz).date()
+                    if last > self.day:
+                        self.all_day, self.last_day = True, last
             if match.day_part and not match.has_time and self.part is None:
                 self.part = match.day_part  # "on Wednesday evening": some time then
             if match.has_time and self.at is None:
@@ -253,6 +259,8 @@ def _merge(draft: Draft, said: _Said, tz: ZoneInfo) -> Draft:
         update["people"] = list(dict.fromkeys([*draft.people, *said.names]))
     if said.all_day:
         update["all_day"] = True
+    if said.last_day is not None:
+        update["last_day"] = said.last_day
     if said.repeat is not None and said.repeat.rule:
         update["repeat"] = said.repeat.rule + until_clause(said.repeat, tz)
         update["repeat_days"] = list(said.repeat.days)
@@ -319,6 +327,8 @@ def _create(draft: Draft, tz: ZoneInfo, *, search: dict[str, Any] | None = None)
         assert draft.day is not None
         params["start"] = datetime.combine(draft.day, time(), tz).isoformat()
         params["all_day"] = True
+        if draft.last_day is not None:
+            params["last_day"] = draft.last_day.isoformat()
     else:
         assert draft.day is not None
         assert draft.at is not None

@@ -63,6 +63,7 @@ class Draft(_State):
     repeat: str = Field(default="", description="RRULE of a repeating event, UNTIL included.")
     repeat_days: list[int] = Field(default_factory=list, description="Weekdays it falls on (0=Monday).")
     all_day: bool = Field(default=False, description="An all-day event: a day, no time.")
+    last_day: date | None = Field(default=None, description="An all-day event's last day (not its first).")
 
     def missing(self) -> list[Asked]:
         """What must still be asked: a title and a start (a day, and a time unless it lasts all day);
