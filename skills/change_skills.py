@@ -824,6 +824,9 @@ def choose_event(ctx: SkillContext, params: ChooseInput) -> Chosen:
     candidate is an occurrence of one series; the others stay in the question, to be named by their
     day or time ("the one on April 20"), never listed as fifty buttons.
     """
+    if not params.events and not params.expect_one:
+        # "cancel everything tomorrow" on an empty day: nothing to do, said as such, not an error
+        return Chosen(events=[], chosen=False, scope=params.scope)
     if not params.events:
         raise SkillError("I couldn't find an event matching that. Could you name it differently?")
     events = _unique(params.events, "series") if params.per_series else params.events
