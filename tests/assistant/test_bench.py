@@ -32,7 +32,7 @@ from workflows.definition import Decision, TaskSpec, WorkflowDefinition
 from workflows.models import TaskRun, WorkflowRun
 
 # One quick bench for the module, in one xdist worker (``--dist loadgroup``), not one per worker.
-pytestmark = pytest.mark.xdist_group("bench")
+pytestmark = pytest.mark.xdist_group(name="bench")
 
 
 def _counts() -> tuple[int, ...]:
@@ -44,10 +44,11 @@ def _counts() -> tuple[int, ...]:
     )
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def quick_run(django_db_setup: Any, django_db_blocker: Any) -> dict[str, Any]:
-    """One ``bench --quick`` for the whole module (it takes seconds), outside any test transaction,
-    so that its own rollback is what keeps the database clean."""
+    """One ``bench --quick`` for the whole module (it takes about 35 s), outside any test transaction,
+    so that its own rollback is what keeps the database clean.  Session-scoped: a module fixture is
+    made again each time xdist hands the worker this module's tests after another module's."""
     with django_db_blocker.unblock():
         before = _counts()
         out = StringIO()
