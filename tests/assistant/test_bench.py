@@ -5,6 +5,7 @@ No timing is asserted here: the bench measures, the tests only check that it wor
 
 from __future__ import annotations
 
+import fcntl
 import json
 import re
 from dataclasses import dataclass, field
@@ -31,9 +32,6 @@ from skills.models import Event
 from workflows.definition import Decision, TaskSpec, WorkflowDefinition
 from workflows.models import TaskRun, WorkflowRun
 
-# One quick bench for the module, in one xdist worker (``--dist loadgroup``), not one per worker.
-pytestmark = pytest.mark.xdist_group(name="bench")
-
 
 def _counts() -> tuple[int, ...]:
     return (
@@ -45,16 +43,32 @@ def _counts() -> tuple[int, ...]:
 
 
 @pytest.fixture(scope="session")
-def quick_run(django_db_setup: Any, django_db_blocker: Any) -> dict[str, Any]:
-    """One ``bench --quick`` for the whole module (it takes about 35 s), outside any test transaction,
-    so that its own rollback is what keeps the database clean.  Session-scoped: a module fixture is
-    made again each time xdist hands the worker this module's tests after another module's."""
+def quick_run(
+    django_db_setup: Any, django_db_blocker: Any, tmp_path_factory: pytest.TempPathFactory, worker_id: str
+) -> dict[str, Any]:
+    """One ``bench --quick`` for the whole suite (it takes about 35 s), outside any test transaction,
+    so that its own rollback is what keeps the database clean.  Under xdist the first worker to ask
+    runs it and the others read its table from a file beside their temporary folders."""
+    if worker_id == "master":
+        return _quick_run(django_db_blocker)
+    shared = tmp_path_factory.getbasetemp().parent / "quick-bench.json"
+    with open(shared.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if shared.exists():
+            found: dict[str, Any] = json.loads(shared.read_text())
+            return found
+        ran = _quick_run(django_db_blocker)
+        shared.write_text(json.dumps(ran))
+        return ran
+
+
+def _quick_run(django_db_blocker: Any) -> dict[str, Any]:
     with django_db_blocker.unblock():
         before = _counts()
         out = StringIO()
         call_command("bench", "--quick", stdout=out)
         after = _counts()
-    return {"lines": out.getvalue().splitlines(), "before": before, "after": after}
+    return {"lines": out.getvalue().splitlines(), "before": list(before), "after": list(after)}
 
 
 def _cells(lines: list[str], name: str) -> list[str]:
