@@ -21,8 +21,8 @@ from typing import Any
 from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.utils import timezone
-from django.utils.text import slugify
 
+from skills import services
 from skills.crypto import SecretUnreadableError, encrypt_json
 from skills.models import Calendar, CalendarAccount, Event, default_timezone
 from skills.providers.base import PermissionDeniedError, ProviderError, TransientProviderError
@@ -133,14 +133,6 @@ def credentials_problem() -> str | None:
 
 
 # -- choosing calendars ------------------------------------------------------------------------------------
-def _free_key(owner: Any, name: str) -> str:
-    base = slugify(name)[:56] or "calendar"
-    taken = set(Calendar.objects.filter(owner=owner, key__startswith=base).values_list("key", flat=True))
-    key, n = base, 2
-    while key in taken:
-        key, n = f"{base}-{n}", n + 1
-    return key
-
 
 def _stop_reading(calendar: Calendar, account: CalendarAccount) -> None:
     """Drop ``calendar`` and its events from the mirror; remember it as offered but not read.
@@ -165,7 +157,7 @@ def _read_again(account: CalendarAccount, remote_id: str, writable: bool) -> Cal
         owner=account.owner,
         account=account,
         remote_id=remote_id,
-        key=_free_key(account.owner, str(info.get("name") or "calendar")),
+        key=services.calendar_free_key(account.owner, str(info.get("name") or "calendar")),
         name=str(info.get("name") or remote_id)[:200],
         timezone=str(info.get("timezone") or default_timezone()),
         color=str(info.get("color") or ""),

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from zoneinfo import ZoneInfo
 
 from django.db import transaction
+from django.utils.text import slugify
 
 from skills.models import Calendar, Event, new_etag, new_uid, validate_timezone
 from skills.providers.base import EventData
@@ -32,6 +33,7 @@ from skills.recurrence import (
 
 __all__ = [
     "calendar_create",
+    "calendar_free_key",
     "event_apply",
     "event_create",
     "event_delete",
@@ -62,6 +64,17 @@ _CONTENT_FIELDS = (
     "visibility",
     "transparency",
 )
+
+
+def calendar_free_key(owner: Any, name: str) -> str:
+    """A key for a new calendar of ``owner`` named ``name`` that none of theirs has: its slug, with
+    "-2", "-3"... when taken (room is left for the suffix under the 64-character column)."""
+    base = slugify(name)[:56] or "calendar"
+    taken = set(Calendar.objects.filter(owner=owner, key__startswith=base).values_list("key", flat=True))
+    key, n = base, 2
+    while key in taken:
+        key, n = f"{base}-{n}", n + 1
+    return key
 
 
 def calendar_create(

@@ -26,7 +26,6 @@ from urllib.parse import urlsplit
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import transaction
-from django.utils.text import slugify
 
 from skills import services
 from skills.models import Calendar, CalendarAccount, Event, default_timezone, validate_timezone
@@ -75,14 +74,6 @@ def calendar_state(account: CalendarAccount, calendar: Calendar) -> dict[str, An
 
 
 # -- connecting ------------------------------------------------------------------------------------------
-def _free_key(owner: Any, name: str) -> str:
-    base = slugify(name)[:56] or "calendar"
-    taken = set(Calendar.objects.filter(owner=owner, key__startswith=base).values_list("key", flat=True))
-    key, n = base, 2
-    while key in taken:
-        key, n = f"{base}-{n}", n + 1
-    return key
-
 
 def _zone(name: str) -> str:
     try:
@@ -130,7 +121,7 @@ def connect_account(
                 continue
             Calendar.objects.create(
                 owner=owner,
-                key=_free_key(owner, calendar.name),
+                key=services.calendar_free_key(owner, calendar.name),
                 name=calendar.name,
                 timezone=_zone(calendar.timezone) if calendar.timezone else default_timezone(),
                 color=calendar.color,

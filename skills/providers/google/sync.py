@@ -21,8 +21,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import transaction
-from django.utils.text import slugify
 
+from skills import services
 from skills.models import Calendar, CalendarAccount, Event
 from skills.providers.base import NotFoundError
 from skills.providers.google.client import GoogleClient, ReconnectNeededError, mark_needs_reconnect
@@ -51,14 +51,6 @@ def calendar_state(account: CalendarAccount, remote_id: str) -> dict[str, Any]:
 def save_state(account: CalendarAccount) -> None:
     CalendarAccount.objects.filter(pk=account.pk).update(sync_state=account.sync_state)
 
-
-def _unique_key(owner: Any, wanted: str) -> str:
-    base = slugify(wanted)[:50] or "calendar"
-    taken = set(Calendar.objects.filter(owner=owner, key__startswith=base).values_list("key", flat=True))
-    key, n = base, 2
-    while key in taken:
-        key, n = f"{base}-{n}", n + 1
-    return key
 
 
 def sync_calendars(client: GoogleClient) -> list[Calendar]:
@@ -89,7 +81,7 @@ def sync_calendars(client: GoogleClient) -> list[Calendar]:
                 owner=account.owner,
                 account=account,
                 remote_id=entry["id"],
-                key=_unique_key(account.owner, f"google-{name}"),
+                key=services.calendar_free_key(account.owner, f"google-{name}"),
                 name=name,
                 timezone=zone,
                 writable=writable,
