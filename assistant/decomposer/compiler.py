@@ -154,6 +154,11 @@ def _subject(frame: RequestFrame) -> str:
 
 def _query_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskSpec]:
     start, end = _range(frame, now, tz)
+    # "When is the dentist?", "where is calc?": the next ones, or the last one when none is coming,
+    # so the search reaches as far back as ahead
+    nearest = frame.title_words and not frame.range_explicit and not frame.wants_next and not frame.past
+    if nearest:
+        start = now - timedelta(days=NEXT_HORIZON_DAYS)
     tasks = [
         TaskSpec(id="find", skill="find_events", params=find_params(frame, start, end), summary="Find events")
     ]
@@ -171,15 +176,7 @@ def _query_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskS
         )
         reply.update(events=_ref("next", "events"), text="The most recent:")
         deps: tuple[str, ...] = ("next",)
-    elif frame.title_words and not frame.range_explicit and not frame.wants_next:
-        # "When is the dentist?", "where is calc?": the next ones, or the last one when none is
-        # coming (the search reaches as far back as ahead)
-        tasks[0] = TaskSpec(
-            id="find",
-            skill="find_events",
-            params=find_params(frame, now - timedelta(days=NEXT_HORIZON_DAYS), end),
-            summary="Find events",
-        )
+    elif nearest:
         tasks.append(
             TaskSpec(
                 id="next",
@@ -191,7 +188,7 @@ def _query_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskS
         )
         reply.update(events=_ref("next", "events"), text=_ref("next", "heading"))
         deps = ("next",)
-    elif frame.wants_next or (frame.title_words and not frame.range_explicit):
+    elif frame.wants_next:
         tasks.append(
             TaskSpec(
                 id="next",
