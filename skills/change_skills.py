@@ -1036,12 +1036,7 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
         return Reply(kind="answer", text=_refusal(ctx, change, block), data={"refused": ["writing_block"]})
     skipped = [*params.changes.skipped, *dropped, *_closed_skips(ctx, closed)]
     if not changes:
-        return Reply(
-            kind="answer",
-            text="Nothing is left to change: "
-            + "; ".join(f"{s.summary} ({s.reason})" for s in skipped)
-            + ".",
-        )
+        return _nothing_left(skipped)
     digest = change_digest(changes)
     reasons = approval_reasons(changes)
     must_ask = bool(dropped) or bool(closed) or (bool(reasons) and not params.approved)
@@ -1067,12 +1062,7 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
         fresh, gone = revalidate(ctx.provider, changes)
         skipped = [*skipped, *gone]
         if not fresh:
-            return Reply(
-                kind="answer",
-                text="Nothing is left to change: "
-                + "; ".join(f"{s.summary} ({s.reason})" for s in skipped)
-                + ".",
-            )
+            return _nothing_left(skipped)
         _ask_first(ctx, fresh, skipped, note, changed=True)
     except PartlyAppliedError as exc:
         # The user's calendar holds part of the change: say exactly which part.
@@ -1083,6 +1073,14 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
     except ProviderError as exc:
         raise SkillError(f"Nothing was changed: {exc}") from exc
     return _done(ctx, params, changes, skipped, records)
+
+
+def _nothing_left(skipped: list[Skipped]) -> Reply:
+    """The answer when every change of a set was left out: which, and why."""
+    return Reply(
+        kind="answer",
+        text="Nothing is left to change: " + "; ".join(f"{s.summary} ({s.reason})" for s in skipped) + ".",
+    )
 
 
 def _ask_first(
