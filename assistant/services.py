@@ -111,6 +111,14 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str, undo: str | N
         context=conversation.context,
     )
     decision = decompose(request)
+    for note in decision.notes:  # why the turn was read as it was (the model was down, a budget spent)
+        _message_add(
+            conversation,
+            role=Message.Role.ASSISTANT,
+            kind=ReplyKind.ANSWER,
+            text=note,
+            trace_id=decision.trace_id,
+        )
     # What only the next turn may use (the event being assembled, what the reply asked) ends here.
     remembered = {k: v for k, v in conversation.context.items() if k not in PASSING}
     if remembered != conversation.context or decision.context_update:

@@ -203,6 +203,7 @@ CALENDAR_SYNC_SECONDS = env.int("CALENDAR_SYNC_SECONDS", default=300)
 CELERY_BEAT_SCHEDULE = {
     "workflows-sweep": {"task": "workflows.sweep_runs", "schedule": float(WORKFLOW_SWEEP_SECONDS)},
     "calendar-accounts-sync": {"task": "skills.sync_accounts", "schedule": float(CALENDAR_SYNC_SECONDS)},
+    "model-calls-prune": {"task": "assistant.prune_model_calls", "schedule": 86400.0},
 }
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -245,9 +246,14 @@ ASSISTANT_DEFAULT_TIMEZONE = env.str("ASSISTANT_DEFAULT_TIMEZONE", default="Amer
 WORKFLOW_MAX_TASKS = env.int("WORKFLOW_MAX_TASKS", default=100)
 if not 1 <= WORKFLOW_MAX_TASKS <= 1000:
     raise ImproperlyConfigured("WORKFLOW_MAX_TASKS must be between 1 and 1000.")
-ASSISTANT_DECOMPOSER = env.str("ASSISTANT_DECOMPOSER", default="rules")
-# A language model for the LLM planner being built (issue 15; nothing calls it yet): empty LLM_MODEL
-# means none, the offline default.  LLM_MODEL is provider:model (openai:gpt-4.1-mini) or, with
+# Who reads a chat turn: "rules" (offline), "routed" (the rules, and the LLM planner for what they are
+# unsure of), "llm" or "llm-single" (the planner for every turn, in three phases or one: for measuring).
+# Empty: routed when LLM_MODEL is set, rules otherwise.
+ASSISTANT_DECOMPOSER = env.str("ASSISTANT_DECOMPOSER", default="")
+if ASSISTANT_DECOMPOSER not in ("", "rules", "routed", "llm", "llm-single"):
+    raise ImproperlyConfigured("ASSISTANT_DECOMPOSER must be rules, routed, llm or llm-single (or empty).")
+# A language model, asked by the LLM planner and the LLM skills (issue 15): empty LLM_MODEL means
+# none, the offline default.  LLM_MODEL is provider:model (openai:gpt-4.1-mini) or, with
 # LLM_BASE_URL (an OpenAI-compatible server: Ollama http://host:11434/v1, vLLM, llama.cpp), the name
 # that server serves.  LLM_API_KEY is handed to the provider; LLM_TIMEOUT_SECONDS bounds one request.
 # Read by assistant/llm/config.py, which reports a malformed value when the model is first asked for.
@@ -255,6 +261,21 @@ LLM_MODEL = env.str("LLM_MODEL", default="")
 LLM_BASE_URL = env.str("LLM_BASE_URL", default="")
 LLM_API_KEY = env.str("LLM_API_KEY", default="")
 LLM_TIMEOUT_SECONDS = env.float("LLM_TIMEOUT_SECONDS", default=20.0)
+# What the model may spend, in tokens (input and output): LLM_TURN_TOKENS on planning one chat turn,
+# LLM_DAILY_TOKENS per user over the last 24 hours (0: no daily limit); past either the turn falls
+# back to the rules.  LLM_DAILY_COST_USD is the same day in dollars (0: no cost limit), priced by
+# genai-prices; a model it has no price for (a local Ollama) costs nothing towards it.  Every call
+# is a ModelCall row (admin: Chat -> Model calls); its prompt and output, which quote the user and
+# their calendar, are blanked after LLM_LOG_DAYS days (celery beat daily, or
+# `manage.py prune_model_calls` from cron), its numbers kept for the usage statistics.
+LLM_TURN_TOKENS = env.int("LLM_TURN_TOKENS", default=40000)
+LLM_DAILY_TOKENS = env.int("LLM_DAILY_TOKENS", default=400000)
+LLM_DAILY_COST_USD = env.float("LLM_DAILY_COST_USD", default=0.0)
+LLM_LOG_DAYS = env.int("LLM_LOG_DAYS", default=30)
+if min(LLM_TURN_TOKENS, LLM_DAILY_TOKENS, LLM_DAILY_COST_USD, LLM_LOG_DAYS) < 0:
+    raise ImproperlyConfigured(
+        "LLM_TURN_TOKENS, LLM_DAILY_TOKENS, LLM_DAILY_COST_USD and LLM_LOG_DAYS cannot be negative."
+    )
 # Calendar accounts: the provider class serving each kind of account (like SESSION_ENGINE); a
 # calendar without an account is the built-in store's ("local").  CREDENTIAL_KEYS are the Fernet
 # keys account credentials are encrypted with (the first encrypts, all decrypt; see skills/crypto.py);

@@ -10,6 +10,7 @@ from skills import (  # noqa: F401 - imported for their registrations
     change_skills,
     data_skills,
     interaction_skills,
+    llm_skills,
     preference_skills,
     reply_skills,
     sync_skills,

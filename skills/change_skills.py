@@ -886,6 +886,11 @@ def _outcome(ctx: SkillContext, params: ChooseInput, e: EventItem) -> str:
 class ApplyInput(SkillInput):
     changes: ChangeSet = Field(description="The change set from a plan task.")
     approved: bool = Field(default=False, description="Already approved (the user picked the action).")
+    always_ask: bool = Field(
+        default=False,
+        description="Preview and ask even where the policy would apply at once (set on every plan a "
+        "language model made).",
+    )
     what: str = Field(default="", description="A short name of the request, for the reply.")
     then_ask: str = Field(
         default="", description="A question to end the reply with once applied (an optional detail)."
@@ -1039,7 +1044,7 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
         return _nothing_left(skipped)
     digest = change_digest(changes)
     reasons = approval_reasons(changes)
-    must_ask = bool(dropped) or bool(closed) or (bool(reasons) and not params.approved)
+    must_ask = bool(dropped) or bool(closed) or ((bool(reasons) or params.always_ask) and not params.approved)
     answer = ctx.answer
     verdict = _is_yes(answer, digest) if answer is not NO_ANSWER else None
     if verdict is False:

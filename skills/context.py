@@ -54,6 +54,8 @@ class SkillContext:
     tz: ZoneInfo
     run_id: str = ""
     task_id: str = ""
+    # The chat turn's trace (``Decision.trace_id``), so what a skill logs (its model calls) finds the turn.
+    trace_id: str = ""
     attempt: int = 1
     answer: Any = NO_ANSWER
     _provider: CalendarProvider | None = field(default=None, repr=False)

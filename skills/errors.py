@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-__all__ = ["SkillError"]
+__all__ = ["LanguageModelRequiredError", "SkillError"]
 
 
 class SkillError(Exception):
     """The request cannot be done as asked; the message says why and what would work."""
+
+
+class LanguageModelRequiredError(SkillError):
+    """The request needs a language model and none is configured (or it cannot be reached); the
+    message says what works without one."""

@@ -136,6 +136,7 @@ def _drive(state: RunState, owner: str) -> None:
             tz=tz,
             run_id=str(run.pk),
             task_id=task_id,
+            trace_id=run.trace_id,
             answer=row.answer if row.has_answer else NO_ANSWER,
             _provider=provider,
         )

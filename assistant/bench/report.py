@@ -1,7 +1,9 @@
 """The benchmark's one table: a row per measurement, its target, and whether the target was met.
 
 Rows carry their samples, not formatted text, so the same run can be printed as a table or as JSON
-and the verdict is computed from the numbers rather than re-parsed from the text.
+and the verdict is computed from the numbers rather than re-parsed from the text.  Most samples are
+milliseconds; the LLM planner's prompt rows hold estimated tokens instead (``unit="tokens"``), shown
+as "656 tok" in the same columns.
 """
 
 from __future__ import annotations
@@ -14,14 +16,16 @@ from assistant.bench.timing import Timing
 __all__ = ["Row", "Target", "as_json", "render", "verdict"]
 
 COLUMNS = ("measurement", "n", "median ms", "p95 ms", "target", "ratio/notes")
+UNITS = {"ms": "ms", "tokens": "est. tokens (chars/4)"}
 
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """A limit on one statistic of a row: its median, its p95, its ratio to a reference row, or a
-    count it reports (HTTP requests per change)."""
+    """A limit on one statistic of a row: its median, its p95, its ratio to a reference row, a
+    count it reports (HTTP requests per change), or its largest sample in estimated tokens (a prompt
+    that must stay small for every utterance)."""
 
-    stat: Literal["median", "p95", "ratio", "requests"]
+    stat: Literal["median", "p95", "ratio", "requests", "tokens"]
     limit: float
 
     @property
@@ -30,6 +34,8 @@ class Target:
             return f"ratio <= {self.limit:g}"
         if self.stat == "requests":
             return f"<= {self.limit:g} HTTP requests"
+        if self.stat == "tokens":
+            return f"max <= {self.limit:g} est. tokens"
         return f"{self.stat} <= {self.limit:g} ms"
 
 
@@ -44,6 +50,7 @@ class Row:
     ratio: float | None = None
     unavailable: str = ""
     requests: int | None = None  # HTTP requests one measured call made, where a target limits them
+    unit: Literal["ms", "tokens"] = "ms"  # what the samples are: milliseconds, or estimated tokens
 
     @property
     def met(self) -> bool | None:
@@ -55,6 +62,7 @@ class Row:
             "p95": self.timing.p95,
             "ratio": self.ratio,
             "requests": self.requests,
+            "tokens": max(self.timing.samples),
         }[self.target.stat]
         return None if value is None else value <= self.target.limit
 
@@ -66,6 +74,10 @@ def _ms(value: float) -> str:
     if value < 100:
         return f"{value:.2f}"
     return f"{value:.0f}"
+
+
+def _value(row: Row, value: float) -> str:
+    return f"{value:.0f} tok" if row.unit == "tokens" else _ms(value)
 
 
 def _cells(row: Row) -> tuple[str, ...]:
@@ -82,8 +94,8 @@ def _cells(row: Row) -> tuple[str, ...]:
     return (
         row.name,
         str(row.timing.n),
-        _ms(row.timing.median),
-        _ms(row.timing.p95),
+        _value(row, row.timing.median),
+        _value(row, row.timing.p95),
         target,
         "; ".join(notes),
     )
@@ -121,13 +133,18 @@ def verdict(rows: list[Row]) -> str:
 
 
 def as_json(rows: list[Row]) -> dict[str, Any]:
+    """The rows as data; ``median_ms``/``p95_ms`` only for rows in milliseconds, ``median``/``p95`` in
+    the row's ``unit`` for every row."""
     return {
         "rows": [
             {
                 "measurement": r.name,
                 "n": r.timing.n if r.timing else 0,
-                "median_ms": r.timing.median if r.timing else None,
-                "p95_ms": r.timing.p95 if r.timing else None,
+                "unit": UNITS[r.unit],
+                "median": r.timing.median if r.timing else None,
+                "p95": r.timing.p95 if r.timing else None,
+                "median_ms": r.timing.median if r.timing and r.unit == "ms" else None,
+                "p95_ms": r.timing.p95 if r.timing and r.unit == "ms" else None,
                 "target": r.target.label if r.target else None,
                 "met": r.met,
                 "ratio": r.ratio,

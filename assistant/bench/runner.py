@@ -31,6 +31,7 @@ from assistant.bench import (
     everyone,
     freeslots,
     langgraph_dag,
+    llm_planner,
     remote,
     turnmix,
 )
@@ -38,7 +39,17 @@ from assistant.bench.demo import demo_user
 from assistant.bench.report import Row, Target
 from assistant.bench.timing import Timing
 
-__all__ = ["FULL", "QUICK", "ROW_NAMES", "TURN_ROWS", "BenchRun", "Repeats", "run_bench"]
+__all__ = [
+    "FULL",
+    "PLANNING",
+    "PROMPT_ROWS",
+    "QUICK",
+    "ROW_NAMES",
+    "TURN_ROWS",
+    "BenchRun",
+    "Repeats",
+    "run_bench",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,6 +66,8 @@ class Repeats:
     edit_one: int
     everyone: int
     remote: int
+    planner: int  # turns planned against the loopback model, per plan
+    utterances: int | None  # eval utterances whose prompts are measured (None: all of them)
 
 
 FULL = Repeats(
@@ -68,6 +81,8 @@ FULL = Repeats(
     edit_one=20,
     everyone=30,
     remote=3,
+    planner=20,
+    utterances=None,
 )
 QUICK = Repeats(
     decompose=2,
@@ -80,6 +95,8 @@ QUICK = Repeats(
     edit_one=2,
     everyone=3,
     remote=1,
+    planner=2,
+    utterances=20,
 )
 
 # One row per class of turn (see ``turnmix``), each held to the rule decomposer's target.
@@ -117,6 +134,17 @@ RESCHEDULE = {
     kind: f"approving {remote.SCENARIO} (scenario) on {label}"
     for kind, label in (("local", "the built-in store"), ("google", "Google"), ("caldav", "CalDAV"))
 }
+_EST = "est. tokens (chars/4)"
+PROMPT_PHASE1 = f"LLM planner prompt, phase 1 (services → subtasks), {_EST} per eval utterance"
+PROMPT_SINGLE = f"LLM planner prompt, single-phase (whole catalog), {_EST}; ratio = phase 1 / it"
+PROMPT_SELECT = f"LLM planner prompt, phase 2 (one service's skills), {_EST} per service"
+PROMPT_PARAMS = f"LLM planner prompt, phase 3 (one skill's schema), {_EST} per skill"
+# Estimated tokens, not milliseconds: their median and p95 cells read "656 tok".
+PROMPT_ROWS = (PROMPT_PHASE1, PROMPT_SINGLE, PROMPT_SELECT, PROMPT_PARAMS)
+PLANNING = {
+    key: f"LLM planning overhead per turn (wall time minus the loopback model's), {script.label}"
+    for key, script in llm_planner.PLANS.items()
+}
 ROW_NAMES = (
     *TURN_ROWS.values(),
     VALIDATE,
@@ -134,6 +162,7 @@ ROW_NAMES = (
     GOOGLE_MOVE,
     CALDAV_MOVE,
     *RESCHEDULE.values(),
+    *PLANNING.values(),
 )
 _IN_SAVEPOINTS = "its commits are savepoints of the bench's transaction"
 
@@ -223,6 +252,8 @@ def _measure(repeats: Repeats, committed: Timing) -> list[Row]:
         bulk_row,
         *edit_rows,
         *_remote_rows(repeats.remote),
+        *_prompt_rows(demo, repeats.utterances),
+        *_planning_rows(repeats.planner),
     ]
 
 
@@ -372,3 +403,87 @@ def _every_slot(output: Any) -> str:
         return f"found {output.count} slots: the limit, so not every slot"
     last = f", last {output.slots[-1].start:%a %b %d %Y %H:%M}" if output.slots else ""
     return f"found {output.count} slots, every one in the year{last}"
+
+
+def _prompt_rows(demo: Any, utterances: int | None) -> list[Row]:
+    """Phase 1 against the single-phase prompt on the eval set (the targets), and phases 2 and 3."""
+    try:
+        texts = llm_planner.eval_utterances(limit=utterances)
+        sizes = llm_planner.prompt_sizes(user=demo, utterances=texts)
+    except (ImportError, OSError) as exc:  # the planner being rewritten; the shared eval set absent
+        why = f"{type(exc).__name__}: {exc}"
+        return [
+            Row(name=name, target=PROMPT_TARGETS.get(name), unavailable=why, unit="tokens")
+            for name in PROMPT_ROWS
+        ]
+    return prompt_rows(sizes)
+
+
+PROMPT_TARGETS = {PROMPT_PHASE1: Target("tokens", 700), PROMPT_SINGLE: Target("ratio", 0.10)}
+
+
+def prompt_rows(sizes: llm_planner.PromptSizes) -> list[Row]:
+    """The prompt rows of ``sizes``: phase 1 held to 700 est. tokens for every utterance, and to a
+    tenth of the single-phase prompt (the largest ratio of any utterance is the row's)."""
+    n = sizes.utterances
+    of = f"{n} utterances of {llm_planner.eval_file().name}, the demo user's first turn"
+    ratios = sorted(sizes.ratios)
+    service = max(sizes.select, key=sizes.select.__getitem__)
+    skill = max(sizes.params, key=sizes.params.__getitem__)
+    return [
+        Row(
+            name=PROMPT_PHASE1,
+            timing=Timing(sizes.phase1),
+            target=PROMPT_TARGETS[PROMPT_PHASE1],
+            unit="tokens",
+            notes=f"{of}; instructions + services + turn + output schema ({sizes.phase1_schema:.0f});"
+            f" largest {max(sizes.phase1):.0f}",
+        ),
+        Row(
+            name=PROMPT_SINGLE,
+            timing=Timing(sizes.single),
+            target=PROMPT_TARGETS[PROMPT_SINGLE],
+            ratio=sizes.worst_ratio,
+            unit="tokens",
+            notes=f"the largest ratio of the {n} utterances (median {ratios[len(ratios) // 2]:.3f});"
+            f" every skill's schemas + output schema ({sizes.single_schema:.0f})",
+        ),
+        Row(
+            name=PROMPT_SELECT,
+            timing=Timing(tuple(sizes.select.values())),
+            unit="tokens",
+            notes=f"{len(sizes.select)} services, largest {service} {sizes.select[service]:.0f};"
+            " the median-length utterance as request and subtask",
+        ),
+        Row(
+            name=PROMPT_PARAMS,
+            timing=Timing(tuple(sizes.params.values())),
+            unit="tokens",
+            notes=f"{len(sizes.params)} skills with inputs ({len(sizes.no_params)} without are never"
+            f" asked), largest {skill} {sizes.params[skill]:.0f}; no earlier task (each adds its output"
+            " schema)",
+        ),
+    ]
+
+
+def _planning_rows(repeat: int) -> list[Row]:
+    """The planner's own time per turn against the loopback model; no target (the issue sets none)."""
+    rows = []
+    for key, name in PLANNING.items():
+        try:
+            overhead = llm_planner.planning_overhead(llm_planner.PLANS[key], repeat=repeat)
+        except ImportError as exc:  # the loopback server lives with the tests
+            rows.append(Row(name=name, unavailable=f"cannot import: {exc}"))
+            continue
+        rows.append(Row(name=name, timing=overhead.ours, notes=planning_notes(overhead)))
+    return rows
+
+
+def planning_notes(overhead: llm_planner.Overhead) -> str:
+    asked = ", ".join(f"{phase} ×{n:g}" for phase, n in overhead.per_turn().items())
+    sent = ", ".join(f"{phase} {t:.0f}" for phase, t in overhead.request_tokens.items())
+    return (
+        f"{sum(overhead.calls.values()) / overhead.turns:g} requests a turn ({asked}); wall median"
+        f" {overhead.wall.median:.1f} ms, loopback server busy {overhead.server.median:.2f} ms;"
+        f" requests as sent, {_EST}: {sent}; pydantic-ai's OpenAI model over HTTP"
+    )

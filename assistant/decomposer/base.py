@@ -3,13 +3,20 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
+
+from django.conf import settings
 
 from assistant.decomposer.rules import RuleDecomposer
 from assistant.timeexpr import one_reading
 from workflows.definition import Decision
 
-__all__ = ["DecomposeRequest", "decompose"]
+__all__ = ["DecomposeRequest", "Route", "decompose"]
+
+# rules: the rules alone (the offline default); routed: the rules, and the model for what they are
+# unsure of (the default with LLM_MODEL set); llm and llm-single: every turn to the model, in three
+# phases or in one (for eval_decomposer and run_scenarios).
+Route = Literal["rules", "routed", "llm", "llm-single"]
 
 
 @dataclass(slots=True)
@@ -26,12 +33,21 @@ class DecomposeRequest:
 _RULES = RuleDecomposer()
 
 
-def decompose(request: DecomposeRequest) -> Decision:
+def decompose(request: DecomposeRequest, *, route: Route | None = None) -> Decision:
     if not request.text.strip():
         return Decision(
             kind="clarify", reply_kind="clarify", text="What would you like to know about your calendar?"
         )
     with one_reading():  # the turn's texts are read by several parts of the rules: lexed and parsed once
-        return _RULES.decompose(
+        rules = _RULES.decompose(
             text=request.text, user=request.user, timezone_name=request.timezone, context=request.context
         )
+    route = route or settings.ASSISTANT_DECOMPOSER or ("routed" if settings.LLM_MODEL.strip() else "rules")
+    if route == "rules":
+        return rules
+    from assistant.llm.planner import ACT
+    from assistant.llm.route import planned  # pydantic-ai is imported only where a model is used
+
+    if route == "routed" and rules.confidence >= ACT:
+        return rules
+    return planned(request, rules, single=route == "llm-single")

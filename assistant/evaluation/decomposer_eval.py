@@ -1,7 +1,8 @@
 """Intent accuracy, recall of people and event names, and latency of the decomposer on labelled utterances.
 
 Each utterance is decomposed as the chat would do it, for a user with empty calendars at a fixed clock,
-inside a transaction that is rolled back afterwards.
+inside a transaction that is rolled back afterwards; with a model, within each turn's token budget but
+without the per-user daily allowance (one made-up user says all of them).
 
 What counts as a hit
 --------------------
@@ -27,6 +28,12 @@ Three accuracies follow, because a question is neither plainly right nor plainly
 ``clarify_rate`` is the share of utterances answered with any question; ``n_clarify_toward_set`` says how
 many of those were the calendar_set questions above.
 
+A model's decision has no such reading (no ``frame``): its operation is read from the skills of its
+workflow instead (:func:`operation_of`), its people and event names from its steps' params, so a plan is
+scored as the rules' reading of the same sentence would be. A question or a direct answer from the model
+carries neither and is labelled as an unread one (a question is then ``clarify``, even one on the way to
+scheduling: nothing says which reading it asks about).
+
 People and event names are read from the decomposer's reading of the sentence (also when it asked):
 an annotated value counts as found when all its words are among the words of one person or one title
 of that reading. Words are casefolded, without punctuation or a possessive "'s" (the annotation says
@@ -45,19 +52,31 @@ from collections import Counter
 from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 from zoneinfo import ZoneInfo
 
 import time_machine
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.test.utils import override_settings
 
 from assistant.decomposer import DecomposeRequest, decompose
 from assistant.evaluation.misses import Miss
+from assistant.evaluation.model_calls import TurnUsage
+from assistant.llm.calls import CallRecord, collect_calls
 from skills.services import calendar_create
 from workflows.definition import Decision
 
-__all__ = ["EvalReport", "evaluate_decomposer", "intent_of", "label_of", "name_found", "report_of"]
+__all__ = [
+    "EvalReport",
+    "evaluate_decomposer",
+    "intent_of",
+    "label_of",
+    "name_found",
+    "operation_of",
+    "reading_of",
+    "report_of",
+]
 
 INTENTS = ("calendar_set", "calendar_query", "calendar_remove")
 CLARIFY = "clarify"
@@ -73,9 +92,86 @@ _OP_TO_INTENT = {
 }
 
 
+# A plan's operation from its skills, for a decision without a frame (a model's). A plan that changes
+# events is that change whatever it reads first (find_events, then plan_move: a move); the first change
+# planned names it. Otherwise the first of these kinds of skill found in the plan, in this order.
+_CHANGE_SKILLS = {
+    "plan_delete": "delete",
+    "plan_move": "move",
+    "plan_edit": "move",  # a change to an event (its title, place, length), scheduled like a move
+    "plan_create": "create",
+    "plan_sync": "create",  # copies of events made in another calendar
+}
+_OTHER_SKILLS = (
+    ("set_preference", "preference_set"),
+    ("undo_changes", "undo"),
+    ("count_events", "count"),
+    ("free_slots", "free"),
+    ("people_busy", "free"),
+    ("get_preference", "preference_get"),
+    ("describe_preferences", "preference_get"),
+)
+_QUERY_SKILLS = frozenset(
+    {
+        "find_events",
+        "filter_events",
+        "sort_events",
+        "nearest_events",
+        "list_calendars",
+        "summarise_events",
+        "compose_reply",
+    }
+)
+# Where a plan's params name people and event titles (the frame's person_names/people and titles).
+_PEOPLE_PARAMS = ("attendee", "attendees", "people", "names", "invite")
+_TITLE_PARAMS = {
+    "find_events": "text",
+    "filter_events": "text",
+    "plan_create": "summary",
+    "plan_edit": "summary",
+}
+
+
+def operation_of(decision: Decision) -> str:
+    """The operation the decomposer read: the frame's, or for a plan without one its skills' ("" for none)."""
+    if "operation" in decision.frame or decision.workflow is None:
+        return str(decision.frame.get("operation", ""))
+    skills = [task.skill for task in decision.workflow.tasks]
+    for skill in skills:
+        if skill in _CHANGE_SKILLS:
+            return _CHANGE_SKILLS[skill]
+    for skill, operation in _OTHER_SKILLS:
+        if skill in skills:
+            return operation
+    return "query" if _QUERY_SKILLS & set(skills) else ""
+
+
 def intent_of(decision: Decision) -> str:
     """The intent of the operation the decomposer read, whether it then acted or asked."""
-    return _OP_TO_INTENT.get(str(decision.frame.get("operation", "")), "other")
+    return _OP_TO_INTENT.get(operation_of(decision), "other")
+
+
+def reading_of(decision: Decision) -> tuple[list[str], list[str]]:
+    """The people and the event titles of the decomposer's reading: the frame's, or a plan's params."""
+    frame = decision.frame
+    people: list[str] = []
+    titles: list[str] = []
+    if "operation" in frame or decision.workflow is None:
+        people = [*frame.get("person_names", []), *frame.get("people", [])]
+        return [p.split("@")[0] for p in people], list(frame.get("titles", []))
+    for task in decision.workflow.tasks:
+        for key in _PEOPLE_PARAMS:
+            value = task.params.get(key)
+            people.extend(v for v in (value if isinstance(value, list) else [value]) if _said(v))
+        title = task.params.get(_TITLE_PARAMS.get(task.skill, ""))
+        if _said(title):
+            titles.append(title)
+    return [p.split("@")[0] for p in people], titles
+
+
+def _said(value: Any) -> TypeGuard[str]:
+    """A plain string param (not a reference to another step's output, which says nothing itself)."""
+    return isinstance(value, str) and bool(value.strip()) and "{{" not in value
 
 
 def _asked(decision: Decision) -> bool:
@@ -121,6 +217,7 @@ class EvalReport:
     p95_ms: float
     confusion: dict[str, dict[str, int]]
     misses: list[Miss]
+    model: TurnUsage
 
     def as_json(self, *, with_misses: bool = False) -> dict[str, Any]:
         def rounded(value: float | None) -> float | None:
@@ -143,6 +240,7 @@ class EvalReport:
             "p50_ms": round(self.p50_ms, 3),
             "p95_ms": round(self.p95_ms, 3),
             "confusion": self.confusion,
+            "model": self.model.as_json(),
         }
         if with_misses:
             figures["misses"] = [asdict(miss) for miss in self.misses]
@@ -152,15 +250,25 @@ class EvalReport:
 def evaluate_decomposer(path: Path, *, now: datetime, tz: str) -> EvalReport:
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     outcomes: list[tuple[dict[str, Any], Decision, float]] = []
-    with transaction.atomic(), time_machine.travel(now.replace(tzinfo=ZoneInfo(tz)), tick=False):
+    per_turn: list[list[CallRecord]] = []
+    # One made-up user says every utterance: the daily allowance protects a person's day, and would cut
+    # a long run short after a few hundred turns, measuring fallbacks instead of the model. Each
+    # turn's own budget (LLM_TURN_TOKENS) still holds.
+    with (
+        override_settings(LLM_DAILY_TOKENS=0),
+        transaction.atomic(),
+        time_machine.travel(now.replace(tzinfo=ZoneInfo(tz)), tick=False),
+    ):
         user = get_user_model().objects.create_user(f"eval-{uuid.uuid4().hex[:8]}", "eval@example.invalid")
         calendar_create(owner=user, key="personal", name="Personal", timezone=tz, is_default=True)
         for row in rows:
-            started = time.perf_counter()
-            decision = decompose(DecomposeRequest(text=row["text"], user=user, timezone=tz))
-            outcomes.append((row, decision, (time.perf_counter() - started) * 1000))
+            with collect_calls() as calls:
+                started = time.perf_counter()
+                decision = decompose(DecomposeRequest(text=row["text"], user=user, timezone=tz))
+                outcomes.append((row, decision, (time.perf_counter() - started) * 1000))
+            per_turn.append(calls)
         transaction.set_rollback(True)  # measuring leaves no trace in the database
-    return report_of(outcomes)
+    return report_of(outcomes, calls=per_turn)
 
 
 def _intent_miss(row: dict[str, Any], decision: Decision, label: str) -> Miss:
@@ -176,8 +284,11 @@ def _intent_miss(row: dict[str, Any], decision: Decision, label: str) -> Miss:
     return Miss(row["text"], row["intent"], got, why)
 
 
-def report_of(outcomes: list[tuple[dict[str, Any], Decision, float]]) -> EvalReport:
-    """The figures of the module docstring for decided utterances with their milliseconds."""
+def report_of(
+    outcomes: list[tuple[dict[str, Any], Decision, float]], *, calls: list[list[CallRecord]] | None = None
+) -> EvalReport:
+    """The figures of the module docstring for decided utterances with their milliseconds, and what
+    the model cost when ``calls`` gives each utterance's model calls."""
     confusion: dict[str, Counter[str]] = {intent: Counter() for intent in INTENTS}
     hits = acted = acted_hits = clarified = toward_set = 0
     person_hits = person_total = name_hits = name_total = 0
@@ -193,9 +304,7 @@ def report_of(outcomes: list[tuple[dict[str, Any], Decision, float]]) -> EvalRep
             acted_hits += label == expected
         if label != expected:
             misses.append(_intent_miss(row, decision, label))
-        frame = decision.frame
-        people = [p.split("@")[0] for p in [*frame.get("person_names", []), *frame.get("people", [])]]
-        titles = list(frame.get("titles", []))
+        people, titles = reading_of(decision)
         for slot in row.get("slots", []):
             if slot["type"] == "person":
                 found, kind, candidates = name_found(slot["value"], people), "person", people
@@ -240,4 +349,8 @@ def report_of(outcomes: list[tuple[dict[str, Any], Decision, float]]) -> EvalRep
         p95_ms=times[min(n - 1, int(0.95 * n))] if times else 0.0,
         confusion={k: dict(v) for k, v in confusion.items()},
         misses=misses,
+        model=TurnUsage.of(
+            calls if calls is not None else [[] for _ in outcomes],
+            fallbacks=sum(bool(decision.notes) for _, decision, _ in outcomes),
+        ),
     )

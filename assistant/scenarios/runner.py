@@ -8,6 +8,9 @@ conversation from the database, as a server restart days later would.
 With ``provider="google"`` or ``"caldav"`` the calendars live on a server instead (see
 :mod:`assistant.scenarios.remote`): the same turns, replies and checks, with outside edits made on the
 server and the final checks read from a mirror rebuilt from the server alone.
+
+Every model call made while a scenario runs (the planner's, an LLM skill's) is gathered, and the
+result carries their totals (:class:`~assistant.evaluation.model_calls.CallTotals`).
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ from django.core import mail
 from django.db import transaction
 from django.test.utils import override_settings
 
+from assistant.evaluation.model_calls import CallTotals
+from assistant.llm.calls import collect_calls
 from assistant.models import Conversation
 from assistant.runtime import drop_caches
 from assistant.scenarios.checks import run_check
@@ -55,6 +60,7 @@ class ScenarioResult:
     ms: float = 0.0
     failures: list[str] = field(default_factory=list)
     replies: list[dict[str, Any]] = field(default_factory=list)
+    model: CallTotals = field(default_factory=CallTotals)
 
     @property
     def passed(self) -> bool:
@@ -71,6 +77,7 @@ class ScenarioResult:
             "ms": round(self.ms, 1),
             "failures": self.failures,
             "transcript": self.replies,
+            "model": self.model.as_json(),
         }
 
 
@@ -112,6 +119,7 @@ def run_scenario(
     current_app.conf.task_always_eager = True  # the runner's transaction is invisible to workers
     try:
         with ExitStack() as stack:
+            calls = stack.enter_context(collect_calls())
             if provider != "local" and remote is None:
                 remote = stack.enter_context(remote_calendars(provider))
             if remote is not None:
@@ -122,6 +130,7 @@ def run_scenario(
                 )
             with _isolated():
                 _play(scenario, result, remote)
+            result.model = CallTotals.of(calls)
     finally:
         current_app.conf.task_always_eager = eager_before
         drop_caches()

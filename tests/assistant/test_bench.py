@@ -25,6 +25,9 @@ from assistant.bench.runner import (
     ENGINE_SAVEPOINTS,
     FREE_SLOTS,
     FREE_SLOTS_EVERY,
+    PROMPT_PHASE1,
+    PROMPT_ROWS,
+    PROMPT_SINGLE,
     TURN_ROWS,
 )
 from assistant.bench.turnmix import decision_writes, request_without_state, scenario_folders
@@ -46,9 +49,10 @@ def _counts() -> tuple[int, ...]:
 def quick_run(
     django_db_setup: Any, django_db_blocker: Any, tmp_path_factory: pytest.TempPathFactory, worker_id: str
 ) -> dict[str, Any]:
-    """One ``bench --quick`` for the whole suite (it takes about 35 s), outside any test transaction,
+    """One ``bench --quick`` for the whole suite (it takes about 45 s), outside any test transaction,
     so that its own rollback is what keeps the database clean.  Under xdist the first worker to ask
-    runs it and the others read its table from a file beside their temporary folders."""
+    runs it and any other reads its table from a file beside their temporary folders (CI's
+    ``--dist loadscope`` keeps this module on one worker, so the other never waits)."""
     if worker_id == "master":
         return _quick_run(django_db_blocker)
     shared = tmp_path_factory.getbasetemp().parent / "quick-bench.json"
@@ -149,8 +153,19 @@ def test_the_bulk_move_row_shows_the_same_queries_per_changed_event_at_both_size
     assert found.group(1) == found.group(2)
 
 
+def test_the_llm_prompt_rows_are_in_estimated_tokens_with_their_targets(quick_run: dict[str, Any]) -> None:
+    for name in PROMPT_ROWS:
+        cells = _cells(quick_run["lines"], name)
+        assert re.fullmatch(r"\d+ tok", cells[2]), cells
+        assert re.fullmatch(r"\d+ tok", cells[3]), cells
+    assert _cells(quick_run["lines"], PROMPT_PHASE1)[4] == "max <= 700 est. tokens"
+    single = _cells(quick_run["lines"], PROMPT_SINGLE)
+    assert single[4] == "ratio <= 0.1"
+    assert re.match(r"\d+\.\d\d; (met|MISSED); the largest ratio of the \d+ utterances", single[5])
+
+
 def test_the_last_line_says_which_targets_were_met(quick_run: dict[str, Any]) -> None:
-    assert re.match(r"Targets met: \d+/14", quick_run["lines"][-1])
+    assert re.match(r"Targets met: \d+/16", quick_run["lines"][-1])
 
 
 def test_the_table_says_how_busy_the_machine_was(quick_run: dict[str, Any]) -> None:

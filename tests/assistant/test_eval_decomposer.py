@@ -1,4 +1,5 @@
-"""``manage.py eval_decomposer``: what counts as a hit, how names are matched, and the refused LLM choice."""
+"""``manage.py eval_decomposer``: what counts as a hit (a model's plan read from its skills), how names
+are matched, what the model cost, and a model choice refused without a model."""
 
 from __future__ import annotations
 
@@ -10,9 +11,11 @@ from typing import Any
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.test import override_settings
 
-from assistant.evaluation.decomposer_eval import label_of, name_found, report_of
-from workflows.definition import Decision
+from assistant.evaluation.decomposer_eval import label_of, name_found, operation_of, report_of
+from assistant.llm.calls import CallOutcome, CallRecord
+from workflows.definition import Decision, TaskSpec, WorkflowDefinition
 
 
 @pytest.mark.parametrize(
@@ -134,8 +137,125 @@ def test_command_on_a_small_file(tmp_path: Path) -> None:
     assert "'what do i have on friday': expected person 'bo'; got none;" in out.getvalue()
 
 
-def test_llm_is_refused_before_anything_runs(tmp_path: Path) -> None:
-    with pytest.raises(CommandError, match=r"LLM decomposer is not available yet.*--decomposer rules"):
+def _plan(*steps: str | tuple[str, dict[str, Any]]) -> Decision:
+    """A model's decision: a workflow of these skills (with params), and no frame."""
+    tasks = []
+    for number, step in enumerate(steps):
+        skill, params = step if isinstance(step, tuple) else (step, {})
+        tasks.append(TaskSpec(id=f"t{number}", skill=skill, params=params))
+    return Decision(kind="workflow", workflow=WorkflowDefinition(name="llm-plan", tasks=tuple(tasks)))
+
+
+@pytest.mark.parametrize(
+    ("skills", "operation", "label"),
+    [
+        (["find_events", "plan_move", "apply_changes", "compose_reply"], "move", "calendar_set"),
+        (["find_events", "plan_delete", "apply_changes", "compose_reply"], "delete", "calendar_remove"),
+        (["plan_create", "apply_changes", "compose_reply"], "create", "calendar_set"),
+        (["find_events", "plan_edit", "apply_changes", "compose_reply"], "move", "calendar_set"),
+        (["set_preference", "compose_reply"], "preference_set", "calendar_set"),
+        (["find_events", "count_events", "compose_reply"], "count", "calendar_query"),
+        (["free_slots", "compose_reply"], "free", "calendar_query"),
+        (["describe_preferences", "compose_reply"], "preference_get", "calendar_query"),
+        (["find_events", "compose_reply"], "query", "calendar_query"),
+        (["compose_reply"], "query", "calendar_query"),
+        (["undo_changes", "compose_reply"], "undo", "other"),
+        (["ask_user"], "", "other"),
+    ],
+)
+def test_a_plan_without_a_frame_is_read_from_its_skills(
+    skills: list[str], operation: str, label: str
+) -> None:
+    decision = _plan(*skills)
+    assert operation_of(decision) == operation
+    assert label_of(decision) == label
+
+
+def test_the_frame_wins_over_the_skills_and_a_model_question_is_no_intent() -> None:
+    framed = _plan("plan_delete", "apply_changes").model_copy(update={"frame": {"operation": "query"}})
+    assert label_of(framed) == "calendar_query"
+    assert label_of(Decision(kind="clarify", reply_kind="clarify", text="When?")) == "clarify"
+    assert label_of(Decision(kind="answer", text="Hello!")) == "other"
+
+
+def _call(outcome: CallOutcome = "ok", ms: float = 10.0, tokens: tuple[int, int] = (50, 10)) -> CallRecord:
+    return CallRecord(
+        phase="orchestrate",
+        model="m",
+        outcome=outcome,
+        input_tokens=tokens[0],
+        output_tokens=tokens[1],
+        latency_ms=ms,
+    )
+
+
+def test_a_plans_people_and_titles_come_from_its_params_and_the_model_is_counted_per_turn() -> None:
+    plan = _plan(
+        ("find_events", {"text": "dentist", "attendee": "bo@example.com"}),
+        ("plan_create", {"summary": "dinner with al", "attendees": ["al", "{{t0.output.events}}"]}),
+        "apply_changes",
+    )
+    fallback = Decision(kind="clarify", reply_kind="clarify", text="?", notes=("The model didn't answer.",))
+    rows: list[dict[str, Any]] = [
+        {
+            "text": "a",
+            "intent": "calendar_set",
+            "slots": [
+                {"type": "person", "value": "bo"},
+                {"type": "person", "value": "al"},
+                {"type": "event_name", "value": "dinner"},
+                {"type": "event_name", "value": "gym"},
+            ],
+        },
+        {"text": "b", "intent": "calendar_query", "slots": []},
+        {"text": "c", "intent": "calendar_query", "slots": []},
+    ]
+    calls = [
+        [_call(ms=10), _call(ms=30), _call(ms=20)],  # phases overlap: the turn's latency is their sum
+        [],  # the rules answered: not sent
+        [_call("http_error", ms=5, tokens=(0, 0))],
+    ]
+    outcomes = [(rows[0], plan, 50.0), (rows[1], _question("query"), 1.0), (rows[2], fallback, 6.0)]
+
+    report = report_of(outcomes, calls=calls).as_json()
+
+    assert report["confusion"]["calendar_set"] == {"calendar_set": 1}
+    assert (report["person_recall"], report["event_name_recall"]) == (1.0, 0.5)
+    assert report["model"] == {
+        "turns_sent": 2,
+        "share_sent": 0.6667,
+        "calls": 4,
+        "input_tokens": 150,
+        "output_tokens": 30,
+        "input_tokens_per_turn": 75.0,
+        "output_tokens_per_turn": 15.0,
+        "latency_p50_ms": 32.5,  # the median of 60 and 5
+        "latency_p95_ms": 60.0,
+        "failures": {"http_error": 1},
+        "fallbacks": 1,
+        "models": ["m"],
+    }
+
+
+@pytest.mark.parametrize("decomposer", ["routed", "llm", "llm-single"])
+def test_a_model_choice_without_a_model_is_refused_before_anything_runs(
+    tmp_path: Path, decomposer: str
+) -> None:
+    # an absent file would be the first complaint if the decomposer choice were not checked first
+    with (
+        override_settings(LLM_MODEL="", LLM_BASE_URL=""),
+        pytest.raises(
+            CommandError, match=rf"^The {decomposer} decomposer needs .*Set LLM_MODEL.*LLM_BASE_URL"
+        ),
+    ):
+        call_command("eval_decomposer", str(tmp_path / "absent.jsonl"), "--decomposer", decomposer)
+
+
+def test_wrong_model_settings_are_refused_with_what_is_wrong(tmp_path: Path) -> None:
+    with (
+        override_settings(LLM_MODEL="", LLM_BASE_URL="http://127.0.0.1:9/v1"),
+        pytest.raises(CommandError, match=r"LLM_BASE_URL is set but LLM_MODEL is empty.*Nothing was run"),
+    ):
         call_command("eval_decomposer", str(tmp_path / "absent.jsonl"), "--decomposer", "llm")
 
 

@@ -1,4 +1,5 @@
-"""``manage.py run_scenarios --decomposer``: the documented LLM choice is refused, not run as the rules."""
+"""``manage.py run_scenarios --decomposer``: a model choice without a model is refused, not run as the
+rules (tests/llm/test_measuring.py runs it with one)."""
 
 from __future__ import annotations
 
@@ -7,12 +8,21 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
+from django.test import override_settings
 
 
-def test_llm_is_refused_before_anything_runs(tmp_path: Path) -> None:
+@pytest.mark.parametrize("decomposer", ["routed", "llm", "llm-single"])
+def test_a_model_choice_without_a_model_is_refused_before_anything_runs(
+    tmp_path: Path, decomposer: str
+) -> None:
     # an absent path would be the first complaint if the decomposer choice were not checked first
-    with pytest.raises(CommandError, match=r"LLM decomposer is not available yet.*--decomposer rules"):
-        call_command("run_scenarios", str(tmp_path / "absent.yaml"), "--decomposer", "llm")
+    with (
+        override_settings(LLM_MODEL="", LLM_BASE_URL=""),
+        pytest.raises(
+            CommandError, match=rf"^The {decomposer} decomposer needs .*Set LLM_MODEL.*LLM_BASE_URL"
+        ),
+    ):
+        call_command("run_scenarios", str(tmp_path / "absent.yaml"), "--decomposer", decomposer)
 
 
 @pytest.mark.parametrize("flags", [[], ["--decomposer", "rules"]])

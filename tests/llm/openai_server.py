@@ -24,6 +24,9 @@ Implemented:
   ``Retry-After``; the SDK honours it and retries on its own, as it does a 500), ``delayed()``
   (answer only after a wait, for a client timeout). A request with nothing queued answers 400
   ``no reply queued`` (which the SDK does not retry), so a test that under-queues fails at once.
+- ``responder``: a function of each chat request returning its reply, used instead of the queue:
+  a reply chosen by reading the request (its prompt, its output tool), which keeps answers right when
+  a client asks several questions at once and the order they arrive in is not fixed.
 - ``api_key``: when set, requests without ``Authorization: Bearer <api_key>`` answer 401
   ``invalid_api_key`` as OpenAI does. Ollama ignores the header, so by default any key passes.
 - ``flavour="ollama"``: replies shaped as Ollama's OpenAI-compatible endpoint shapes them
@@ -31,7 +34,10 @@ Implemented:
   ``owned_by: library``); Ollama serves it at ``http://host:11434/v1``, as this server serves ``/v1``.
 - Observation: ``requests`` records every HTTP request (method, path, lower-cased headers, parsed
   JSON body); ``chat_requests`` is the chat-completions ones, with ``messages``, ``system_prompt``
-  and ``tools`` (name -> function definition, parameters being the JSON schema sent).
+  and ``tools`` (name -> function definition, parameters being the JSON schema sent);
+  ``answer_spans`` is when the server was busy with each request (``time.perf_counter()`` at the start
+  of handling it, its headers read, and after its answer was written), so a client can tell its own
+  time from the server's.
 
 Not implemented: streaming (``stream: true`` answers 400), the Responses API, embeddings, images,
 audio, logprobs, ``n`` > 1, token counting (usage is what each reply says, 50 in / 10 out by default).
@@ -46,6 +52,7 @@ import socket
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Literal
@@ -56,6 +63,7 @@ __all__ = [
     "HttpError",
     "OpenAIServer",
     "RecordedRequest",
+    "Responder",
     "ToolCall",
     "delayed",
     "http_error",
@@ -211,6 +219,10 @@ class RecordedRequest:
         return {t["function"]["name"]: t["function"] for t in self.body.get("tools", [])}
 
 
+# Chooses the reply to one chat request by reading it (``OpenAIServer(responder=...)``).
+Responder = Callable[[RecordedRequest], Reply]
+
+
 # --------------------------------------------------------------------------- the server
 
 
@@ -239,6 +251,13 @@ class _Handler(BaseHTTPRequestHandler):
         pass
 
     def _dispatch(self) -> None:
+        started = time.perf_counter()
+        try:
+            self._answer()
+        finally:
+            self.server.app._spent(started, time.perf_counter())
+
+    def _answer(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(length) if length else b""
         headers = {key.lower(): value for key, value in self.headers.items()}
@@ -272,11 +291,14 @@ class OpenAIServer:
         flavour: Flavour = "openai",
         api_key: str | None = None,
         models: tuple[str, ...] = ("gpt-4.1-mini",),
+        responder: Responder | None = None,
     ) -> None:
         self.flavour = flavour
+        self.responder = responder
         self.api_key = api_key
         self.models = models
         self.requests: list[RecordedRequest] = []
+        self.answer_spans: list[tuple[float, float]] = []
         self._replies: deque[Reply] = deque()
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
@@ -343,6 +365,10 @@ class OpenAIServer:
         with self._lock:
             self._replies.extend(replies)
 
+    def _spent(self, started: float, ended: float) -> None:
+        with self._lock:
+            self.answer_spans.append((started, ended))
+
     @property
     def chat_requests(self) -> list[RecordedRequest]:
         with self._lock:
@@ -353,8 +379,9 @@ class OpenAIServer:
     def _handle(self, method: str, path: str, headers: dict[str, str], raw: bytes) -> _Answer:
         route = path.split("?")[0]
         body = json.loads(raw) if raw else {}
+        recorded = RecordedRequest(method, route, headers, body)
         with self._lock:
-            self.requests.append(RecordedRequest(method, route, headers, body))
+            self.requests.append(recorded)
         if (refused := self._refusal(headers)) is not None:
             return self._error(refused)
         if method == "GET" and route == "/v1/models":
@@ -362,7 +389,7 @@ class OpenAIServer:
             models = [{"id": m, "object": "model", "created": 0, "owned_by": owner} for m in self.models]
             return 200, (), {"object": "list", "data": models}
         if method == "POST" and route == "/v1/chat/completions":
-            return self._chat(body)
+            return self._chat(recorded)
         unknown = f"Unknown request URL: {method} {route}."
         return self._error(http_error(404, unknown, type="invalid_request_error", code="unknown_url"))
 
@@ -373,13 +400,17 @@ class OpenAIServer:
             401, "Incorrect API key provided.", type="invalid_request_error", code="invalid_api_key"
         )
 
-    def _chat(self, body: dict[str, Any]) -> _Answer:
+    def _chat(self, request: RecordedRequest) -> _Answer:
+        body = request.body
         if body.get("stream"):
             return self._error(
                 http_error(400, "This loopback server does not stream.", type="invalid_request_error")
             )
-        with self._lock:
-            reply = self._replies.popleft() if self._replies else None
+        if self.responder is not None:
+            reply: Reply | None = self.responder(request)
+        else:
+            with self._lock:
+                reply = self._replies.popleft() if self._replies else None
         if reply is None:
             return self._error(
                 http_error(

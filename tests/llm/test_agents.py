@@ -8,7 +8,8 @@ from pydantic_ai.models.function import AgentInfo, FunctionModel
 from pydantic_ai.models.test import TestModel
 from pydantic_ai.usage import UsageLimits
 
-from assistant.llm.agents import OUTPUT_RETRIES, ask
+from assistant.llm.agents import OUTPUT_RETRIES, ModelCallError, ask
+from assistant.llm.calls import collect_calls
 from tests.llm.drafts import INSTRUCTIONS, EventDraft
 
 pytestmark = pytest.mark.asyncio
@@ -60,15 +61,17 @@ async def test_an_invalid_answer_goes_back_with_its_errors_and_the_next_one_coun
 
 async def test_still_invalid_after_two_retries_is_an_error_not_a_guess() -> None:
     model, seen = answering({"title": "", "minutes": 45})
-    with pytest.raises(UnexpectedModelBehavior) as raised:
+    with pytest.raises(ModelCallError) as raised:
         await ask(model, instructions=INSTRUCTIONS, prompt="something", output_type=EventDraft)
     assert len(seen) == 1 + OUTPUT_RETRIES
-    assert isinstance(raised.value, AgentRunError)
+    assert isinstance(raised.value.__cause__, UnexpectedModelBehavior)
+    assert isinstance(raised.value.__cause__, AgentRunError)
+    assert (raised.value.record.outcome, raised.value.record.requests) == ("invalid", 3)
 
 
 async def test_a_request_budget_stops_the_retries() -> None:
     model, seen = answering({"title": "Dentist", "minutes": -1}, {"title": "Dentist", "minutes": 30})
-    with pytest.raises(UsageLimitExceeded):
+    with pytest.raises(ModelCallError) as raised:
         await ask(
             model,
             instructions=INSTRUCTIONS,
@@ -77,3 +80,28 @@ async def test_a_request_budget_stops_the_retries() -> None:
             limits=UsageLimits(request_limit=1),
         )
     assert len(seen) == 1
+    assert isinstance(raised.value.__cause__, UsageLimitExceeded)
+
+
+async def test_the_callers_check_sends_its_problems_back_and_the_record_says_retried() -> None:
+    model, seen = answering({"title": "Dentist", "minutes": 45}, {"title": "Dentist", "minutes": 30})
+
+    def half_hours(draft: EventDraft) -> list[str]:
+        return [] if draft.minutes % 30 == 0 else ["minutes must be a multiple of 30"]
+
+    with collect_calls() as calls:
+        answer = await ask(
+            model,
+            instructions=INSTRUCTIONS,
+            prompt="dentist",
+            output_type=EventDraft,
+            check=half_hours,
+            phase="draft",
+        )
+    assert answer.output.minutes == 30
+    (retry,) = retried(seen[1])
+    assert "minutes must be a multiple of 30" in str(retry.content)
+    assert calls == [answer.record]
+    assert (answer.record.phase, answer.record.outcome, answer.record.requests) == ("draft", "retried", 2)
+    assert answer.record.prompt.startswith(INSTRUCTIONS)
+    assert '"minutes":30' in answer.record.output

@@ -16,7 +16,6 @@ from collections.abc import Iterator
 import pytest
 from django.test import override_settings
 from pydantic_ai.exceptions import (
-    AgentRunError,
     ModelHTTPError,
     ModelRateLimitError,
     ModelRequestTimeout,
@@ -25,7 +24,7 @@ from pydantic_ai.exceptions import (
 from pydantic_ai.models import Model, override_allow_model_requests
 from pydantic_ai.usage import UsageLimits
 
-from assistant.llm.agents import Answer, ask, question_limits
+from assistant.llm.agents import Answer, ModelCallError, ask, question_limits
 from assistant.llm.config import NO_KEY, llm_model
 from tests.llm.conftest import LOOPBACK_KEY
 from tests.llm.drafts import INSTRUCTIONS, EventDraft
@@ -126,12 +125,15 @@ async def test_a_429_the_sdk_cannot_retry_past_is_a_rate_limit_error(
 ) -> None:
     openai_server.queue(rate_limited(0.01), rate_limited(0.01), rate_limited(0.01))
 
-    with pytest.raises(ModelRateLimitError) as raised:
+    with pytest.raises(ModelCallError) as raised:
         await draft(served_model)
 
-    assert isinstance(raised.value, ModelHTTPError)
-    assert isinstance(raised.value, AgentRunError)  # the one ``except`` a fallback to the rules needs
-    assert raised.value.status_code == 429
+    cause = raised.value.__cause__
+    assert isinstance(cause, ModelRateLimitError)
+    assert isinstance(cause, ModelHTTPError)  # an AgentRunError: the one ``except`` a fallback needs
+    assert cause.status_code == 429
+    assert raised.value.record.outcome == "rate_limited"
+    assert raised.value.record.requests == 0  # no answer came back to count
     # The openai SDK retried twice by itself, honouring Retry-After.
     assert [r.headers["x-stainless-retry-count"] for r in openai_server.chat_requests] == ["0", "1", "2"]
 
@@ -152,19 +154,24 @@ async def test_a_model_slower_than_the_timeout_is_a_request_timeout(
     openai_server.queue(delayed(5, output(DENTIST)))
     started = time.monotonic()
 
-    with override_settings(LLM_TIMEOUT_SECONDS=0.3), pytest.raises(ModelRequestTimeout) as raised:
+    with override_settings(LLM_TIMEOUT_SECONDS=0.3), pytest.raises(ModelCallError) as raised:
         await draft(served_model)
 
     assert time.monotonic() - started < 2
-    assert isinstance(raised.value, AgentRunError)
+    assert isinstance(raised.value.__cause__, ModelRequestTimeout)
+    assert raised.value.record.outcome == "timeout"
     assert len(openai_server.chat_requests) == 1
 
 
 async def test_a_token_budget_is_a_usage_limit(served_model: Model, openai_server: OpenAIServer) -> None:
     openai_server.queue(malformed(prompt_tokens=900, completion_tokens=200), output(DENTIST))
 
-    with pytest.raises(UsageLimitExceeded, match="total_tokens_limit of 1000"):
+    with pytest.raises(ModelCallError) as raised:
         await draft(served_model, limits=question_limits(total_tokens=1000))
+
+    assert isinstance(raised.value.__cause__, UsageLimitExceeded)
+    assert "total_tokens_limit of 1000" in str(raised.value.__cause__)
+    assert (raised.value.record.outcome, raised.value.record.input_tokens) == ("budget", 900)
 
     assert len(openai_server.chat_requests) == 1  # spent: no retry is sent
 
@@ -221,7 +228,11 @@ async def test_the_server_lists_its_models_and_refuses_a_wrong_key(openai_server
 
 
 async def test_an_unqueued_request_fails_at_once(served_model: Model, openai_server: OpenAIServer) -> None:
-    with pytest.raises(ModelHTTPError, match="no reply queued") as raised:
+    with pytest.raises(ModelCallError) as raised:
         await draft(served_model)
-    assert raised.value.status_code == 400
+    cause = raised.value.__cause__
+    assert isinstance(cause, ModelHTTPError)
+    assert "no reply queued" in str(cause)
+    assert cause.status_code == 400
+    assert raised.value.record.outcome == "http_error"
     assert len(openai_server.chat_requests) == 1

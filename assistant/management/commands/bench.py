@@ -20,8 +20,9 @@ class Command(BaseCommand):
         "Measure the rule decomposer on the scenarios' turns (reads, writes, follow-ups, answers), "
         "validation, the engine against LangGraph (committing and in savepoints), the free-slot search "
         "(first slots and every slot of a year), a chat turn and a confirmed bulk move of 500 occurrences "
-        "(with SQL queries per changed event) in one run; print medians, p95s and targets. Everything "
-        "is rolled back or deleted afterwards."
+        "(with SQL queries per changed event), the LLM planner's prompt sizes (est. tokens) and its "
+        "own time per turn against a loopback model, in one run; print medians, p95s and targets. "
+        "Everything is rolled back or deleted afterwards."
     )
     # The system checks import the URLconf, hence the whole chat stack; a module of it being
     # rewritten must not stop the engine and free-slot rows from being measured (they print n/a).

@@ -1,5 +1,9 @@
-"""``manage.py run_scenarios PATH [PATH ...] [--decomposer rules|llm] [--provider local|google|caldav]
-[--json] [--transcript]``."""
+"""``manage.py run_scenarios PATH [PATH ...] [--decomposer rules|routed|llm|llm-single]
+[--provider local|google|caldav] [--json] [--transcript]``.
+
+Besides turns and checks, each scenario reports the model calls it made (calls, tokens in and out,
+the model's latency summed over them, failed calls by outcome), and the run their totals.
+"""
 
 from __future__ import annotations
 
@@ -11,6 +15,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.test.utils import override_settings
 
 from assistant.evaluation.decomposers import DECOMPOSER_CHOICES, available_decomposer
+from assistant.evaluation.model_calls import CallTotals
 from assistant.scenarios import run_scenario, scenario_files
 from assistant.scenarios.remote import PROVIDERS, remote_calendars
 from assistant.scenarios.runner import ScenarioResult
@@ -22,7 +27,13 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("paths", nargs="+", type=Path, help="Scenario files or folders of them.")
-        parser.add_argument("--decomposer", choices=DECOMPOSER_CHOICES, default="rules")
+        parser.add_argument(
+            "--decomposer",
+            choices=DECOMPOSER_CHOICES,
+            default="rules",
+            help="rules alone; routed: the model for what the rules are unsure of; llm, llm-single: every "
+            "turn to the model in three phases or one (the last three need LLM_MODEL)",
+        )
         parser.add_argument(
             "--provider",
             choices=PROVIDERS,
@@ -56,17 +67,24 @@ class Command(BaseCommand):
                     failed.failures.append(f"bad scenario file: {exc}")
                     results.append(failed)
         passed = sum(r.passed for r in results)
+        model = CallTotals.summed(r.model for r in results)
         if options["json"]:
             self.stdout.write(
                 json.dumps(
-                    {"passed": passed, "total": len(results), "scenarios": [r.as_json() for r in results]}
+                    {
+                        "passed": passed,
+                        "total": len(results),
+                        "decomposer": decomposer,
+                        "model": model.as_json(),
+                        "scenarios": [r.as_json() for r in results],
+                    }
                 )
             )
         else:
             if options["transcript"]:
                 for result in results:
                     self._transcript(result)
-            self._table(results, passed)
+            self._table(results, passed, model if decomposer != "rules" or model.calls else None)
         if passed != len(results):
             raise SystemExit(1)
 
@@ -84,16 +102,33 @@ class Command(BaseCommand):
                 self.stdout.write(self.style.ERROR(f"   {failure}"))
         self.stdout.write("")
 
-    def _table(self, results: list[ScenarioResult], passed: int) -> None:
+    def _table(self, results: list[ScenarioResult], passed: int, model: CallTotals | None) -> None:
+        """One row per scenario; with ``model``, its calls, tokens in/out and model milliseconds too."""
         width = max([len(r.name) for r in results] + [8])
-        self.stdout.write(f"{'scenario':<{width}}  {'turns':>7}  {'checks':>7}  {'ms':>8}  result")
+        extra = f"  {'calls':>5}  {'tokens in/out':>15}  {'model ms':>8}" if model is not None else ""
+        self.stdout.write(f"{'scenario':<{width}}  {'turns':>7}  {'checks':>7}  {'ms':>8}{extra}  result")
         for r in results:
             verdict = self.style.SUCCESS("pass") if r.passed else self.style.ERROR("FAIL")
+            extra = (
+                f"  {r.model.calls:>5}  {_tokens(r.model):>15}  {r.model.latency_ms:>8.0f}"
+                if model is not None
+                else ""
+            )
             self.stdout.write(
                 f"{r.name:<{width}}  {r.turns_passed:>3}/{r.turns:<3}  {r.checks_passed:>3}/{r.checks:<3}  "
-                f"{r.ms:>8.0f}  {verdict}"
+                f"{r.ms:>8.0f}{extra}  {verdict}"
             )
         for r in results:
             for failure in r.failures:
                 self.stdout.write(f"  {r.name}: {failure}")
         self.stdout.write(f"{passed}/{len(results)} scenarios passed")
+        if model is not None:
+            failed = ", ".join(f"{outcome} {n}" for outcome, n in model.failures.items()) or "none failed"
+            self.stdout.write(
+                f"model {', '.join(model.models) or '(no call made)'}: {model.calls} calls, "
+                f"{_tokens(model)} tokens in/out, {model.latency_ms:.0f} ms in the model; {failed}"
+            )
+
+
+def _tokens(totals: CallTotals) -> str:
+    return f"{totals.input_tokens}/{totals.output_tokens}"
