@@ -148,14 +148,23 @@ REDIS_URL = env.str("REDIS_URL", default="")
 
 
 def redis_channel_layers(url: str) -> dict[str, Any]:
-    """The Redis channel layer at ``url``.
+    """The Redis channel layer at ``url``: channels_redis's pub/sub layer.
 
-    redis-py 8 reads with a 5 s socket timeout by default, which cuts the layer's blocking receive of
-    an idle websocket every 5 s (close 1011; django/channels_redis#422): its reads wait as Redis does.
+    Not its older ``RedisChannelLayer``, which queues the messages of all the websockets of one
+    daphne process in one Redis key and pops them with BZPOPMIN on behalf of whichever socket holds
+    its receive lock: when that socket closes, the pop is cancelled and a message already taken off
+    Redis for *another* socket is lost (django/channels#1683, django/channels_redis#366).  Under load
+    a reply stored in the database never reached its page while other users left.  With pub/sub each
+    socket waits on a queue of its own, filled by one reader per process, and a closing socket
+    takes nothing of another's.  What it gives up (messages kept in Redis while a web process is
+    cut off from it) the page makes up for: it fetches what it missed when its socket reconnects.
+
+    redis-py 8 reads with a 5 s socket timeout by default, which would cut the layer's idle reads
+    (close 1011; django/channels_redis#422): its reads wait as Redis does.
     """
     return {
         "default": {
-            "BACKEND": "channels_redis.core.RedisChannelLayer",
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
             "CONFIG": {"hosts": [{"address": url, "socket_timeout": None}]},
         }
     }

@@ -12,9 +12,11 @@ from __future__ import annotations
 import asyncio
 import importlib
 import os
+import queue
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -25,10 +27,9 @@ from urllib.parse import quote
 
 import pytest
 import redis
-from asgiref.sync import async_to_sync
-from channels_redis.core import RedisChannelLayer
 from django.conf import settings as django_settings
 from django.db import connection
+from django.utils.module_loading import import_string
 from pytest_django.fixtures import Settings
 
 from assistant.settings import redis_channel_layers
@@ -39,6 +40,7 @@ __all__ = [
     "Subscriber",
     "Worker",
     "chat_listener_error",
+    "layer_at",
     "redis_layer_settings",
     "spawn_worker",
     "stop_worker",
@@ -121,21 +123,43 @@ def redis_layer(settings: Settings, redis_url: str) -> str:
     return redis_url
 
 
+def layer_at(url: str) -> Any:
+    """A channel layer instance of its own, as ``assistant.settings`` configures it, at ``url``."""
+    config = redis_layer_settings(url)["default"]
+    return import_string(config["BACKEND"])(**config["CONFIG"])
+
+
 class Subscriber:
     """One channel subscribed to a group, on a channel layer instance of its own.
 
     It stands for the websocket consumer of another process: it shares nothing with the publisher but
-    the Redis server, so whatever it receives went through Redis.  Every call runs in a fresh event
-    loop (``async_to_sync`` from a plain thread); a whole receive loop stays inside one call because a
-    ``channels_redis`` receive buffer must not be awaited from two loops.
+    the Redis server, so whatever it receives went through Redis.  Pub/sub keeps nothing for a channel
+    nobody listens on, so, like a consumer, it listens from the moment it subscribed until it is
+    closed: in an event loop of its own, in a daemon thread, putting what arrives in ``inbox``.
     """
 
     def __init__(self, url: str, group: str) -> None:
-        self.layer = RedisChannelLayer(hosts=[url])
+        self.layer = layer_at(url)
         self.group = group
-        self.channel: str = async_to_sync(self.layer.new_channel)()
-        async_to_sync(self.layer.group_add)(group, self.channel)
+        self.inbox: queue.Queue[dict[str, Any]] = queue.Queue()
         self.received: list[dict[str, Any]] = []
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name=f"subscriber {group}", daemon=True)
+        self.thread.start()
+        self.channel: str = self._call(self._subscribe())
+        self.listening = asyncio.run_coroutine_threadsafe(self._listen(), self.loop)
+
+    def _call(self, coroutine: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout=10)
+
+    async def _subscribe(self) -> str:
+        channel: str = await self.layer.new_channel()
+        await self.layer.group_add(self.group, channel)
+        return channel
+
+    async def _listen(self) -> None:
+        while True:
+            self.inbox.put(await self.layer.receive(self.channel))
 
     def receive_until(
         self,
@@ -145,31 +169,31 @@ class Subscriber:
         timeout: float = 15,
     ) -> list[dict[str, Any]]:
         """Receive events until one of ``event_type`` (and ``where``) arrives; returns this call's."""
-
-        async def collect() -> list[dict[str, Any]]:
-            loop = asyncio.get_running_loop()
-            deadline = loop.time() + timeout
-            batch: list[dict[str, Any]] = []
-            while True:
-                remaining = deadline - loop.time()
-                try:
-                    if remaining <= 0:
-                        raise TimeoutError
-                    message = await asyncio.wait_for(self.layer.receive(self.channel), remaining)
-                except TimeoutError:
-                    kinds = [m["type"] for m in batch]
-                    raise AssertionError(
-                        f"no {event_type} on {self.group} within {timeout}s; received {kinds}"
-                    ) from None
-                batch.append(message)
-                self.received.append(message)
-                if message["type"] == event_type and where(message):
-                    return batch
-
-        return async_to_sync(collect)()
+        deadline = time.monotonic() + timeout
+        batch: list[dict[str, Any]] = []
+        while True:
+            try:
+                message = self.inbox.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                kinds = [m["type"] for m in batch]
+                raise AssertionError(
+                    f"no {event_type} on {self.group} within {timeout}s; received {kinds}"
+                ) from None
+            batch.append(message)
+            self.received.append(message)
+            if message["type"] == event_type and where(message):
+                return batch
 
     def close(self) -> None:
-        async_to_sync(self.layer.group_discard)(self.group, self.channel)
+        self.listening.cancel()
+        self._call(self._close())
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+        self.loop.close()
+
+    async def _close(self) -> None:
+        await self.layer.group_discard(self.group, self.channel)
+        await self.layer.flush()  # closes its connections
 
 
 @pytest.fixture
