@@ -93,8 +93,8 @@ class ModelCall(models.Model):
 
     ``trace_id`` is the turn's ``Decision.trace_id``: it finds the turn's log lines, its run and its
     reply.  The numbers are kept for usage statistics and the daily budget; ``prompt`` and ``output``
-    hold the user's words and calendar data, so ``prune_model_calls`` blanks them after
-    ``LLM_LOG_DAYS`` days.
+    hold the user's words and calendar data (``error`` may quote the output), so ``prune_model_calls``
+    blanks the three after ``LLM_LOG_DAYS`` days.
     """
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="model_calls")

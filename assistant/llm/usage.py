@@ -145,14 +145,16 @@ def _dollars(cost: float | None) -> Decimal | None:
 
 
 def prune_model_calls(now: datetime | None = None) -> int:
-    """Blank the prompt and output of calls older than ``LLM_LOG_DAYS`` days; how many were blanked.
+    """Blank the prompt, output and error of calls older than ``LLM_LOG_DAYS`` days; how many were.
 
+    The error goes too: a validation error quotes the model's invalid answer, which quotes the user.
     One UPDATE; rows already blank are not counted, so a second run the same day reports 0.  The
-    rows and their numbers stay: the usage statistics and the admin still show what each call cost.
+    rows, their outcome and their numbers stay: the usage statistics and the admin still show what
+    each call cost and how it ended.
     """
     cutoff = (now or timezone.now()) - timedelta(days=settings.LLM_LOG_DAYS)
-    stale = ModelCall.objects.filter(created_at__lt=cutoff).exclude(prompt="", output="")
-    pruned = stale.update(prompt="", output="")
+    stale = ModelCall.objects.filter(created_at__lt=cutoff).exclude(prompt="", output="", error="")
+    pruned = stale.update(prompt="", output="", error="")
     if pruned:
-        logger.info("blanked the prompt and output of %d model call(s) before %s", pruned, cutoff.isoformat())
+        logger.info("blanked the texts of %d model call(s) before %s", pruned, cutoff.isoformat())
     return pruned
