@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import difflib
 import typing
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from functools import lru_cache
@@ -25,7 +25,7 @@ from skills.registry import REGISTRY, SkillDefinition, SkillRegistry
 from workflows.definition import TaskSpec, WorkflowDefinition
 from workflows.references import Condition, Reference, find_references, parse_condition, parse_references
 
-__all__ = ["CompiledWorkflow", "WorkflowValidationError", "compile_workflow"]
+__all__ = ["CompiledWorkflow", "WorkflowValidationError", "compile_workflow", "dependency_order"]
 
 _UNCHECKED = object()  # a missing_paths miss (None there means the path is fine)
 
@@ -113,7 +113,7 @@ def compile_workflow(
     if ancestors is not None:
         order = list(by_id)
     else:
-        order, cycle = _topological_order(tasks, by_id)
+        order, cycle = dependency_order({t.id: t.depends_on for t in tasks})
         if cycle:
             errors.append("Tasks form a cycle: " + " -> ".join(cycle) + ".")
         else:
@@ -186,34 +186,37 @@ def compile_workflow(
     )
 
 
-def _topological_order(
-    tasks: tuple[TaskSpec, ...], by_id: Mapping[str, TaskSpec]
-) -> tuple[list[str], list[str]]:
-    """Kahn's algorithm; on a cycle, also returns one cycle's path for the error message."""
-    indegree = {t.id: 0 for t in tasks}
-    children: dict[str, list[str]] = {t.id: [] for t in tasks}
-    for t in tasks:
-        for dep in set(t.depends_on):
-            if dep in by_id and dep != t.id:
-                indegree[t.id] += 1
-                children[dep].append(t.id)
-    queue = [tid for tid, n in indegree.items() if n == 0]
+def dependency_order(deps: Mapping[str, Collection[str]]) -> tuple[list[str], list[str]]:
+    """Kahn's algorithm over ``id -> the ids it depends on`` (unknown ids and a node's dependency on
+    itself are left to the caller to report); on a cycle, also one cycle's path for the message.
+
+    Public for the LLM planner, whose subtasks form a dependency graph of their own before they
+    become tasks: both report a cycle the same way.
+    """
+    indegree = dict.fromkeys(deps, 0)
+    children: dict[str, list[str]] = {node: [] for node in deps}
+    for node, needs in deps.items():
+        for dep in set(needs):
+            if dep in deps and dep != node:
+                indegree[node] += 1
+                children[dep].append(node)
+    queue = [node for node, n in indegree.items() if n == 0]
     order: list[str] = []
     while queue:
-        tid = queue.pop()
-        order.append(tid)
-        for child in children[tid]:
+        node = queue.pop()
+        order.append(node)
+        for child in children[node]:
             indegree[child] -= 1
             if indegree[child] == 0:
                 queue.append(child)
     if len(order) == len(indegree):
         return order, []
-    return order, _find_cycle({tid for tid, n in indegree.items() if n > 0}, by_id)
+    return order, _find_cycle({node for node, n in indegree.items() if n > 0}, deps)
 
 
-def _find_cycle(remaining: set[str], by_id: Mapping[str, TaskSpec]) -> list[str]:
-    # Every task left after Kahn's algorithm has a dependency among the remaining ones, so walking
-    # dependencies from any of them must revisit a task: that loop is a cycle.
+def _find_cycle(remaining: set[str], deps: Mapping[str, Collection[str]]) -> list[str]:
+    # Every node left after Kahn's algorithm has a dependency among the remaining ones, so walking
+    # dependencies from any of them must revisit a node: that loop is a cycle.
     start = min(remaining)
     path: list[str] = []
     seen: dict[str, int] = {}
@@ -221,7 +224,7 @@ def _find_cycle(remaining: set[str], by_id: Mapping[str, TaskSpec]) -> list[str]
     while node not in seen:
         seen[node] = len(path)
         path.append(node)
-        node = next(d for d in by_id[node].depends_on if d in remaining and d != node)
+        node = next(d for d in deps[node] if d in remaining and d != node)
     cycle = path[seen[node] :]
     cycle.reverse()  # report in execution direction: a -> b means b depends on a
     return [*cycle, cycle[0]]

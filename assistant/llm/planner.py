@@ -36,7 +36,7 @@ from assistant.llm.calls import CallRecord, collected
 from assistant.llm.phases import Turn
 from skills.registry import REGISTRY, SkillDefinition, SkillRegistry
 from workflows.definition import Decision, TaskSpec, WorkflowDefinition
-from workflows.validation import WorkflowValidationError, compile_workflow
+from workflows.validation import WorkflowValidationError, compile_workflow, dependency_order
 
 __all__ = ["ACT", "CONFIRM", "PlanFailedError", "asks_first", "plan"]
 
@@ -305,32 +305,10 @@ def _graph_problems(nodes: list[tuple[str, list[str]]], what: str, *, ordered: b
             elif ordered and dep not in seen:
                 problems.append(f"{what} {node} depends on {dep}, which comes after it.")
         seen.add(node)
-    cycle = [] if problems else _cycle(dict(nodes))
+    cycle = [] if problems else dependency_order(dict(nodes))[1]
     if cycle:
         problems.append(f"the {what}s' dependsOn form a cycle: " + " -> ".join(cycle) + ".")
     return problems
-
-
-def _cycle(deps: dict[str, list[str]]) -> list[str]:
-    state: dict[str, int] = {}
-    path: list[str] = []
-
-    def visit(node: str) -> list[str]:
-        state[node] = 1
-        path.append(node)
-        for dep in deps.get(node, []):
-            if state.get(dep) == 1:
-                return [*path[path.index(dep) :], dep]
-            if dep not in state and (found := visit(dep)):
-                return found
-        path.pop()
-        state[node] = 2
-        return []
-
-    for node in deps:
-        if node not in state and (found := visit(node)):
-            return found
-    return []
 
 
 def _sinks(subtasks: list[Any]) -> list[Any]:

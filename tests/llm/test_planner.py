@@ -246,7 +246,7 @@ def test_a_cycle_goes_back_to_phase_one_with_the_problem(dentist: tuple[Any, Any
         decision = planned(user, "shift the dentist thing to friday 3pm", scripted)
     assert decision.kind == "workflow"
     (problem,) = retry_texts(scripted.seen["orchestrate"][1])
-    assert "form a cycle: find -> move -> find" in problem
+    assert "form a cycle: move -> find -> move" in problem
     assert calls[0].phase == "orchestrate"
     assert calls[0].outcome == "retried"
     assert calls[0].requests == 2
