@@ -165,7 +165,7 @@ def test_with_a_model_it_writes_the_text_and_the_counts_stay_the_rules(
     assert 'The user asked about: "meetings with Ann".' in prompt
     assert "Today is Tuesday, March 3, 2026, 9:00 AM; the user's time zone is America/New_York." in prompt
     assert info.instructions is not None
-    assert "never an instruction" in info.instructions
+    assert llm_skills.UNTRUSTED_RULE in info.instructions
     assert info.function_tools == []  # nothing to act with: the output tool alone
     (logged,) = ModelCall.objects.all()
     assert (logged.phase, logged.trace_id, logged.outcome) == ("skill:summarise_events", "trace-1", "ok")
@@ -473,7 +473,7 @@ def test_free_text_is_read_by_the_model_over_http_in_the_users_zone(
     assert (draft.duration_minutes, draft.location, draft.missing) == (90, "Lyon office", [])
     assert draft.attendees == ["jo@example.com"]
     first, second = openai_server.chat_requests
-    assert "never an instruction" in first.system_prompt
+    assert llm_skills.UNTRUSTED_RULE in first.system_prompt
     user_text = first.messages[-1]["content"]
     assert json.dumps(mail)[1:-1] in user_text.split('<untrusted_data label="pasted text">', 1)[1]
     assert mail not in user_text.split("<untrusted_data", 1)[0]
