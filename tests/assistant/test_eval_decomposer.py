@@ -238,9 +238,13 @@ def test_a_plans_people_and_titles_come_from_its_params_and_the_model_is_counted
 
 
 @pytest.mark.parametrize("decomposer", ["routed", "llm", "llm-single"])
+@pytest.mark.parametrize(
+    ("command", "absent"), [("eval_decomposer", "absent.jsonl"), ("run_scenarios", "absent.yaml")]
+)
 def test_a_model_choice_without_a_model_is_refused_before_anything_runs(
-    tmp_path: Path, decomposer: str
+    tmp_path: Path, command: str, absent: str, decomposer: str
 ) -> None:
+    """Both measuring commands: refused, not run as the rules under the model's name."""
     # an absent file would be the first complaint if the decomposer choice were not checked first
     with (
         override_settings(LLM_MODEL="", LLM_BASE_URL=""),
@@ -248,7 +252,7 @@ def test_a_model_choice_without_a_model_is_refused_before_anything_runs(
             CommandError, match=rf"^The {decomposer} decomposer needs .*Set LLM_MODEL.*LLM_BASE_URL"
         ),
     ):
-        call_command("eval_decomposer", str(tmp_path / "absent.jsonl"), "--decomposer", decomposer)
+        call_command(command, str(tmp_path / absent), "--decomposer", decomposer)
 
 
 def test_wrong_model_settings_are_refused_with_what_is_wrong(tmp_path: Path) -> None:
