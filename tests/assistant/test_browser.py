@@ -31,7 +31,15 @@ from zoneinfo import ZoneInfo
 import pytest
 
 pytest.importorskip("playwright.sync_api", reason="Playwright is not installed")
-from playwright.sync_api import Browser, ConsoleMessage, Locator, Page, expect, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    ConsoleMessage,
+    Locator,
+    Page,
+    WebSocketRoute,
+    expect,
+    sync_playwright,
+)
 
 CHROMIUM = "/usr/bin/chromium"
 pytestmark = [
@@ -277,6 +285,36 @@ def test_week_question_is_answered_over_http_without_a_websocket(page: Page) -> 
     expect(reply).to_have_attribute("data-kind", "answer")
     expect(reply.locator(".message-text")).to_contain_text(EVENT_SUMMARY)
     expect(page.locator(".message-user")).to_have_count(1)  # rendered once, not pending plus echo
+
+
+def test_a_reply_lost_on_the_socket_is_fetched_once_its_run_settled(page: Page) -> None:
+    """The reply travels beside the run's ``workflow.finished``; a page that got the one but not the
+    other (a channel layer dropping a message) fetches the reply instead of waiting forever."""
+    dropped: list[str] = []
+
+    def lose_replies(ws: WebSocketRoute) -> None:
+        server = ws.connect_to_server()
+
+        def to_page(message: str | bytes) -> None:
+            event = json.loads(message)
+            if event.get("type") == "chat.message" and event["message"]["role"] == "assistant":
+                dropped.append(event["message"]["text"])
+                return
+            ws.send(message)
+
+        server.on_message(to_page)
+
+    page.route_web_socket(re.compile(r"/ws/c/"), lose_replies)
+    page.reload()
+    expect(page.locator("#connection")).to_have_attribute("data-state", "online")
+
+    reply = ask(page, "What's my week look like?")
+
+    expect(reply).to_have_attribute("data-kind", "answer")
+    expect(reply.locator(".message-text")).to_contain_text(EVENT_SUMMARY)
+    (lost,) = dropped  # it did come over HTTP, not over the socket
+    assert EVENT_SUMMARY in lost
+    expect(page.get_by_role("button", name="Send")).to_be_enabled()
 
 
 def standup_starts(database: Path) -> list[str]:

@@ -24,6 +24,9 @@
   };
   var POLL_INTERVAL_MS = 1500;
   var POLL_GIVE_UP_MS = 3 * 60 * 1000;
+  // A run's reply is sent beside its workflow.paused / workflow.finished event; a page still waiting
+  // this long after that event missed the reply on the way, and fetches it.
+  var SETTLED_GRACE_MS = 2000;
   var MAX_RECONNECT_DELAY_MS = 30000;
 
   var config = {
@@ -715,6 +718,14 @@
     });
   }
 
+  function fetchIfStillWaiting() {
+    window.setTimeout(function () {
+      if (state.busy) {
+        catchUp().catch(function () { /* the socket's reconnect catches up too */ });
+      }
+    }, SETTLED_GRACE_MS);
+  }
+
   function startPolling() {
     stopPolling();
     state.pollStarted = Date.now();
@@ -761,9 +772,11 @@
         break;
       case "workflow.paused":
         els.progressStatus.textContent = "Waiting for your answer…";
+        fetchIfStillWaiting();
         break;
       case "workflow.finished":
         els.progressStatus.textContent = event.status === "failed" ? "Something failed." : "Writing the reply…";
+        fetchIfStillWaiting();
         break;
       case "error":
         if (state.busy) {
