@@ -49,6 +49,12 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     message at a time, so awaiting the turn there would hold back the ``task.*`` progress events the
     workflow publishes while it runs, and the page would see them all at once at the end.  Turns of
     one socket still run one after another (``_turn_lock``), in the order they were typed.
+
+    A turn's sync code runs in a thread of a pool (``thread_sensitive=False``), not on the one thread
+    Channels keeps for sync code: a turn the language model takes seconds to plan, or one waiting on
+    a slow CalDAV server, would otherwise hold up every other user's turn in this process.  Turns of
+    one conversation from two tabs may then run at once; their replies are written one at a time
+    (``run_settled`` locks the conversation's row), as with two web processes.
     """
 
     group_name: str = ""
@@ -114,7 +120,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         """Run one chat turn; its messages and progress reach the browser through the group."""
         async with self._turn_lock:
             try:
-                await database_sync_to_async(_chat_turn)(
+                await database_sync_to_async(_chat_turn, thread_sensitive=False)(
                     user=self.scope["user"], conversation_id=self.conversation_id, text=text, undo=undo
                 )
             except Conversation.DoesNotExist:

@@ -6,6 +6,8 @@ The consumer runs turns in worker threads, so these tests need real transactions
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Any
 
 import pytest
@@ -15,6 +17,7 @@ from django.contrib.auth import get_user_model
 from django.test import Client
 from pytest_django.fixtures import Settings
 
+from assistant import services
 from assistant.asgi import application
 from assistant.consumers import CLOSE_FORBIDDEN, CLOSE_NOT_FOUND
 from assistant.models import Conversation, Message, ReplyKind
@@ -147,6 +150,45 @@ async def test_chat_send_echoes_the_message_and_delivers_the_reply() -> None:
     other = {e["type"] for e in events} - {"chat.message"}
     assert other <= {"task.started", "task.finished", "workflow.paused", "workflow.finished"}
     assert (await messages_of(conversation))[0] == ("user", "What's my week look like?")
+
+
+async def reply_of(communicator: WebsocketCommunicator) -> dict[str, Any]:
+    while True:
+        event = await communicator.receive_json_from(timeout=TIMEOUT)
+        if event["type"] == "chat.message" and event["message"]["role"] == "assistant":
+            return dict(event["message"])
+
+
+async def test_a_slow_turn_does_not_hold_up_another_users_turn(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A turn the model takes seconds to plan runs beside other users' turns, not before them."""
+    slow_seconds = 1.5
+    decompose = services.decompose
+
+    def slow_decompose(request: Any) -> Any:
+        if request.text == "What's my week look like?":
+            time.sleep(slow_seconds)  # a language model thinking
+        return decompose(request)
+
+    monkeypatch.setattr(services, "decompose", slow_decompose)
+    ada, grace = await make_user("ada"), await make_user("grace")
+    slow = communicator_for((await make_conversation(ada)).pk, await session_cookie(ada))
+    quick = communicator_for((await make_conversation(grace)).pk, await session_cookie(grace))
+    assert (await slow.connect(timeout=TIMEOUT))[0]
+    assert (await quick.connect(timeout=TIMEOUT))[0]
+
+    started = time.monotonic()
+    await slow.send_json_to({"type": "chat.send", "text": "What's my week look like?"})
+    await asyncio.sleep(0.2)  # ada's turn is under way
+    await quick.send_json_to({"type": "chat.send", "text": "hi"})
+    quick_reply = await reply_of(quick)
+    quick_seconds = time.monotonic() - started
+    slow_reply = await reply_of(slow)
+    await slow.disconnect()
+    await quick.disconnect()
+
+    assert quick_seconds < slow_seconds, f"grace waited {quick_seconds:.2f} s, behind ada's turn"
+    assert quick_reply["text"]
+    assert slow_reply["kind"] in REPLY_KINDS
 
 
 async def test_events_published_to_the_group_are_forwarded() -> None:
