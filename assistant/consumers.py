@@ -21,6 +21,7 @@ from typing import Any, Literal
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.db import close_old_connections
 from pydantic import ValidationError
 
 from assistant.models import Conversation
@@ -152,5 +153,11 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 def _chat_turn(*, user: Any, conversation_id: uuid.UUID, text: str, undo: str | None) -> None:
     """Re-read the conversation for every turn: a previous turn or a worker may have changed its context
     or pending run since the socket opened, and ``chat_turn`` must build on the stored state."""
-    conversation = conversation_get(user=user, conversation_id=conversation_id)
-    chat_turn(user=user, conversation=conversation, text=text, undo=undo)
+    try:
+        conversation = conversation_get(user=user, conversation_id=conversation_id)
+        chat_turn(user=user, conversation=conversation, text=text, undo=undo)
+    finally:
+        # The turn runs on a pool thread: the connection it opened is closed here, as the end of a
+        # request would.  database_sync_to_async's own closing, around this call, left it open there
+        # (measured: the PostgreSQL test database could not be dropped, its sessions still open).
+        close_old_connections()
