@@ -1,12 +1,19 @@
-"""Fixtures for the LLM tests: the loopback OpenAI server and the configured model pointed at it."""
+"""Fixtures for the LLM tests: the loopback OpenAI server and the configured model pointed at it, and a
+user whose model calls are recorded at the times a test says (the budget and cost tests)."""
 
 from collections.abc import Iterator
+from datetime import datetime
+from typing import Any
 
 import pytest
+import time_machine
+from django.contrib.auth import get_user_model
 from django.test import override_settings
 from pydantic_ai.models import Model, override_allow_model_requests
 
+from assistant.llm.calls import CallRecord
 from assistant.llm.config import llm_model
+from assistant.llm.usage import record_calls
 from tests.llm.openai_server import OpenAIServer
 
 LOOPBACK_KEY = "sk-loopback-test-key"
@@ -33,3 +40,14 @@ def served_model(openai_server: OpenAIServer) -> Iterator[Model]:
         assert model is not None
         with override_allow_model_requests(True):
             yield model
+
+
+def spent_at(user: Any, when: datetime, *records: CallRecord, trace_id: str = "0e" * 16) -> None:
+    """Record ``records`` as one turn of ``user``'s at ``when``."""
+    with time_machine.travel(when, tick=False):
+        record_calls(user, trace_id, list(records))
+
+
+@pytest.fixture
+def ann() -> Any:
+    return get_user_model().objects.create_user("ann", "ann@example.com")

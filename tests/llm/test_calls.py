@@ -22,6 +22,7 @@ from assistant.llm.calls import CallRecord
 from assistant.llm.usage import daily_tokens_left, prune_model_calls, record_calls, tokens_spent_today
 from assistant.models import ModelCall
 from assistant.tasks import prune_model_calls as prune_task
+from tests.llm.conftest import spent_at
 
 pytestmark = pytest.mark.django_db
 
@@ -44,16 +45,6 @@ def call(tokens_in: int = 100, tokens_out: int = 20, **fields: Any) -> CallRecor
         "output": '{"subtasks": [{"service": "calendar"}]}',
     } | fields
     return CallRecord(**values)
-
-
-def spent_at(user: Any, when: datetime, *records: CallRecord, trace_id: str = TRACE) -> None:
-    with time_machine.travel(when, tick=False):
-        record_calls(user, trace_id, list(records))
-
-
-@pytest.fixture
-def ann() -> Any:
-    return get_user_model().objects.create_user("ann", "ann@example.com")
 
 
 @pytest.fixture

@@ -30,6 +30,7 @@ from assistant.llm.config import llm_model
 from assistant.llm.route import FALLBACK, planned
 from assistant.llm.usage import cost_spent_today, daily_tokens_left, record_calls
 from assistant.models import ModelCall
+from tests.llm.conftest import spent_at
 from tests.llm.drafts import INSTRUCTIONS, EventDraft
 from tests.llm.openai_server import OpenAIServer, http_error, malformed, output
 from workflows.definition import Decision
@@ -69,16 +70,6 @@ def call(cost_usd: float | None, tokens_in: int = 100, tokens_out: int = 20) -> 
         requests=1,
         cost_usd=cost_usd,
     )
-
-
-def spent_at(user: Any, when: datetime, *records: CallRecord, trace_id: str = TRACE) -> None:
-    with time_machine.travel(when, tick=False):
-        record_calls(user, trace_id, list(records))
-
-
-@pytest.fixture
-def ann() -> Any:
-    return get_user_model().objects.create_user("ann", "ann@example.com")
 
 
 @pytest.fixture
