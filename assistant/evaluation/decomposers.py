@@ -9,9 +9,9 @@ under another name (``decompose`` falls back to them), so it is refused before a
 from __future__ import annotations
 
 from django.core.exceptions import ImproperlyConfigured
-from django.core.management.base import CommandError
+from django.core.management.base import CommandError, CommandParser
 
-__all__ = ["DECOMPOSER_CHOICES", "available_decomposer"]
+__all__ = ["DECOMPOSER_CHOICES", "add_decomposer_argument", "available_decomposer"]
 
 DECOMPOSER_CHOICES = ("rules", "routed", "llm", "llm-single")
 
@@ -21,6 +21,17 @@ NO_MODEL = (
     "key variable), or LLM_MODEL and LLM_BASE_URL for an OpenAI-compatible server (Ollama, vLLM, "
     "llama.cpp); or use --decomposer rules."
 )
+
+
+def add_decomposer_argument(parser: CommandParser) -> None:
+    """``--decomposer``, the same in every measuring command."""
+    parser.add_argument(
+        "--decomposer",
+        choices=DECOMPOSER_CHOICES,
+        default="rules",
+        help="rules alone; routed: the model for what the rules are unsure of; llm, llm-single: every "
+        "turn to the model in three phases or one (the last three need LLM_MODEL)",
+    )
 
 
 def available_decomposer(name: str) -> str:

@@ -18,7 +18,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.test.utils import override_settings
 
 from assistant.evaluation.decomposer_eval import evaluate_decomposer
-from assistant.evaluation.decomposers import DECOMPOSER_CHOICES, available_decomposer
+from assistant.evaluation.decomposers import add_decomposer_argument, available_decomposer
 from assistant.evaluation.model_calls import TurnUsage
 
 
@@ -27,13 +27,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", type=Path)
-        parser.add_argument(
-            "--decomposer",
-            choices=DECOMPOSER_CHOICES,
-            default="rules",
-            help="rules alone; routed: the model for what the rules are unsure of; llm, llm-single: every "
-            "turn to the model in three phases or one (the last three need LLM_MODEL)",
-        )
+        add_decomposer_argument(parser)
         parser.add_argument("--now", default="2026-03-02T09:00", help="local wall time of the fixed clock")
         parser.add_argument("--tz", default="America/New_York")
         parser.add_argument("--json", action="store_true")

@@ -14,7 +14,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.test.utils import override_settings
 
-from assistant.evaluation.decomposers import DECOMPOSER_CHOICES, available_decomposer
+from assistant.evaluation.decomposers import add_decomposer_argument, available_decomposer
 from assistant.evaluation.model_calls import CallTotals
 from assistant.scenarios import run_scenario, scenario_files
 from assistant.scenarios.remote import PROVIDERS, remote_calendars
@@ -27,13 +27,7 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("paths", nargs="+", type=Path, help="Scenario files or folders of them.")
-        parser.add_argument(
-            "--decomposer",
-            choices=DECOMPOSER_CHOICES,
-            default="rules",
-            help="rules alone; routed: the model for what the rules are unsure of; llm, llm-single: every "
-            "turn to the model in three phases or one (the last three need LLM_MODEL)",
-        )
+        add_decomposer_argument(parser)
         parser.add_argument(
             "--provider",
             choices=PROVIDERS,
