@@ -19,6 +19,7 @@ from assistant.scenarios.judge import (
     people_busy,
     protected_blocks,
     store_preferences,
+    stored_preferences,
     working_hours,
 )
 from assistant.scenarios.spec import (
@@ -32,7 +33,6 @@ from assistant.scenarios.spec import (
     PreferenceCheck,
 )
 from assistant.scenarios.world import ScenarioWorld, local_dt
-from preferences.models import Preference
 
 __all__ = ["run_check"]
 
@@ -59,6 +59,10 @@ def _occurrence(world: ScenarioWorld, snap: Snapshot, handle: str, occurrence: s
         for state in snap.values():
             if state.event_id == event_id and state.recurrence_id is None:
                 return state if _initial_day(world, handle) == wanted else None
+    if snap is not world.initial:  # an occurrence of a series split off this one ("from now on")
+        before = _occurrence(world, world.initial, handle, occurrence)
+        if before is not None:
+            return world.continued.get(before.key)
     return None
 
 
@@ -242,11 +246,7 @@ def _check_outbox(world: ScenarioWorld, snap: Snapshot, check: OutboxCheck) -> s
 
 
 def _check_preference(world: ScenarioWorld, snap: Snapshot, check: PreferenceCheck) -> str | None:
-    value = (
-        Preference.objects.filter(user=world.user, key=check.preference)
-        .values_list("value", flat=True)
-        .first()
-    )
+    value = stored_preferences(world.user).get(check.preference)
     return (
         None
         if value == check.equals

@@ -11,6 +11,7 @@ canonical form of the scenarios README by itself.  It shares nothing with ``skil
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta
@@ -26,11 +27,13 @@ __all__ = [
     "WEEKDAYS",
     "Occ",
     "SeriesRow",
+    "continuations",
     "expand",
     "people_busy",
     "protected_blocks",
     "store_preferences",
     "store_snapshot",
+    "stored_preferences",
     "working_hours",
 ]
 
@@ -191,6 +194,57 @@ def store_snapshot(user: Any, lo: datetime, hi: datetime) -> dict[str, Occ]:
     return found
 
 
+def continuations(initial: dict[str, Occ], final: dict[str, Occ]) -> dict[str, Occ]:
+    """Initial occurrence key -> the occurrence that continues it in a series split off its own.
+
+    A change "from now on" ends a series before the occurrence it starts at and continues it as a new
+    series (a new event with its own UID, as RFC 5545 clients split one); nothing in the store links the
+    two, so the judge pairs them itself: a series whose occurrences vanished from some date on is
+    continued by a series new since the start on the same calendar, with the same title or the same
+    length, people and place, whose first occurrence lies within a month of the first one that
+    vanished.  The vanished occurrences and the new series' occurrences are paired in order (the
+    i-th from the split on is the i-th of the continuation), which holds whether the change moved the
+    time, the weekday or renamed it.
+    """
+    initial_ids = {occ.event_id for occ in initial.values()}
+    vanished: dict[str, list[Occ]] = {}
+    for key, occ in initial.items():
+        if occ.recurrence_id is not None and key not in final:
+            vanished.setdefault(occ.event_id, []).append(occ)
+    new_series: dict[str, list[Occ]] = {}
+    for occ in final.values():
+        if occ.recurrence_id is not None and occ.event_id not in initial_ids:
+            new_series.setdefault(occ.event_id, []).append(occ)
+    by_rid = operator.attrgetter("recurrence_id")
+    taken: set[str] = set()
+    found: dict[str, Occ] = {}
+    for event_id, gone in sorted(vanished.items()):
+        gone.sort(key=by_rid)
+        first = gone[0]
+        remaining = [o for o in initial.values() if o.event_id == event_id and o.recurrence_id is not None]
+        if any(o.recurrence_id >= first.recurrence_id and o.key in final for o in remaining):  # type: ignore[operator]
+            continue  # occurrences after the first that vanished are still there: no split at it
+        candidates = []
+        for series_id, occs in new_series.items():
+            occs.sort(key=by_rid)
+            head = occs[0]
+            gap = abs(head.recurrence_id - first.recurrence_id)  # type: ignore[operator]
+            same_kind = head.summary == first.summary or (
+                head.end - head.start == first.end - first.start
+                and set(head.attendees) == set(first.attendees)
+                and head.location == first.location
+            )
+            if series_id not in taken and head.calendar == first.calendar and same_kind and gap <= _MARGIN:
+                candidates.append((head.summary != first.summary, gap, series_id))
+        if not candidates:
+            continue
+        series_id = min(candidates)[2]
+        taken.add(series_id)
+        for before, after in zip(gone, new_series[series_id], strict=False):
+            found[before.key] = after
+    return found
+
+
 def people_busy(
     people: dict[str, Any], default_zone: ZoneInfo, lo: datetime, hi: datetime
 ) -> dict[str, list]:
@@ -221,8 +275,12 @@ def store_preferences(user: Any, initial: dict[str, Any]) -> dict[str, Any]:
     A conversation may change a preference ("my gym is Monday..."); the stored row is then what the
     user asked for, and the judge interprets it itself (canonical form only).
     """
-    stored = dict(Preference.objects.filter(user=user).values_list("key", "value"))
-    return {**initial, **stored}
+    return {**initial, **stored_preferences(user)}
+
+
+def stored_preferences(user: Any) -> dict[str, Any]:
+    """The user's stored preference values by key, straight from the table."""
+    return dict(Preference.objects.filter(user=user).values_list("key", "value"))
 
 
 def _hhmm(text: str) -> time:

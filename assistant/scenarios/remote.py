@@ -119,7 +119,7 @@ def resync_and_compare(world: Any, mirror: dict[str, Occ]) -> tuple[dict[str, Oc
 
     ``mirror`` is the snapshot of the mirror as the conversation left it.  Every mirrored row of the
     user's accounts is deleted and their bookmarks dropped, then a full sync fills the mirror again;
-    the world's handles and initial snapshot are moved to the new rows (matched by calendar and
+    the world's handles, initial snapshot and baseline are moved to the new rows (matched by calendar and
     remote uid).  Returns the fresh snapshot and what the old mirror showed differently (drift).
     """
     from assistant.scenarios.world import snapshot
@@ -138,6 +138,7 @@ def resync_and_compare(world: Any, mirror: dict[str, Occ]) -> tuple[dict[str, Oc
     moved = {pk: new.get(key, f"gone:{pk}") for pk, key in old.items()}
     world.handles = {handle: moved.get(pk, pk) for handle, pk in world.handles.items()}
     world.initial = _renamed(world.initial, moved)
+    world.baseline = _renamed(world.baseline, moved)
     fresh = snapshot(world)
     return fresh, _drift(_renamed(mirror, moved), fresh)
 

@@ -38,10 +38,11 @@ from assistant.llm.calls import collect_calls
 from assistant.models import Conversation
 from assistant.runtime import drop_caches
 from assistant.scenarios.checks import run_check
-from assistant.scenarios.judge import Occ
+from assistant.scenarios.judge import Occ, continuations
 from assistant.scenarios.remote import RemoteCalendars, remote_calendars, resync_and_compare
 from assistant.scenarios.spec import Scenario, TurnSpec, load_scenario
 from assistant.scenarios.world import ScenarioWorld, build_world, local_dt, snapshot
+from assistant.scenarios.writes import audit_writes
 from assistant.services import chat_turn, conversation_create
 from skills.models import Event
 from skills.providers import provider_for
@@ -61,10 +62,19 @@ class ScenarioResult:
     failures: list[str] = field(default_factory=list)
     replies: list[dict[str, Any]] = field(default_factory=list)
     model: CallTotals = field(default_factory=CallTotals)
+    # Writes the checks forbid or cannot explain (a scenario with one fails), and writes to events no
+    # check names (listed for whoever writes the scenario; see :mod:`assistant.scenarios.writes`).
+    unexpected_writes: list[str] = field(default_factory=list)
+    unchecked_writes: list[str] = field(default_factory=list)
 
     @property
     def passed(self) -> bool:
-        return not self.failures and self.turns_passed == self.turns and self.checks_passed == self.checks
+        return (
+            not self.failures
+            and not self.unexpected_writes
+            and self.turns_passed == self.turns
+            and self.checks_passed == self.checks
+        )
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -76,6 +86,8 @@ class ScenarioResult:
             "checks": self.checks,
             "ms": round(self.ms, 1),
             "failures": self.failures,
+            "unexpected_writes": self.unexpected_writes,
+            "unchecked_writes": self.unchecked_writes,
             "transcript": self.replies,
             "model": self.model.as_json(),
         }
@@ -156,6 +168,11 @@ def _play(scenario: Scenario, result: ScenarioResult, remote: RemoteCalendars | 
                 edited = _outside_edits(world, turn)
             except Exception as exc:
                 result.failures.append(f"turn {number}: outside edit failed: {exc}")
+            for key, occ in edited.items():  # someone else's writes are not the assistant's
+                if occ is None:
+                    world.baseline.pop(key, None)
+                else:
+                    world.baseline[key] = occ
             problem = _turn(world, conversation, turn, result, edited)
             if remote is not None:
                 mail.outbox.extend(remote.delivered_mail())
@@ -169,6 +186,9 @@ def _play(scenario: Scenario, result: ScenarioResult, remote: RemoteCalendars | 
         if remote is not None:
             final, drift = resync_and_compare(world, final)
             result.failures.extend(f"mirror drift: {line}" for line in drift)
+        world.continued = continuations(world.initial, final)
+        writes = audit_writes(world, final, scenario.final)
+        result.unexpected_writes, result.unchecked_writes = writes.unexpected, writes.unchecked
         for check in scenario.final:
             problem = run_check(world, final, check)
             if problem:
@@ -224,8 +244,8 @@ def _changed(before: dict[str, Any], after: dict[str, Any]) -> int:
 
 def _outside_edits(world: ScenarioWorld, turn: TurnSpec) -> dict[str, Occ | None]:
     """Edits by someone else, behind the assistant's back: straight to the calendar store, or to the
-    server the calendars are on.  Returns, for a server, each edited occurrence as it now is there
-    (None: deleted) by snapshot key."""
+    server the calendars are on.  Returns each edited occurrence as it now is there (None: deleted) by
+    snapshot key (on a server the mirror does not show it yet)."""
     provider = provider_for(world.user)
     edited: dict[str, Occ | None] = {}
     for edit in turn.outside_edits:
@@ -251,6 +271,7 @@ def _outside_edits(world: ScenarioWorld, turn: TurnSpec) -> dict[str, Occ | None
             provider.delete_event(
                 event_id=event_id, recurrence_id=target.recurrence_id, scope=Scope.OCCURRENCE
             )
+            edited[target.key] = None
             continue
         assert edit.start is not None  # OutsideEdit: a move names its new start
         day = edit.date or target.start.astimezone(world.tz).date().isoformat()
@@ -264,4 +285,5 @@ def _outside_edits(world: ScenarioWorld, turn: TurnSpec) -> dict[str, Occ | None
         provider.update_event(
             event_id=event_id, recurrence_id=target.recurrence_id, data=data, scope=Scope.OCCURRENCE
         )
+        edited[target.key] = snapshot(world).get(target.key)
     return edited

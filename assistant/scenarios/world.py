@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
 
-from assistant.scenarios.judge import Occ, store_snapshot
+from assistant.scenarios.judge import Occ, store_snapshot, stored_preferences
 from assistant.scenarios.spec import CalendarSpec, EventSpec, Scenario
 from preferences.services import preference_set
 from skills.services import calendar_create, event_create
@@ -17,7 +17,13 @@ from skills.services import calendar_create, event_create
 if TYPE_CHECKING:
     from assistant.scenarios.remote import RemoteCalendars
 
-__all__ = ["ScenarioWorld", "build_world", "local_dt", "snapshot"]
+__all__ = [
+    "ScenarioWorld",
+    "build_world",
+    "local_dt",
+    "person_snapshot",
+    "snapshot",
+]
 
 SNAPSHOT_BEFORE = timedelta(days=62)
 SNAPSHOT_AFTER = timedelta(days=400)
@@ -37,6 +43,14 @@ class ScenarioWorld:
     initial: dict[str, Occ] = field(default_factory=dict)
     people: dict[str, Any] = field(default_factory=dict)
     remote: RemoteCalendars | None = None  # the server the calendars are on; None: the built-in store
+    # The calendars as the scenario and its outside edits left them: what the assistant's own writes
+    # are told apart from (``initial`` is as the scenario began, which ``unchanged`` compares with).
+    baseline: dict[str, Occ] = field(default_factory=dict)
+    initial_preferences: dict[str, Any] = field(default_factory=dict)
+    people_initial: dict[str, dict[str, Occ]] = field(default_factory=dict)  # email -> their occurrences
+    # Initial occurrence key -> the occurrence continuing it in a split-off series (see
+    # ``judge.continuations``), set when the final snapshot is taken.
+    continued: dict[str, Occ] = field(default_factory=dict)
 
 
 def _username(prefix: str, name: str) -> str:
@@ -118,9 +132,17 @@ def build_world(scenario: Scenario, *, run_tag: str, remote: RemoteCalendars | N
             personal = CalendarSpec(key="personal", name="Personal", default=True, events=person.events)
             _add_calendars(world, other, [(personal, person_tz)])
     world.initial = snapshot(world)
+    world.baseline = dict(world.initial)
+    world.initial_preferences = stored_preferences(user)
+    world.people_initial = {email: person_snapshot(world, email) for email in world.people}
     return world
 
 
 def snapshot(world: ScenarioWorld) -> dict[str, Occ]:
     """Every occurrence of the user's calendars around the scenario's time, as the judge reads them."""
     return store_snapshot(world.user, world.now - SNAPSHOT_BEFORE, world.now + SNAPSHOT_AFTER)
+
+
+def person_snapshot(world: ScenarioWorld, email: str) -> dict[str, Occ]:
+    """The same of another person's calendars, which the assistant may read as free/busy and never write."""
+    return store_snapshot(world.people[email], world.now - SNAPSHOT_BEFORE, world.now + SNAPSHOT_AFTER)

@@ -68,6 +68,7 @@ class Command(BaseCommand):
                     {
                         "passed": passed,
                         "total": len(results),
+                        "unexpected_writes": sum(len(r.unexpected_writes) for r in results),
                         "decomposer": decomposer,
                         "model": model.as_json(),
                         "scenarios": [r.as_json() for r in results],
@@ -94,13 +95,17 @@ class Command(BaseCommand):
         for failure in result.failures:
             if not failure.startswith("turn "):
                 self.stdout.write(self.style.ERROR(f"   {failure}"))
+        for write in result.unexpected_writes:
+            self.stdout.write(self.style.ERROR(f"   unexpected write: {write}"))
         self.stdout.write("")
 
     def _table(self, results: list[ScenarioResult], passed: int, model: CallTotals | None) -> None:
         """One row per scenario; with ``model``, its calls, tokens in/out and model milliseconds too."""
         width = max([len(r.name) for r in results] + [8])
         extra = f"  {'calls':>5}  {'tokens in/out':>15}  {'model ms':>8}" if model is not None else ""
-        self.stdout.write(f"{'scenario':<{width}}  {'turns':>7}  {'checks':>7}  {'ms':>8}{extra}  result")
+        self.stdout.write(
+            f"{'scenario':<{width}}  {'turns':>7}  {'checks':>7}  {'writes':>6}  {'ms':>8}{extra}  result"
+        )
         for r in results:
             verdict = self.style.SUCCESS("pass") if r.passed else self.style.ERROR("FAIL")
             extra = (
@@ -110,12 +115,17 @@ class Command(BaseCommand):
             )
             self.stdout.write(
                 f"{r.name:<{width}}  {r.turns_passed:>3}/{r.turns:<3}  {r.checks_passed:>3}/{r.checks:<3}  "
-                f"{r.ms:>8.0f}{extra}  {verdict}"
+                f"{len(r.unexpected_writes):>6}  {r.ms:>8.0f}{extra}  {verdict}"
             )
         for r in results:
             for failure in r.failures:
                 self.stdout.write(f"  {r.name}: {failure}")
-        self.stdout.write(f"{passed}/{len(results)} scenarios passed")
+            for write in r.unexpected_writes:
+                self.stdout.write(f"  {r.name}: unexpected write: {write}")
+            for write in r.unchecked_writes:
+                self.stdout.write(f"  {r.name}: unchecked write (no check names it): {write}")
+        unexpected = sum(len(r.unexpected_writes) for r in results)
+        self.stdout.write(f"{passed}/{len(results)} scenarios passed; {unexpected} unexpected writes")
         if model is not None:
             failed = ", ".join(f"{outcome} {n}" for outcome, n in model.failures.items()) or "none failed"
             self.stdout.write(
