@@ -13,6 +13,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from assistant.decomposer.intent import classify, normalise
+from assistant.nlu import read_turn
 from assistant.timeexpr import find_times
 from skills.change_skills import ALL
 from skills.filtering import in_day_part
@@ -60,7 +61,7 @@ def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetim
     options = [o for o in payload.get("options") or [] if isinstance(o, dict)]
     operation, _ = classify(text)
     if payload.get("kind") == "confirm":
-        if operation == "yes":
+        if operation == "yes" or _affirms(text):
             return options[0]["value"] if options else True
         if _ONLY_THIS.match(norm):
             # "only that one please": approves a preview of one occurrence, never a series' change
@@ -78,6 +79,30 @@ def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetim
     if operation == "no":
         return DECLINE
     return text if operation in ("unknown", "yes") else NOT_AN_ANSWER
+
+
+# What else a turn that agrees may do: ask for more, say no, name something.
+_NOT_ONLY_AGREEING = frozenset({"NEGATE", "NEGATE_INTENT", "INFORM_INTENT", "REQUEST", "REQUEST_ALTS"})
+
+
+# Words of agreement; a turn the reader takes for one must also say one ("I appreciate your help"
+# agrees to nothing), and asks for nothing else ("sounds good but make it 4pm").
+_AGREEING = re.compile(
+    r"\b(?:yes|yeah|yep|sure|ok|okay|fine|perfect|good|great|right|correct|confirm(?:ed)?|works|go ahead|"
+    r"do it|that's it|this is it|that is it)\b"
+)
+_BUT = re.compile(r"\b(?:but|except|instead|rather|change|make it|move)\b|\d")
+
+
+def _affirms(text: str) -> bool:
+    """Whether a turn agrees to a preview in words the yes-words do not cover ("That would be fine",
+    "That is perfect"), as the turn reader learnt from people answering read-backs: an AFFIRM that
+    says a word of agreement, and nothing else asked, named or changed."""
+    norm = normalise(text)
+    if not _AGREEING.search(norm) or _BUT.search(norm):
+        return False
+    reading = read_turn(text, asked="confirm")
+    return "AFFIRM" in reading.acts and not reading.acts & _NOT_ONLY_AGREEING and not reading.spans
 
 
 def _pick(

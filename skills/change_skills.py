@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 
 from pydantic import BaseModel, Field
 
+from preferences.schema import day_part_bounds
 from skills.changes import (
     Change,
     ChangeSet,
@@ -30,6 +31,7 @@ from skills.changes import (
     undo_run,
 )
 from skills.context import NO_ANSWER, Interrupt, SkillContext
+from skills.critic import Expectation, criticise
 from skills.errors import SkillError
 from skills.formatting import format_day, format_person, format_span, format_time
 from skills.freetime import (
@@ -171,11 +173,12 @@ def _conflicts(ctx: SkillContext, planned: list[Change], *, skip_keys: set[str])
                 found.append(broken)
         if newly and people.people:
             mine = {a.casefold() for a in newly}
-            found += [
-                f"{p.name} is busy then"
+            change.busy = [
+                p.name
                 for p in people.busy_between(start.timestamp(), end.timestamp())
                 if p.email.casefold() in mine
             ]
+            found += [f"{name} is busy then" for name in change.busy]
         change.conflicts = found
 
 
@@ -892,6 +895,15 @@ class ApplyInput(SkillInput):
         "language model made).",
     )
     what: str = Field(default="", description="A short name of the request, for the reply.")
+    unsure: str = Field(
+        default="",
+        description="What the reading was not sure of, said above the preview (the words it did not use).",
+    )
+    expect: Expectation | None = Field(
+        default=None,
+        description="What the request said the changes must keep to (the named day, one event, everyone "
+        "free...): the critic takes out every change that does not, and the rest is previewed.",
+    )
     then_ask: str = Field(
         default="", description="A question to end the reply with once applied (an optional detail)."
     )
@@ -1039,18 +1051,26 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
     if closed and not changes and len(closed) == 1 and not dropped:
         change, block = closed[0]
         return Reply(kind="answer", text=_refusal(ctx, change, block), data={"refused": ["writing_block"]})
-    skipped = [*params.changes.skipped, *dropped, *_closed_skips(ctx, closed)]
+    criticised: list[Skipped] = []
+    if params.expect is not None:
+        critic = criticise(changes, params.expect, tz=ctx.tz, parts=day_part_bounds(ctx.preferences))
+        if critic.question:
+            return Reply(kind="clarify", text=critic.question)
+        changes, criticised = critic.kept, critic.dropped
+    skipped = [*params.changes.skipped, *dropped, *_closed_skips(ctx, closed), *criticised]
     if not changes:
         return _nothing_left(skipped)
     digest = change_digest(changes)
     reasons = approval_reasons(changes)
-    must_ask = bool(dropped) or bool(closed) or ((bool(reasons) or params.always_ask) and not params.approved)
+    revised = bool(dropped) or bool(closed) or bool(criticised)  # not the set planned: shown again first
+    must_ask = revised or ((bool(reasons) or params.always_ask) and not params.approved)
     answer = ctx.answer
     verdict = _is_yes(answer, digest) if answer is not NO_ANSWER else None
     if verdict is False:
         return Reply(kind="answer", text="OK, I left your calendar as it was.", data={"declined": True})
+    said_first = "\n".join(x for x in (note, params.unsure) if x)
     if must_ask and verdict is not True:
-        _ask_first(ctx, changes, skipped, note, changed=bool(dropped) or answer is not NO_ANSWER)
+        _ask_first(ctx, changes, skipped, said_first, changed=bool(dropped) or answer is not NO_ANSWER)
     try:
         records = apply_change_set(
             provider=ctx.provider,
@@ -1068,7 +1088,7 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
         skipped = [*skipped, *gone]
         if not fresh:
             return _nothing_left(skipped)
-        _ask_first(ctx, fresh, skipped, note, changed=True)
+        _ask_first(ctx, fresh, skipped, said_first, changed=True)
     except PartlyAppliedError as exc:
         # The user's calendar holds part of the change: say exactly which part.
         raise SkillError(

@@ -114,6 +114,9 @@ class Change(BaseModel):
     location: str = ""
     description: str = ""
     conflicts: list[str] = Field(default_factory=list, description="What the new time would break.")
+    busy: list[str] = Field(
+        default_factory=list, description="The attendees (their names) who are busy at the new time."
+    )
     copy_of: CopyOf | None = Field(default=None, description="For a copy of another event: that event.")
     sync_of: SyncOf | None = Field(
         default=None, description="For an update that keeps a copy and its original in step: the link."
@@ -221,8 +224,13 @@ def describe_change(change: Change, tz: ZoneInfo) -> str:
     if change.action == "create" and change.copy_of is not None:
         return f"Copy {change.summary!r} to {change.calendar_name}: {when(change.start, change.end)}"
     if change.action == "create":
-        repeats = f", repeating ({describe_rule(change.rrule, tz)})" if change.rrule else ""
-        return f"Create {change.summary!r}: {when(change.start, change.end)}{repeats}"
+        # Everything the new event will hold, so that a misreading shows before it is written.
+        details = [f"repeating ({describe_rule(change.rrule, tz)})"] if change.rrule else []
+        details += [f"at {change.location}"] if change.location else []
+        people = ", ".join(format_person(a) for a in change.attendees)
+        details += [f"with {people}"] if people else []
+        details += [f"in {change.calendar_name}"] if change.calendar_name else []
+        return f"Create {change.summary!r}: " + ", ".join([when(change.start, change.end), *details])
     if change.action == "delete":
         if change.recurrence_id is not None and change.scope != "occurrence":
             return f"Delete {change.summary!r}{_scope_words(change, tz)}"

@@ -2,7 +2,8 @@
 
 One test runs all of them and holds the pass count to a floor, so the rate can only rise: a change that
 makes the assistant read these users worse fails here, naming the conversations it broke.  They are
-a held-in half of the dataset; the floor is a guard against slipping, not a target to tune to.
+a held-in half of the dataset; the floor is a guard against slipping, not a target to tune to.  None
+may end with a write the judge finds unexpected.
 
 It plays 87 conversations (about 35 s), so it is marked ``slow``: ``-m "not slow"`` leaves it out.
 """
@@ -15,7 +16,7 @@ from django.conf import settings
 from assistant.scenarios import run_scenario, scenario_files
 
 SGD = settings.BASE_DIR.parent / "shared" / "scenarios" / "sgd"
-FLOOR = 80
+FLOOR = 84
 
 
 @pytest.mark.slow
@@ -29,3 +30,5 @@ def test_at_least_the_floor_of_sgd_conversations_pass() -> None:
     assert passed >= FLOOR, (
         f"{passed} of {len(results)} SGD conversations pass (floor {FLOOR}); failing:\n{details}"
     )
+    unexpected = {r.name: r.unexpected_writes for r in results if r.unexpected_writes}
+    assert unexpected == {}

@@ -7,6 +7,7 @@ from typing import Any, Literal
 
 from django.conf import settings
 
+from assistant.decomposer.gate import ACT, gate
 from assistant.decomposer.rules import RuleDecomposer
 from assistant.timeexpr import one_reading
 from workflows.definition import Decision
@@ -42,12 +43,22 @@ def decompose(request: DecomposeRequest, *, route: Route | None = None) -> Decis
         rules = _RULES.decompose(
             text=request.text, user=request.user, timezone_name=request.timezone, context=request.context
         )
-    route = route or settings.ASSISTANT_DECOMPOSER or ("routed" if settings.LLM_MODEL.strip() else "rules")
-    if route == "rules":
-        return rules
-    from assistant.llm.planner import ACT
-    from assistant.llm.route import planned  # pydantic-ai is imported only where a model is used
+        route = (
+            route or settings.ASSISTANT_DECOMPOSER or ("routed" if settings.LLM_MODEL.strip() else "rules")
+        )
+        if route == "rules" or (route == "routed" and rules.confidence >= ACT):
+            decision = rules
+        else:
+            from assistant.llm.route import planned  # pydantic-ai is imported only where a model is used
 
-    if route == "routed" and rules.confidence >= ACT:
-        return rules
-    return planned(request, rules, single=route == "llm-single")
+            decision = planned(request, rules, single=route == "llm-single")
+        # Whoever planned it, a write passes the same gate: act, preview first, or ask.
+        earlier = [text for role, text in request.history if role == "user"]
+        return gate(
+            decision,
+            text=request.text,
+            user=request.user,
+            timezone_name=request.timezone,
+            earlier=earlier,
+            frame=rules.frame,
+        )

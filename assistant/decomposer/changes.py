@@ -100,7 +100,7 @@ _NTH = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "four
 _NTH |= {"fifth": 4, "5th": 4, "last": -1}
 _PLURAL = re.compile(r"\b(?:all|every|everything|each|both)\b|\b\w+(?:ings|es|s)\b")
 _EVERYTHING = re.compile(
-    r"\b(?:everything|my (?:whole |entire )?calendar|clear|"
+    r"\b(?:everything|(?<!from )(?<!off )(?<!in )(?<!on )my (?:whole |entire )?calendar|clear|"
     r"(?:all|every)(?: of)?(?: my| the)? (?:events?|appointments?|entries|entry|items?|things?|stuff))\b"
 )
 # "clear Friday for travel": the day is emptied and blocked for the reason ("for Friday" is no reason).

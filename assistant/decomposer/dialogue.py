@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import classify, normalise
-from assistant.decomposer.lexicon import COUNT_CUES, FREE_CUES
+from assistant.decomposer.lexicon import COUNT_CUES, FREE_CUES, POLITE_PREFIX
 from assistant.decomposer.state import Asked, DialogueState, LastQuestion
 from assistant.nlu import Asked as ReaderAsked
 from assistant.nlu import TurnReading, read_turn
@@ -25,6 +25,7 @@ from assistant.timeexpr import find_times
 __all__ = [
     "NOTHING_WAITING",
     "READS",
+    "asks_question",
     "follow_up",
     "last_question",
     "reader_asked",
@@ -54,6 +55,26 @@ _READER_ASKED: dict[str, ReaderAsked] = {
     "location": "location",
     "confirm": "confirm",
 }
+
+
+# A question: asked outright ("when is ...", "do I have ...") or as a wish to know ("(I need to) find
+# out when ...", "check whether ..."); not a command that reads ("find another time that day").
+_ASKING = re.compile(
+    r"(?:what|what's|whats|when|when's|where|who|whom|which|how|find out|look up|check (?:if|whether|when)|"
+    r"know|see if|see whether|tell me|show me|remind me)\b"
+    r"|(?:is|are|do|does|did|am|was|were|has|have|will|shall|should|can|could)\s+"
+    r"(?:i|you|we|they|he|she|it|there|my|the|anything|anyone)\b"
+)
+
+
+def asks_question(frame: RequestFrame, text: str) -> bool:
+    """A turn read as a question that asks ("when is my physio?", "I need to find out when ..."): it
+    names an event to ask about it, never to describe or change one (a statement of details reads as
+    a query too, but only at the classifier's guess, 0.5)."""
+    norm = normalise(text)
+    core = POLITE_PREFIX.sub("", norm).strip()
+    asks = "?" in text or bool(_ASKING.match(norm) or _ASKING.match(core))
+    return frame.operation == "query" and frame.confidence >= 0.8 and asks
 
 
 def reader_asked(asked: Asked | None) -> ReaderAsked | None:

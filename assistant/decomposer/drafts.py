@@ -19,6 +19,8 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from django.contrib.auth import get_user_model
+
 from assistant.decomposer.changes import everyone_window
 from assistant.decomposer.edits import edit_tasks
 from assistant.decomposer.frame import RequestFrame
@@ -31,12 +33,22 @@ from assistant.decomposer.guards import (
     unread_time,
 )
 from assistant.decomposer.intent import normalise
-from assistant.decomposer.lexicon import EVENING_EVENTS, GENERIC_EVENT_WORDS, STOPWORDS
+from assistant.decomposer.lexicon import (
+    EVENING_EVENTS,
+    EVERYONE_CUE,
+    GENERIC_EVENT_WORDS,
+    MEAL_LEAD,
+    NAMED_OUTRIGHT,
+    STOPWORDS,
+    STREET_ADDRESS,
+)
 from assistant.decomposer.recurrence import first_day, read_repeat, until_clause
 from assistant.decomposer.state import Asked, DialogueState, Draft, EventRef
 from assistant.decomposer.world import tokens
-from assistant.nlu import TurnReading
+from assistant.decomposer.zones import said_zone
+from assistant.nlu import Span, TurnReading
 from assistant.timeexpr import TimeMatch, find_times
+from preferences.selectors import user_timezone
 from skills.formatting import format_day, format_time
 from workflows.definition import Decision, TaskSpec, WorkflowDefinition
 
@@ -52,22 +64,22 @@ _BLOCK_FOR = re.compile(
     r"^(?:please\s+)?(?:block|reserve|hold|set aside|keep)\b.*?\bfor\s+(?P<what>[A-Za-z][\w' -]*?)[\s.!]*$",
     re.IGNORECASE,
 )
-_TITLE_ANSWER = re.compile(
-    r"\b(?:(?:the )?(?:name|title) (?:is|should be|will be)|call it|name it|title it|(?:it's|it is) called)"
-    r"\s+(?P<title>\S.*)",
-    re.IGNORECASE,
-)
 _PLACE_ANSWER = re.compile(
     r"(?:(?:it's|it is|it'll be|it will be|that's|that is|located|the (?:location|place|address) is)\s+)?"
     r"(?:at|in|on)\s+(?P<place>\S.*)",
     re.IGNORECASE,
 )
 ASK_PLACE = "Where does it take place? Tell me if you want the place added."
-_TRAILING = re.compile(r"[\s,.;:!?]+$")
+# What ends a name or place at its end: spaces and marks, but not the full stop of an initial ("M.D.").
+_TRAILING = re.compile(r"(?:[\s,;:!?]|(?<!\b[A-Z])\.)+$")
 _LEADING = re.compile(r"^(?:called|titled|named|it's an?|it is an?|it's|it is)\s+", re.IGNORECASE)
 # Where a name said after "call it" ends: a comma or the like, or a full stop that ends a sentence
 # (not the one of "Dr." or "St.").
 _NAME_END = re.compile(r"[,;!?]|(?<![A-Z][a-z])(?<![A-Z])\.(?=\s|$)")
+# A clause that goes on about the event after its name: "The Struts concert and it is at 5".
+_NAME_CLAUSE = re.compile(
+    r"\s+and\s+(?:it|it's|its|the|at|on|in|located|which|that|make|set|put)\b", re.IGNORECASE
+)
 
 
 # What comes before a time said as the end of the event: "to 3pm", "that ends at 3:30", "- 5".
@@ -85,16 +97,25 @@ _END_CUE = re.compile(
 
 def _clean(span_text: str) -> str:
     text = _LEADING.sub("", _TRAILING.sub("", span_text.strip()))
+    if len(text) > 2 and text[0] == text[-1] and text[0] in "'\"":
+        text = text[1:-1].strip()  # "titled 'Pick up Gavin'": the name, not its quotes
     return text[:1].upper() + text[1:] if text[:1].islower() else text
 
 
-def _end_of_name(text: str) -> int:
-    end = _NAME_END.search(text)
-    return end.start() if end else len(text)
+def _end_of_name(text: str, now: datetime) -> int:
+    """Where a name said outright ends: at a mark that ends it, a clause about the event, or a time."""
+    ends = [m.start() for m in (_NAME_END.search(text), _NAME_CLAUSE.search(text)) if m is not None]
+    ends += [t.span[0] for t in find_times(text, now=now) if not t.error and (t.has_date or t.has_time)]
+    return min([e for e in ends if e > 0], default=len(text))
 
 
 def _meaningful(title: str) -> bool:
     return any(w not in STOPWORDS and w not in _PLACEHOLDER for w in tokens(title))
+
+
+# A detail's name leading the words left over ("the location is my office"): that detail is being
+# given, and the words are no name of the event.
+_FIELD = re.compile(r"(?:location|place|address|venue|title|name|time|date|day)\b", re.IGNORECASE)
 
 
 def _rule_title(frame: RequestFrame, text: str = "") -> str:
@@ -107,13 +128,39 @@ def _rule_title(frame: RequestFrame, text: str = "") -> str:
     phrase = re.sub(r"\b(?:with|for|a|an|the|new)\b\s*$", "", phrase).strip()
     for said in _COLON_NAME.finditer(text):  # the words came apart at the colon: "1:1 with Ann"
         phrase = re.sub(rf"\b{said['a']} {said['b']}\b", f"{said['a']}:{said['b']}", phrase)
-    if not phrase or not _meaningful(phrase) or _UNNAMED & set(tokens(phrase)):
+    if not phrase or not _meaningful(phrase) or _UNNAMED & set(tokens(phrase)) or _FIELD.match(phrase):
         return ""
     return _clean(phrase)
 
 
+def _meal(span: Span, match: TimeMatch) -> bool:
+    """A title that ends with the meal opening a time expression: "Lunch" of "Lunch at 12 PM",
+    "Lowes Contractors Lunch" of "... Lunch friday at 1:30pm" (the meal is both the name and when)."""
+    meal = MEAL_LEAD.match(match.text)
+    return (
+        span.slot == "title" and meal is not None and match.span[0] < span.end <= match.span[0] + meal.end()
+    )
+
+
+# Letters after a person's name that are part of how they are named: "John Toth, D.O.", "Rona Silkiss,
+# MD, FACS", "Sam Lee Jr.".
+_CREDENTIALS = re.compile(
+    r"(?:,?\s+(?:(?:[A-Z]\.){2,3}|(?:MD|DO|DDS|DMD|PhD|RN|NP|PA|FACS|Esq|Jr|Sr)\b\.?))+"
+)
+
+
+def _as_said(name: str, text: str) -> str:
+    """A person's name as the user wrote it, with the letters after it ("john toth" -> "John Toth, D.O.")."""
+    m = re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE)
+    if m is None:
+        return name
+    said = m.group(0) if not m.group(0).islower() else m.group(0).title()
+    after = _CREDENTIALS.match(text, m.end())
+    return said + (after.group(0) if after else "")
+
+
 def _with_people(title: str, names: list[str]) -> str:
-    shown = [n.title() for n in names if n.casefold() not in title.casefold()]
+    shown = [n if not n.islower() else n.title() for n in names if n.casefold() not in title.casefold()]
     return f"{title} with {' and '.join(shown)}" if title and shown else title
 
 
@@ -158,23 +205,28 @@ class _Said:
         if self.repeat is not None:
             found = [_as_hours(m, now) for m in found]
         times = [m for m in found if not m.error and m.start is not None]
-        # A name or place the reader found wholly inside a time expression is the time ("at 3"); a
-        # time expression inside a longer name or place is part of it (the "555" of "555 Center Ave").
+        # A name or place the reader found wholly inside a time expression is the time ("at 3"), but
+        # for a meal that opens it ("Lunch at 12 PM"), which names the event; a time expression
+        # inside a longer name or place is part of it (the "555" of "555 Center Ave").
         repeating = self.repeat.spans if self.repeat else ()
+        # A street address is the place, whatever the reader made of it, and its number no time.
+        addresses = [m.span() for m in STREET_ADDRESS.finditer(text)]
         spans = [
             s
             for s in reading.spans
             if s.slot in ("title", "location")
-            and not any(m.span[0] <= s.start and s.end <= m.span[1] for m in times)
+            and not any(m.span[0] <= s.start and s.end <= m.span[1] and not _meal(s, m) for m in times)
             and not any(lo < s.end and s.start < hi for lo, hi in repeating)
+            and not (s.slot == "title" and any(lo < s.end and s.start < hi for lo, hi in addresses))
         ]
+        times = [m for m in times if not any(lo < m.span[1] and m.span[0] < hi for lo, hi in addresses)]
         self.problem = unread_time(timed, found)
         if self.repeat is not None and not self.repeat.rule:
             self.problem = 'Until when should it repeat? Give me a date, e.g. "until June 30".'
         started: datetime | None = None
         evening = not EVENING_EVENTS.isdisjoint(tokens(timed))
         for match in times:
-            if any(lo < match.span[1] and match.span[0] < hi for lo, hi in ((s.start, s.end) for s in spans)):
+            if any(s.start < match.span[1] and match.span[0] < s.end and not _meal(s, match) for s in spans):
                 continue
             self.problem = self.problem or too_long_overnight(match) or missing_wall_time(match, tz)
             assert match.start is not None
@@ -203,25 +255,47 @@ class _Said:
                 self.at = f"{local:%H:%M}"
                 if match.is_interval and match.end is not None and self.minutes is None:
                     self.minutes = int((match.end - match.start).total_seconds() // 60)
+        other = said_zone(normalise(text), lambda: _zones_of(frame.people))
+        if other is not None and other.zone is None:
+            self.problem = self.problem or 'Which time zone is that time in? Say e.g. "10am London time".'
+        elif other is not None and other.zone is not None and self.at is not None:
+            # "10am his time (he's in London)": ten there, at whatever hour that is here
+            day = self.day or now.astimezone(tz).date()
+            there = datetime.combine(day, time.fromisoformat(self.at), other.zone).astimezone(tz)
+            self.day, self.at = there.date(), f"{there:%H:%M}"
         self.problem = self.problem or odd_length(self.minutes) or long_ago(self.day, tz)
         if self.at is None and self.day is not None and _DAY_LONG.search(text):
             self.all_day = True
         title = next((s for s in spans if s.slot == "title"), None)
         self.title = _clean(title.text) if title is not None else ""
-        named = _TITLE_ANSWER.search(text.strip())
+        named = NAMED_OUTRIGHT.search(text.strip())
+        self.named = named is not None
         if named:
             # "call it Dental check-up", "call it Visit to Dr. Ito": the whole name, which the reader
-            # may cut at a hyphen or a dot
-            whole = _clean(named["title"][: _end_of_name(named["title"])])
-            if not self.title or whole.casefold().startswith(self.title.casefold()):
+            # may cut at a hyphen or a dot; "put X as the title": X, whole
+            said = named["before"] or named["title"][: _end_of_name(named["title"], now)]
+            whole = _clean(said)
+            if not self.title or whole.casefold().startswith(self.title.casefold()) or named["before"]:
                 self.title = whole
         purpose = _BLOCK_FOR.search(text.strip()) if not self.title else None
         if purpose and not find_times(purpose["what"], now=now):
             self.title = _clean(purpose["what"])  # "block 9-11 tomorrow for deep work": time for that
-        if not _meaningful(self.title):
+        if not _meaningful(self.title) and not named:  # a name given outright stands ("call it Appointment")
             self.title = ""
         place = next((s for s in spans if s.slot == "location"), None)
         self.location = _TRAILING.sub("", place.text.strip()) if place is not None else ""
+        if (
+            other is not None
+            and place is not None
+            and any(lo < place.end and place.start < hi for lo, hi in other.spans)
+        ):
+            self.location = ""  # "(he's in London)" says where he is, not where the event is
+        for lo, hi in addresses:  # the whole address where the reader took none or a part of it
+            if place is None or (lo < place.end and place.start < hi):
+                self.location = _TRAILING.sub(
+                    "", text[min(lo, place.start if place else lo) : max(hi, place.end if place else hi)]
+                )
+                break
         if asked is not None and self.day is None and self.at is None and not self.title:
             # The answer to "where does it take place?" in words the reader has not learnt ("it's at
             # the salon on main street"), or more of it than the reader took ("Luigi's on 5th Street")
@@ -230,8 +304,13 @@ class _Said:
             if said and (not self.location or said.casefold().endswith(self.location.casefold())):
                 self.location = said
         self.people = list(frame.people)
-        # the "for deep work" of a block is its purpose, not a person to meet
-        self.names = [n for n in frame.person_names if not purpose or n not in purpose["what"].casefold()]
+        # the "for deep work" of a block is its purpose, not a person to meet, and "Maggiano's" in
+        # "at Maggiano's Little Italy" is the place's name
+        self.names = [
+            _as_said(n, text)
+            for n in frame.person_names
+            if not (purpose and n in purpose["what"].casefold()) and n not in self.location.casefold()
+        ]
         self.calendar = frame.calendars[0] if frame.calendars else None
 
     def anything(self) -> bool:
@@ -416,6 +495,11 @@ def draft_turn(
     part = said.part or frame.day_part
     window = everyone_window(text, now, tz) if draft.at is None and draft.title else None
     if window is not None and set(missing) <= {"time", "when"}:
+        if draft.day is not None and not _dated_after_cue(text, now):
+            # "an hour with Ann on Friday when we're both free": that day, not the next two weeks
+            day = datetime.combine(draft.day, time(), tz)
+            end = day + timedelta(days=1)
+            window = {**window, "search_start": max(day, now).isoformat(), "search_end": end.isoformat()}
         return _create(draft, tz, search=window)  # "a call with Lee when we're both free tomorrow"
     if missing == ["time"] and draft.day is not None and part and draft.title:
         # "a call on Wednesday evening": the first free time then
@@ -425,6 +509,21 @@ def draft_turn(
     if missing:
         return _ask(draft, missing)
     return _create(draft, tz)
+
+
+def _zones_of(emails: list[str]) -> list[str]:
+    """The zones of the people of ``emails`` who are users here."""
+    return [user_timezone(user=u) for u in get_user_model().objects.filter(email__in=emails)]
+
+
+def _dated_after_cue(text: str, now: datetime) -> bool:
+    """Whether a day is said with the wish for a time that suits everyone ("when we're both free
+    tomorrow"), which then bounds the search itself."""
+    norm = normalise(text)
+    cue = EVERYONE_CUE.search(norm)
+    return cue is not None and any(
+        m.has_date and not m.error and m.span[0] >= cue.start() for m in find_times(norm, now=now)
+    )
 
 
 def amend(

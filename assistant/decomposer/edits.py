@@ -467,7 +467,9 @@ def edit_decision(
         expect_one=not _ALL.search(target),
         per_series=per_series,
         what=edit.what,
-        apply={"notify": True} if notify_only is not None else None,
+        # a server (Google) tells every attendee or none: asked to only when all are to be told;
+        # "add Lee and let him know" is mail to Lee alone, sent by the notify step
+        apply={"notify": True} if notify_only == [] else None,
     )
     output = "apply"
     if notify_only is not None:

@@ -22,7 +22,9 @@ __all__ = [
     "GENERIC_EVENT_WORDS",
     "GREETINGS",
     "LIGHTEN_CUES",
+    "MEAL_LEAD",
     "MOVE_VERBS",
+    "NAMED_OUTRIGHT",
     "NOT_ATTENDING",
     "NO_WORDS",
     "OUT_OF_SCOPE",
@@ -32,6 +34,7 @@ __all__ = [
     "QUESTION_STARTERS",
     "REMINDER_CUES",
     "STOPWORDS",
+    "STREET_ADDRESS",
     "UNDO_CUES",
     "YES_WORDS",
     "phrase_re",
@@ -522,6 +525,34 @@ EVENT_NOUNS = phrase_re(
         "shift",
     ]
 )
+# A street address said in a sentence: a house number, up to four words of the street's name and its
+# kind, maybe a unit ("401 Gregory Ln # 248", "2500 milvia street", "1234 West 7th Street"). Its number
+# is never a clock time ("at 455 Main St" is no 4:55). The words of the name are not the sentence's
+# own ("for 2 hours on Elm Street" is a length and a street, not an address).
+_STREET_KINDS = (
+    "street|st|road|rd|avenue|ave|drive|dr|boulevard|blvd|lane|ln|way|court|ct|place|pl|square|sq|"
+    "parkway|pkwy|highway|hwy|circle|cir|terrace|ter|trail|trl|plaza|alley|crescent|close|row"
+)
+_NOT_A_STREET_WORD = r"(?!(?:on|at|in|for|to|from|and|or|the|a|an|by|hours?|minutes?|mins?|hrs?|am|pm)\b)"
+STREET_ADDRESS = re.compile(
+    rf"\b\d{{1,6}}[a-z]?(?:-\d+)?\s+(?:{_NOT_A_STREET_WORD}[\w'.-]+\s+){{0,4}}?(?:{_STREET_KINDS})\b\.?"
+    r"(?:\s*(?:#|apt\.?|suite|ste\.?|unit)\s*[\w-]+)?",
+    re.IGNORECASE,
+)
+# A name given outright: "call it Dental check-up", "the title is X", "label it as X", "under the name
+# X", "the name of the event to be X"; or before its cue: "put X as the title", "use X for the name".
+NAMED_OUTRIGHT = re.compile(
+    r"\b(?:(?:the )?(?:event |activity )?(?:name|title)"
+    r"(?: of (?:the|this|my) (?:event|activity|appointment))? (?:is|should be|will be|would be|to be)|"
+    r"(?:call|name|title|label) it(?: as)?|under the name|"
+    r"(?:it's|it is) (?:called|named|titled)|called|named|titled|entitled)\s+(?P<title>\S.*)"
+    r"|\b(?:put|use|make|set|save)\s+(?P<before>\S.*?)\s+(?:as|for) (?:the |its )?(?:event |activity )?"
+    r"(?:title|name)\b",
+    re.IGNORECASE,
+)
+# A meal that opens a time expression ("lunch tomorrow at 1", "Lunch at 12 PM"): in a new event's
+# words it names the event, and says at most when.
+MEAL_LEAD = re.compile(r"(?:breakfast|brunch|lunch|dinner|supper)\b\s*", re.IGNORECASE)
 # Events that happen in the evening: "dinner at 8" is at 8 pm, as "lunch at 1" is at 1 pm.
 EVENING_EVENTS = frozenset(
     {

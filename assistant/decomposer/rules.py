@@ -14,6 +14,7 @@ from assistant.decomposer.again import same_time_later
 from assistant.decomposer.changes import compile_change, ending_as_cancel, undo_decision
 from assistant.decomposer.compiler import compile_frame
 from assistant.decomposer.dialogue import (
+    asks_question,
     follow_up,
     heed_intent,
     last_question,
@@ -27,7 +28,7 @@ from assistant.decomposer.edits import edit_decision
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.guards import out_of_reach
 from assistant.decomposer.intent import normalise
-from assistant.decomposer.lexicon import QUESTION_STARTERS
+from assistant.decomposer.lexicon import NAMED_OUTRIGHT, QUESTION_STARTERS
 from assistant.decomposer.recurrence import read_repeat
 from assistant.decomposer.retry import another_time
 from assistant.decomposer.settings import setting_decision
@@ -108,11 +109,12 @@ def _describes_event(frame: RequestFrame, text: str, reading: TurnReading) -> bo
     801 Welch Road."): the start of a new event's description, even without "add"."""
     return (
         frame.operation in ("unknown", "query", "yes", "out_of_scope")
+        and not asks_question(frame, text)
         and "?" not in text
         and not QUESTION_STARTERS.match(normalise(text))
         and "INFORM" in reading.acts
         and not reading.acts & {"REQUEST", "REQUEST_ALTS", "INFORM_INTENT"}
-        and any(s.slot in ("title", "location") for s in reading.spans)
+        and (any(s.slot in ("title", "location") for s in reading.spans) or bool(NAMED_OUTRIGHT.search(text)))
     )
 
 
@@ -135,7 +137,8 @@ class RuleDecomposer:
                 kind="clarify", reply_kind="clarify", text=f"{frame.error} Which date did you mean?"
             )
         other_request = frame.operation in ("move", "delete", "undo", "count", "free", "preference_get") or (
-            frame.operation == "query" and says_what(frame, text, reading) and not reading.spans
+            frame.operation == "query"
+            and (asks_question(frame, text) or (says_what(frame, text, reading) and not reading.spans))
         )
         if (
             state.draft is not None
@@ -153,10 +156,19 @@ class RuleDecomposer:
         starts = frame.operation == "create" or (
             reading.intent == "AddEvent" and frame.operation in ("unknown", "query")
         )
-        if starts or (not other_request and _describes_event(frame, text, reading)):
+        if starts:
             return draft_turn(
                 _unrepeated(frame, text, now, world), text, state, reading, now, tz, continuing=False
             )
+        if not other_request and _describes_event(frame, text, reading):
+            drafted = draft_turn(
+                _unrepeated(frame, text, now, world), text, state, reading, now, tz, continuing=False
+            )
+            if drafted.kind == "clarify":
+                # details with no request and not enough for an event ("the location is my office"):
+                # begun as one, but only a guess (a model, where there is one, may read it better)
+                drafted = drafted.model_copy(update={"confidence": min(drafted.confidence, 0.6)})
+            return drafted
         if state.draft is not None and not other_request:
             return draft_turn(frame, text, state, reading, now, tz, continuing=True)
         return None
@@ -197,7 +209,7 @@ class RuleDecomposer:
                 kind="answer",
                 reply_kind="error",
                 text=f"That sounds like a setting (your {setting['what'] or setting['habit']}), not an "
-                "event, so I left your calendar as it was. Say what it should be (e.g. \"my working hours "
+                'event, so I left your calendar as it was. Say what it should be (e.g. "my working hours '
                 'are 9 to 5 on weekdays", "no meetings before 10am"), or change it on your settings page '
                 "(/settings/).",
                 frame=frame.as_json(),

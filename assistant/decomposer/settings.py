@@ -79,9 +79,10 @@ _SHOW_ALL = re.compile(
     r"\bwhat (?:are|'re) my (?:preferences|settings)\b|\b(?:show|list) my (?:preferences|settings)\b"
 )
 _WRITING_RULE = re.compile(
-    r"\b(?:don'?t|do not|never)\s+(?:schedule|book|put)\s+anything\s+(?:during|in|over)\s+"
-    r"my\s+writing (?:block|time)"
-    r"|\bprotect my writing (?:block|time)\b"
+    r"\b(?:don'?t|do not|never)\s+(?:schedule|book|put)\s+(?:anything|any meetings?|meetings?|events?)\s+"
+    r"(?:during|in|over)\s+my\s+writing (?:block|time)"
+    r"|\b(?:protect|keep|guard|hold)\s+my\s+writing (?:block|time)\b"
+    r"|\bno\s+(?:meetings?|events?)\s+(?:during|in)\s+my\s+writing (?:block|time)"
 )
 _EXCEPTIONS_OK = re.compile(r"\b(?:approve|approval|ask me|let me (?:decide|approve)|exceptions?)\b")
 _NO_EXCEPTIONS = re.compile(r"\b(?:no exceptions|never|under no circumstances)\b")

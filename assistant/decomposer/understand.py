@@ -26,6 +26,7 @@ from assistant.decomposer.lexicon import (
     EVERYONE_CUE,
     FILLER,
     GENERIC_EVENT_WORDS,
+    MEAL_LEAD,
     MOVE_VERBS,
     NOT_ATTENDING,
     POLITE_PREFIX,
@@ -86,6 +87,15 @@ _ONE_FREE = re.compile(
 # Not someone, though it stands where a name would: "is lunch free?", "is everything available?".
 _NOT_SOMEONE = frozenset(
     [
+        "it'll",
+        "it's",
+        "that'll",
+        "name",
+        "title",
+        "location",
+        "address",
+        "time",
+        "date",
         "everything",
         "anything",
         "something",
@@ -138,7 +148,6 @@ _QUANTIFIERS = frozenset(
         "whole",
     ]
 )
-_MEAL_LEAD = re.compile(r"(?:breakfast|brunch|lunch|dinner|supper)\b\s*", re.IGNORECASE)
 _CONFLICTS = re.compile(r"\b(?:overlap\w*|conflict\w*|clash\w*|double[- ]?booked|collid\w*)\b")
 # Asking whether something is on at a time, the other way round from "am I free": "am I busy at 3?",
 # "do I have anything at 10 tomorrow?", "is anything on Friday at 2?", "am I booked at noon?".
@@ -207,7 +216,8 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
 
     # Durations are read on their own ("for an hour"), so they cannot stretch a time into an interval.
     durations = _durations(norm)
-    timed_text = norm
+    # "Friday (the 13th)": a date put in brackets after another says which one, it is no second date
+    timed_text = norm.replace("(", " ").replace(")", " ")
     for d in durations:
         timed_text = timed_text[: d.span[0]] + " " * (d.span[1] - d.span[0]) + timed_text[d.span[1] :]
     times = find_times(timed_text, now=now, daytime=True)
@@ -235,7 +245,7 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
 
     targets: list[TimeMatch] = []
     for t in [part for match in times for part in _part_and_period(match, now)]:
-        meal = _MEAL_LEAD.match(t.text) if operation == "create" else None
+        meal = MEAL_LEAD.match(t.text) if operation == "create" else None
         # "add lunch tomorrow at 1": "lunch" is the event (and at most when), not only a time
         take(t.span[0] + (meal.end() if meal else 0), t.span[1])
         if any(lo <= t.span[0] < hi for lo, hi in exception_spans):
@@ -253,7 +263,7 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
                 frame.exclude_weekdays.append(day)
         take(lo, hi)
     # "tomorrow afternoon" is the user's afternoon (their ``day_parts``), not the product's
-    _fill_range(frame, in_users_day_parts(targets, world), now)
+    _fill_range(frame, in_users_day_parts(targets, world), now, norm)
 
     for d in durations:
         frame.duration_minutes = d.minutes
@@ -381,7 +391,11 @@ def _weekday_of(t: TimeMatch) -> list[int]:
     return [t.start.weekday()] if t.start is not None and t.grain == "day" else []
 
 
-def _fill_range(frame: RequestFrame, targets: list[TimeMatch], now: datetime) -> None:
+# What makes "from <a day>" mean that day and all after it ("from Monday on", "from then onwards").
+_ONWARD = re.compile(r"\b(?:on|onwards?|forward|after(?:wards)?|and later|until|till|through|to)\b")
+
+
+def _fill_range(frame: RequestFrame, targets: list[TimeMatch], now: datetime, norm: str) -> None:
     for t in targets:
         if t.weekdays:
             frame.weekdays.extend(sorted(t.weekdays))
@@ -393,6 +407,14 @@ def _fill_range(frame: RequestFrame, targets: list[TimeMatch], now: datetime) ->
         if t.start is None:
             continue
         end = t.end or (t.start + timedelta(days=365))
+        if (
+            t.end is None
+            and frame.operation == "delete"
+            and t.grain == "day"
+            and not _ONWARD.search(norm, t.span[1])
+        ):
+            # "remove an event from sunday": what is on that day, not everything from then on
+            end = t.start + timedelta(days=1)
         if t.has_time and not t.is_interval:
             frame.at_time = t.start
             if frame.operation in ("query", "count"):
@@ -464,7 +486,7 @@ def _fill_people(
             if found[0].email not in seen:
                 frame.people.append(found[0].email)
                 seen.add(found[0].email)
-        elif name.split()[0] in STOPWORDS or _looks_like_thing(name):
+        elif name.split()[0] in STOPWORDS or _looks_like_thing(name) or _NOT_SOMEONE & set(name.split()):
             continue
         if words not in frame.person_names:
             frame.person_names.append(words)
@@ -486,10 +508,18 @@ def _about_others(unread: str, frame: RequestFrame) -> bool:
     return bool(subjects) and bool(frame.people or frame.person_names) and not _FIRST_PERSON.search(unread)
 
 
+# What an event does in time, said after "and" where a name could stand: "and lasting one hour".
+_RUNNING = frozenset(
+    ["lasting", "starting", "ending", "beginning", "finishing", "running", "taking", "going"]
+)
+
+
 def _looks_like_thing(name: str) -> bool:
-    """Not a person's name: an event word ("with the meeting") or people in general ("with others")."""
+    """Not a person's name: an event word ("with the meeting"), people in general ("with others") or
+    what the event does in time ("and lasting one hour")."""
     return any(
-        w in GENERIC_EVENT_WORDS or w in _ANYONE or CATEGORY_WORDS["class"].fullmatch(w) for w in name.split()
+        w in GENERIC_EVENT_WORDS or w in _ANYONE or w in _RUNNING or CATEGORY_WORDS["class"].fullmatch(w)
+        for w in name.split()
     )
 
 
@@ -522,8 +552,13 @@ def _stem(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
+# Where the words left over for a title break: words read as something else stood there (two spaces
+# or more: a time, a person), or a mark that ends a phrase.
+_RUN_BREAK = re.compile(r"\s{2,}|[,;!?()]|[.:](?!\d)|\s-\s")  # "1:1 with Ann" is one name
+
+
 def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str) -> None:
-    cleaned = FILLER.sub(" ", residual)
+    cleaned = FILLER.sub(lambda m: " " * max(2, len(m.group(0))), residual)
     residual_tokens = tokens(cleaned)
     content = {_stem(w) for w in residual_tokens if w not in STOPWORDS and w not in GENERIC_EVENT_WORDS}
     named = {_stem(w) for n in frame.person_names for w in n.split()}
@@ -584,10 +619,15 @@ def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str) ->
         return
     # No known title: the words left over name the event ("a meeting with al" -> "meeting").  They
     # name a new event, or are noted; they never filter, since no title in the calendar has them.
+    # A name is said in one piece: the first run of words left over that names something, never words
+    # gathered from across the sentence ("Set up a call with Bo on Wednesday at 11 and let him know" is
+    # a call, not 'Call know with Bo and Let Him').
     lead = CREATE_VERBS.search(norm)
-    phrase = _leftover_phrase(residual_tokens, frame, lead.group(0) if lead else "")
-    if phrase:
-        frame.titles = [phrase]
+    for run in _RUN_BREAK.split(cleaned):
+        phrase = _leftover_phrase(tokens(run), frame, lead.group(0) if lead else "")
+        if phrase:
+            frame.titles = [phrase]
+            return
 
 
 def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "") -> str:
@@ -596,7 +636,7 @@ def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "")
         if any(p.fullmatch(w) for p in (CREATE_VERBS, DELETE_VERBS, MOVE_VERBS, QUERY_CUES, COUNT_CUES)):
             if kept:
                 break  # a second verb ends the object phrase ("remind me of X", "X i added")
-            if lead_verb and w != lead_verb and CREATE_VERBS.fullmatch(w):
+            if lead_verb and w not in lead_verb.split() and CREATE_VERBS.fullmatch(w):
                 kept.append(w)  # but in "add book club" the "book" after the request's verb is the name's
             continue
         if w in _QUANTIFIERS or (w in STOPWORDS and w not in GENERIC_EVENT_WORDS):

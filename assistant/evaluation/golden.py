@@ -63,6 +63,13 @@ def _literal(value: Any) -> bool:
     return not (isinstance(value, str) and value.startswith("{{")) and value not in (None, "", [], {}, False)
 
 
+def _compact(value: Any) -> Any:
+    """A parameter without its empty parts (an expectation says only what it checks)."""
+    if isinstance(value, dict):
+        return {k: _compact(v) for k, v in value.items() if _literal(v)}
+    return value
+
+
 def decision_line(decision: Decision) -> str:
     """One line that says what a decision does: its kind, confidence and question or steps."""
     head = f"{decision.reply_kind or decision.kind} {decision.confidence:.2f}"
@@ -70,7 +77,7 @@ def decision_line(decision: Decision) -> str:
         return f"{head} | {decision.text}"
     steps = []
     for task in decision.workflow.tasks:
-        params = ", ".join(f"{k}={v!r}" for k, v in sorted(task.params.items()) if _literal(v))
+        params = ", ".join(f"{k}={_compact(v)!r}" for k, v in sorted(task.params.items()) if _literal(v))
         steps.append(f"{task.skill}({params})")
     return f"{head} | " + " > ".join(steps)
 

@@ -30,6 +30,7 @@ from pydantic import BaseModel
 from pydantic_ai.models import Model
 from pydantic_ai.usage import UsageLimits
 
+from assistant.decomposer.gate import ACT, CONFIRM  # the gates every write passes, the model's too
 from assistant.llm import phases
 from assistant.llm.agents import OUTPUT_RETRIES, ModelCallError, ask
 from assistant.llm.calls import CallRecord, collected
@@ -40,9 +41,6 @@ from workflows.validation import WorkflowValidationError, compile_workflow, depe
 
 __all__ = ["ACT", "CONFIRM", "PlanFailedError", "asks_first", "plan"]
 
-# The design's gates on the model's confidence: act at or above ACT, confirm from CONFIRM, else ask.
-ACT = 0.8
-CONFIRM = 0.5
 FailureKind = Literal["invalid", "unavailable", "budget"]
 CONFIRM_ID = "confirm_plan"
 T = TypeVar("T")

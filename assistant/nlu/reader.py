@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from assistant.nlu.acts import INFORM, ActModel
 from assistant.nlu.features import token_features, turn_features
-from assistant.nlu.reading import ASKED, Asked, TurnReading
+from assistant.nlu.reading import ASKED, NAME_SLOTS, Asked, TurnReading
 from assistant.nlu.spans import SpanTagger, spans_from_tags
 from assistant.nlu.words import words_of
 
@@ -21,6 +21,9 @@ class TurnReader:
 
     acts: ActModel
     spans: SpanTagger
+    # Titles and places learnt from every corpus (see :mod:`assistant.nlu.corpora`); without it, the
+    # span tagger's own.
+    names: SpanTagger | None = None
 
     def read(self, text: str, *, asked: Asked | None = None) -> TurnReading:
         """What ``text`` does and gives, after the assistant asked for ``asked`` (None: nothing).
@@ -31,5 +34,13 @@ class TurnReader:
             raise ValueError(f"asked must be one of {', '.join(ASKED)} or None, not {asked!r}")
         words = words_of(text)
         acts, intent = self.acts.predict(turn_features(words, asked))
-        tags = self.spans.tags(token_features(words, asked, informs=INFORM in acts))
-        return TurnReading(acts=acts, intent=intent, spans=spans_from_tags(text, words.tokens, tags))
+        features = token_features(words, asked, informs=INFORM in acts)
+        spans = spans_from_tags(text, words.tokens, self.spans.tags(features))
+        if self.names is not None:
+            named = spans_from_tags(text, words.tokens, self.names.tags(features))
+            spans = tuple(
+                sorted(
+                    [*(s for s in spans if s.slot not in NAME_SLOTS), *named], key=lambda s: (s.start, s.end)
+                )
+            )
+        return TurnReading(acts=acts, intent=intent, spans=spans)

@@ -9,10 +9,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["ASKED", "SLOTS", "Asked", "Slot", "Span", "TurnReading"]
+__all__ = ["ASKED", "NAME_SLOTS", "SLOTS", "Asked", "Slot", "Span", "TurnReading"]
 
 Slot = Literal["date", "time", "title", "location"]
 SLOTS: tuple[Slot, ...] = ("date", "time", "title", "location")
+NAME_SLOTS: tuple[Slot, ...] = ("title", "location")  # what an event is called and where it is
 
 # What the assistant's previous turn asked for. The same words mean different things after different
 # questions ("Wanderlust Book Club" after "what should I call it?" is a title; "That works" after a

@@ -19,6 +19,7 @@ from assistant.nlu.spans import SpanTagger
 __all__ = [
     "ACTS_FILE",
     "MODEL_DIR",
+    "NAMES_FILE",
     "SPANS_FILE",
     "load_reader",
     "read_turn",
@@ -29,20 +30,23 @@ __all__ = [
 MODEL_DIR = Path(__file__).resolve().parent / "model"
 ACTS_FILE = "acts.json"
 SPANS_FILE = "spans.crfsuite"
+NAMES_FILE = "names.crfsuite"
 
 _lock = threading.Lock()
 _reader: TurnReader | None = None
 
 
 def load_reader(directory: Path) -> TurnReader:
-    """The reader whose model files are in ``directory``."""
-    return reader_from_files({name: (directory / name).read_bytes() for name in (ACTS_FILE, SPANS_FILE)})
+    """The reader whose model files are in ``directory`` (the names tagger's when it is there)."""
+    names = (ACTS_FILE, SPANS_FILE, NAMES_FILE)
+    return reader_from_files({n: (directory / n).read_bytes() for n in names if (directory / n).exists()})
 
 
 def reader_from_files(files: Mapping[str, bytes]) -> TurnReader:
     """The reader of model files' contents, by file name (as training returns them)."""
     acts = ActModel.from_json(json.loads(files[ACTS_FILE]))
-    return TurnReader(acts=acts, spans=SpanTagger(files[SPANS_FILE]))
+    names = SpanTagger(files[NAMES_FILE]) if NAMES_FILE in files else None
+    return TurnReader(acts=acts, spans=SpanTagger(files[SPANS_FILE]), names=names)
 
 
 def shipped_reader() -> TurnReader:

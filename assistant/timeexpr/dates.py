@@ -36,6 +36,10 @@ from assistant.timeexpr.series import (
 
 __all__ = ["DateRules"]
 
+# What may follow a date ("December 32 at 7pm"), as opposed to what a number counts ("50 people").
+_AFTER_A_DATE = frozenset(
+    ["at", "on", "in", "from", "to", "until", "till", "and", "or", "for", "by", "this", "next"]
+)
 # A day said next to "10-11" makes it that day's hours, not a second date.
 _DAY_WORDS = frozenset(WEEKDAYS) | {"today", "tomorrow", "tonight"}
 _RANGE_BEFORE = _DAY_WORDS | {"from", "between"}
@@ -117,6 +121,8 @@ class DateRules(Parser):
         found: list[Parse | None] = [(j, self._month_node(month, None, ambiguous and not said))]
         # "January twenty five"; not after "may", whose "may two of us come" is no date
         dom = self.day_of_month(self.skip(j, "the")) or (None if ambiguous else self._day_in_words(j))
+        if dom is None and not ambiguous:
+            dom = self._no_such_day(self.skip(j, "the"))
         if dom is not None and self.puncts[dom[0]] != ":" and self.words[dom[0]] not in UNITS:
             end, day, _ = dom
             year = self._trailing_year(end, allow_short=False)
@@ -134,6 +140,21 @@ class DateRules(Parser):
             if span is not None:
                 found.append((k, self.fixed(span, "month", frozenset({YEAR, QUARTER, MONTH}))))
         return found
+
+    def _no_such_day(self, i: int) -> tuple[int, int, bool] | None:
+        """A number after a month that no month has as a day ("December 32", "June 45th"): read as that
+        day, so that the date is refused by name rather than the number left out of it."""
+        found = self.ordinal(i)
+        value = found[1] if found else self.integers[i]
+        if value is None:
+            return None
+        end = found[0] if found else i + 1
+        short = found is not None or len(self.toks[i].text) <= 2
+        # "December 50 people" counts people: only a number that ends the date is taken for its day
+        ends = end >= len(self.words) or self.kinds[end] != "word" or self.words[end] in _AFTER_A_DATE
+        if 31 < value < 100 and short and self.puncts[i + 1] != ":" and ends:
+            return end, value, found is not None
+        return None
 
     def _day_in_words(self, i: int) -> tuple[int, int, bool] | None:
         """A day said as a number word after a month: "May two", "January twenty five"."""

@@ -233,15 +233,7 @@ _TITLE_NOT_TAKEN = (
     [
         ("The event is Parent-Teacher Conference at 4pm", "Parent-Teacher Conference"),
         ("Dinner with Mom at 7pm", "Dinner with Mom"),
-        pytest.param(
-            "The event is Car inspection on Thursday at 3pm",
-            "Car inspection",
-            marks=pytest.mark.xfail(
-                reason="the title after 'The event is' is not read for every name: the reply is 'What "
-                "should I call it?' (clarify); a place said next then becomes the title",
-                strict=True,
-            ),
-        ),
+        ("The event is Car inspection on Thursday at 3pm", "Car inspection"),
         ("Yoga class at 4pm", "Yoga class"),
         pytest.param(
             "It's the iOS release party at 4 in the afternoon",

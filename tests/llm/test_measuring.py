@@ -175,7 +175,7 @@ def test_run_scenarios_reports_each_runs_model_calls(
 
     header, row, *rest = out.getvalue().splitlines()
     assert header.split()[-6:] == ["calls", "tokens", "in/out", "model", "ms", "result"]
-    assert row.split()[:4] == ["hello-model", "1/1", "0/0", row.split()[3]]
-    assert row.split()[4:6] == ["1", "70/10"]
+    assert row.split()[:5] == ["hello-model", "1/1", "0/0", "0", row.split()[4]]  # 0 unexpected writes
+    assert row.split()[5:7] == ["1", "70/10"]
     assert rest[-1].startswith("model gpt-4.1-mini: 1 calls, 70/10 tokens in/out, ")
     assert rest[-1].endswith("; none failed")

@@ -1,7 +1,8 @@
-""""Let them know" on a Google calendar: Google sends the update (sendUpdates=all), the assistant does
-not mail the same people a second time, and the reply says who Google told; without it, Google is
-asked to tell nobody (sendUpdates=none) and nobody is mailed.  Through the chat, against the loopback
-Google server, with a fixed clock."""
+""" "Let everyone know" on a Google calendar: Google sends the update (sendUpdates=all), the assistant
+does not mail the same people a second time, and the reply says who Google told. "Let him know" is
+about the person added only: Google, which can tell every attendee or none, is asked to tell nobody,
+and the assistant mails that person alone. Without either, Google tells nobody and nobody is mailed.
+Through the chat, against the loopback Google server, with a fixed clock."""
 
 from __future__ import annotations
 
@@ -64,13 +65,23 @@ def _send_updates(conn: Connected) -> set[str | None]:
     return {value for op, _, _, value in conn.server.sent_updates if op == "events.patch"}
 
 
-def test_let_him_know_has_google_send_the_update_and_no_second_mail(conn: Connected) -> None:
-    text = _say(conn, "Add lee@example.com to the roadmap review and let him know")
+def test_let_everyone_know_has_google_send_the_update_and_no_second_mail(conn: Connected) -> None:
+    text = _say(conn, "Add lee@example.com to the roadmap review and let everyone know")
 
     assert "Google Calendar sent the update to lee@example.com, priya@example.com." in text
     assert _send_updates(conn) == {"all"}
     assert {to for to, _, _ in conn.server.emailed} == {"lee@example.com", "priya@example.com"}
     assert mail.outbox == []  # Google told them: no mail of ours besides
+
+
+def test_let_him_know_mails_him_alone(conn: Connected) -> None:
+    """The request is about Lee: Priya, who was on the event already, is not mailed by anyone."""
+    text = _say(conn, "Add lee@example.com to the roadmap review and let him know")
+
+    assert "sent the update" not in text
+    assert _send_updates(conn) == {"none"}
+    assert conn.server.emailed == []
+    assert [m.to for m in mail.outbox] == [["lee@example.com"]]
 
 
 def test_without_let_him_know_google_tells_nobody(conn: Connected) -> None:

@@ -1,9 +1,12 @@
-"""``manage.py train_turns [FILE] [--out DIR]``: train the turn reader's two models and write their files.
+"""``manage.py train_turns [FILE] [--out DIR]``: train the turn reader's models and write their files.
 
 FILE is a JSON-lines file of annotated turns in the format of shared/eval/sgd_calendar_turns.dev.jsonl
-(the default). The files written (``acts.json``, ``spans.crfsuite``) are the ones committed in
-``assistant/nlu/model/``, which the chat loads; the same data always gives the same bytes, so a
-retraining shows in a diff only when the data or the code changed. Needs the ``train`` extra.
+(the default), which the act classifier and the span tagger learn from; the names tagger (titles and
+places) learns from every corpus of :mod:`assistant.nlu.corpora` (the SGD turns, SMCalFlow's dialogues
+and NLU-Evaluation-Data's requests). The files written (``acts.json``, ``spans.crfsuite``,
+``names.crfsuite``) are the ones committed in ``assistant/nlu/model/``, which the chat loads; the same
+data always gives the same bytes, so a retraining shows in a diff only when the data or the code
+changed. Needs the ``train`` extra.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from assistant.nlu import sgd
+from assistant.nlu.corpora import CORPORA, load_corpus
 from assistant.nlu.shipped import MODEL_DIR
 from assistant.nlu.training import train
 
@@ -35,14 +39,16 @@ class Command(BaseCommand):
         if not path.is_file():
             raise CommandError(f"No such file: {path}")
         examples = sgd.load(path)
+        names = [e for corpus in CORPORA for e in load_corpus(corpus)]
         began = time.perf_counter()
         trained_on = {
             "file": path.name,
             "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
             "turns": len(examples),
+            "names": {corpus: hashlib.sha256(CORPORA[corpus].read_bytes()).hexdigest() for corpus in CORPORA},
         }
         try:
-            files = train(examples, trained_on=trained_on)
+            files = train(examples, names=names, trained_on=trained_on)
         except ValueError as error:
             raise CommandError(str(error)) from error
         seconds = time.perf_counter() - began
@@ -50,4 +56,7 @@ class Command(BaseCommand):
         for name, content in sorted(files.items()):
             (out / name).write_bytes(content)
             self.stdout.write(f"{out / name}: {len(content):,} bytes")
-        self.stdout.write(f"trained on {len(examples)} turns of {path.name} in {seconds:.1f} s")
+        self.stdout.write(
+            f"trained on {len(examples)} turns of {path.name}, titles and places on {len(names)} turns of "
+            f"{', '.join(CORPORA)}, in {seconds:.1f} s"
+        )

@@ -1,0 +1,390 @@
+"""Which words of a turn a planned write used, and for what: the account a write must give first.
+
+A reading that leaves words of the request unexplained has not understood the request, however sure
+its parts look: "Set up a call with Bo on Wednesday at 11 and let him know" read as an event titled
+'Call know with Bo and Let Him' used every word, but put some where no person would; read as 'Call
+with Bo' it leaves "let him know" unplaced.  Either way the write must not happen unseen.
+
+The account is made after the plan, from the plan itself, so it holds for whatever made the plan (the
+rules or a model).  Each word of the turn goes to the role of the plan that used it:
+
+- ``time``: a date, time, length or repetition that the time reader finds (the plan's own reader);
+- ``operation``: a word that asks for one of the plan's steps or says which field a value fills
+  ("add", "notify", "called", "location"), given by the plan (:class:`Facts` ``cues``);
+- ``title``, ``target``, ``place``, ``people``, ``notes``: words of the new title, of what the plan
+  looks for, of the place, of the people's names and of notes, matched to the turn's words;
+- ``scope``: words that say how much ("only", "all", "from now on");
+
+what is left is a word that carries no content (articles, pronouns, politeness, "event") or a
+*leftover*.  The account also notes *doubts* about a new title, each a sign that the title is not a
+name the user gave: words the user did not say, words taken out of the order or apart from where
+they were said, the request's own verb, words another role reads (a date, the place), only words
+that carry nothing ("Need"), a number no time explains ("Dinner 32"), and a name said after
+"called" that the title does not hold.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from assistant.decomposer.intent import normalise
+from assistant.decomposer.lexicon import (
+    CREATE_VERBS,
+    DELETE_VERBS,
+    FILLER,
+    GENERIC_EVENT_WORDS,
+    MEAL_LEAD,
+    MOVE_VERBS,
+    NAMED_OUTRIGHT,
+    POLITE_PREFIX,
+    STOPWORDS,
+)
+from assistant.decomposer.recurrence import read_repeat
+from assistant.decomposer.zones import said_zone
+from assistant.timeexpr import find_durations, find_times
+
+__all__ = ["Account", "Facts", "account_for", "stem"]
+
+
+def _vocabulary(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_WORD = re.compile(r"[a-z0-9]+(?:['.][a-z0-9]+)*")
+# Words that say how much of what is found a change applies to, or that it replaces something.
+_SCOPE = _vocabulary(
+    """
+    only just all both every each whole entire series occurrence occurrences one ones rest instead
+    again onwards onward forward future following from now on remaining other another same also
+    """
+)
+# Words that carry no content of their own in a request: how it is asked, not what.
+_FUNCTION = _vocabulary(
+    """
+    i'd i'm i'll i've we'd we're we'll let's lets want need needs like would love wanna gonna going get
+    got go could can you please pls plz kindly hey hi hello thanks thank yes yeah yep ok okay sure
+    alright great good fine cool nice awesome perfect well actually oh um uh so then now as something
+    anything thing things stuff new one it it's its that's there's there which my our your his her
+    their its me us him them they he she we i'd i think guess maybe probably down it'll that'll they'll
+    he'll she'll you'll there'll it'd that'd possible possibly
+    better best works rather prefer preferably wish help
+    helping assistance appreciate
+    """
+)
+_DETERMINERS = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their", "some"})
+# Asking that people be told ("and tell her", "let him know"): content, unless the plan tells them.
+_TELLING = frozenset({"tell", "notify", "know", "email", "inform", "message", "text", "ping", "remind"})
+_PERSON_FORM = re.compile(r"^(?P<local>[^@]+)@")
+_ROLE_ORDER = ("time", "operation", "place", "people", "notes", "title", "target", "scope")
+_SHOWN_AS = {"verb": "operation", "cue": "operation", "kept": "operation", "daypart": "time"}
+
+
+@dataclass(frozen=True, slots=True)
+class Facts:
+    """What a plan writes, in words: its new titles, what it looks for, places, people and notes,
+    and the words that ask for its steps or name its fields (``cues``)."""
+
+    titles: tuple[str, ...] = ()
+    targets: tuple[str, ...] = ()
+    places: tuple[str, ...] = ()
+    people: tuple[str, ...] = ()
+    notes: tuple[str, ...] = ()
+    cues: frozenset[str] = frozenset()
+    # Words of what a plan that finds a time keeps free by itself ("leave time for lunch"), which may
+    # also name the event ("gym time at 6")
+    kept: frozenset[str] = frozenset()
+    hours: frozenset[int] = frozenset()  # the clock hours (0-23) of the times the plan sets
+
+
+@dataclass(frozen=True, slots=True)
+class Account:
+    """The turn's words by role, what no role used (as phrases of the text), and the doubts about a
+    new title."""
+
+    roles: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    leftover: tuple[str, ...] = ()
+    doubts: tuple[str, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        return not self.leftover and not self.doubts
+
+
+@dataclass(slots=True)
+class _Token:
+    text: str
+    start: int
+    end: int
+    role: str = ""
+
+
+def stem(word: str) -> str:
+    """A word without its ending, so that "travelling" and "travel", "classes" and "class",
+    "Jason's" and "Jason" compare equal: the same crude cut for every word compared."""
+    word = word.removesuffix("'s")
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            word = word[: -len(suffix)]
+            break
+    if len(word) > 3 and word[-1] == word[-2] and word[-1] not in "aeiou":
+        word = word[:-1]
+    return word
+
+
+def _clock_hour(word: str) -> int | None:
+    """The hour a bare clock number says ("8", "12:30", "830"), or None."""
+    hours = word.split(":")[0] if ":" in word else word[:-2] if len(word) in (3, 4) else word
+    return int(hours) if hours.isdigit() and int(hours) <= 24 else None
+
+
+def _tokens(norm: str) -> list[_Token]:
+    found = (_Token(m.group(0).strip(".'"), m.start(), m.end()) for m in _WORD.finditer(norm))
+    return [t for t in found if t.text]
+
+
+def _mark(tokens: Sequence[_Token], spans: Iterable[tuple[int, int]], role: str) -> None:
+    for lo, hi in spans:
+        for token in tokens:
+            if not token.role and lo <= token.start and token.end <= hi:
+                token.role = role
+
+
+def _words(text: str) -> list[str]:
+    return [t.text for t in _tokens(normalise(text))]
+
+
+def _align(tokens: Sequence[_Token], words: list[str], role: str) -> tuple[list[tuple[int, int]], list[str]]:
+    """Give the turn's tokens that say ``words`` (a title, a place) to ``role``, in order where it can;
+    returns (index in ``words``, token position) of each word found and the words the turn does not
+    say (stopwords are not looked for)."""
+    pairs: list[tuple[int, int]] = []
+    missing: list[str] = []
+    after = _phrase_at(tokens, words)
+    for k, word in enumerate(words):
+        if word in STOPWORDS:
+            continue
+        order = [*range(after, len(tokens)), *range(after)]
+        # a word no other name has taken first ("Laundry" of "the title would be Laundry ... at the
+        # Laundry room"), and for what is looked for, the start of a word ("calc" for "Calculus")
+        candidates = [i for i in order if _says(tokens[i].text, word, prefix=role == "target")]
+        found = next(
+            (i for i in candidates if tokens[i].role in _WEAK), candidates[0] if candidates else None
+        )
+        if found is None:
+            missing.append(word)
+            continue
+        pairs.append((k, found))
+        if tokens[found].role in _WEAK:
+            tokens[found].role = role
+        after = found + 1
+    return pairs, missing
+
+
+# Words a quoted phrase of leftovers does not start or end with ("and let him know", "for the review").
+_EDGES = _vocabulary("a an the and or but so then to of for on in at with from by as")
+_WEAK = frozenset({"", "function", "scope", "cue", "kept", "daypart"})  # roles a name may still take
+
+
+def _says(token: str, word: str, *, prefix: bool) -> bool:
+    if stem(token) == stem(word):
+        return True
+    return prefix and len(token) >= 3 and word.startswith(token)
+
+
+def _phrase_at(tokens: Sequence[_Token], words: list[str]) -> int:
+    """Where the content words of a name stand together in the text (the place "Laundry room" of "...
+    at the Laundry room", not its first "laundry"); 0 when they do not."""
+    wanted = [stem(w) for w in words if w not in STOPWORDS]
+    said = [(i, stem(t.text)) for i, t in enumerate(tokens) if t.text not in STOPWORDS]
+    for j in range(len(said) - len(wanted) + 1):
+        if wanted and [s for _, s in said[j : j + len(wanted)]] == wanted:
+            return said[j][0]
+    return 0
+
+
+def _phrases(tokens: Sequence[_Token], norm: str) -> tuple[str, ...]:
+    """The leftover words as the text says them: each run of words no role of the plan used (words
+    that carry nothing among them), without the articles and prepositions at its ends ("let him know",
+    "quarterly accounts review")."""
+    phrases: list[str] = []
+    run: list[_Token] = []
+    for token in [*tokens, None]:
+        if token is not None and token.role in ("", "function"):
+            run.append(token)
+            continue
+        if any(not t.role for t in run):
+            while run and run[0].role and run[0].text in _EDGES:
+                run.pop(0)
+            while run and run[-1].role and run[-1].text in _EDGES:
+                run.pop()
+            phrases.append(norm[run[0].start : run[-1].end])
+        run = []
+    return tuple(phrases)
+
+
+def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str] = ()) -> Account:
+    """The account of ``text`` against what a plan writes (``facts``); ``earlier`` are the user's
+    previous turns of the conversation, where words of a title described over several turns come
+    from."""
+    norm = normalise(text)
+    tokens = _tokens(norm)
+    timed = [t for t in find_times(norm, now=now, daytime=True) if not t.error]
+    # Words of a date or clock time, which a title must not take; a day part alone ("lunch",
+    # "evening") may be both the time and the name of the event ("add lunch tomorrow at 1").
+    when = [t for t in timed if t.has_date or t.has_time]
+    meals = [(t.span[0], t.span[0] + m.end()) for t in when if (m := MEAL_LEAD.match(t.text))]
+    _mark(tokens, meals, "daypart")  # "lunch tomorrow at 1": the lunch is the event too
+    _mark(tokens, [t.span for t in when], "time")
+    _mark(tokens, [d.span for d in find_durations(norm)], "time")
+    repeat = read_repeat(norm, now)
+    _mark(tokens, repeat.spans if repeat is not None else (), "time")
+    other = said_zone(norm, list)  # "10am London time": the zone of a time (told, or asked for)
+    _mark(tokens, other.spans if other is not None and other.zone is not None else (), "time")
+    # A day part alone ("lunch", "evening") may be both when and what the event is: a title may take it.
+    _mark(tokens, [t.span for t in timed if not (t.has_date or t.has_time)], "daypart")
+    polite = POLITE_PREFIX.match(norm)
+    _mark(tokens, [polite.span()] if polite else (), "function")
+    verbs = [m.span() for pattern in (CREATE_VERBS, MOVE_VERBS, DELETE_VERBS) for m in pattern.finditer(norm)]
+    _mark(tokens, sorted(verbs)[:1], "verb")  # the request's own verb
+    _mark(tokens, verbs, "operation")
+    _mark(tokens, [m.span() for m in FILLER.finditer(norm)], "function")
+    named = NAMED_OUTRIGHT.search(norm)
+    if named is not None:  # "call it", "the title is", "as the title": which field the name is for
+        cue = (
+            (named.start(), named.start("title"))
+            if named["title"] is not None
+            else (named.end("before"), named.end())
+        )
+        _mark(tokens, [cue], "cue")
+    for token in tokens:  # the words that ask for the plan's steps, which a name may still take
+        if not token.role and stem(token.text) in facts.cues:
+            token.role = "cue"
+        elif not token.role and stem(token.text) in facts.kept:
+            token.role = "kept"
+        elif not token.role and _clock_hour(token.text) in {h % 12 or 12 for h in facts.hours} | facts.hours:
+            token.role = "time"  # "move dinner to 8": the bare hour the plan read as 8 PM
+    for place in facts.places:
+        _align(tokens, _words(place), "place")
+    for person in facts.people:
+        _align(tokens, _words(_PERSON_FORM.sub(r"\g<local>", person).replace(".", " ")), "people")
+    for note in facts.notes:
+        _align(tokens, _words(note), "notes")
+    doubts = [d for title in facts.titles for d in _title_doubts(title, tokens, norm, facts, earlier)]
+    for target in facts.targets:
+        _align(tokens, _words(target), "target")
+    for token in tokens:
+        if token.role in ("", "verb") and token.text in _SCOPE:
+            token.role = "scope"
+        elif (
+            not token.role
+            and token.text not in _TELLING
+            and (
+                (word := token.text.removesuffix("'s")) in STOPWORDS
+                or word in _FUNCTION
+                or word in GENERIC_EVENT_WORDS
+                or (len(word) == 1 and not word.isdigit())
+            )
+        ):
+            token.role = "function"
+    roles: dict[str, list[str]] = {}
+    for token in tokens:
+        role = _SHOWN_AS.get(token.role, token.role)
+        if role and role != "function":
+            roles.setdefault(role, []).append(token.text)
+    ordered = {r: tuple(roles[r]) for r in _ROLE_ORDER if r in roles}
+    return Account(roles=ordered, leftover=_phrases(tokens, norm), doubts=tuple(dict.fromkeys(doubts)))
+
+
+def _title_doubts(
+    title: str, tokens: list[_Token], norm: str, facts: Facts, earlier: Sequence[str]
+) -> list[str]:
+    """Why ``title`` may not be a name the user gave (aligning its words to ``tokens`` as it goes)."""
+    words = _words(title)
+    said = {stem(t.text) for t in tokens}
+    names = {stem(w) for person in facts.people for w in _words(_PERSON_FORM.sub(r"\g<local>", person))}
+    head, _, tail = title.rpartition(" with ")
+    before = [t.role for t in tokens]
+    people: list[str] = []
+    if head and all(stem(w) in said for w in _words(tail)):
+        # "Lunch with Sam" of "lunch tomorrow with Sam" or "with Sam, lunch": the people it is with,
+        # said anywhere, after what it is
+        people = _words(tail)
+        words = _words(head)
+        _align(tokens, people, "people")
+    # "Meeting" of "I want to meet with Peter": a plain word for an event is the plan's own name for
+    # it, not words taken from the text
+    generic = [w for w in words if w in GENERIC_EVENT_WORDS]
+    words = [w for w in words if w not in GENERIC_EVENT_WORDS]
+    pairs, missing = _align(tokens, words, "title")
+    said_before = {stem(w) for turn in earlier for w in _words(turn)}
+    if not pairs and missing and all(stem(w) in said_before for w in missing):
+        return []  # a title said in an earlier turn ("No, find another time that day"), checked then
+    doubts: list[str] = []
+    invented = [w for w in missing if stem(w) not in said_before and w not in GENERIC_EVENT_WORDS]
+    if invented:
+        doubts.append(f"it has words you did not say ({' '.join(invented)})")
+    positions = [i for _, i in pairs]
+    if any(b < a for a, b in itertools.pairwise(positions)):
+        doubts.append("it puts your words in another order")
+    elif _stitched(tokens, words, pairs, names | {stem(w) for w in people}):
+        doubts.append("it joins words you said apart")
+    roles = [before[i] for i in positions]
+    taken = [tokens[i].text for i in positions]
+    if "verb" in roles:
+        doubts.append("it takes the request's verb")
+    crossed = [w for w, role in zip(taken, roles, strict=True) if role == "time"]
+    if crossed:
+        doubts.append(f"it takes {' '.join(crossed)!r}, which says when")
+    carries_nothing = all(
+        w in STOPWORDS or w in _FUNCTION or w in _SCOPE or role in ("function", "cue", "scope", "verb")
+        for w, role in zip(taken, roles, strict=True)
+    )
+    if (positions and carries_nothing) or not (positions or generic):
+        doubts.append("its words say nothing of the event")  # "Need", "As"
+    named = _named(tokens, norm, before)
+    if named and not set(named) <= {stem(w) for w in _words(title)}:
+        doubts.append(f'it is not the name you gave ("{" ".join(named)}")')
+    if any(w.isdigit() and len(w) > 2 and role != "time" for w, role in zip(taken, roles, strict=True)):
+        doubts.append("it has a number I could not read")
+    return doubts
+
+
+def _named(tokens: Sequence[_Token], norm: str, roles: list[str]) -> list[str]:
+    """The first words of a name said outright ("called Team Meeting on Monday" gives team, meeting):
+    up to three words after the cue, to the first that says when or starts a clause (or the words
+    before "as the title")."""
+    m = NAMED_OUTRIGHT.search(norm)
+    if m is None:
+        return []
+    lo, hi = m.span("title") if m["title"] is not None else m.span("before")
+    said: list[str] = []
+    for token, role in zip(tokens, roles, strict=True):
+        if token.start < lo or token.start >= hi:
+            continue
+        if role == "time" or token.text in ("and", "which", "that", "it", "it's") or len(said) == 3:
+            break
+        if token.text not in STOPWORDS and token.text not in _FUNCTION:
+            said.append(stem(token.text))
+    return said
+
+
+def _stitched(
+    tokens: Sequence[_Token], words: list[str], pairs: list[tuple[int, int]], names: set[str]
+) -> bool:
+    """Whether the title is made of pieces said apart: between two of its words the text has other
+    words than the title has there, other than a determiner it dropped ("lunch date with my friend
+    Anne") or what stands before the names of the people it ends with ("lunch tomorrow with Sam")."""
+    for (k, a), (m, b) in itertools.pairwise(pairs):
+        gap = [t.text for t in tokens[a + 1 : b] if t.text not in _DETERMINERS | GENERIC_EVENT_WORDS]
+        between = [w for w in words[k + 1 : m] if w not in _DETERMINERS]
+        if gap == between:
+            continue
+        rest = [w for w in words[m:] if w not in STOPWORDS]
+        if rest and all(stem(w) in names for w in rest):
+            continue
+        return True
+    return False

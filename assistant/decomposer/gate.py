@@ -1,0 +1,415 @@
+"""The confidence gate every planned write passes before it runs: act, preview first, or ask.
+
+Whoever planned the turn (the rules or a model), a write is applied at once only when the reading is
+sure (confidence 0.8 or more) and its account (:mod:`assistant.decomposer.account`) places every word
+of the request.  A reading between 0.5 and 0.8, or with words left over, is previewed: the change
+waits for the user's approval, and the preview names the words that were not used.  Below 0.5 the
+gate asks instead, quoting the words it could not place; and a new event whose title is doubtful
+(pieces of the sentence stitched together, a date taken into it, the request's verb) is asked about
+by name, keeping its day, time and place, so that the answer completes it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from datetime import date, datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
+from assistant.decomposer.account import Account, Facts, account_for, stem
+from assistant.decomposer.dialogue import asks_question
+from assistant.decomposer.frame import RequestFrame
+from assistant.decomposer.intent import normalise
+from assistant.decomposer.lexicon import EVERYONE_CUE, STREET_ADDRESS
+from assistant.decomposer.state import Draft
+from assistant.decomposer.world import World, tokens
+from assistant.decomposer.zones import said_zone
+from assistant.timeexpr import find_times
+from skills.critic import Action, Expectation
+from skills.formatting import format_day, format_time
+from workflows.definition import Decision, TaskSpec, WorkflowDefinition
+
+__all__ = ["ACT", "CONFIRM", "facts_of", "gate"]
+
+ACT = 0.8
+CONFIRM = 0.5
+
+_TITLE_PARAMS = {"plan_create": ("summary",), "plan_edit": ("summary",)}
+_PLACE_PARAMS = {"plan_create": ("location",), "plan_edit": ("location",)}
+_NOTE_PARAMS = {"plan_edit": ("description",)}
+_PEOPLE_PARAMS = {
+    "plan_create": ("attendees",),
+    "plan_edit": ("invite", "uninvite"),
+    "find_events": ("attendee", "exclude_attendees"),
+    "filter_events": ("attendee", "exclude_attendees"),
+}
+_TARGET_PARAMS = {
+    "find_events": ("text", "exclude_text", "calendars", "category"),
+    "filter_events": ("text", "exclude_text", "category"),
+    "plan_sync": ("source", "target", "calendars"),
+}
+
+# The words that ask for a step of a plan or say which field a value fills, by skill ("skill") and by
+# parameter the plan sets ("skill.param"): a word the plan does not need stays unplaced.
+_CUES: dict[str, str] = {
+    "plan_create": "add create schedule book set put make plan arrange organise organize block reserve hold "
+    "include pencil jot note mark enter insert save setup event appointment start starts starting begin "
+    "begins held happening taking place scheduled there",
+    "plan_create.summary": "title name label",
+    "plan_create.location": "location located address place venue where",
+    "plan_create.duration_minutes": "long last lasts lasting take takes length duration",
+    "plan_create.attendees": "invite inviting with include",
+    "plan_create.rrule": "repeat repeating recurring recur weekly daily monthly yearly every",
+    "plan_create.search_end": "free available whenever works suits slot open both everyone everybody all",
+    "plan_create.all_day": "all day whole",
+    "plan_edit": "change update edit set make",
+    "plan_edit.summary": "title name rename retitle label",
+    "plan_edit.location": "location located address place venue where relocate room taking held happening",
+    "plan_edit.description": "note notes description details detail add",
+    "plan_edit.duration_minutes": "long last lasts lasting length duration shorten extend lengthen make",
+    "plan_edit.end_at": "end ends ending finish finishes done",
+    "plan_edit.invite": "invite add include bring",
+    "plan_edit.uninvite": "remove take off drop uninvite exclude",
+    "plan_edit.every_weeks": "biweekly fortnightly every other week weeks",
+    "plan_move": "move reschedule push shift postpone bring change make put",
+    "plan_move.search_end": "free available whenever works suits slot open both everyone everybody all "
+    "time can make",
+    "plan_move.other_day": "lighter lighten light free up busy packed less",
+    "plan_delete": "delete remove cancel clear drop",
+    "find_events.exclude_weekdays": "except excluding apart besides but not don't dont leave skip without "
+    "though touch alone other than",
+    "find_events.exclude_text": "except excluding apart besides but not don't dont leave skip without "
+    "though touch alone other than where it is",
+    "filter_events.exclude_attendees": "except excluding apart besides but not don't dont leave skip "
+    "without though touch alone other than",
+    "filter_events.exclude_text": "except excluding apart besides but not don't dont leave skip without "
+    "though touch alone other than where it is",
+    "find_events.category": "class classes lecture lectures seminar seminars lab labs tutorial tutorials "
+    "meeting meetings",
+    "notify_attendees": "notify notified know tell told email emails mail message inform send heads up "
+    "everyone everybody anyone anybody people attendee attendees who gets get",
+    "plan_sync": "sync synced copy over keep step mirror both ways way",
+    "undo_changes": "undo revert back",
+}
+# Words of constraints that every plan that finds a time keeps by itself (preferences are honoured
+# by every create and move): "leave time for lunch", "I can't miss the gym".
+_KEPT = "lunch gym writing block working hours break keep leave protect free clear miss can't cannot"
+_FINDS_A_TIME = {"plan_create", "plan_move"}
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [] if value.startswith("{{") else [value]
+    if isinstance(value, list):
+        return [v for v in value if isinstance(v, str) and not v.startswith("{{")]
+    return []
+
+
+def _names(emails: list[str]) -> list[str]:
+    """Each address with the name its owner goes by here, when one does: "Ann Lee" said as "Ann"."""
+    found = {
+        email.casefold(): f"{first} {last}".strip()
+        for email, first, last in get_user_model()
+        .objects.filter(email__in=[e for e in emails if "@" in e])
+        .values_list("email", "first_name", "last_name")
+    }
+    return [f"{found[e.casefold()]} {e}" if e.casefold() in found else e for e in emails]
+
+
+def _cues(tasks: Iterable[TaskSpec]) -> frozenset[str]:
+    words: list[str] = []
+    for task in tasks:
+        words += _CUES.get(task.skill, "").split()
+        for name, value in task.params.items():
+            if value not in (None, "", [], False):
+                words += _CUES.get(f"{task.skill}.{name}", "").split()
+    return frozenset(stem(w) for w in words)
+
+
+def facts_of(definition: WorkflowDefinition) -> Facts:
+    """What a workflow's tasks write and look for, in words, and the words that ask for its steps."""
+    found: dict[str, list[str]] = {"titles": [], "places": [], "people": [], "targets": [], "notes": []}
+    tables = (
+        (_TITLE_PARAMS, "titles"),
+        (_PLACE_PARAMS, "places"),
+        (_PEOPLE_PARAMS, "people"),
+        (_TARGET_PARAMS, "targets"),
+        (_NOTE_PARAMS, "notes"),
+    )
+    for task in definition.tasks:
+        for table, into in tables:
+            for name in table.get(task.skill, ()):
+                found[into].extend(s for s in _strings(task.params.get(name)) if s)
+    return Facts(
+        hours=frozenset(_hours(definition.tasks)),
+        titles=tuple(found["titles"]),
+        targets=tuple(found["targets"]),
+        places=tuple(found["places"]),
+        people=tuple(_names(found["people"])),
+        notes=tuple(found["notes"]),
+        cues=_cues(definition.tasks),
+        kept=frozenset(stem(w) for w in _KEPT.split())
+        if any(t.skill in _FINDS_A_TIME for t in definition.tasks)
+        else frozenset(),
+    )
+
+
+_CLOCK = re.compile(r"^(?:\d{4}-\d{2}-\d{2}T)?(?P<hour>\d{2}):\d{2}")
+
+
+def _hours(tasks: Iterable[TaskSpec]) -> Iterable[int]:
+    """The clock hours of the times a plan's steps set, as wall times ("20:00", "...T20:00:00-04:00")."""
+    stack: list[Any] = [task.params for task in tasks]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, str) and (m := _CLOCK.match(value)):
+            yield int(m["hour"])
+
+
+def _writes(definition: WorkflowDefinition) -> bool:
+    return any(task.skill == "apply_changes" for task in definition.tasks)
+
+
+def _quoted(phrases: Iterable[str]) -> str:
+    return ", ".join(f'"{p}"' for p in phrases)
+
+
+def gate(
+    decision: Decision,
+    *,
+    text: str,
+    user: Any,
+    timezone_name: str,
+    earlier: list[str],
+    frame: dict[str, Any] | None = None,
+) -> Decision:
+    """The decision as it may go ahead: unchanged, previewed first, or a question instead.
+
+    ``frame`` is the rules' reading of the turn (a model's plan has none of its own); it says what the
+    critic holds the planned changes to.
+    """
+    frame = frame if frame is not None else decision.frame
+    tz = ZoneInfo(timezone_name)
+    now = timezone.now().astimezone(tz)
+    drafted = decision.context_update.get("draft") if decision.kind == "clarify" else None
+    if isinstance(drafted, dict) and drafted.get("title"):
+        # an event begun in this turn, still to be completed: not one that already exists
+        existing = _changes_existing({"summary": drafted["title"]}, text, World(user=user, now=now))
+        if existing is not None:
+            return _existing(decision, existing)
+    definition = decision.workflow
+    if decision.kind != "workflow" or definition is None or not _writes(definition):
+        return decision
+    said = RequestFrame(operation=frame.get("operation", "unknown"), confidence=frame.get("confidence", 0.0))
+    if said.operation in _READS and asks_question(said, text):
+        return _refused(
+            decision, "That reads as a question, so I haven't changed anything. What should I do?"
+        )
+    account = account_for(text, facts_of(definition), now=now, earlier=earlier)
+    created = _plain_create(definition)
+    if created is not None and account.doubts:
+        return _ask_title(decision, created, account, tz)
+    existing = _changes_existing(created, text, World(user=user, now=now)) if created is not None else None
+    if existing is not None:
+        return _existing(decision, existing)
+    definition = _expecting(definition, _expectation(frame, definition, text, now))
+    decision = decision.model_copy(update={"workflow": definition})
+    if decision.confidence < CONFIRM:
+        unsure = _quoted(account.leftover) or f'"{text}"'
+        return _refused(
+            decision,
+            f"I'm not sure what you want me to do with {unsure}, so I haven't changed anything. "
+            "Could you say it another way?",
+        )
+    if decision.confidence >= ACT and account.complete:
+        return decision
+    return decision.model_copy(update={"workflow": _previewed(definition, account)})
+
+
+# A new event said as a change of one that exists: "make my dentist on Thursday be at 5pm", "have the
+# review on Friday instead": a verb that changes (not one that adds), or "instead".
+_CHANGES = re.compile(r"^(?:(?:please|can you|could you|would you)\s+)*(?:make|have|get|let)\b|\binstead\b")
+_DEFINITE = r"\b(?:my|the|our|this|that)\s+(?:[\w'-]+\s+)?"
+
+
+def _changes_existing(params: dict[str, Any], text: str, world: World) -> str | None:
+    """The title of an event the user has, when a create of it reads as a change of that event."""
+    norm = normalise(text)
+    if not _CHANGES.search(norm):
+        return None
+    title = str(params.get("summary") or "").rpartition(" with ")[0] or str(params.get("summary") or "")
+    words = [stem(w) for w in tokens(title)]
+    for existing in world.titles:
+        if words and [stem(w) for w in tokens(existing)] == words:
+            said = r"\s+".join(re.escape(w) for w in tokens(existing))
+            if re.search(_DEFINITE + said, norm):
+                return existing
+    return None
+
+
+def _existing(decision: Decision, title: str) -> Decision:
+    return _refused(
+        decision,
+        f"You already have {title!r} on your calendar, and that reads as a change to it, not a new "
+        f"event, so I haven't changed anything. To change it, say e.g. \"move the {title.casefold()} "
+        f'to 5pm"; for another one, "add another {title.casefold()}".',
+    )
+
+
+def _refused(decision: Decision, text: str, context_update: dict[str, Any] | None = None) -> Decision:
+    """A question instead of the decision's plan, keeping what else it carries (its notes: why the
+    turn was read as it was)."""
+    return Decision(
+        kind="clarify",
+        reply_kind="clarify",
+        text=text,
+        confidence=decision.confidence,
+        trace_id=decision.trace_id,
+        notes=decision.notes,
+        frame=decision.frame,
+        context_update=context_update or {},
+    )
+
+
+_READS = frozenset({"query", "count", "free", "preference_get"})
+_ACTIONS: dict[str, list[Action]] = {"create": ["create"], "move": ["update"], "delete": ["delete"]}
+# What a named day holds a change to: what a delete takes away, what a create makes (a move's days
+# are its destination's too, so its targets are the plan's to find).
+_ON_DAYS = frozenset({"create", "delete"})
+# One event meant: "an event", "the meeting", "my appointment", "it" (not "all", "every", "both").
+_ONE = re.compile(
+    r"\b(?:an?|one|the|that|this|my)\s+(?:[\w'-]+\s+){0,2}?(?:event|meeting|appointment|class|lecture|call)\b(?!s)"
+    r"|\b(?:it|that one|this one)\b"
+)
+_MANY = re.compile(r"\b(?:all|every|each|both|everything|events|meetings|appointments|classes|them|those)\b")
+
+
+def _days_said(norm: str, now: datetime) -> list[date]:
+    """The days the words name ("tomorrow", "Friday (the 13th)", "from Sunday", "this week"): each
+    expression with a date, from its first day to its last (an open one, its first), two months at
+    most."""
+    days: set[date] = set()
+    # a street address's number is no date ("at 1722 First Street"), and a date in brackets is no second one
+    said = STREET_ADDRESS.sub(lambda m: " " * len(m.group(0)), norm).replace("(", " ").replace(")", " ")
+    for match in find_times(said, now=now, daytime=True):
+        if match.error or not match.has_date or match.start is None:
+            continue
+        first = match.start.date()
+        last = (match.end - timedelta(microseconds=1)).date() if match.end is not None else first
+        days.update(first + timedelta(days=n) for n in range(min((last - first).days, 62) + 1))
+    return sorted(days)
+
+
+def _expectation(
+    frame: dict[str, Any], definition: WorkflowDefinition, text: str, now: datetime
+) -> Expectation:
+    """What the reading says the planned changes must keep to (see :mod:`skills.critic`)."""
+    operation = frame.get("operation", "")
+    norm = normalise(text)
+    actions = _ACTIONS.get(operation)
+    if actions is not None and any(t.skill == "plan_create" for t in definition.tasks):
+        actions = [*actions, "create"] if "create" not in actions else actions  # "clear Friday for travel"
+    if actions is not None and any(t.skill == "plan_edit" for t in definition.tasks):
+        actions = [*actions, "update"] if "update" not in actions else actions  # "rename", "invite"
+    return Expectation(
+        actions=actions,
+        days=_days_said(norm, now) if operation in _ON_DAYS and not _elsewhere(definition, norm) else [],
+        exclude_weekdays=list(frame.get("exclude_weekdays") or []),
+        one=operation in ("move", "delete") and bool(_ONE.search(norm)) and not _MANY.search(norm),
+        everyone_free=operation in ("move", "create") and bool(EVERYONE_CUE.search(norm)),
+        new_day_part=frame.get("change_day_part"),
+    )
+
+
+def _elsewhere(definition: WorkflowDefinition, norm: str) -> bool:
+    """Whether the days said count from somewhere else than the user's today: from another event
+    ("same time in two weeks for the vet", a create copying it) or in another zone ("1pm Tokyo time
+    tomorrow" is today here)."""
+    copies = any(
+        t.skill == "plan_create" and (t.params.get("like") or t.params.get("weeks_after"))
+        for t in definition.tasks
+    )
+    return copies or said_zone(norm, list) is not None
+
+
+def _expecting(definition: WorkflowDefinition, expect: Expectation) -> WorkflowDefinition:
+    """The workflow with its writes held to ``expect`` by the critic."""
+    value = expect.model_dump(mode="json")
+    tasks = tuple(
+        task.model_copy(update={"params": {**task.params, "expect": value}})
+        if task.skill == "apply_changes"
+        else task
+        for task in definition.tasks
+    )
+    return definition.model_copy(update={"tasks": tasks})
+
+
+def _previewed(definition: WorkflowDefinition, account: Account) -> WorkflowDefinition:
+    """The workflow with its writes asking first, the words left over named in the preview."""
+    unsure = ""
+    if account.leftover:
+        unsure = f"I did not use {_quoted(account.leftover)}: check this before I go ahead."
+    elif account.doubts:
+        unsure = "I'm not sure I read all of that right: check this before I go ahead."
+    tasks = tuple(
+        task.model_copy(update={"params": {**task.params, "always_ask": True, "unsure": unsure}})
+        if task.skill == "apply_changes"
+        else task
+        for task in definition.tasks
+    )
+    return definition.model_copy(update={"tasks": tasks})
+
+
+def _plain_create(definition: WorkflowDefinition) -> dict[str, Any] | None:
+    """The parameters of a workflow that makes one new event from what was said (not a copy of another
+    event, not a sync), or None."""
+    plans = [t for t in definition.tasks if t.skill.startswith("plan_")]
+    if len(plans) != 1 or plans[0].skill != "plan_create" or plans[0].params.get("like"):
+        return None
+    return dict(plans[0].params)
+
+
+def _ask_title(decision: Decision, params: dict[str, Any], account: Account, tz: ZoneInfo) -> Decision:
+    """Ask what to call a new event whose title is doubtful, keeping what else was said of it."""
+    draft = _draft(params, tz)
+    when = ""
+    if draft.day is not None:
+        when = f" on {format_day(draft.day)}"
+        if draft.at is not None:
+            moment = datetime.combine(draft.day, time.fromisoformat(draft.at), tz)
+            when += f" at {format_time(moment, tz)}"
+    unused = f" (I could not place {_quoted(account.leftover)})" if account.leftover else ""
+    return _refused(
+        decision,
+        f"I'm not sure what to call the event{when}{unused}. What should I call it?",
+        {**decision.context_update, "draft": draft.model_dump(mode="json"), "asked": "title"},
+    )
+
+
+def _literal(value: Any) -> str:
+    """A parameter's text when it is given as it is, not taken from an earlier step's output."""
+    return value if isinstance(value, str) and not value.startswith("{{") else ""
+
+
+def _draft(params: dict[str, Any], tz: ZoneInfo) -> Draft:
+    """The event a create plan would make, as a draft without its title."""
+    start, last_day = _literal(params.get("start")), _literal(params.get("last_day"))
+    moment = datetime.fromisoformat(start).astimezone(tz) if start else None
+    all_day = bool(params.get("all_day"))
+    return Draft(
+        day=moment.date() if moment is not None else None,
+        at=None if moment is None or all_day or params.get("search_end") else f"{moment:%H:%M}",
+        duration_minutes=params.get("duration_minutes"),
+        location=params.get("location") or "",
+        attendees=list(params.get("attendees") or []),
+        calendar=params.get("calendar") or None,
+        repeat=params.get("rrule") or "",
+        all_day=all_day,
+        last_day=date.fromisoformat(last_day) if last_day else None,
+    )

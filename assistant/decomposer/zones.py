@@ -1,0 +1,74 @@
+"""A time said in someone else's zone: "10am his time (he's in London)", "3pm Tokyo time".
+
+The time reader reads "10am" as ten in the user's zone; said with another place's or person's time it
+is ten there.  :func:`said_zone` finds the words that say so and the zone they name: a city of the
+IANA database ("London" is Europe/London), or "his/her/their time" meaning the one attendee's own zone
+(their ``timezone`` preference here) or the city the sentence puts them in.  When the words name a
+zone that cannot be told, the request must be asked about, never written at the user's own ten.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from zoneinfo import ZoneInfo, available_timezones
+
+__all__ = ["SaidZone", "said_zone"]
+
+_PLACE = r"[a-z][a-z.'-]*(?:\s+[a-z][a-z.'-]*){0,2}"
+_THEIR_TIME = re.compile(rf"\b(?:(?P<who>his|her|their)|(?P<city>{_PLACE}?))\s+time\b")
+_IS_IN = re.compile(
+    r"\b(?:he's|she's|they're|he is|she is|they are|who's|who is)\s+(?:in|based in|over in)\s+"
+    rf"(?P<city>{_PLACE})"
+)
+_NOT_A_PLACE = frozenset(
+    {"the", "a", "my", "same", "what", "that", "this", "any", "some", "free", "lunch", "start", "end"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class SaidZone:
+    """The words that put a time in another zone (their spans in the text), and that zone when told."""
+
+    spans: tuple[tuple[int, int], ...]
+    zone: ZoneInfo | None
+
+
+@cache
+def _cities() -> dict[str, str]:
+    """IANA zone names by their city, lower case with spaces ("new york" -> "America/New_York")."""
+    found: dict[str, str] = {}
+    for name in sorted(available_timezones()):
+        if "/" in name and not name.startswith(("Etc/", "SystemV/", "US/")):
+            found.setdefault(name.rsplit("/", 1)[1].replace("_", " ").casefold(), name)
+    return found
+
+
+def _city_zone(words: str) -> ZoneInfo | None:
+    words = words.strip().casefold()
+    for size in (3, 2, 1):  # "new york", "los angeles", "london"
+        tail = " ".join(words.split()[-size:])
+        if tail in _cities():
+            return ZoneInfo(_cities()[tail])
+    return None
+
+
+def said_zone(norm: str, attendee_zones: Callable[[], list[str]]) -> SaidZone | None:
+    """The other zone a request's time is said in, from its normalised text; ``attendee_zones`` gives
+    the zones of the people the event is with who are users here (asked only for "his time").  None
+    when no other zone is said."""
+    for m in _THEIR_TIME.finditer(norm):
+        if m["who"]:
+            where = _IS_IN.search(norm)
+            zone = _city_zone(where["city"]) if where else None
+            if zone is None and len(zones := set(attendee_zones())) == 1:
+                zone = ZoneInfo(zones.pop())
+            return SaidZone((m.span(), *((where.span(),) if where else ())), zone)
+        city = (m["city"] or "").strip()
+        if city and city.split()[0] not in _NOT_A_PLACE:
+            zone = _city_zone(city)
+            if zone is not None:
+                return SaidZone((m.span(),), zone)
+    return None

@@ -1,0 +1,138 @@
+"""The shared corpora as examples of titles and places, for the names tagger.
+
+Three sources say where people name an event and its place, each in its own way:
+
+- ``sgd``: the Schema-Guided Dialogue calendar turns, with character spans of ``event_name`` and
+  ``event_location`` (see :mod:`assistant.nlu.sgd`);
+- ``smcalflow``: every turn of SMCalFlow's dev dialogues, whose programs carry the literal subject
+  (``Event.subject_?``) and place (``LocationKeyphrase.apply``) of what a turn creates, finds or
+  changes; a literal found in the turn's own words is a span there;
+- ``nlu``: NLU-Evaluation-Data's calendar requests, annotated inline ("[event_name : dentist]",
+  "[place_name : ...]").
+
+Only the title and the place are taken: dates and times are the time resolver's, and the sources
+mark them differently or not at all.  Nothing here runs when the chat reads a turn.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from django.conf import settings
+
+from assistant.nlu.examples import Example
+from assistant.nlu.reading import NAME_SLOTS, Slot, Span
+from assistant.nlu.sgd import asked_from_prompt
+from assistant.nlu.sgd import load as load_sgd
+
+__all__ = ["CORPORA", "load_corpus"]
+
+EVAL = Path(settings.BASE_DIR).parent / "shared" / "eval"
+CORPORA: dict[str, Path] = {
+    "sgd": EVAL / "sgd_calendar_turns.dev.jsonl",
+    "smcalflow": EVAL / "smcalflow" / "dialogues.dev.jsonl",
+    "nlu": EVAL / "calendar_utterances.dev.jsonl",
+}
+
+_SUBJECT = re.compile(r'Event\.subject_\? \(\?~?= "((?:[^"\\]|\\.)+)"\)')
+_PLACE = re.compile(r'LocationKeyphrase\.apply "((?:[^"\\]|\\.)+)"')
+_LITERALS: tuple[tuple[re.Pattern[str], Slot], ...] = ((_SUBJECT, "title"), (_PLACE, "location"))
+_ANNOTATED = re.compile(r"\[(?P<kind>[a-z_]+) : (?P<value>[^\]]+?)\s*\]")
+_NLU_SLOTS: dict[str, Slot] = {"event_name": "title", "place_name": "location"}
+
+
+def load_corpus(name: str, path: Path | None = None) -> list[Example]:
+    """The examples of one corpus (its titles and places only), in file order."""
+    path = path or CORPORA[name]
+    if name == "sgd":
+        return [_names_only(e) for e in load_sgd(path)]
+    if name == "smcalflow":
+        return list(_smcalflow(path))
+    if name == "nlu":
+        return list(_nlu(path))
+    raise ValueError(f"Unknown corpus {name!r}; the corpora are {', '.join(CORPORA)}.")
+
+
+def _names_only(example: Example) -> Example:
+    kept = [(s, c) for s, c in zip(example.spans, example.canonical, strict=True) if s.slot in NAME_SLOTS]
+    return Example(
+        dialogue=example.dialogue,
+        text=example.text,
+        asked=example.asked,
+        acts=example.acts,
+        intent=example.intent,
+        spans=tuple(s for s, _ in kept),
+        canonical=tuple(c for _, c in kept),
+    )
+
+
+def _found(text: str, value: str, slot: Slot) -> Span | None:
+    """The first place ``value`` stands in ``text`` as whole words, any case."""
+    m = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text, re.IGNORECASE)
+    return Span(slot, m.start(), m.end(), text[m.start() : m.end()]) if m else None
+
+
+def _example(dialogue: str, text: str, asked_after: str, spans: list[Span]) -> Example:
+    spans = sorted(spans, key=lambda s: (s.start, s.end))
+    kept: list[Span] = []
+    for span in spans:  # two literals in the same words (a subject that is also the place) once
+        if not any(k.start < span.end and span.start < k.end for k in kept):
+            kept.append(span)
+    return Example(
+        dialogue=dialogue,
+        text=text,
+        asked=asked_from_prompt(asked_after),
+        acts=frozenset(),
+        intent=None,
+        spans=tuple(kept),
+        canonical=tuple(s.text for s in kept),
+    )
+
+
+def _literals(pattern: re.Pattern[str], program: str) -> list[str]:
+    return [json.loads(f'"{m}"') for m in pattern.findall(program)]
+
+
+def _smcalflow(path: Path) -> Iterator[Example]:
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            if not line.strip():
+                continue
+            dialogue: dict[str, Any] = json.loads(line)
+            before = ""
+            for turn in dialogue["turns"]:
+                text, program = turn["user"], turn.get("lispress") or ""
+                spans = [
+                    span
+                    for pattern, slot in _LITERALS
+                    for value in _literals(pattern, program)
+                    if (span := _found(text, value, slot)) is not None
+                ]
+                if text.strip() and not turn.get("skip"):
+                    yield _example(dialogue["dialogue_id"], text, before, spans)
+                before = turn.get("agent") or ""
+
+
+def _nlu(path: Path) -> Iterator[Example]:
+    with path.open(encoding="utf-8") as lines:
+        for line in lines:
+            if not line.strip():
+                continue
+            record: dict[str, Any] = json.loads(line)
+            text, annotated = record["text"], record["annotated"]
+            spans: list[Span] = []
+            position = 0
+            for m in _ANNOTATED.finditer(annotated):
+                slot = _NLU_SLOTS.get(m["kind"])
+                value = m["value"].strip()
+                at = text.lower().find(value.lower(), position)
+                if at < 0:
+                    continue
+                position = at + len(value)
+                if slot is not None:
+                    spans.append(Span(slot, at, at + len(value), text[at : at + len(value)]))
+            yield _example(str(record.get("id", text)), text, "", spans)
