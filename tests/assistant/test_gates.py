@@ -72,6 +72,13 @@ def _scenario(zone: str, turns: list[dict[str, Any]], final: list[dict[str, Any]
                             "attendees": ["mia@example.com"],
                         },
                         {
+                            "id": "budget",
+                            "summary": "Budget sync",
+                            "start": "2026-05-14T09:00",
+                            "end": "2026-05-14T10:00",
+                            "attendees": ["ann@example.com"],
+                        },
+                        {
                             "id": "thu2",
                             "summary": "Retro with Mia",
                             "start": "2026-05-21T13:00",
@@ -168,7 +175,8 @@ def test_the_name_and_place_said_outright_are_taken_as_said(zone: str) -> None:
 @pytest.mark.parametrize("zone", ZONES)
 def test_a_day_is_that_day_never_a_range(zone: str) -> None:
     """ "remove an event from saturday" is one of Saturday's; "clear Thursday (the 14th)" is that
-    Thursday only (its planning meeting), and mail goes to the people of what was cleared."""
+    Thursday only (its planning meeting and budget sync), and mail goes to the people of what was
+    cleared."""
     scenario = _scenario(
         zone,
         [
@@ -190,11 +198,12 @@ def test_a_day_is_that_day_never_a_range(zone: str) -> None:
         ],
         [
             {"event": "thu", "deleted": True},
+            {"event": "budget", "deleted": True},
             {"event": "thu2", "unchanged": True},
             {"event": "sat1", "unchanged": True},
             {"event": "sat2", "unchanged": True},
             {"created": {"summary_contains": "Travel"}, "date": "2026-05-14"},
-            {"outbox": {"to_include": ["mia@example.com"]}},
+            {"outbox": {"to_include": ["mia@example.com", "ann@example.com"]}},
         ],
     )
     _play(scenario)
@@ -332,3 +341,22 @@ def test_the_critic_asks_when_one_event_was_meant_and_several_match() -> None:
     )
     assert verdict.kept == []
     assert verdict.question.startswith("You asked about one event, but 2 match")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("zone", ZONES)
+def test_a_time_for_everyone_never_proposes_a_busy_one(zone: str) -> None:
+    """ "whenever everyone's free": Ann is busy all Friday morning; the preview and the move keep to a
+    time she is free, and the judge checks her busy times from the scenario, not the product's."""
+    scenario = _scenario(
+        zone,
+        [
+            {
+                "user": "move the budget sync to whenever everyone's free on Friday",
+                "expect": {"kind": ["confirm", "done"], "not_mentions": ["is busy then"]},
+            },
+            {"user": "yes", "expect": {"kind": ["done", "answer"]}},
+        ],
+        [{"event": "budget", "date": "2026-05-15", "start_within": ["12:00", "21:00"], "conflicts": "none"}],
+    )
+    _play(scenario)
