@@ -19,6 +19,7 @@ occurrence, and accounts for every difference:
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime, time, timedelta
@@ -223,7 +224,9 @@ def _preferences(world: ScenarioWorld, checks: Sequence[Check], writes: Writes) 
     for key in sorted(now.keys() | world.initial_preferences.keys()):
         before, after = world.initial_preferences.get(key), now.get(key)
         if before != after and key not in named:
-            writes.unexpected.append(f"preference {key} changed from {before!r} to {after!r}")
+            # as JSON with sorted keys: PostgreSQL's jsonb keeps no order of its own
+            was, now_is = (json.dumps(v, sort_keys=True) for v in (before, after))
+            writes.unexpected.append(f"preference {key} changed from {was} to {now_is}")
 
 
 def _mail(checks: Sequence[Check], writes: Writes) -> None:

@@ -148,8 +148,8 @@ def test_a_preference_no_check_names_is_an_unexpected_write() -> None:
     preference_set(user=world.user, key="lunch_hours", value={"start": "12:30", "end": "13:30"})
     unexpected, _ = _audit(scenario, world)
     assert unexpected == [
-        "preference lunch_hours changed from {'start': '12:00', 'end': '13:00'} to "
-        "{'start': '12:30', 'end': '13:30'}"
+        'preference lunch_hours changed from {"end": "13:00", "start": "12:00"} to '
+        '{"end": "13:30", "start": "12:30"}'
     ]
     named = _scenario([*CHECKS, '{preference: lunch_hours, equals: {start: "12:30", end: "13:30"}}'])
     assert _audit(named, world)[0] == []

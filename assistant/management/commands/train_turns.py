@@ -32,20 +32,31 @@ class Command(BaseCommand):
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", nargs="?", type=Path, default=sgd.DEV_FILE)
         parser.add_argument("--out", type=Path, default=MODEL_DIR, help=f"directory (default {MODEL_DIR})")
+        parser.add_argument(
+            "--names-corpus",
+            action="append",
+            default=[],
+            metavar="NAME=PATH",
+            help=f"train the names tagger on these corpora only ({', '.join(CORPORA)}), read from PATH "
+            "(default: all of them, from ../shared/eval)",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         path: Path = options["file"]
         out: Path = options["out"]
         if not path.is_file():
             raise CommandError(f"No such file: {path}")
+        corpora = _corpora(options["names_corpus"])
         examples = sgd.load(path)
-        names = [e for corpus in CORPORA for e in load_corpus(corpus)]
+        names = [e for corpus, where in corpora.items() for e in load_corpus(corpus, where)]
         began = time.perf_counter()
         trained_on = {
             "file": path.name,
             "sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
             "turns": len(examples),
-            "names": {corpus: hashlib.sha256(CORPORA[corpus].read_bytes()).hexdigest() for corpus in CORPORA},
+            "names": {
+                corpus: hashlib.sha256(where.read_bytes()).hexdigest() for corpus, where in corpora.items()
+            },
         }
         try:
             files = train(examples, names=names, trained_on=trained_on)
@@ -58,5 +69,22 @@ class Command(BaseCommand):
             self.stdout.write(f"{out / name}: {len(content):,} bytes")
         self.stdout.write(
             f"trained on {len(examples)} turns of {path.name}, titles and places on {len(names)} turns of "
-            f"{', '.join(CORPORA)}, in {seconds:.1f} s"
+            f"{', '.join(corpora)}, in {seconds:.1f} s"
         )
+
+
+def _corpora(said: list[str]) -> dict[str, Path]:
+    """The corpora the names tagger learns from: the ones named NAME=PATH, or all, from shared/eval."""
+    if not said:
+        return dict(CORPORA)
+    chosen: dict[str, Path] = {}
+    for item in said:
+        name, _, where = item.partition("=")
+        if name not in CORPORA or not where:
+            raise CommandError(
+                f"--names-corpus takes NAME=PATH with NAME one of {', '.join(CORPORA)}: {item!r}"
+            )
+        if not Path(where).is_file():
+            raise CommandError(f"No such file: {where}")
+        chosen[name] = Path(where)
+    return chosen
