@@ -97,42 +97,40 @@ def _literals(pattern: re.Pattern[str], program: str) -> list[str]:
     return [json.loads(f'"{m}"') for m in pattern.findall(program)]
 
 
-def _smcalflow(path: Path) -> Iterator[Example]:
+def _records(path: Path) -> Iterator[dict[str, Any]]:
+    """The JSON object of each line of a JSON-lines file."""
     with path.open(encoding="utf-8") as lines:
-        for line in lines:
-            if not line.strip():
-                continue
-            dialogue: dict[str, Any] = json.loads(line)
-            before = ""
-            for turn in dialogue["turns"]:
-                text, program = turn["user"], turn.get("lispress") or ""
-                spans = [
-                    span
-                    for pattern, slot in _LITERALS
-                    for value in _literals(pattern, program)
-                    if (span := _found(text, value, slot)) is not None
-                ]
-                if text.strip() and not turn.get("skip"):
-                    yield _example(dialogue["dialogue_id"], text, before, spans)
-                before = turn.get("agent") or ""
+        yield from (json.loads(line) for line in lines if line.strip())
+
+
+def _smcalflow(path: Path) -> Iterator[Example]:
+    for dialogue in _records(path):
+        before = ""
+        for turn in dialogue["turns"]:
+            text, program = turn["user"], turn.get("lispress") or ""
+            spans = [
+                span
+                for pattern, slot in _LITERALS
+                for value in _literals(pattern, program)
+                if (span := _found(text, value, slot)) is not None
+            ]
+            if text.strip() and not turn.get("skip"):
+                yield _example(dialogue["dialogue_id"], text, before, spans)
+            before = turn.get("agent") or ""
 
 
 def _nlu(path: Path) -> Iterator[Example]:
-    with path.open(encoding="utf-8") as lines:
-        for line in lines:
-            if not line.strip():
+    for record in _records(path):
+        text, annotated = record["text"], record["annotated"]
+        spans: list[Span] = []
+        position = 0
+        for m in _ANNOTATED.finditer(annotated):
+            slot = _NLU_SLOTS.get(m["kind"])
+            value = m["value"].strip()
+            at = text.lower().find(value.lower(), position)
+            if at < 0:
                 continue
-            record: dict[str, Any] = json.loads(line)
-            text, annotated = record["text"], record["annotated"]
-            spans: list[Span] = []
-            position = 0
-            for m in _ANNOTATED.finditer(annotated):
-                slot = _NLU_SLOTS.get(m["kind"])
-                value = m["value"].strip()
-                at = text.lower().find(value.lower(), position)
-                if at < 0:
-                    continue
-                position = at + len(value)
-                if slot is not None:
-                    spans.append(Span(slot, at, at + len(value), text[at : at + len(value)]))
-            yield _example(str(record.get("id", text)), text, "", spans)
+            position = at + len(value)
+            if slot is not None:
+                spans.append(Span(slot, at, at + len(value), text[at : at + len(value)]))
+        yield _example(str(record.get("id", text)), text, "", spans)
