@@ -233,8 +233,7 @@ def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str
     norm = normalise(text)
     tokens = _tokens(norm)
     timed = [t for t in find_times(norm, now=now, daytime=True) if not t.error]
-    # Words of a date or clock time, which a title must not take; a day part alone ("lunch",
-    # "evening") may be both the time and the name of the event ("add lunch tomorrow at 1").
+    # Words of a date or clock time, which a title must not take.
     when = [t for t in timed if t.has_date or t.has_time]
     meals = [(t.span[0], t.span[0] + m.end()) for t in when if (m := MEAL_LEAD.match(t.text))]
     _mark(tokens, meals, "daypart")  # "lunch tomorrow at 1": the lunch is the event too
