@@ -489,6 +489,11 @@ class Problem:
     def __str__(self) -> str:
         return self.message
 
+    @property
+    def field(self) -> str:
+        """Where, without the value: "working_hours.start" (a log line may name it, never the value)."""
+        return _dotted(self.key, self.path)
+
 
 class PreferenceError(ValueError):
     """A value refused for a key; ``problems`` has one message per problem, each naming its field."""

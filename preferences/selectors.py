@@ -19,6 +19,7 @@ from preferences.schema import KEYS, PreferenceError, validate_preference
 __all__ = [
     "CheckedPreferences",
     "StoredProblem",
+    "forget_reported",
     "ignored_note",
     "preference_get",
     "preferences_checked",
@@ -58,11 +59,36 @@ class CheckedPreferences:
     problems: list[StoredProblem] = field(default_factory=list)
 
 
+# The stored values already reported, so that a value read on every turn is logged once a process,
+# not four times a turn; kept small, as a process may meet many users.
+_REPORTED: set[tuple[Any, str, str]] = set()
+_REPORTED_MOST = 10_000
+
+
+def forget_reported() -> None:
+    """Report every refused stored value again, at its next read (a restart does the same)."""
+    _REPORTED.clear()
+
+
+def _report(key: str, value: Any, user: Any, exc: PreferenceError) -> None:
+    """Log a stored value its schema refuses, once: which user, key and fields, never the value (the
+    user wrote it) nor the messages, which quote it; those go to DEBUG."""
+    seen = (getattr(user, "pk", user), key, repr(value))
+    if seen in _REPORTED:
+        return
+    if len(_REPORTED) >= _REPORTED_MOST:
+        _REPORTED.clear()
+    _REPORTED.add(seen)
+    fields = ", ".join(sorted({p.field for p in exc.problems})) or key
+    logger.warning("preference %s of user %s ignored: %s not valid", key, seen[0], fields)
+    logger.debug("preference %s of user %s ignored: %s", key, seen[0], exc)
+
+
 def _checked(key: str, value: Any, user: Any) -> tuple[Any, StoredProblem | None]:
     try:
         return validate_preference(key, value), None
     except PreferenceError as exc:
-        logger.warning("preference %s of user %s ignored: %s", key, getattr(user, "pk", user), exc)
+        _report(key, value, user, exc)
         return None, StoredProblem(key=key, value=value, messages=tuple(exc.messages))
 
 

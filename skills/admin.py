@@ -13,6 +13,7 @@ from typing import Any
 from django.contrib import admin, messages
 from django.contrib.admin.views.main import ChangeList
 from django.db.models import QuerySet
+from django.db.models.constants import LOOKUP_SEP
 from django.http import HttpRequest, HttpResponse
 
 from skills.ics import calendar_export_ics
@@ -270,6 +271,14 @@ class CalendarAccountAdmin(admin.ModelAdmin):
         "created_at",
         "updated_at",
     )
+
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
+        """No lookup in the list's query string reaches a secret column: Django allows any lookup on
+        the model's own fields, and ``?encrypted_credentials__regex=^gAAAA`` would answer yes or no
+        about the ciphertext, one character at a time.  Refused, it is a 400 and shows nothing."""
+        if lookup.split(LOOKUP_SEP, 1)[0] in CalendarAccount.SECRET_FIELDS:
+            return False
+        return super().lookup_allowed(lookup, value, request)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[CalendarAccount]:
         """Every user's accounts for a superuser; a staff member who may view accounts sees only their own."""

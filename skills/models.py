@@ -74,6 +74,10 @@ class CalendarAccount(models.Model):
         OK = "ok", "Connected"
         NEEDS_RECONNECT = "needs_reconnect", "Needs reconnecting"
 
+    # The columns that hold secrets: no admin filter, search or ordering may read them (a filter such
+    # as ``encrypted_credentials__regex`` answers yes or no about the ciphertext).
+    SECRET_FIELDS = ("encrypted_credentials",)
+
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="calendar_accounts"
     )

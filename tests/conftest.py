@@ -23,6 +23,15 @@ def pytest_configure() -> None:
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _fresh_process_caches() -> None:
+    """Each test starts as after a restart: nothing a test before it left in a process-wide cache
+    (an expansion, a preference already reported) shows in its results or its logs."""
+    from assistant.runtime import drop_caches
+
+    drop_caches()
+
+
 # What a test asks for to reach the database (django_db_setup: a session fixture that unblocks it
 # itself, as the quick bench's does); pytest-django refuses the database to any other test.
 DATABASE_FIXTURES = {

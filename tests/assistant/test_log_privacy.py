@@ -26,6 +26,7 @@ from assistant import services, views
 from assistant.logsafety import WITHHELD, WithholdUserText, exception_summary, validation_summary
 from assistant.models import ReplyKind
 from assistant.services import chat_turn, conversation_create
+from preferences.models import Preference
 from skills.services import event_create
 from tests.factories import user_with_calendar
 from workflows.definition import Decision, TaskSpec, WorkflowDefinition
@@ -153,6 +154,30 @@ def test_a_view_that_raises_is_logged_without_the_users_words(
     assert "Internal Server Error" in log.getvalue()
     assert f"ValueError: {WITHHELD}" in log.getvalue()
     no_words(log.getvalue())
+
+
+def test_a_stored_preference_that_no_longer_validates_is_logged_once_without_its_value(
+    log: io.StringIO, caplog: pytest.LogCaptureFixture, tasting: Any
+) -> None:
+    """The probe found 663 lines in one daphne log quoting users' stored values: the field is named,
+    once a process, and the value (the user's words) only at DEBUG."""
+    user, conversation = tasting
+    Preference.objects.bulk_create(  # a raw write, as older data or SQL would leave it
+        [
+            Preference(
+                user=user,
+                key="working_hours",
+                value={"days": ["marmalade"], "start": "09:00", "end": "17:00"},
+            )
+        ]
+    )
+    for _ in range(3):
+        ask_about_tuesday(user, conversation)
+
+    lines = [line for line in log.getvalue().splitlines() if "working_hours" in line]
+    assert lines == [f"preference working_hours of user {user.pk} ignored: working_hours.days[0] not valid"]
+    no_words(log.getvalue())
+    no_words("\n".join(r.getMessage() for r in caplog.records if r.levelno >= logging.INFO))
 
 
 def test_debug_records_keep_everything() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from django.contrib import admin
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 from django.core.exceptions import ValidationError
@@ -107,6 +108,29 @@ def test_the_admin_shows_status_and_last_error_but_never_credentials(admin_clien
     assert "stored, encrypted" in page
     assert 'name="encrypted_credentials"' not in page
     assert 'name="credentials"' not in page
+
+
+@pytest.mark.parametrize("field", CalendarAccount.SECRET_FIELDS)
+@pytest.mark.parametrize("lookup", ["", "__regex", "__startswith", "__contains", "__gt", "__isnull"])
+def test_no_admin_filter_reads_a_secret_column(admin_client: Client, field: str, lookup: str) -> None:
+    """The probe recovered ciphertext with ``?encrypted_credentials__regex=^gAAAA...``: refused (400),
+    whether the guess is right or wrong, so the answer says nothing."""
+    ann, _ = user_with_calendar("ann")
+    account = _account(ann, "ann@example.com")
+    value = "True" if lookup == "__isnull" else getattr(account, field)[:5]
+    right = admin_client.get(LIST, {f"{field}{lookup}": value})
+    wrong = admin_client.get(LIST, {f"{field}{lookup}": "zzzz" if lookup != "__isnull" else "False"})
+    assert (right.status_code, wrong.status_code) == (400, 400)
+    assert getattr(account, field)[:5] not in right.content.decode()
+
+
+def test_the_admin_search_never_reads_a_secret_column(admin_client: Client) -> None:
+    ann, _ = user_with_calendar("ann")
+    account = _account(ann, "ann@example.com")
+    fields = {f.split("__", 1)[0] for f in admin.site._registry[CalendarAccount].search_fields}
+    assert not fields & set(CalendarAccount.SECRET_FIELDS)
+    found = admin_client.get(LIST, {"q": account.encrypted_credentials[:12]}).content.decode()
+    assert "ann@example.com" not in found  # the ciphertext finds nothing
 
 
 def test_accounts_are_not_added_in_the_admin_but_can_be_renamed(admin_client: Client) -> None:
