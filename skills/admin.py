@@ -272,7 +272,7 @@ class CalendarAccountAdmin(admin.ModelAdmin):
         "updated_at",
     )
 
-    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest | None = None) -> bool:
+    def lookup_allowed(self, lookup: str, value: str, request: HttpRequest) -> bool:
         """No lookup in the list's query string reaches a secret column: Django allows any lookup on
         the model's own fields, and ``?encrypted_credentials__regex=^gAAAA`` would answer yes or no
         about the ciphertext, one character at a time.  Refused, it is a 400 and shows nothing."""
