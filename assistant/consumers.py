@@ -9,7 +9,9 @@ Protocol (JSON text frames):
   ``summary``; finished also ``status`` and ``error``), ``workflow.paused`` / ``workflow.finished``
   (``run_id``; finished also ``status``), and ``error`` (``message``) for a frame we could not accept.
 
-Close codes: 4401 when nobody is signed in, 4404 when the conversation is not the user's.
+Close codes: 4401 when nobody is signed in, 4404 when the conversation is not the user's, 1013 (Try
+Again Later) when the channel layer cannot be reached: the page reconnects after a growing pause on any
+code but the first two, so a Redis outage during the handshake costs a retry, not an HTTP 500.
 """
 
 from __future__ import annotations
@@ -19,22 +21,27 @@ import logging
 import uuid
 from typing import Any, Literal
 
+from autobahn.exception import Disconnected
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.db import close_old_connections
 from pydantic import ValidationError
+from redis.exceptions import RedisError
 
 from assistant.models import Conversation
 from assistant.selectors import conversation_get
 from assistant.services import chat_turn
 from assistant.views import SendInput, validation_message
 
-__all__ = ["CLOSE_FORBIDDEN", "CLOSE_NOT_FOUND", "ChatConsumer", "ChatSend"]
+__all__ = ["CLOSE_FORBIDDEN", "CLOSE_NOT_FOUND", "CLOSE_TRY_AGAIN", "ChatConsumer", "ChatSend"]
 
 logger = logging.getLogger("assistant")
 
 CLOSE_FORBIDDEN = 4401
 CLOSE_NOT_FOUND = 4404
+CLOSE_TRY_AGAIN = 1013
+# What the Redis channel layer raises when Redis is down, refuses, or times out (OSError: a socket's own).
+LAYER_ERRORS = (RedisError, OSError)
 
 
 class ChatSend(SendInput):
@@ -59,6 +66,9 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
     """
 
     group_name: str = ""
+    # Set once the server reports the socket closed; what is still to send is dropped quietly.
+    gone: bool = False
+    accepted: bool = False
 
     async def connect(self) -> None:
         # Accept before closing: a close during the handshake becomes an HTTP 403 and the browser never
@@ -79,8 +89,8 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return
         self._turn_lock = asyncio.Lock()
         self._turns: set[asyncio.Task[None]] = set()
+        await self.channel_layer.group_add(conversation.channel_group, self.channel_name)
         self.group_name = conversation.channel_group
-        await self.channel_layer.group_add(self.group_name, self.channel_name)
         await self.accept()
 
     async def disconnect(self, code: int) -> None:
@@ -129,6 +139,44 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             except Exception:
                 logger.exception("chat turn failed in conversation %s", self.conversation_id)
                 await self.send_error("Something went wrong while answering. Please try again.")
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        """Run the consumer; if the channel layer fails, close with 1013 so that the page retries.
+
+        The layer is read all the time the socket is open (Channels waits on it beside the browser),
+        and written at the handshake (``group_add``) and the end (``group_discard``): with Redis down
+        any of them raises, and without this the handshake became an HTTP 500 and an open socket a
+        traceback.
+        """
+        self._server_send = send
+        try:
+            await super().__call__(scope, receive, self._send_while_open)
+        except LAYER_ERRORS:
+            logger.warning(
+                "channel layer unreachable; socket of conversation %s closed for a retry",
+                getattr(self, "conversation_id", "-"),
+            )
+            if not self.accepted:  # a close during the handshake would reach the page as an HTTP 403
+                await self._send_while_open({"type": "websocket.accept"})
+            await self._send_while_open({"type": "websocket.close", "code": CLOSE_TRY_AGAIN})
+
+    async def _send_while_open(self, message: dict[str, Any]) -> None:
+        """Send unless the socket has closed under us.
+
+        A reply or progress event can reach a socket the browser (or the server, after an oversized
+        frame) has just closed: daphne then raises ``Disconnected`` before it has told us so.  The turn
+        itself is stored and shown on the next visit, so there is nothing to report.  Every send and
+        close of the consumer passes here (Channels' ``base_send``), whichever helper made it.
+        """
+        if self.gone:
+            return
+        try:
+            await self._server_send(message)
+        except Disconnected:
+            self.gone = True
+            return
+        self.accepted = self.accepted or message["type"] == "websocket.accept"
+        self.gone = message["type"] == "websocket.close"
 
     async def send_error(self, message: str) -> None:
         await self.send_json({"type": "error", "message": message})

@@ -22,6 +22,7 @@ from assistant.asgi import application
 from assistant.consumers import CLOSE_FORBIDDEN, CLOSE_NOT_FOUND
 from assistant.models import Conversation, Message, ReplyKind
 from assistant.services import conversation_create
+from assistant.settings import redis_channel_layers
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.asyncio]
 
@@ -256,3 +257,65 @@ async def test_a_binary_frame_gets_an_error_event() -> None:
     event = await communicator.receive_json_from(timeout=TIMEOUT)
     assert event["type"] == "error"
     await communicator.disconnect()
+
+
+async def test_a_socket_closed_under_the_consumer_ends_it_quietly(caplog: pytest.LogCaptureFixture) -> None:
+    """Daphne raises ``Disconnected`` for a send on a socket that has just closed (after an oversized
+    frame, say) before the consumer hears of the close; a group event arriving then must not crash it."""
+    from autobahn.exception import Disconnected
+    from channels.layers import get_channel_layer
+
+    closed = asyncio.Event()
+    sent: list[dict[str, Any]] = []
+
+    async def closing_server(scope: dict[str, Any], receive: Any, send: Any) -> None:
+        async def send_or_fail(message: dict[str, Any]) -> None:
+            if closed.is_set() and message["type"] != "websocket.accept":
+                sent.append(message)
+                raise Disconnected("Attempt to send on a closed protocol")
+            await send(message)
+
+        await application(scope, receive, send_or_fail)
+
+    ada = await make_user("ada")
+    conversation = await make_conversation(ada)
+    communicator = WebsocketCommunicator(
+        closing_server, f"/ws/c/{conversation.pk}/", headers=[ORIGIN, await session_cookie(ada)]
+    )
+    assert (await communicator.connect(timeout=TIMEOUT))[0]
+    closed.set()
+    layer = get_channel_layer()
+    assert layer is not None
+    event = {"type": "workflow.finished", "run_id": "r1", "status": "succeeded"}
+    await layer.group_send(conversation.channel_group, event)
+    await layer.group_send(conversation.channel_group, event)
+    for _ in range(50):
+        if sent:
+            break
+        await asyncio.sleep(0.02)
+    await asyncio.sleep(0.1)
+    assert sent == [
+        {
+            "type": "websocket.send",
+            "text": '{"type": "workflow.finished", "run_id": "r1", "status": "succeeded"}',
+        }
+    ]  # tried once; the second event is dropped unsent
+    assert not communicator.future.done()  # the consumer is still running, not crashed
+    await communicator.disconnect()
+    assert not [record for record in caplog.records if record.levelno >= 30]
+
+
+async def test_a_handshake_while_the_channel_layer_is_down_is_closed_for_a_retry(
+    settings: Settings, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Redis unreachable (nothing listens on port 1): the page gets 1013, which it retries, not a 500."""
+    from assistant.consumers import CLOSE_TRY_AGAIN
+
+    settings.CHANNEL_LAYERS = redis_channel_layers("redis://127.0.0.1:1/0")  # as REDIS_URL sets it up
+    ada = await make_user("ada")
+    conversation = await make_conversation(ada)
+    communicator = communicator_for(conversation.pk, await session_cookie(ada))
+    await assert_closed_with(communicator, CLOSE_TRY_AGAIN)
+    await communicator.send_input({"type": "websocket.disconnect", "code": CLOSE_TRY_AGAIN})
+    await communicator.wait(timeout=TIMEOUT)  # re-raises whatever ended the consumer
+    assert "channel layer unreachable" in caplog.text
