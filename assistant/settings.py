@@ -16,6 +16,8 @@ import environ
 from csp.constants import NONE, SELF
 from django.core.exceptions import ImproperlyConfigured
 
+from assistant.static_headers import add_static_headers
+
 BASE_DIR = Path(__file__).resolve().parent.parent
 
 env = environ.Env()
@@ -238,6 +240,8 @@ STORAGES = {
 }
 # In debug (and tests) static files are served from the apps directly, no collectstatic needed.
 WHITENOISE_USE_FINDERS = DEBUG
+# WhiteNoise answers before the CSP and X-Frame-Options middlewares: it adds their headers itself.
+WHITENOISE_ADD_HEADERS_FUNCTION = add_static_headers
 
 # Mail to attendees ("notify them") is printed to the console unless EMAIL_URL names an SMTP server,
 # e.g. smtp+tls://user:password@mail.example.org:587 (django-environ's form).

@@ -25,6 +25,7 @@ import time
 import urllib.request
 from collections.abc import Iterator
 from datetime import date, datetime, timedelta
+from itertools import pairwise
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
@@ -315,6 +316,37 @@ def test_a_reply_lost_on_the_socket_is_fetched_once_its_run_settled(page: Page) 
     (lost,) = dropped  # it did come over HTTP, not over the socket
     assert EVENT_SUMMARY in lost
     expect(page.get_by_role("button", name="Send")).to_be_enabled()
+
+
+def test_a_socket_closed_for_a_retry_is_retried_after_growing_pauses(page: Page) -> None:
+    """1013 (the server's channel layer is down): the server accepts the socket, then closes it.  The
+    page keeps retrying, each pause twice the last, rather than once a second for as long as the
+    outage lasts (an open socket used to start the pauses again), and goes live once it is back."""
+    attempts: list[float] = []
+    opened: list[WebSocketRoute] = []
+    outage = {"on": True}
+
+    def layer_down(ws: WebSocketRoute) -> None:
+        attempts.append(time.monotonic())
+        if outage["on"]:
+            opened.append(ws)  # the page sees it open, as the server's accept; closed a moment later
+        else:
+            ws.connect_to_server()
+
+    page.route_web_socket(re.compile(r"/ws/c/"), layer_down)
+    page.reload()
+    deadline = time.monotonic() + 7.5  # attempts at about 0, 1, 3 and 7 s
+    while time.monotonic() < deadline:
+        page.wait_for_timeout(100)  # the routes' handlers run while Playwright waits
+        while opened:
+            opened.pop().close(code=1013, reason="")
+    pauses = [later - earlier for earlier, later in pairwise(attempts)]
+    assert len(attempts) == 4, pauses
+    assert all(later > 1.5 * earlier for earlier, later in pairwise(pauses)), pauses
+    expect(page.locator("#connection")).to_have_text("Reconnecting…")
+
+    outage["on"] = False
+    expect(page.locator("#connection")).to_have_attribute("data-state", "online", timeout=15_000)
 
 
 def standup_starts(database: Path) -> list[str]:

@@ -181,3 +181,17 @@ def test_the_stylesheets_exist_where_the_pages_link_them(client: Client, ada: An
     for href in re.findall(r'<link rel="stylesheet" href="/static/assistant/([\w.-]+)"', html):
         assert (STATIC / href).is_file(), href
     assert "settings.css" in html
+
+
+@pytest.mark.parametrize("path", ["/static/assistant/chat.js", "/static/admin/css/base.css"])
+def test_static_files_carry_the_pages_security_headers(settings: Any, path: str) -> None:
+    """WhiteNoise answers before the CSP and X-Frame-Options middlewares; the headers come all the same."""
+    settings.WHITENOISE_USE_FINDERS = True  # served from the apps, as in development, no collectstatic
+    settings.WHITENOISE_AUTOREFRESH = True
+    response = Client().get(path)
+    assert response.status_code == 200
+    assert policy(response)["frame-ancestors"] == ["'none'"]
+    assert policy(response)["script-src"] == ["'self'"]
+    assert response.headers["X-Frame-Options"] == "DENY"
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
+    assert response.headers["Referrer-Policy"] == "same-origin"

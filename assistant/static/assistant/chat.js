@@ -804,10 +804,11 @@
       return;
     }
     state.socket = socket;
+    var opened = false;
     setConnection("connecting", "Connecting…");
 
     socket.addEventListener("open", function () {
-      state.reconnectAttempts = 0;
+      opened = true;
       setConnection("online", "Live");
       // Anything said while the socket was down (a reply finished by a worker, another tab).
       catchUp().catch(function () {});
@@ -824,6 +825,11 @@
     socket.addEventListener("close", function (closeEvent) {
       if (state.socket === socket) {
         state.socket = null;
+      }
+      // 1013: the server took the socket but could not reach its channel layer; the pause keeps
+      // growing.  Any other close after an open socket starts the pauses again from one second.
+      if (closeEvent.code !== 1013 && opened) {
+        state.reconnectAttempts = 0;
       }
       if (closeEvent.code === 4401) {
         toLogin();
