@@ -243,6 +243,14 @@ WHITENOISE_USE_FINDERS = DEBUG
 # WhiteNoise answers before the CSP and X-Frame-Options middlewares: it adds their headers itself.
 WHITENOISE_ADD_HEADERS_FUNCTION = add_static_headers
 
+# Addresses users give (a CalDAV server's) reach public internet addresses only, and over https only;
+# these networks they may reach as well, plain http included: e.g. "192.168.1.0/24" for a Radicale on
+# the home network, "10.89.0.0/24" for one in a container network beside the app.  In development
+# (DEBUG) every network is allowed, for the test servers on loopback.  See skills/outbound.py.
+OUTBOUND_ALLOWED_NETWORKS = env.list(
+    "OUTBOUND_ALLOWED_NETWORKS", default=["0.0.0.0/0", "::/0"] if DEBUG else []
+)
+
 # Mail to attendees ("notify them") is printed to the console unless EMAIL_URL names an SMTP server,
 # e.g. smtp+tls://user:password@mail.example.org:587 (django-environ's form).
 # Until then the reply to "notify them" says that mail is not configured and nobody was emailed.

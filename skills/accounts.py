@@ -25,7 +25,7 @@ from django.utils import timezone
 from skills import services
 from skills.crypto import SecretUnreadableError, encrypt_json
 from skills.models import Calendar, CalendarAccount, Event, default_timezone
-from skills.providers.base import PermissionDeniedError, ProviderError, TransientProviderError
+from skills.providers.base import PermissionDeniedError, ProviderError
 
 __all__ = [
     "AccountSummary",
@@ -353,14 +353,23 @@ def connect_google(
     return account, sync(account)
 
 
+CALDAV_UNREACHABLE = (
+    "Couldn't reach a CalDAV server at that address. Check the address (your provider's help page "
+    "gives it) and try again."
+)
+
+
 def _caldav_refusal(exc: ProviderError) -> ConnectError:
+    """What the form says: a refused password, or one message for everything else.
+
+    One message, never the server's words: an address the server may not reach (skills.outbound), a
+    closed port, a redirect, an error page and an answer that is not CalDAV read the same, so that the
+    form tells nobody what listens where.  The log names the kind of failure, for the operator.
+    """
     if isinstance(exc, PermissionDeniedError):
         return ConnectError("The server refused that user name or password.")
-    if isinstance(exc, TransientProviderError):
-        return ConnectError(
-            "The server at that address could not be reached. Check the address and try again."
-        )
-    return ConnectError(str(exc))
+    logger.info("CalDAV connect failed: %s", type(exc.__cause__ or exc).__name__)
+    return ConnectError(CALDAV_UNREACHABLE)
 
 
 def connect_caldav(

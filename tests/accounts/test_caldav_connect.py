@@ -115,7 +115,7 @@ def test_an_unreachable_server_says_so(client: Client) -> None:
     )
     text = page.content.decode()
     assert page.status_code == 400
-    assert "could not be reached" in text
+    assert "reach a CalDAV server at that address" in text
     assert "secret-pw" not in text
     assert not CalendarAccount.objects.exists()
 

@@ -11,7 +11,6 @@ and what a status means is in one place.  Failures become the provider contract'
 
 from __future__ import annotations
 
-import ipaddress
 from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -23,6 +22,7 @@ import caldav
 from caldav.lib import error as dav_error
 from lxml import etree
 
+from skills import outbound
 from skills.providers.base import (
     ConflictError,
     NotFoundError,
@@ -37,6 +37,8 @@ _NS = {"D": "DAV:", "C": "urn:ietf:params:xml:ns:caldav", "CS": "http://calendar
 _XML = {"Content-Type": "application/xml; charset=utf-8"}
 _ICS = {"Content-Type": "text/calendar; charset=utf-8"}
 _PARSER = etree.XMLParser(resolve_entities=False, no_network=True)
+# What caldav raises reading an answer that is not WebDAV: a 302's empty body gave an AttributeError.
+_NOT_CALDAV = (AttributeError, KeyError, IndexError, TypeError, ValueError, etree.LxmlError)
 
 
 class SyncTokenExpiredError(ProviderError):
@@ -62,16 +64,6 @@ class Resource:
     data: str = ""
 
 
-def _is_loopback(url: str) -> bool:
-    host = urlsplit(url).hostname or ""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
-
-
 def _tz_id(text: str) -> str:
     """The TZID of a calendar-timezone property (a VCALENDAR with one VTIMEZONE), or ""."""
     for line in text.splitlines():
@@ -83,18 +75,24 @@ def _tz_id(text: str) -> str:
 class DavConnection:
     """One account's connection: server URL, user name and app password."""
 
-    def __init__(self, url: str, username: str, password: str, *, timeout: int = 30) -> None:
+    def __init__(self, url: str, username: str, password: str) -> None:
+        """Raises ProviderError, nothing sent, for a URL :mod:`skills.outbound` does not let us reach."""
         self.url = url if url.endswith("/") else url + "/"
-        # Plain HTTP only to this machine (a test server, a local Radicale); elsewhere TLS.
+        try:
+            outbound.check_url(self.url)
+        except outbound.OutboundRefusedError as exc:
+            raise ProviderError("The server at that address may not be reached from here.") from exc
         self.client = caldav.DAVClient(  # type: ignore[operator]
             url=self.url,
             username=username,
             password=password,
             auth_type="basic",
-            timeout=timeout,
-            require_tls=not _is_loopback(self.url),
+            timeout=(outbound.CONNECT_TIMEOUT, outbound.READ_TIMEOUT),
+            require_tls=False,  # read by discovery only (off); outbound keeps http to allowed networks
             enable_rfc6764=False,
         )
+        # Every connection, redirect and answer through the guard: a user typed this URL.
+        self.client.session = outbound.session()
 
     # -- plumbing --------------------------------------------------------------------------------------
     def absolute(self, path: str) -> str:
@@ -117,9 +115,11 @@ class DavConnection:
                 raise PermissionDeniedError(f"The CalDAV server does not allow this {method} (403).") from exc
             raise PermissionDeniedError("The CalDAV server refused the user name or app password.") from exc
         except dav_error.DAVError as exc:
-            raise ProviderError(f"The CalDAV server refused a {method}: {exc}") from exc
+            raise ProviderError(f"The CalDAV server refused a {method}.") from exc  # its words stay out
         except (OSError, ConnectionError) as exc:
             raise TransientProviderError(f"The CalDAV server could not be reached ({method}).") from exc
+        except _NOT_CALDAV as exc:  # caldav reading an answer that is not WebDAV (a redirect's, an HTML page)
+            raise ProviderError(f"The CalDAV server's answer to a {method} was not CalDAV.") from exc
         except Exception as exc:  # niquests' own exception family (timeouts, connection resets)
             if type(exc).__module__.split(".")[0] in ("niquests", "urllib3", "urllib3_future"):
                 raise TransientProviderError(f"The CalDAV server could not be reached ({method}).") from exc
@@ -144,7 +144,10 @@ class DavConnection:
     @staticmethod
     def _tree(response: Any) -> Any:
         raw = response.raw if isinstance(response.raw, bytes) else str(response.raw).encode("utf-8")
-        return etree.fromstring(raw, _PARSER)
+        try:
+            return etree.fromstring(raw, _PARSER)
+        except etree.LxmlError as exc:
+            raise ProviderError("The CalDAV server's answer was not XML.") from exc
 
     @staticmethod
     def _etag(response: Any) -> str:
@@ -160,7 +163,11 @@ class DavConnection:
         except dav_error.AuthorizationError as exc:
             raise PermissionDeniedError("The CalDAV server refused the user name or app password.") from exc
         except dav_error.DAVError as exc:
-            raise ProviderError(f"No CalDAV calendars were found at that address: {exc}") from exc
+            raise ProviderError("No CalDAV calendars were found at that address.") from exc
+        except (OSError, ConnectionError) as exc:
+            raise TransientProviderError("The CalDAV server could not be reached.") from exc
+        except _NOT_CALDAV as exc:
+            raise ProviderError("The answer at that address was not CalDAV.") from exc
         except Exception as exc:
             if type(exc).__module__.split(".")[0] in ("niquests", "urllib3", "urllib3_future"):
                 raise TransientProviderError("The CalDAV server could not be reached.") from exc
