@@ -61,6 +61,8 @@ def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetim
     options = [o for o in payload.get("options") or [] if isinstance(o, dict)]
     operation, _ = classify(text)
     if payload.get("kind") == "confirm":
+        if _DONT.match(text):  # "don't do it" is no yes, and "don't let anyone see ..." a new request
+            return DECLINE if _NO_LEAD.match(text) else NOT_AN_ANSWER
         if operation == "yes" or _affirms(text):
             return options[0]["value"] if options else True
         if _ONLY_THIS.match(norm):
@@ -69,7 +71,7 @@ def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetim
             if len(rows) == 1 and not rows[0].get("series"):
                 return options[0]["value"] if options else True
             return NOT_AN_ANSWER
-        if operation == "no" or after_no(text):
+        if operation == "no" or _NO_LEAD.match(text):
             return DECLINE  # "No, find another time that day" declines and asks something else
         return NOT_AN_ANSWER
     if payload.get("kind") == "choose" and options:
@@ -190,9 +192,15 @@ def _on_day(when: Any, candidates: list[dict[str, Any]], tz: ZoneInfo) -> Any:
     return hits[0] if len(hits) == 1 else NOT_AN_ANSWER
 
 
+# "Don't" declines alone or with what not to do to the preview ("don't do it, ..."); followed by a
+# request of its own ("don't let anyone see when I'm busy") it is that request, negated.
 _NO_LEAD = re.compile(
-    r"^\s*(?:no|nope|nah|not that|don't|do not)\b[\s,.!;:-]*(?:(?:thanks|thank you|please)\b[\s,.!]*)?", re.I
+    r"^\s*(?:no|nope|nah|not that|(?:don't|do not)(?:\s+(?:do|book|make|change|move|apply|create|add|save)"
+    r"\s+(?:it|that|this|them)|\s+bother)?(?=\s*(?:[,.!;:-]|$)))\b[\s,.!;:-]*"
+    r"(?:(?:thanks|thank you|please)\b[\s,.!]*)?",
+    re.I,
 )
+_DONT = re.compile(r"^\s*(?:don't|do not)\b", re.I)
 _JUST_POLITE = re.compile(r"^(?:thanks|thank you|please|never ?mind|it'?s fine|that'?s all)?[\s.!]*$", re.I)
 
 

@@ -9,6 +9,7 @@ door it came through.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -387,6 +388,46 @@ for _part, (_lo, _hi) in _USUAL.items():
     DayPartsForm.base_fields[f"{_part}_end"] = _time_field(f"{_part.capitalize()} to", f"Usually {_hi}.")
 
 
+class BusyVisibleToForm(KeyForm):
+    """Everyone, the people named (their emails, one a line or separated by commas), or nobody."""
+
+    key = "busy_visible_to"
+    who = LenientChoiceField(
+        label="Who may see when you're busy",
+        required=False,
+        choices=[
+            ("everyone", "Everyone on this instance"),
+            ("named", "Only the people I name below"),
+            ("nobody", "Nobody"),
+        ],
+        widget=forms.RadioSelect,
+        help_text="They see the times you are busy, never what your events are.",
+    )
+    people = forms.CharField(
+        label="People",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Their email addresses, one a line or separated by commas; used with the middle choice.",
+    )
+
+    @classmethod
+    def raw_value(cls, data: Mapping[str, Any]) -> Any:
+        value: dict[str, Any] = {"who": _text(data.get("who")) or ""}
+        people = [a for a in re.split(r"[\s,;]+", str(data.get("people") or "")) if a]
+        if people or value["who"] == "named":
+            value["people"] = people
+        return value
+
+    @classmethod
+    def initial_for(cls, value: Any) -> dict[str, Any]:
+        value = _dict(value)
+        people = value.get("people")
+        return {
+            "who": value.get("who") if isinstance(value.get("who"), str) else "",
+            "people": "\n".join(a for a in people if isinstance(a, str)) if isinstance(people, list) else "",
+        }
+
+
 KEY_FORMS: dict[str, type[KeyForm]] = {
     form.key: form
     for form in (
@@ -401,6 +442,7 @@ KEY_FORMS: dict[str, type[KeyForm]] = {
         DefaultEventMinutesForm,
         WeekStartForm,
         DayPartsForm,
+        BusyVisibleToForm,
     )
 }
 assert set(KEY_FORMS) == set(KEYS), "every known key has a form"

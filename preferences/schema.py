@@ -27,6 +27,7 @@ from pydantic import (
     BaseModel,
     BeforeValidator,
     ConfigDict,
+    Field,
     RootModel,
     ValidationError,
     ValidationInfo,
@@ -62,6 +63,8 @@ ZONE_HINT = "use an IANA time zone name such as Europe/London or America/New_Yor
 CALENDAR_HINT = "use the key of one of your calendars, e.g. 'work' or 'personal'"
 MINUTES_HINT = f"use a whole number of minutes from {MINUTES_MIN} to {MINUTES_MAX}"
 BOOL_HINT = "use true or false"
+WHO_HINT = "use everyone, named or nobody"
+EMAIL_HINT = "use an email address such as ann@example.com"
 # What a missing field should hold, by the field's name.
 FIELD_HINTS = {
     "start": TIME_HINT,
@@ -74,6 +77,7 @@ FIELD_HINTS = {
     "morning": "use {start, end}",
     "afternoon": "use {start, end}",
     "evening": "use {start, end}",
+    "who": WHO_HINT,
 }
 
 # The product's fixed day parts until a user sets their own (scenarios README; night wraps past midnight).
@@ -191,6 +195,61 @@ def _end_after_start(
             f"than the {start_field} on the same day",
         )
     return end
+
+
+BUSY_WHO = ("everyone", "named", "nobody")
+_EMAIL_RE = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s.]+")
+
+
+def _who(value: Any) -> str:
+    text = value.strip().lower() if isinstance(value, str) else None
+    if text not in BUSY_WHO:
+        raise _fail("who", f"{_show(value)} is not a choice; {WHO_HINT}")
+    return text
+
+
+def _address(value: Any) -> str:
+    if not isinstance(value, str) or not _EMAIL_RE.fullmatch(value.strip()):
+        raise _fail("email", f"{_show(value)} is not an email address; {EMAIL_HINT}")
+    return value.strip().lower()
+
+
+def _address_list(value: Any) -> Any:
+    if value is None:
+        return None
+    if isinstance(value, str | bytes) or not isinstance(value, list | tuple | set | frozenset):
+        raise _fail("emails", f"{_show(value)} is not a list of email addresses; {EMAIL_HINT}")
+    return list(value)
+
+
+def _sorted_once(addresses: list[str] | None) -> list[str] | None:
+    return sorted(set(addresses)) if addresses else None
+
+
+Address = Annotated[str, BeforeValidator(_address)]
+
+
+class BusyVisibility(_Value):
+    """Who of this instance's users may see when you are busy (the spans only, never what the events
+    are), when they ask "is Ann free on Thursday?" or look for a time that suits everyone."""
+
+    EXAMPLE = '{"who": "named", "people": ["ann@example.com"]}'
+    who: Annotated[str, BeforeValidator(_who)]
+    # Validated when left out too: "named" with nobody is refused at this field.  Only "named" keeps
+    # a list; the others store none (an empty list is dropped).
+    people: Annotated[
+        list[Address] | None, BeforeValidator(_address_list), AfterValidator(_sorted_once)
+    ] = Field(default=None, validate_default=True)
+
+    @field_validator("people")
+    @classmethod
+    def _only_when_named(cls, people: list[str] | None, info: ValidationInfo) -> list[str] | None:
+        who = info.data.get("who")
+        if who == "named" and not people:
+            raise _fail("people", f"nobody named; {EMAIL_HINT}, or choose nobody")
+        if who in ("everyone", "nobody") and people:
+            raise _fail("people", f"people are named only with who: named, not with who: {who}")
+        return people
 
 
 class _Timed(_Value):
@@ -473,6 +532,14 @@ KEYS: dict[str, PreferenceSpec] = {
             "What morning, afternoon and evening mean to you; night runs from the end of the evening to "
             "the start of the morning.",
             DEFAULT_DAY_PARTS,
+        ),
+        PreferenceSpec(
+            "busy_visible_to",
+            BusyVisibility,
+            "free/busy sharing",
+            "Other users of this instance may ask when you are busy (the times only, never what your "
+            "events are): everyone, only the people you name (by email), or nobody. Not set: everyone.",
+            {"who": "named", "people": ["ann@example.com"]},
         ),
     )
 }

@@ -19,6 +19,7 @@ from preferences.schema import KEYS, PreferenceError, validate_preference
 __all__ = [
     "CheckedPreferences",
     "StoredProblem",
+    "busy_shared_with",
     "forget_reported",
     "ignored_note",
     "preference_get",
@@ -116,6 +117,24 @@ def preference_get(*, user: Any, key: str, default: Any = None) -> Any:
         return default
     canonical, problem = _checked(key, row, user)
     return default if problem is not None else canonical
+
+
+def busy_shared_with(*, viewer: Any, owner_ids: list[Any]) -> set[Any]:
+    """Which of ``owner_ids`` let ``viewer`` see when they are busy, read in one query: their
+    ``busy_visible_to``, everyone when it is not set.  A stored value that no longer validates hides
+    them: whoever set it meant to share less than everyone, and guessing more would leak."""
+    address = (getattr(viewer, "email", "") or "").strip().lower()
+    hidden = set()
+    rows = Preference.objects.filter(user_id__in=owner_ids, key="busy_visible_to")
+    for owner_id, value in rows.values_list("user_id", "value"):
+        canonical, problem = _checked("busy_visible_to", value, owner_id)
+        if problem is not None:
+            hidden.add(owner_id)
+            continue
+        named = canonical["who"] == "named" and bool(address) and address in canonical["people"]
+        if canonical["who"] != "everyone" and not named:
+            hidden.add(owner_id)
+    return {owner_id for owner_id in owner_ids if owner_id not in hidden}
 
 
 def user_timezone(*, user: Any) -> str:

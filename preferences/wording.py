@@ -148,6 +148,12 @@ def describe_preference(key: str, value: Any, *, calendars: Mapping[str, str] | 
         parts = [f"{name} {describe_span(span['start'], span['end'])}" for name, span in value.items()]
         night = describe_span(value["evening"]["end"], value["morning"]["start"])
         return ", ".join([*parts, f"night {night}"])
+    if key == "busy_visible_to":
+        if value["who"] == "named":
+            return f"on, only with {_join(value['people'])}"
+        if value["who"] == "everyone":
+            return "on, with everyone on this instance"
+        return "off: nobody here sees when you're busy"
     return str(value)  # timezone: its IANA name is what people know it by
 
 

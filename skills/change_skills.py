@@ -33,7 +33,7 @@ from skills.changes import (
 from skills.context import NO_ANSWER, Interrupt, SkillContext
 from skills.critic import Expectation, criticise
 from skills.errors import SkillError
-from skills.formatting import format_day, format_person, format_span, format_time
+from skills.formatting import format_day, format_person, format_span, format_time, join_and
 from skills.freetime import (
     WAKING_HOURS,
     Block,
@@ -287,15 +287,16 @@ def plan_move(ctx: SkillContext, params: PlanMoveInput) -> ChangeSet:
             if slot.start is None:
                 skipped.append(Skipped(summary=item.summary, start=item.start, reason=slot.why))
                 continue
-            start, why = slot.start, slot.why
+            start, why, unseen = slot.start, slot.why, slot.unseen
         else:
-            start = moved_start(item, params, tz)
+            start, unseen = moved_start(item, params, tz), []
         end = start + length
         if start == item.start and end == item.end:
             skipped.append(Skipped(summary=item.summary, start=item.start, reason="it is already then"))
             continue
         taken.append((start.timestamp(), end.timestamp()))
-        changes.append(Change(action="update", start=start, end=end, why=why, **_target(item, params.scope)))
+        target = _target(item, params.scope)
+        changes.append(Change(action="update", start=start, end=end, why=why, unseen=unseen, **target))
     _conflicts(ctx, changes, skip_keys=skip_keys)
     return ChangeSet(changes=changes, skipped=skipped)
 
@@ -475,6 +476,9 @@ class Fit(BaseModel):
 
     start: datetime | None = None
     why: str = ""
+    unseen: list[str] = Field(
+        default_factory=list, description="The people asked to be free whose busy times cannot be seen."
+    )
 
 
 def _find_slot(
@@ -583,14 +587,14 @@ def first_fit(
     every = "both" if len(people.people) == 1 else "all"
     within = _within(prefs, day_part, meeting=bool(others), window=window)
     unseen = (
-        f"; I cannot see the calendar of {', '.join(format_person(a) for a in people.unknown)}"
-        if people.unknown
+        f"; I cannot see the calendar of {', '.join(people.unseen)}"
+        if people.unseen
         else ""
     )
     if found:
         start = datetime.fromtimestamp(found[0][0], tz)
         subject = f"{who} are {every} free" if people.people else "you are free"
-        return Fit(start=start, why=f"the first time {subject} {within}{unseen}")
+        return Fit(start=start, why=f"the first time {subject} {within}{unseen}", unseen=people.unseen)
     nearest = first(hi, horizon, NEAREST)
     last = (hi - timedelta(microseconds=1)).astimezone(tz).date()
     period = f"from {format_day(lo.astimezone(tz).date())} to {format_day(last)}"
@@ -631,22 +635,17 @@ def _within(
     if day_part:
         said = f"in the {day_part}"
         if hours:
-            said += f" within your {_and(hours)} hours"
+            said += f" within your {join_and(hours)} hours"
     elif hours:
-        said = f"within your {_and(hours)} hours"
+        said = f"within your {join_and(hours)} hours"
     elif window is not None:
         said = f"between {clock_time(window[0])} and {clock_time(window[1])}"
     else:
         said = "at any hour"
     kept = [name for key, name in _KEPT.items() if prefs.get(key)]
     if kept:
-        said += f", clear of your {_and(kept)}"
+        said += f", clear of your {join_and(kept)}"
     return said
-
-
-def _and(items: list[str]) -> str:
-    """ "lunch", "lunch and gym sessions", "lunch, gym sessions and writing block"."""
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
 
 
 _KEPT = {"lunch_hours": "lunch", "gym_schedule": "gym sessions", "writing_block": "writing block"}
@@ -726,7 +725,7 @@ def plan_create(ctx: SkillContext, params: PlanCreateInput) -> ChangeSet:
     else:
         start = params.start
     attendees = list(dict.fromkeys([*params.attendees, *(template.attendees if template else [])]))
-    why = ""
+    why, unseen = "", []
     if params.search_end is not None and not all_day:
         fit = first_fit(
             ctx,
@@ -739,7 +738,7 @@ def plan_create(ctx: SkillContext, params: PlanCreateInput) -> ChangeSet:
         )
         if fit.start is None:
             return ChangeSet(skipped=[Skipped(summary=summary, reason=fit.why)])
-        start, why = fit.start, fit.why
+        start, why, unseen = fit.start, fit.why, fit.unseen
     if all_day:
         day = start.astimezone(ctx.tz).date()
         last = params.last_day if params.last_day is not None and params.last_day >= day else day
@@ -764,6 +763,7 @@ def plan_create(ctx: SkillContext, params: PlanCreateInput) -> ChangeSet:
         location=params.location or (template.location if template else ""),
         rrule=params.rrule,
         why=why,
+        unseen=unseen,
     )
     _conflicts(ctx, [change], skip_keys=set())
     return ChangeSet(changes=[change])

@@ -20,7 +20,7 @@ from zoneinfo import ZoneInfo
 from django.db import IntegrityError, transaction
 from pydantic import BaseModel, Field
 
-from skills.formatting import format_day, format_person, format_span, ordinal
+from skills.formatting import format_day, format_person, format_span, join_and, ordinal
 from skills.models import ChangeRecord, CopyLink
 from skills.providers.base import (
     CalendarProvider,
@@ -117,6 +117,11 @@ class Change(BaseModel):
     busy: list[str] = Field(
         default_factory=list, description="The attendees (their names) who are busy at the new time."
     )
+    unseen: list[str] = Field(
+        default_factory=list,
+        description="For a time chosen as one when everyone is free: the people among them whose busy "
+        "times cannot be seen (not users here, or not sharing them), so the time may not suit them.",
+    )
     copy_of: CopyOf | None = Field(default=None, description="For a copy of another event: that event.")
     sync_of: SyncOf | None = Field(
         default=None, description="For an update that keeps a copy and its original in step: the link."
@@ -170,6 +175,9 @@ def approval_reasons(changes: Iterable[Change]) -> list[str]:
         reasons.append("it moves an event other people attend")
     if any(any(attendee_changes(c)) for c in changes):
         reasons.append("it changes who is invited")
+    unseen = sorted({name for c in changes for name in c.unseen})
+    if unseen:
+        reasons.append(f"I cannot see when {join_and(unseen)} {'is' if len(unseen) == 1 else 'are'} busy")
     if any(c.conflicts for c in changes):
         reasons.append("it conflicts: " + "; ".join(x for c in changes for x in c.conflicts))
     return reasons

@@ -10,7 +10,6 @@ from pydantic import BaseModel, Field
 from preferences.schema import day_part_bounds
 from skills.context import SkillContext
 from skills.filtering import filter_items
-from skills.formatting import format_person
 from skills.freetime import (
     WAKING_HOURS,
     Span,
@@ -233,7 +232,7 @@ def free_slots(ctx: SkillContext, params: FreeSlotsInput) -> FreeSlotsOutput:
         window_start=f"{window[0]:%H:%M}" if window else None,
         window_end=f"{window[1]:%H:%M}" if window else None,
         people=[p.name for p in others.people],
-        unseen=[format_person(a) for a in others.unknown],
+        unseen=others.unseen,
         nearest=nearest,
         nearest_days=nearest_days,
     )
@@ -292,7 +291,7 @@ def people_busy(ctx: SkillContext, params: PeopleBusyInput) -> PeopleBusyOutput:
             for a, b in spans
         ]
         busy.append(PersonBusy(name=person.name, busy=slots))
-    unseen = [format_person(a) for a in others.unknown]
+    unseen = others.unseen
     said = [" ".join(n.split()) for n in params.names if n.split()]
     if said:
         known = people_matching(user=ctx.user, names=said)

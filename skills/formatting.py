@@ -50,6 +50,11 @@ def format_person(email: str) -> str:
     return " ".join(w.capitalize() for w in words) or email
 
 
+def join_and(items: list[str]) -> str:
+    """ "lunch", "Ann Lee and Raj Patel", "lunch, gym sessions and writing block"."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
 def ordinal(n: int) -> str:
     """1st, 2nd, 3rd, 11th, 22nd."""
     suffix = "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")

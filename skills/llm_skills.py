@@ -39,7 +39,7 @@ from assistant.llm.usage import daily_tokens_left, record_calls
 from skills.changes import Change
 from skills.context import SkillContext
 from skills.errors import LanguageModelRequiredError, SkillError
-from skills.formatting import format_day, format_range, format_span, format_time
+from skills.formatting import format_day, format_range, format_span, format_time, join_and
 from skills.recurrence import as_local_midnight
 from skills.registry import REGISTRY, skill
 from skills.schemas import EventItem, SkillInput
@@ -306,10 +306,6 @@ def _duration(minutes: int) -> str:
     return " ".join(part for part in (f"{hours} h" if hours else "", f"{rest} min" if rest else "") if part)
 
 
-def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
-
-
 def _commitment(e: EventItem, tz: ZoneInfo) -> str:
     day = format_day(e.start.astimezone(tz).date())
     return f"{e.summary}, {day}" + ("" if e.all_day else f" at {format_time(e.start, tz)}")
@@ -351,7 +347,7 @@ def _summary_by_rules(params: SummariseInput, tz: ZoneInfo) -> Summary:
     if period is not None and len(days) > 1 and (period[1] - period[0]).days < 7:
         lines.append("By day: " + ", ".join(f"{d:%A} {len(by_day.get(d, []))}" for d in _span(period)) + ".")
     if free:
-        lines.append(f"Free: {_and([format_day(d) for d in free])}.")
+        lines.append(f"Free: {join_and([format_day(d) for d in free])}.")
     elif period is not None and period[0] != period[1] and (period[1] - period[0]).days < _MAX_FREE_DAY_SPAN:
         lines.append("No day is free.")
     first, last = events[0], max(events, key=lambda e: (e.start, e.summary))
@@ -483,7 +479,7 @@ def _change_line(change: Change, tz: ZoneInfo) -> str:
         parts.append(f"is now at {change.new_location}" if change.new_location else "has no place any more")
     if change.end is not None and change.before_end is not None and change.end != change.before_end:
         parts.append(f"now ends at {format_time(change.end, tz)}")
-    return f"{change.summary}{was} " + (_and(parts) if parts else "has changed")
+    return f"{change.summary}{was} " + (join_and(parts) if parts else "has changed")
 
 
 def _recipients(ctx: SkillContext, params: DraftInput) -> list[str]:
@@ -519,7 +515,7 @@ def _draft_by_rules(ctx: SkillContext, params: DraftInput) -> Draft:
         subject = items[0][0].upper() + items[0][1:]
     elif titles:
         subject = (
-            f"About {_and(titles[:3])}"
+            f"About {join_and(titles[:3])}"
             if len(titles) <= 3
             else f"About {titles[0]} and {len(titles) - 1} more"
         )

@@ -15,6 +15,8 @@ from typing import Any
 
 from django.db import connection
 
+from preferences.selectors import busy_shared_with
+from skills.formatting import format_person
 from skills.freetime import Span, merge
 from skills.hotsql import people_rows
 from skills.models import Calendar, Event
@@ -67,8 +69,9 @@ def people_matching(*, user: Any, names: list[str]) -> dict[str, list[Person]]:
 class Availability:
     """When some people of this instance are busy within a range, read once for a whole search.
 
-    ``people`` are the addresses asked about that belong to users here (their free/busy is visible:
-    busy spans, nothing of what the events are), ``unknown`` the others, whose time cannot be seen.
+    ``people`` are the addresses asked about that belong to users here who let the asking user see when
+    they are busy (busy spans, nothing of what the events are), ``hidden`` the users here who do not
+    (``busy_visible_to``), ``unknown`` the other addresses, whose time cannot be seen either.
     Their calendars are read through one busy index for the search (two queries however many people
     and however long the range); who of them is busy at a given time is read per person when asked.
     """
@@ -77,17 +80,24 @@ class Availability:
         self,
         *,
         people: tuple[Person, ...] = (),
+        hidden: tuple[Person, ...] = (),
         unknown: tuple[str, ...] = (),
         calendars: dict[int, list[CalendarInfo]] | None = None,
         start: datetime | None = None,
         end: datetime | None = None,
     ) -> None:
         self.people = people
+        self.hidden = hidden
         self.unknown = unknown
         self._calendars = calendars or {}
         self._range = (start, end)
         self._all: _PeopleBusy | None = None
         self._each: dict[int, list[Span]] = {}
+
+    @property
+    def unseen(self) -> list[str]:
+        """Everyone asked about whose busy times cannot be read, as names to show ("Ann Lee", "Zoe")."""
+        return [p.name for p in self.hidden] + [format_person(a) for a in self.unknown]
 
     def _window(self) -> tuple[datetime, datetime]:
         start, end = self._range
@@ -202,7 +212,8 @@ def _people_rows(calendars: list[int], start: datetime, end: datetime) -> list[A
 
 def availability(*, user: Any, emails: list[str], start: datetime, end: datetime) -> Availability:
     """The busy times within [start, end) of the people among ``emails`` who are users of this
-    instance (the asking user and blank addresses left out), read in a few queries whatever the range.
+    instance and let ``user`` see them (the asking user and blank addresses left out), read in a few
+    queries whatever the range.
 
     Their calendars are read through the same busy index as the user's own free-time search
     (transparent, cancelled and all-day events do not make anyone busy).
@@ -224,6 +235,10 @@ def availability(*, user: Any, emails: list[str], start: datetime, end: datetime
         name = f"{first} {last}".strip() or username
         if email.casefold() in wanted:
             people.setdefault(email.casefold(), Person(email=email, name=name, user_id=pk))
+    owners = [p.user_id for p in people.values()]
+    shared = busy_shared_with(viewer=user, owner_ids=owners) if owners else set()
+    hidden = {a: p for a, p in people.items() if p.user_id not in shared}
+    people = {a: p for a, p in people.items() if p.user_id in shared}
     calendars: dict[int, list[CalendarInfo]] = {}
     if people:
         owners = [p.user_id for p in people.values()]
@@ -231,7 +246,8 @@ def availability(*, user: Any, emails: list[str], start: datetime, end: datetime
             calendars.setdefault(calendar.owner_id, []).append(calendar_info(calendar))
     return Availability(
         people=tuple(people[a] for a in wanted if a in people),
-        unknown=tuple(wanted[a] for a in wanted if a not in people),
+        hidden=tuple(hidden[a] for a in wanted if a in hidden),
+        unknown=tuple(wanted[a] for a in wanted if a not in people and a not in hidden),
         calendars=calendars,
         start=start.astimezone(UTC),
         end=end.astimezone(UTC),

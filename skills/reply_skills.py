@@ -11,7 +11,7 @@ from pydantic import BaseModel, Field
 
 from skills.context import SkillContext
 from skills.data_skills import PersonBusy
-from skills.formatting import format_day, format_range, format_span, format_time
+from skills.formatting import format_day, format_range, format_span, format_time, join_and
 from skills.registry import REGISTRY, skill
 from skills.schemas import EventItem, SkillInput, Slot
 
@@ -182,29 +182,29 @@ def _others_free_at_text(params: ReplyInput, mine: list[EventItem], tz: ZoneInfo
     day = params.start.astimezone(tz).date()
     when = f"{format_day(day)} at {format_time(params.start, tz)}"
     yours = ", ".join(f"{e.summary} ({format_span(e.start, e.end, tz)})" for e in mine)
-    unseen = f"I cannot see the calendar of {_and(params.unseen)}" if params.unseen else ""
+    unseen = f"I cannot see the calendar of {join_and(params.unseen)}" if params.unseen else ""
     if (params.with_you and mine) or params.busy:
         said = [f"you have {yours}"] if params.with_you and mine else []
         if len(params.busy) == 1:
             said.append(f"{params.busy[0].name} is busy then ({_busy_times(params.busy[0], day, tz)})")
         elif params.busy:
             said.append(
-                f"{_and([f'{b.name} ({_busy_times(b, day, tz)})' for b in params.busy])} are busy then"
+                f"{join_and([f'{b.name} ({_busy_times(b, day, tz)})' for b in params.busy])} are busy then"
             )
         parts = [f"No: {', and '.join(said)}."]
         free = ["you", *params.people] if params.with_you and not mine else params.people
         if free:
-            parts.append(f"{_and(free)[:1].upper()}{_and(free)[1:]} {_are(free)} free.")
+            parts.append(f"{join_and(free)[:1].upper()}{join_and(free)[1:]} {_are(free)} free.")
         if unseen:
             parts.append(f"{unseen}.")
     else:
         who = ["you", *params.people] if params.with_you else params.people
         if not unseen:
-            answer = f"Yes, {_and(who)} {_are(who)} free on {when}"
+            answer = f"Yes, {join_and(who)} {_are(who)} free on {when}"
         elif who:
-            answer = f"{_and(who)} {_are(who)} free on {when}, but {unseen}"
+            answer = f"{join_and(who)} {_are(who)} free on {when}, but {unseen}"
         else:
-            whom = f"{_and(params.unseen)} {_are(params.unseen)}"
+            whom = f"{join_and(params.unseen)} {_are(params.unseen)}"
             answer = f"{unseen}, so I cannot tell whether {whom} free on {when}"
         parts = [answer[:1].upper() + answer[1:] + "."]
     if mine and not params.with_you:  # the question was about them; the user's own events are still said
@@ -278,13 +278,13 @@ def _slots_text(params: ReplyInput, events: list[EventItem], tz: ZoneInfo, perio
         lines.append(f"{period[:1].upper()}{period[1:]} you have:")
         lines += [f"  • {format_span(e.start, e.end, tz, all_day=e.all_day)}  {e.summary}" for e in events]
     who = _who_is_free(params.people)
-    unseen = f"I cannot see the calendar of {_and(params.unseen)}." if params.unseen else ""
+    unseen = f"I cannot see the calendar of {join_and(params.unseen)}." if params.unseen else ""
     if not params.slots:
         if not params.people:
             lines.append(f"I found no free time {period} that fits.")
         else:
             # as the planners of a time that suits everyone say it: none, then the nearest after
-            said = f"No time {period} suits {_and(['you', *params.people])}"
+            said = f"No time {period} suits {join_and(['you', *params.people])}"
             if params.nearest:
                 lines.append(f"{said}; the nearest after that:")
                 lines += _day_lines(params.nearest, params, tz)
@@ -322,17 +322,12 @@ def _day_lines(slots: list[Slot], params: ReplyInput, tz: ZoneInfo) -> list[str]
     return lines
 
 
-def _and(names: list[str]) -> str:
-    """ "Ann Lee", "you and Ann Lee", "you, Ann Lee and Raj Patel"."""
-    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
-
-
 def _who_is_free(people: list[str]) -> str:
     """Who the free time is for, the user first: "You are", "You and Ann Lee are both", "You, Ann Lee
     and Raj Patel are all" (the people whose free/busy the search read)."""
     if not people:
         return "You are"
-    return f"{_and(['You', *people])} are {'both' if len(people) == 1 else 'all'}"
+    return f"{join_and(['You', *people])} are {'both' if len(people) == 1 else 'all'}"
 
 
 def _period(start: datetime | None, end: datetime | None, tz: ZoneInfo) -> str:

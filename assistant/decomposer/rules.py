@@ -32,6 +32,7 @@ from assistant.decomposer.lexicon import NAMED_OUTRIGHT, QUESTION_STARTERS
 from assistant.decomposer.recurrence import read_repeat
 from assistant.decomposer.retry import another_time
 from assistant.decomposer.settings import setting_decision
+from assistant.decomposer.sharing import sharing_decision
 from assistant.decomposer.state import DialogueState
 from assistant.decomposer.sync import sync_decision
 from assistant.decomposer.understand import understand
@@ -187,6 +188,9 @@ class RuleDecomposer:
         synced = sync_decision(text, now=now, tz=tz, world=world)
         if synced is not None:  # "sync my work and personal calendars", "copy my work week to personal"
             return synced.model_copy(update={"frame": frame.as_json()})
+        shared = sharing_decision(text, norm=normalise(text).strip(" .!"), now=now, world=world)
+        if shared is not None:  # "don't let anyone see when I'm busy" (before small talk: "only Ann can")
+            return shared.model_copy(update={"frame": frame.as_json()})
         chat = small_talk(frame, reading)
         if chat is not None:
             return Decision(

@@ -132,7 +132,14 @@ def _conflict(world: ScenarioWorld, snap: Snapshot, state: Occ) -> str | None:
         if other.start < state.end and state.start < other.end:
             return f"overlaps {other.summary!r} at {_hhmm(other.start, world)}"
     attendees = {a.casefold() for a in state.attendees}
-    people = {email: p for email, p in world.scenario.people.items() if email.casefold() in attendees}
+    # A person who does not let the user see when they are busy cannot be planned around (the
+    # scenario's user has a made-up address, so no "named" list names them).
+    people = {
+        email: p
+        for email, p in world.scenario.people.items()
+        if email.casefold() in attendees
+        and (p.preferences.get("busy_visible_to") or {"who": "everyone"}).get("who") == "everyone"
+    }
     for email, spans in people_busy(people, world.tz, state.start, state.end).items():
         if spans:
             return f"{email} is busy then"

@@ -92,6 +92,9 @@ class PersonSpec(_Strict):
     name: str
     timezone: str | None = None
     events: list[EventSpec] = Field(default_factory=list)
+    # This project's addition to the shared format: the person's own preferences, such as
+    # busy_visible_to (whether the scenario's user may see when they are busy).
+    preferences: dict[str, Any] = Field(default_factory=dict)
 
 
 REPLY_KINDS = ("answer", "clarify", "choose", "confirm", "done", "error")

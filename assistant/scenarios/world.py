@@ -127,6 +127,8 @@ def build_world(scenario: Scenario, *, run_tag: str, remote: RemoteCalendars | N
         other = _make_user(_username(run_tag, f"p{i}"), email, person.name)
         person_tz = ZoneInfo(person.timezone) if person.timezone else tz
         preference_set(user=other, key="timezone", value=str(person_tz))
+        for key, value in person.preferences.items():
+            preference_set(user=other, key=key, value=value)
         world.people[email] = other
         if person.events:
             personal = CalendarSpec(key="personal", name="Personal", default=True, events=person.events)

@@ -20,7 +20,7 @@ from django.contrib.auth import get_user_model
 from django.core.exceptions import ValidationError
 from django.db import IntegrityError, transaction
 
-from preferences.selectors import user_timezone
+from preferences.selectors import busy_shared_with, user_timezone
 from skills import services
 from skills.freetime import merge
 from skills.hotsql import event_summaries
@@ -157,13 +157,20 @@ class LocalProvider(CalendarProvider):
     def free_busy(
         self, *, emails: list[str], start: datetime, end: datetime
     ) -> dict[str, list[BusyInterval]]:
-        """Busy spans of other users of this instance, by email; never what the events are."""
+        """Busy spans of other users of this instance, by email; never what the events are.  Someone who
+        does not let this user see them (``busy_visible_to``) is left out, as an address of nobody here
+        would be: an empty list would say they are free."""
         window = (_utc(start, "window start"), _utc(end, "window end"))
         users = get_user_model().objects.filter(is_active=True)
         busy: dict[str, list[BusyInterval]] = {}
         for email in emails:
             # A blank address would match every user who has none.
             owners = users.filter(email__iexact=email.strip()) if email.strip() else users.none()
+            found = list(owners.values_list("pk", flat=True))
+            shared = busy_shared_with(viewer=self.user, owner_ids=found) if found else set()
+            if found and not shared:
+                continue
+            owners = owners.filter(pk__in=shared)
             calendars = [calendar_info(c) for c in Calendar.objects.filter(owner__in=owners)]
             index = BusyIndex(calendars=calendars, start=window[0], end=window[1])
             spans = merge(index.spans(*window))

@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from assistant.answers import DECLINE, NOT_AN_ANSWER, answer_for
+from assistant.answers import DECLINE, NOT_AN_ANSWER, after_no, answer_for
 
 NY = ZoneInfo("America/New_York")
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=NY)
@@ -47,6 +47,21 @@ def test_refusals_decline(text: str) -> None:
 
 def test_a_new_request_is_not_an_answer_to_a_confirmation() -> None:
     assert answer_for("What's my week look like?", CONFIRM, tz=NY, now=NOW) is NOT_AN_ANSWER
+
+
+@pytest.mark.parametrize("text", ["Don't let anyone see when I'm busy", "do not move my standup"])
+def test_a_request_that_starts_with_dont_is_not_a_no(text: str) -> None:
+    # It used to decline the preview and run the rest, "let anyone see when I'm busy", the opposite.
+    assert answer_for(text, CONFIRM, tz=NY, now=NOW) is NOT_AN_ANSWER
+
+
+@pytest.mark.parametrize(
+    ("text", "rest"),
+    [("don't", ""), ("Don't, thanks", ""), ("don't do it, find another time", "find another time")],
+)
+def test_dont_alone_or_about_the_preview_declines(text: str, rest: str) -> None:
+    assert answer_for(text, CONFIRM, tz=NY, now=NOW) is DECLINE
+    assert after_no(text) == rest
 
 
 @pytest.mark.parametrize(

@@ -84,6 +84,13 @@ VALID: list[tuple[str, Any, Any]] = [
             "evening": {"start": "18:00", "end": "23:00"},
         },
     ),
+    ("busy_visible_to", {"who": "Everyone"}, {"who": "everyone"}),
+    ("busy_visible_to", {"who": "nobody", "people": []}, {"who": "nobody"}),
+    (
+        "busy_visible_to",
+        {"who": "named", "people": ["Raj@Example.com", "ann@example.com", "raj@example.com"]},
+        {"who": "named", "people": ["ann@example.com", "raj@example.com"]},
+    ),
 ]
 
 INVALID: list[tuple[str, Any, list[str]]] = [
@@ -291,6 +298,32 @@ INVALID: list[tuple[str, Any, list[str]]] = [
         "day_parts",
         {"morning": {"start": "06:00", "end": "12:00"}},
         ["day_parts.afternoon: missing; use {start, end}", "day_parts.evening: missing; use {start, end}"],
+    ),
+    (
+        "busy_visible_to",
+        {"who": "named"},
+        [
+            "busy_visible_to.people: nobody named; use an email address such as ann@example.com, or choose "
+            "nobody"
+        ],
+    ),
+    (
+        "busy_visible_to",
+        {"who": "nobody", "people": ["ann@example.com"]},
+        ["busy_visible_to.people: people are named only with who: named, not with who: nobody"],
+    ),
+    (
+        "busy_visible_to",
+        {"who": "friends"},
+        ["busy_visible_to.who: 'friends' is not a choice; use everyone, named or nobody"],
+    ),
+    (
+        "busy_visible_to",
+        {"who": "named", "people": ["ann"]},
+        [
+            "busy_visible_to.people[0]: 'ann' is not an email address; use an email address such as "
+            "ann@example.com"
+        ],
     ),
 ]
 

@@ -120,6 +120,10 @@ def test_every_key_can_be_set_from_its_fields(client: Client, me: Any) -> None:
             "day_parts-evening_start": "18:00",
             "day_parts-evening_end": "22:00",
         },
+        "busy_visible_to": {
+            "busy_visible_to-who": "named",
+            "busy_visible_to-people": "Ann@example.com,\nraj@example.com",
+        },
     }
     for key, fields in posts.items():
         response = client.post(URL, {"key": key, **fields})
@@ -142,7 +146,9 @@ def test_every_key_can_be_set_from_its_fields(client: Client, me: Any) -> None:
     assert stored["default_event_minutes"] == 45
     assert stored["week_start"] == "SU"
     assert stored["day_parts"]["evening"] == {"start": "18:00", "end": "22:00"}
+    assert stored["busy_visible_to"] == {"who": "named", "people": ["ann@example.com", "raj@example.com"]}
     html = client.get(URL).content.decode()
+    assert "on, only with ann@example.com and raj@example.com" in html
     assert "No meetings before 10 AM and none on Fridays" in html
     assert "Monday, 6 PM to 7:30 PM; Friday, 7 AM to 8 AM" in html
 

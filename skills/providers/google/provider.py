@@ -233,8 +233,9 @@ class GoogleProvider(LocalProvider):
     def free_busy(
         self, *, emails: list[str], start: datetime, end: datetime
     ) -> dict[str, list[BusyInterval]]:
-        """People of this instance from the built-in store; everyone else from Google's freebusy.query
-        (through the user's first connected Google account)."""
+        """People of this instance from the built-in store (those who do not let this user see them
+        left out); everyone else from Google's freebusy.query (through the user's first connected
+        Google account)."""
         known = {
             e.casefold()
             for e in get_user_model().objects.filter(is_active=True).values_list("email", flat=True)
@@ -243,7 +244,8 @@ class GoogleProvider(LocalProvider):
         local = [e for e in emails if e.strip().casefold() in known]
         remote = [e for e in emails if e.strip() and e.strip().casefold() not in known]
         busy = super().free_busy(emails=local, start=start, end=end) if local else {}
-        busy.update({e: [] for e in emails if e not in busy})
+        # Users here left out by the built-in store do not share their busy times: they stay out.
+        busy.update({e: [] for e in emails if e not in busy and e not in local})
         account = (
             CalendarAccount.objects.filter(
                 owner=self.user, kind=CalendarAccount.Kind.GOOGLE, status=CalendarAccount.Status.OK

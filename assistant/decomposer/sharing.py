@@ -1,0 +1,154 @@
+"""Free/busy sharing said in chat: who of this instance may see when the user is busy.
+
+"Don't let anyone see when I'm busy", "share my availability only with Ann and raj@example.com",
+"let everyone see my free/busy again", "also let Kai see when I'm busy", "who can see when I'm busy?".
+A sentence is about sharing only when it names the user's busy times ("when I'm busy", "my free/busy",
+"my availability", "my busy times") together with someone else seeing them (see, share, hide, visible,
+private); "show me when I'm busy on Friday" and "let me see my availability" are questions about the
+calendar and are left to the other readers, as is anything that names a day or a time.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from assistant.decomposer.world import World
+from assistant.timeexpr import find_times
+from preferences.wording import describe_preference
+from workflows.definition import Decision, TaskSpec, WorkflowDefinition
+
+__all__ = ["sharing_decision"]
+
+_KEY = "busy_visible_to"
+_TOPIC = re.compile(
+    r"\bwhen i(?:'m| am|m) busy\b|\bmy (?:free ?/ ?busy|free-busy|freebusy|busy (?:times?|slots?|blocks?)"
+    r"|availability|calendar availability)\b"
+)
+_SEEING = re.compile(
+    r"\b(?:see|seeing|sees|view|share|sharing|shared|hide|hidden|visible|private|public|access)\b"
+)
+# The user as the one looking: a question about their own calendar, not about sharing it.
+_MINE = re.compile(
+    r"\b(?:let me|can i|could i|may i|i (?:want|need|would like|'d like) to|help me|show me)\b"
+)
+_ASKED = re.compile(r"^(?:who|which (?:people|users|colleagues))\b|^(?:can|does|do|is)\b.*\?$|\?$")
+_OFF = re.compile(
+    r"\b(?:don'?t|do not|never|stop|hide|hidden|unshare|private|nobody|no one|noone|no-one|not share|"
+    r"not let|not be (?:visible|shared))\b"
+)
+# On a self-hosted instance the other users are the colleagues.
+_ALL = re.compile(
+    r"\b(?:everyone|everybody|anyone|anybody|all (?:users|people)|public|(?:all )?(?:my )?"
+    r"(?:colleagues|coworkers|co-workers))\b"
+)
+_ONLY = re.compile(r"\bonly\b|\bjust\b")
+_ALSO = re.compile(r"\b(?:also|too|as well|add)\b")
+_EMAIL = re.compile(r"[^@\s,;]+@[^@\s,;]+\.[a-z]{2,}")
+# Where names stand: "with Ann and Raj", "let Ann and Raj see", "to Ann", "only Ann can see".
+_NAMES = re.compile(
+    r"\b(?:with|to|for)\s+(?P<with>.+?)(?:\s+(?:only|too|as well|again))?\s*$"
+    r"|\blet\s+(?:only\s+|just\s+|also\s+)?(?P<let>.+?)\s+(?:also\s+)?(?:see|view|know|access)\b"
+    r"|^(?:only|just)\s+(?P<only>.+?)\s+(?:can|may|should|is allowed to|are allowed to)\s+(?:see|view|know)\b"
+)
+_NOT_NAMES = re.compile(r"\b(?:me|them|him|her|it|people|others)\b")
+_SPLIT = re.compile(r"\s*(?:,|;|\band\b|&|\bor\b)\s*")
+_FILLER = re.compile(r"^(?:only|just|also|my colleagues?|colleagues?)\s+")
+
+
+def sharing_decision(text: str, *, norm: str, now: datetime, world: World) -> Decision | None:
+    """Set or describe ``busy_visible_to``, a question for names not known here, or None when the
+    turn is not about sharing the user's busy times."""
+    if not _TOPIC.search(norm) or not _SEEING.search(norm) or _MINE.search(norm):
+        return None
+    if any(m.has_date or m.has_time for m in find_times(norm, now=now, daytime=True) if not m.error):
+        return None  # "hide my availability on Friday" is about a day, not about sharing
+    current = world.preferences.get(_KEY) or {"who": "everyone", "people": []}
+    if norm.startswith("who ") or (_ASKED.search(text.strip()) and not _OFF.search(norm)):
+        said = describe_preference(_KEY, current)
+        return Decision(
+            kind="answer",
+            text=f"Free/busy sharing is {said}. They see when you're busy, never what your events are. "
+            'Change it by saying, e.g., "share my availability only with Ann" or "don\'t let anyone see '
+            "when I'm busy\".",
+            confidence=0.9,
+        )
+    named = _named(text, norm)
+    if _OFF.search(norm) and not named:
+        return _set({"who": "nobody"})
+    if _ALL.search(norm) and not named and not _OFF.search(norm):
+        return _set({"who": "everyone"})
+    if not named:
+        return None
+    found, unknown = _addresses(named, world)
+    if unknown:
+        return Decision(
+            kind="clarify",
+            reply_kind="clarify",
+            text=f"I don't know {_or(unknown)} here. Say their email address, e.g. \"share my availability "
+            'only with ann@example.com".',
+            confidence=0.9,
+        )
+    if _ALSO.search(norm) and not _ONLY.search(norm):
+        if current["who"] == "everyone":
+            return Decision(
+                kind="answer",
+                text="Everyone on this instance can already see when you're busy (the times only).",
+                confidence=0.9,
+            )
+        if current["who"] == "named":
+            found = sorted(set(found) | set(current["people"]))
+    return _set({"who": "named", "people": found})
+
+
+def _named(text: str, norm: str) -> list[str]:
+    """The people said as the ones who may see, as written ("Ann", "raj@example.com")."""
+    emails = _EMAIL.findall(text)
+    m = _NAMES.search(norm)
+    if m is None:
+        return emails
+    words = m["with"] or m["let"] or m["only"] or ""
+    if _TOPIC.search(words) or _ALL.search(words) or _NOT_NAMES.search(words):
+        return emails
+    names = [_FILLER.sub("", part).strip(" .!?") for part in _SPLIT.split(words)]
+    names = [n for n in names if n and not _EMAIL.fullmatch(n)]
+    return [*names, *emails]
+
+
+def _addresses(named: list[str], world: World) -> tuple[list[str], list[str]]:
+    """The addresses of the people named (emails as said; names through the directory) and the names
+    that are nobody here or more than one person."""
+    emails = [n.lower() for n in named if _EMAIL.fullmatch(n)]
+    names = [n for n in named if not _EMAIL.fullmatch(n)]
+    directory = world.people_named(names) if names else {}
+    unknown = []
+    for name in names:
+        people = directory.get(" ".join(name.split()).casefold(), [])
+        if len(people) == 1:
+            emails.append(people[0].email.lower())
+        else:
+            unknown.append(name.title() if name.islower() else name)
+    return sorted(set(emails)), unknown
+
+
+def _or(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def _set(value: dict[str, Any]) -> Decision:
+    summary = "Set who may see when you're busy"
+    return Decision(
+        kind="workflow",
+        workflow=WorkflowDefinition(
+            name=f"set-{_KEY}",
+            summary=summary,
+            tasks=(
+                TaskSpec(
+                    id="pref", skill="set_preference", params={"key": _KEY, "value": value}, summary=summary
+                ),
+            ),
+            output="pref",
+        ),
+        confidence=0.9,
+    )
