@@ -20,8 +20,9 @@ from zoneinfo import ZoneInfo
 from django.db import IntegrityError, transaction
 from pydantic import BaseModel, Field
 
+from skills import inflight
 from skills.formatting import format_day, format_person, format_span, join_and, ordinal
-from skills.models import ChangeRecord, CopyLink
+from skills.models import Calendar, ChangeRecord, CopyLink, Event
 from skills.providers.base import (
     CalendarProvider,
     ConflictError,
@@ -489,40 +490,101 @@ def apply_change_set(
         ProviderError: a write was refused; nothing of the set was applied.
     """
     ops = [f"{operation_id}:{position}" for position in range(len(changes))]
-    with all_or_nothing(), transaction.atomic():
-        logged = set(
-            ChangeRecord.objects.filter(owner=user, operation_id__in=ops).values_list(
-                "operation_id", flat=True
-            )
+    remote = _remote_writes(user, changes, ops) if operation_id else []
+    # Recorded (committed) before anything is sent: see skills.inflight.
+    resumed = inflight.record(user=user, operation_id=operation_id, writes=remote) if remote else False
+    with all_or_nothing():
+        try:
+            with transaction.atomic():
+                records = _apply_set(provider, user, run_id, changes, ops, notify, operation_id, resumed)
+                if remote:
+                    inflight.forget(user=user, operation_id=operation_id)  # with the records
+                return records
+        except Exception:
+            if remote:  # refused: what was sent is taken back (the unit, as this block ends)
+                inflight.forget(user=user, operation_id=operation_id)
+            raise
+
+
+def _remote_writes(user: Any, changes: list[Change], ops: list[str]) -> list[dict[str, Any]]:
+    """The writes of the set to remote calendars, as :class:`~skills.models.RemoteIntent` keeps
+    them; none when every calendar it writes is the built-in store's.  A change names its target's
+    calendar by id (a create) or names a target, whose row says which (a move names its calendar by
+    key)."""
+    targets = {int(c.event_id) for c in changes if c.action != "create" and c.event_id.isdigit()}
+    of_target = dict(
+        Event.objects.filter(pk__in=targets, calendar__owner=user).values_list("pk", "calendar_id")
+    )
+    calendars = [
+        c.calendar
+        if c.action == "create"
+        else str(of_target.get(int(c.event_id), "")) if c.event_id.isdigit() else ""
+        for c in changes
+    ]
+    remote = {
+        str(pk)
+        for pk in Calendar.objects.filter(
+            owner=user, pk__in={int(c) for c in calendars if c.isdigit()}, account__isnull=False
+        ).values_list("pk", flat=True)
+    }
+    return [
+        {
+            "operation_id": op,
+            "action": change.action,
+            "calendar_id": calendar,
+            "event_id": change.event_id,
+            "etag": change.etag,
+        }
+        for change, op, calendar in zip(changes, ops, calendars, strict=True)
+        if calendar in remote
+    ]
+
+
+def _apply_set(
+    provider: CalendarProvider,
+    user: Any,
+    run_id: str,
+    changes: list[Change],
+    ops: list[str],
+    notify: bool,
+    operation_id: str,
+    resumed: bool,
+) -> list[ChangeRecord]:
+    """The inside of :func:`apply_change_set`'s transaction."""
+    logged = set(
+        ChangeRecord.objects.filter(owner=user, operation_id__in=ops).values_list(
+            "operation_id", flat=True
         )
-        todo = [position for position, op in enumerate(ops) if op not in logged]
-        writes = [_write(changes[position], ops[position]) for position in todo]
-        if notify:  # the user asked to tell the attendees: a server that can (Google) is asked to
-            told = [replace(w.data, extra={**w.data.extra, "notify": True}) for w in writes]
-            writes = [replace(w, data=data) for w, data in zip(writes, told, strict=True)]
+    )
+    todo = [position for position, op in enumerate(ops) if op not in logged]
+    writes = [_write(changes[position], ops[position]) for position in todo]
+    if notify:  # the user asked to tell the attendees: a server that can (Google) is asked to
+        told = [replace(w.data, extra={**w.data.extra, "notify": True}) for w in writes]
+        writes = [replace(w, data=data) for w, data in zip(writes, told, strict=True)]
+    with inflight.sending(operation_id, resumed=resumed):
         written = provider.apply_writes(writes)
-        made = [(changes[p].copy_of, w.after) for p, w in zip(todo, written, strict=True)]
-        CopyLink.objects.link_copies(owner=user, run_id=run_id, made=made)
-        kept_in_step = _links_in_step(
-            user, run_id, [(p, changes[p].sync_of, w) for p, w in zip(todo, written, strict=True)]
+    made = [(changes[p].copy_of, w.after) for p, w in zip(todo, written, strict=True)]
+    CopyLink.objects.link_copies(owner=user, run_id=run_id, made=made)
+    kept_in_step = _links_in_step(
+        user, run_id, [(p, changes[p].sync_of, w) for p, w in zip(todo, written, strict=True)]
+    )
+    entries = [
+        _record(
+            owner=user,
+            run_id=run_id,
+            operation_id=ops[position],
+            position=position,
+            action=changes[position].action,
+            summary=changes[position].summary,
+            write=write,
+            written=result,
         )
-        entries = [
-            _record(
-                owner=user,
-                run_id=run_id,
-                operation_id=ops[position],
-                position=position,
-                action=changes[position].action,
-                summary=changes[position].summary,
-                write=write,
-                written=result,
-            )
-            for position, write, result in zip(todo, writes, written, strict=True)
-        ]
-        for entry in entries:
-            if entry.position in kept_in_step:  # what undo puts the link back to
-                entry.before = {**(entry.before or {}), SYNC_LINK: kept_in_step[entry.position]}
-        return _log(user, entries, ops)
+        for position, write, result in zip(todo, writes, written, strict=True)
+    ]
+    for entry in entries:
+        if entry.position in kept_in_step:  # what undo puts the link back to
+            entry.before = {**(entry.before or {}), SYNC_LINK: kept_in_step[entry.position]}
+    return _log(user, entries, ops)
 
 
 SYNC_LINK = "sync_link"

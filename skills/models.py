@@ -300,6 +300,33 @@ class AppliedOperation(models.Model):
         return self.operation_id
 
 
+class RemoteIntent(models.Model):
+    """The remote writes a change set is about to send, committed before the first is sent.
+
+    A worker can die after a server accepted a write and before the database committed the change:
+    the mirror, the receipts and the change records roll back, the server keeps the write.  So the
+    set's remote writes (each with its idempotency key, target and the etag it is sent over) are
+    written, in their own transaction, before the set's transaction opens, and the row is deleted
+    inside it: a row that outlives its set means some of its writes may have reached a server
+    unrecorded.  Every remote write carries the set's key (a CalDAV property, a Google private
+    extended property), so the set's next attempt (the same key, after a restart) recognises its own
+    writes where a server answers "changed since" and sends over them, finishing the set once and
+    recorded, instead of taking them for someone else's edit; until then a sync does not mirror a
+    resource that carries the key, so nothing shows a write no record explains.
+    """
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    operation_id = models.CharField(max_length=128)  # the change set's; each write's is "<it>:<n>"
+    writes = models.JSONField(default=list)  # [{operation_id, action, calendar_id, event_id, etag}]
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner", "operation_id"], name="remote_intent_unique")]
+
+    def __str__(self) -> str:
+        return self.operation_id
+
+
 class ChangeRecord(models.Model):
     """One change a workflow made to a calendar, with what the occurrence looked like before and after.
 

@@ -108,8 +108,12 @@ def all_or_nothing() -> Iterator[Journal]:
     token = _current.set(unit)
     try:
         yield unit
-    except Exception as exc:
+    except BaseException as exc:
         _current.reset(token)
+        if not isinstance(exc, Exception):
+            # The process is going (an exit, an interrupt): nothing more is sent; what was is settled
+            # by the set's next attempt (skills.inflight).  The unit is no longer the current one.
+            raise
         left = unit.compensate()
         _hand_up(unit, parent)
         if isinstance(exc, PartlyAppliedError):

@@ -9,7 +9,11 @@ nothing is acknowledged, no transaction is committed.
 Points:
 - ``in_apply``: the changes are written, their records not yet, the transaction not committed;
 - ``after_apply``: the changes and their records are committed, the task's result is not stored;
-- ``before_reply``: every task is stored, the run is not finished and the user not told.
+- ``before_reply``: every task is stored, the run is not finished and the user not told;
+- ``caldav`` / ``google``: that remote part of a mixed set has been sent, the rest not, nothing
+  committed.
+
+``FAULT_GOOGLE_*`` point the worker at the test's loopback Google server.
 """
 
 from __future__ import annotations
@@ -26,6 +30,9 @@ from celery.signals import task_prerun
 from tests.integration.worker_settings import *  # noqa: F403
 
 CELERY_TASK_DEFAULT_QUEUE = os.environ.get("FAULT_QUEUE", "celery")
+for _name in ("GOOGLE_API_ENDPOINT", "GOOGLE_TOKEN_URI", "GOOGLE_CLIENT_ID", "GOOGLE_CLIENT_SECRET"):
+    if os.environ.get(f"FAULT_{_name}"):
+        globals()[_name] = os.environ[f"FAULT_{_name}"]
 _POINT = os.environ.get("FAULT_KILL_AT", "")
 _DIR = Path(os.environ.get("FAULT_DIR", "."))
 
@@ -68,6 +75,12 @@ def _install(**_: Any) -> None:
         change_skills.apply_change_set = changes.apply_change_set
     elif _POINT == "before_reply":
         engine.run_finish = _crashing(engine.run_finish, before=True)
+    elif _POINT in ("caldav", "google"):
+        from skills.providers.caldav import CaldavProvider
+        from skills.providers.google import GoogleProvider
+
+        cls: Any = CaldavProvider if _POINT == "caldav" else GoogleProvider
+        cls.apply_writes = _crashing(cls.apply_writes, before=False)
     else:
         raise ValueError(f"unknown FAULT_KILL_AT {_POINT!r}")
 

@@ -38,6 +38,7 @@ from typing import Any
 import icalendar
 from django.db import transaction
 
+from skills import inflight
 from skills.models import AppliedOperation, Calendar, CalendarAccount, Event
 from skills.providers.base import (
     BusyInterval,
@@ -472,9 +473,12 @@ class CaldavProvider(CalendarProvider):
             conn.delete(path, resources[path][0])
             del resources[path]
             return _Done(key, path, "", before, name)
-        text = build_resource(master, overrides)
+        text = _marked(build_resource(master, overrides), inflight.current_key())
         if path is not None:
-            etag = conn.update(path, text, resources[path][0])
+            try:
+                etag = conn.update(path, text, resources[path][0])
+            except ConflictError as exc:
+                etag = self._over_own_write(conn, path, text, exc)
             resources[path] = [etag, uid]
             return _Done(key, path, etag, before, name)
         path = conn.path_of(conn.absolute(calendar.remote_id + resource_name(uid)))
@@ -491,6 +495,18 @@ class CaldavProvider(CalendarProvider):
         return _Done(key, path, etag, None, name)
 
     @staticmethod
+    def _over_own_write(conn: DavConnection, path: str, text: str, refused: ConflictError) -> str:
+        """A 412 while resuming a set whose earlier attempt died: if the server's version carries the
+        set's own key, it is that attempt's write (sent, never committed here); send over it.
+        Anything else is someone else's edit, refused as ever."""
+        key = inflight.current_key()
+        if inflight.resuming() and key:
+            found = conn.get(path)
+            if found is not None and inflight.carries_key(found.data, key):
+                return conn.update(path, text, found.etag)
+        raise refused
+
+    @staticmethod
     def _with_calendar(written: Written) -> Written:
         """Restore images name their calendar at the top level, as the router expects."""
         image = written.restore_image
@@ -502,6 +518,18 @@ class CaldavProvider(CalendarProvider):
             rows = image.get("rows") or image.get("left") or ()
             calendar_id = str(rows[0].get("calendar_id", "")) if rows else ""
         return dataclasses.replace(written, restore_image={**image, "calendar_id": calendar_id})
+
+
+def _marked(text: str, key: str) -> str:
+    """The resource with the sending set's key on each of its components (see skills.inflight)."""
+    if not key:
+        return text
+    marked = []
+    for line in text.splitlines(keepends=True):
+        if line.rstrip("\r\n") == "END:VEVENT":
+            marked.append(f"{inflight.CALDAV_PROPERTY}:{key}{line[len('END:VEVENT'):]}")
+        marked.append(line)
+    return "".join(marked)
 
 
 def _busy_from_vfreebusy(text: str, start: datetime, end: datetime) -> list[BusyInterval]:

@@ -27,7 +27,7 @@ from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
 from django.db import transaction
 
-from skills import services
+from skills import inflight, services
 from skills.models import Calendar, CalendarAccount, Event, default_timezone, validate_timezone
 from skills.providers.base import PermissionDeniedError, ProviderError, TransientProviderError
 from skills.providers.caldav.client import DavConnection, Resource, SyncTokenExpiredError
@@ -215,9 +215,18 @@ def sync_calendar(conn: DavConnection, account: CalendarAccount, calendar: Calen
         deleted = [*deleted, *(path for path in resources if path not in present)]
     wanted = [r.path for r in changed if r.etag and resources.get(r.path, ["", ""])[0] != r.etag]
     wanted += [r.path for r in changed if not r.etag]
+    held = inflight.held_uids(account.owner_id, calendar.pk) if wanted or deleted else set()
+    if held:  # the targets of a change set not yet settled: see skills.inflight
+        wanted = [path for path in wanted if resources.get(path, ["", ""])[1] not in held]
+        deleted = [path for path in deleted if resources.get(path, ["", ""])[1] not in held]
     zone = calendar.timezone
+    unsettled = inflight.unsettled_keys(account.owner_id) if wanted else set()
     for first in range(0, len(wanted), _MULTIGET_CHUNK):
         for fetched in conn.multiget(url, wanted[first : first + _MULTIGET_CHUNK]):
+            if any(inflight.carries_key(fetched.data, key) for key in unsettled):
+                # A change set's write not committed here (yet, or ever: its worker died); the set's
+                # next attempt settles it.  Fetched again by a later sync, as its etag is not kept.
+                continue
             try:
                 parsed = parse_resource(fetched.data, fallback_zone=zone)
             except ValueError:

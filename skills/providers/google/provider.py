@@ -44,9 +44,11 @@ from django.db import transaction
 from django.db.models import Max, Q
 from googleapiclient.errors import HttpError
 
+from skills import inflight
 from skills.models import Calendar, CalendarAccount, Event, new_etag
 from skills.providers.base import (
     BusyInterval,
+    ConflictError,
     NotFoundError,
     NotPutBack,
     ProviderError,
@@ -69,6 +71,16 @@ from skills.providers.local import LocalProvider
 __all__ = ["GoogleProvider", "event_id_for"]
 
 SEND_UPDATES = frozenset({"all", "externalOnly", "none"})
+
+
+def _mark(calls: list[_Call], key: str) -> None:
+    """Every insert and patch of a change set carries the set's key (see skills.inflight)."""
+    if not key:
+        return
+    for call in calls:
+        if call.kind != "delete":
+            marker = {"private": {inflight.GOOGLE_PROPERTY: key}}
+            call.body = {**(call.body or {}), "extendedProperties": marker}
 
 
 def event_id_for(seed: str) -> str:
@@ -332,6 +344,7 @@ class GoogleProvider(LocalProvider):
         ops = [w.operation_id for w in writes if w.operation_id]
         send = _send_updates(writes)
         phase1, phase2 = self._plan(before, after, calendars, ops)
+        _mark([*phase1, *phase2], inflight.current_key())
         sent.planned(before, after, calendars, send, [*phase1, *phase2])
         renamed: dict[str, str] = {}
         for phase in (phase1, phase2):
@@ -489,6 +502,8 @@ class GoogleProvider(LocalProvider):
                         answers = [client.execute(group[0].request(client, send))]
                     except DuplicateError:
                         answers = [self._existing(client, group[0], send)]
+                    except ConflictError as exc:
+                        answers = [self._over_own_write(client, group[0], send, exc)]
                 else:
                     answers = client.batch([call.request(client, send) for call in group])
             except ProviderError as exc:
@@ -500,9 +515,12 @@ class GoogleProvider(LocalProvider):
                         raise answer
                     if isinstance(answer, HttpError):
                         error = translate(answer)
-                        if not isinstance(error, DuplicateError) or call.kind != "insert":
+                        if isinstance(error, ConflictError):
+                            answer = self._over_own_write(client, call, send, error)
+                        elif not isinstance(error, DuplicateError) or call.kind != "insert":
                             raise error
-                        answer = self._existing(client, call, send)
+                        else:
+                            answer = self._existing(client, call, send)
                 except ProviderError as exc:
                     failed.append((call, exc))
                     continue
@@ -522,6 +540,25 @@ class GoogleProvider(LocalProvider):
             return found
         back = dataclasses.replace(call, kind="patch", if_match=str(found.get("etag", "")))
         return client.execute(back.request(client, send))
+
+    @staticmethod
+    def _over_own_write(client: GoogleClient, call: _Call, send: str, refused: ConflictError) -> Any:
+        """A 412 while resuming a set whose earlier attempt died (see skills.inflight): an event that
+        carries the set's own key holds that attempt's write, sent and never committed here, so this
+        one goes over it; an event already deleted is what a delete wanted.  Anything else is
+        someone else's edit, refused as ever."""
+        key = inflight.current_key()
+        if not (inflight.resuming() and key and call.kind != "insert"):
+            raise refused
+        events = client.service.events()
+        found = client.execute(events.get(calendarId=call.calendar.remote_id, eventId=call.event_id))
+        if call.kind == "delete" and found.get("status") == "cancelled":
+            return found
+        private = (found.get("extendedProperties") or {}).get("private") or {}
+        if private.get(inflight.GOOGLE_PROPERTY) != key:
+            raise refused
+        again = dataclasses.replace(call, if_match=str(found.get("etag", "")))
+        return client.execute(again.request(client, send))
 
     @staticmethod
     def _record(call: _Call, answer: Any, renamed: dict[str, str]) -> None:

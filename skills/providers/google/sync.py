@@ -22,7 +22,7 @@ from typing import Any
 
 from django.db import transaction
 
-from skills import services
+from skills import inflight, services
 from skills.models import Calendar, CalendarAccount, Event
 from skills.providers.base import NotFoundError
 from skills.providers.google.client import GoogleClient, ReconnectNeededError, mark_needs_reconnect
@@ -124,16 +124,40 @@ def sync_calendar(client: GoogleClient, calendar: Calendar, *, full: bool = Fals
             raise
         token = None  # 410: the token expired; list everything again
         items, next_token = _list_all(client, calendar, None)
+    held = _held(account, calendar, items)
     with transaction.atomic():
-        changed = apply_items(calendar, items, state["etags"], full=token is None)
+        changed = apply_items(calendar, items, state["etags"], full=token is None, held=held)
         state["token"] = next_token
         save_state(account)
     return changed, token is None
 
 
-def apply_items(calendar: Calendar, items: list[dict[str, Any]], etags: dict[str, str], *, full: bool) -> int:
+def _held(account: CalendarAccount, calendar: Calendar, items: list[dict[str, Any]]) -> frozenset[str]:
+    """The ids of the listing a sync leaves alone: the events a change set not yet settled writes, and
+    the ones carrying such a set's key (see skills.inflight)."""
+    if not items:
+        return frozenset()
+    held = inflight.held_uids(account.owner_id, calendar.pk)
+    keys = inflight.unsettled_keys(account.owner_id)
+    if keys:
+        for item in items:
+            private = (item.get("extendedProperties") or {}).get("private") or {}
+            if private.get(inflight.GOOGLE_PROPERTY) in keys:
+                held.add(item["id"])
+    return frozenset(held)
+
+
+def apply_items(
+    calendar: Calendar,
+    items: list[dict[str, Any]],
+    etags: dict[str, str],
+    *,
+    full: bool,
+    held: frozenset[str] = frozenset(),
+) -> int:
     """Write a listing into the mirror: masters first, then their exceptions; with ``full``, rows
-    of events Google no longer lists go."""
+    of events Google no longer lists go.  Events ``held`` (and their instances) stay as they are."""
+    items = [i for i in items if i["id"] not in held and i.get("recurringEventId") not in held]
     masters = {
         row.uid: row for row in Event.objects.filter(calendar=calendar, series__isnull=True).order_by()
     }
@@ -160,7 +184,7 @@ def apply_items(calendar: Calendar, items: list[dict[str, Any]], etags: dict[str
         listed = {item["id"] for item in items if not item.get("recurringEventId")}
         listed_live = {i for i in listed if i in masters}
         for gid, row in list(masters.items()):
-            if gid not in listed_live and "@" not in gid:
+            if gid not in listed_live and gid not in held and "@" not in gid:
                 row.delete()
                 masters.pop(gid)
                 etags.pop(gid, None)

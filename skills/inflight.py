@@ -1,0 +1,114 @@
+"""Remote writes in flight: what a change set is about to send, recorded before it sends anything.
+
+A change set is applied in one database transaction (the built-in store, the mirrors of remote
+calendars, the receipts and the change records), and its remote writes are sent inside it.  A worker
+killed after a server accepted a write and before the commit leaves that write on the server and
+nothing in the database: the next attempt of the set (the workflow's retry, the same idempotency key)
+would meet its own write as someone else's edit ("changed meanwhile"), ask again, and leave a partial,
+unrecorded change.
+
+So, before its transaction opens, the set records its remote writes (:class:`RemoteIntent`: each
+write's idempotency key, action, target and the etag it goes over) in a transaction of their own, and
+deletes the record inside its transaction, with the change records.  Every remote write carries the
+set's key (:data:`CALDAV_PROPERTY` on each CalDAV component, :data:`GOOGLE_PROPERTY` among a Google
+event's private extended properties).  When the next attempt finds the record left over
+(:func:`resuming`), a server's "changed since" (412) on a resource that carries the set's own key is
+its own earlier write: the provider sends over the server's current version (the same content again,
+or the rest of the set) instead of refusing, so the set finishes, recorded once, undoable, with one
+reply.  Until the record is settled a sync leaves a resource carrying its key alone
+(:func:`unsettled_keys`), so the mirror never shows a write no change record explains.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from typing import Any
+
+from skills.models import Event, RemoteIntent
+
+__all__ = [
+    "CALDAV_PROPERTY",
+    "GOOGLE_PROPERTY",
+    "carries_key",
+    "current_key",
+    "forget",
+    "held_uids",
+    "record",
+    "resuming",
+    "sending",
+    "unsettled_keys",
+]
+
+CALDAV_PROPERTY = "X-CALENDAR-ASSISTANT-OPERATION"
+GOOGLE_PROPERTY = "calendarAssistantOperation"
+
+_key: ContextVar[str] = ContextVar("remote_intent_key", default="")
+_resuming: ContextVar[bool] = ContextVar("remote_intent_resuming", default=False)
+
+
+def record(*, user: Any, operation_id: str, writes: list[dict[str, Any]]) -> bool:
+    """Record the set's remote writes before any is sent; True when a record of the same set was
+    left over, by an attempt that died after it (its writes may be on a server already)."""
+    intent, made = RemoteIntent.objects.get_or_create(
+        owner=user, operation_id=operation_id, defaults={"writes": writes}
+    )
+    if not made and intent.writes != writes:
+        intent.writes = writes
+        intent.save(update_fields=["writes"])
+    return not made
+
+
+def forget(*, user: Any, operation_id: str) -> None:
+    """The set is settled (committed with its change records, or refused and taken back)."""
+    RemoteIntent.objects.filter(owner=user, operation_id=operation_id).delete()
+
+
+@contextmanager
+def sending(operation_id: str, *, resumed: bool) -> Iterator[None]:
+    """The set whose writes are being sent: providers mark each write with its key, and, when it
+    resumes an attempt that died, take a 412 on a resource carrying that key for their own write."""
+    key, again = _key.set(operation_id), _resuming.set(resumed)
+    try:
+        yield
+    finally:
+        _key.reset(key)
+        _resuming.reset(again)
+
+
+def current_key() -> str:
+    """The key of the set being sent ("" outside one: an undo or a sync marks nothing)."""
+    return _key.get()
+
+
+def resuming() -> bool:
+    """Whether the set being sent resumes an attempt that died after recording its writes."""
+    return _resuming.get()
+
+
+def carries_key(text: str, key: str) -> bool:
+    """Whether an iCalendar resource carries ``key`` (unfolded, as a server may fold the line)."""
+    flat = text.replace("\r\n ", "").replace("\n ", "").replace("\r\n\t", "").replace("\n\t", "")
+    return bool(key) and f"{CALDAV_PROPERTY}:{key}" in flat
+
+
+def unsettled_keys(user_id: Any) -> set[str]:
+    """The keys of the user's sets with writes that may be on a server unrecorded."""
+    return set(RemoteIntent.objects.filter(owner_id=user_id).values_list("operation_id", flat=True))
+
+
+def held_uids(user_id: Any, calendar_id: Any) -> set[str]:
+    """The server names (CalDAV UIDs, Google ids) of the events of ``calendar_id`` that a set not yet
+    settled writes: a sync leaves them as the mirror has them, whatever the server shows (a move or
+    a deletion of the set's that no record explains yet), until the set's next attempt settles it."""
+    pks = {
+        int(write["event_id"])
+        for writes in RemoteIntent.objects.filter(owner_id=user_id).values_list("writes", flat=True)
+        for write in writes
+        if str(write.get("calendar_id")) == str(calendar_id) and str(write.get("event_id", "")).isdigit()
+    }
+    if not pks:
+        return set()
+    rows = Event.objects.filter(pk__in=pks).values_list("uid", "series__uid")
+    return {uid for pair in rows for uid in pair if uid}
