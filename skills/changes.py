@@ -29,6 +29,7 @@ from skills.providers.base import (
     EventData,
     NotFoundError,
     Occurrence,
+    PartlyAppliedError,
     Scope,
     Write,
     Written,
@@ -493,16 +494,25 @@ def apply_change_set(
     remote = _remote_writes(user, changes, ops) if operation_id else []
     # Recorded (committed) before anything is sent: see skills.inflight.
     resumed = inflight.record(user=user, operation_id=operation_id, writes=remote) if remote else False
+    # The outer unit only holds back the mirrors' refresh after a failure until the set is settled.
     with all_or_nothing():
         try:
-            with transaction.atomic():
+            with all_or_nothing(), transaction.atomic():
                 records = _apply_set(provider, user, run_id, changes, ops, notify, operation_id, resumed)
                 if remote:
                     inflight.forget(user=user, operation_id=operation_id)  # with the records
                 return records
-        except Exception:
-            if remote:  # refused: what was sent is taken back (the unit, as this block ends)
+        except Exception as exc:
+            # Refused: what this attempt sent was taken back as its unit ended.  Resuming an attempt
+            # that died, what that one left on a server is put back too, from the mirror; then the
+            # set is settled either way, and the mirrors are refreshed.
+            left = provider.take_back(operation_id, remote) if resumed else []
+            if remote:
                 inflight.forget(user=user, operation_id=operation_id)
+            if left:
+                cause = exc.cause if isinstance(exc, PartlyAppliedError) else exc
+                earlier = exc.left if isinstance(exc, PartlyAppliedError) else []
+                raise PartlyAppliedError(left=[*earlier, *left], cause=cause) from exc
             raise
 
 
@@ -533,11 +543,33 @@ def _remote_writes(user: Any, changes: list[Change], ops: list[str]) -> list[dic
             "action": change.action,
             "calendar_id": calendar,
             "event_id": change.event_id,
+            "recurrence_id": change.recurrence_id.isoformat() if change.recurrence_id else "",
             "etag": change.etag,
+            "after": _intended(change),
         }
         for change, op, calendar in zip(changes, ops, calendars, strict=True)
         if calendar in remote
     ]
+
+
+def _intended(change: Change) -> dict[str, Any] | None:
+    """What the target is to look like after ``change`` (title, place, times), by which a server's
+    version is known for the set's own write and not an edit made over it; None for a deletion, and
+    for a change to a whole series, which no one occurrence shows."""
+    start = change.start or change.before_start
+    end = change.end or change.before_end
+    if change.action == "delete" or start is None or end is None:
+        return None
+    if change.action == "update" and change.recurrence_id is not None and change.scope != "occurrence":
+        return None
+    created = change.action == "create"
+    return {
+        "summary": change.summary if created or change.new_summary is None else change.new_summary,
+        "location": change.location if created or change.new_location is None else change.new_location,
+        "start": start.isoformat(),
+        "end": end.isoformat(),
+        "all_day": change.all_day,
+    }
 
 
 def _apply_set(

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from datetime import datetime
 from typing import Any
 
 from skills.models import Event, RemoteIntent
@@ -38,6 +39,7 @@ __all__ = [
     "record",
     "resuming",
     "sending",
+    "stale",
     "unsettled_keys",
 ]
 
@@ -58,6 +60,11 @@ def record(*, user: Any, operation_id: str, writes: list[dict[str, Any]]) -> boo
         intent.writes = writes
         intent.save(update_fields=["writes"])
     return not made
+
+
+def stale(before: datetime) -> list[RemoteIntent]:
+    """Records older than ``before``: sets whose attempt died, if no run is still working on them."""
+    return list(RemoteIntent.objects.filter(created_at__lt=before).select_related("owner").order_by("pk"))
 
 
 def forget(*, user: Any, operation_id: str) -> None:

@@ -14,9 +14,12 @@ from dataclasses import asdict, dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db.models import Q
 from django.utils import timezone
 
+from skills import inflight
+from skills.providers import provider_for
 from skills.registry import REGISTRY, SkillRegistry
 from workflows.engine import run_advance, run_settle
 from workflows.models import RunStatus, WorkflowRun
@@ -38,6 +41,7 @@ class SweepReport:
     dispatched: int = 0
     failed: int = 0
     undelivered: int = 0
+    settled: int = 0  # change sets a dead worker left on remote calendars, put back
 
     def as_dict(self) -> dict[str, int]:
         return asdict(self)
@@ -79,9 +83,37 @@ def sweep(*, now: datetime | None = None, registry: SkillRegistry = REGISTRY) ->
             report.undelivered += 1
             break  # the broker is down: the rest wait for the next pass
         report.dispatched += 1
-    if report.dispatched or report.failed or report.undelivered:
+    report.settled = _settle_abandoned_sets(now)
+    if report.dispatched or report.failed or report.undelivered or report.settled:
         logger.warning("sweeper: %s", report.as_dict())
     return report
+
+
+def _settle_abandoned_sets(now: datetime) -> int:
+    """Change sets whose worker died after sending remote writes and whose run will not try again
+    (failed, out of attempts, cancelled, gone): what they left on a server is put back from the
+    mirror, so the run's "nothing was left half-done" holds for remote calendars too (see
+    ``skills.inflight``).  A set is left to its run while the run is pending or running."""
+    settled = 0
+    lease = timedelta(seconds=settings.WORKFLOW_LEASE_SECONDS)
+    for intent in inflight.stale(now - lease)[:BATCH]:
+        run_id = intent.operation_id.split(":", 1)[0]
+        try:
+            working = WorkflowRun.objects.filter(
+                pk=run_id, status__in=(RunStatus.PENDING, RunStatus.RUNNING)
+            ).exists()
+        except (ValueError, ValidationError):  # not a run's id: nobody will try it again
+            working = False
+        if working:
+            continue
+        left = provider_for(intent.owner).take_back(intent.operation_id, intent.writes)
+        inflight.forget(user=intent.owner, operation_id=intent.operation_id)
+        if left:
+            logger.warning(
+                "run %s: %d remote writes of an abandoned set could not be taken back", run_id, len(left)
+            )
+        settled += 1
+    return settled
 
 
 def _give_up(run: WorkflowRun, now: datetime) -> bool:

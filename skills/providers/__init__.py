@@ -67,6 +67,7 @@ from skills.providers.base import (
     CalendarInfo,
     CalendarProvider,
     EventData,
+    NotPutBack,
     Occurrence,
     OccurrenceRef,
     PermissionDeniedError,
@@ -285,6 +286,18 @@ class CalendarRouter(CalendarProvider):
         # All or nothing across the parts; see the module docstring.
         with all_or_nothing(), transaction.atomic():
             return [written for provider, batch in batches for written in provider.apply_writes(batch)]
+
+    def take_back(self, key: str, writes: list[dict[str, Any]]) -> list[NotPutBack]:
+        """Each calendar's part by its provider (see :meth:`CalendarProvider.take_back`)."""
+        routes = self._routes if self._routes is not None else self._load_routes()
+        parts: dict[int, tuple[CalendarProvider, list[dict[str, Any]]]] = {}
+        for write in writes:
+            route = routes.get(str(write.get("calendar_id", "")))
+            if route is None:
+                continue
+            provider = self._route(route)
+            parts.setdefault(id(provider), (provider, []))[1].append(write)
+        return [left for provider, part in parts.values() for left in provider.take_back(key, part)]
 
     def provider_of(self, calendar_id: str) -> CalendarProvider:
         """The provider that writes to calendar ``calendar_id`` (the built-in one for an id it does

@@ -337,6 +337,14 @@ class CalendarProvider:
                 found.append(None)
         return found
 
+    def take_back(self, key: str, writes: list[dict[str, Any]]) -> list[NotPutBack]:
+        """Put back, from the mirror, what a change set whose worker died left on the server, when
+        its next attempt does not finish it (see :mod:`skills.inflight`): each target the set wrote,
+        where the server's version carries the set's ``key`` (or is gone, for a delete), gets the
+        mirror's version again, and a resource the set created goes.  Returns what could not be put
+        back.  The built-in store has nothing on any server."""
+        return []
+
     def apply_writes(self, writes: Sequence[Write]) -> list[Written]:
         """Apply writes in order, each refused if its target changed since ``expected_etag`` was read
         and done at most once per ``operation_id``.

@@ -17,13 +17,16 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+import niquests
 import pytest
 from django.test import override_settings
+from django.utils import timezone
 
 from skills import changes as change_module
 from skills import services
 from skills.changes import Change, undo_run
 from skills.context import Interrupt
+from skills.errors import SkillError
 from skills.models import Calendar, CalendarAccount, ChangeRecord, Event, RemoteIntent
 from skills.providers import provider_for
 from skills.providers.base import EventData, Occurrence
@@ -36,6 +39,7 @@ from tests.providers.changesets import NY, approve, moves
 from tests.providers.google_fixtures import KEY, google_server
 from tests.providers.google_server import GoogleCalendarServer
 from tests.providers.radicale_server import DavUser, RadicaleServer, dav_user, radicale_server
+from workflows.sweeper import sweep
 
 __all__ = ["dav_user", "google_server", "radicale_server"]
 
@@ -192,7 +196,7 @@ def test_a_set_killed_midway_is_finished_once_by_its_next_attempt(
     assert RemoteIntent.objects.filter(owner=w.owner).count() == 1
     # A sync meanwhile mirrors none of the unrecorded writes.
     sync_account(w.dav.account)
-    google_sync(CalendarAccount.objects.get(pk=w.google.account_id))
+    google_sync(CalendarAccount.objects.get(calendars=w.google))
     assert w.hours() == BEFORE
 
     done = approve(w.owner, w.planned, run_id=run_id)  # the task again, after the restart
@@ -223,7 +227,8 @@ def test_someone_elses_edit_after_the_kill_is_still_a_conflict(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Only a version carrying the set's own key is written over: an edit made on the server after
-    the kill is a conflict as ever, and the user sees a fresh preview, nothing of the set applied."""
+    the kill is a conflict as ever, the user sees a fresh preview, and what the killed attempt had
+    written elsewhere is put back, so nothing of the set is applied anywhere."""
     w = world(dav_user, google_server, "caldav,google")
     run_id = str(uuid.uuid4())
     with monkeypatch.context() as patch:
@@ -239,6 +244,97 @@ def test_someone_elses_edit_after_the_kill_is_still_a_conflict(
 
     assert asked.value.payload["text"].startswith("Your calendar changed since I suggested this")
     assert "Algebra" not in [row["summary"] for row in asked.value.payload["preview"]]
-    assert w.on_servers(dav_user)["Algebra"] == 17  # their edit stands
-    assert w.hours()["Local 0"] == 8  # nothing of the set applied
+    # Their edit stands; the killed attempt's write to Google, which this one cannot finish, is
+    # taken back: nothing of the set is anywhere, and it is settled.
+    assert w.on_servers(dav_user) == {"Algebra": 17, "Biology": 16}
+    assert w.hours() == {**BEFORE, "Algebra": 17}  # the mirror shows their edit
     assert not ChangeRecord.objects.filter(owner=w.owner).exists()
+    assert not RemoteIntent.objects.filter(owner=w.owner).exists()
+
+
+@pytest.mark.usefixtures("both_settings")
+def test_another_apps_retitle_on_google_is_kept_as_the_set_finishes(
+    dav_user: DavUser,
+    radicale_server: RadicaleServer,
+    google_server: GoogleCalendarServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Google keeps private extended properties through other apps' edits, so the key alone does
+    not make a version the set's.  A rename of Biology after the kill leaves the set's own fields
+    (its new times) as the set made them: the next attempt patches only those, over the rename,
+    which stands."""
+    w = world(dav_user, google_server, "google,caldav")
+    run_id = str(uuid.uuid4())
+    with monkeypatch.context() as patch:
+        kill_after(patch, "writes")
+        with pytest.raises(Killed):
+            approve(w.owner, w.planned, run_id=run_id)
+    [biology] = Event.objects.filter(calendar=w.google, summary="Biology")
+    google_server.edit_event(biology.uid, {"summary": "Biology (room 4)"}, calendar_id=w.google.remote_id)
+
+    done = approve(w.owner, w.planned, run_id=run_id)
+
+    assert done.text.startswith("Done: 5 changes."), done.text
+    assert w.on_servers(dav_user) == {"Algebra": 15, "Biology (room 4)": 17}
+
+
+@pytest.mark.usefixtures("both_settings")
+def test_another_apps_edit_that_keeps_the_key_is_neither_written_over_nor_taken_back(
+    dav_user: DavUser,
+    radicale_server: RadicaleServer,
+    google_server: GoogleCalendarServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A CalDAV client that keeps unknown properties renames Algebra after the kill: the resource
+    carries the set's key but not what the set sent.  The next attempt neither sends over it (a whole
+    resource would lose the rename) nor puts it back; it takes back the rest (Biology, on Google)
+    and says which event still holds part of the change."""
+    w = world(dav_user, google_server, "caldav,google")
+    run_id = str(uuid.uuid4())
+    with monkeypatch.context() as patch:
+        kill_after(patch, "writes")
+        with pytest.raises(Killed):
+            approve(w.owner, w.planned, run_id=run_id)
+    state = CalendarAccount.objects.get(pk=w.dav.account.pk).sync_state
+    [path] = state["calendars"][str(w.dav.calendar.pk)]["resources"]
+    url = dav_user.server.url.rstrip("/") + path
+    held = niquests.get(url, auth=(dav_user.name, dav_user.password))
+    renamed = str(held.text).replace("SUMMARY:Algebra", "SUMMARY:Algebra (room 4)")
+    assert "X-CALENDAR-ASSISTANT-OPERATION" in renamed
+    niquests.put(url, data=renamed.encode(), auth=(dav_user.name, dav_user.password))
+
+    with pytest.raises(SkillError) as refused:
+        approve(w.owner, w.planned, run_id=run_id)
+
+    assert "could not be" in str(refused.value)
+    assert "'Algebra'" in str(refused.value)
+    assert w.on_servers(dav_user) == {"Algebra (room 4)": 15, "Biology": 16}
+    assert not ChangeRecord.objects.filter(owner=w.owner).exists()
+    assert not RemoteIntent.objects.filter(owner=w.owner).exists()
+
+
+@pytest.mark.usefixtures("both_settings")
+def test_a_set_whose_run_will_not_try_again_is_put_back_by_the_sweeper(
+    dav_user: DavUser,
+    radicale_server: RadicaleServer,
+    google_server: GoogleCalendarServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The run was failed for good (out of attempts) after its worker died mid-set: the sweeper puts
+    back what the set had sent, so "nothing was left half-done" is true of the servers as well."""
+    w = world(dav_user, google_server, "caldav,google")
+    with monkeypatch.context() as patch:
+        kill_after(patch, "writes")
+        with pytest.raises(Killed):
+            approve(w.owner, w.planned, run_id=str(uuid.uuid4()))  # no run row: nobody will retry it
+    assert w.on_servers(dav_user) == {"Algebra": 15, "Biology": 17}
+
+    assert sweep(now=timezone.now()).settled == 0  # younger than a lease: its run may still come
+    report = sweep(now=timezone.now() + timedelta(hours=1))
+
+    assert report.settled == 1
+    assert w.on_servers(dav_user) == {"Algebra": 14, "Biology": 16}
+    assert w.hours() == BEFORE
+    assert not RemoteIntent.objects.filter(owner=w.owner).exists()
+    sync_account(w.dav.account)  # and the mirrors stay as the servers are
+    assert w.hours() == BEFORE

@@ -57,7 +57,7 @@ from skills.providers.base import (
     Written,
 )
 from skills.providers.caldav.client import DavConnection
-from skills.providers.caldav.ical import build_resource
+from skills.providers.caldav.ical import build_resource, parse_resource
 from skills.providers.caldav.sync import (
     KIND,
     calendar_state,
@@ -363,6 +363,87 @@ class CaldavProvider(CalendarProvider):
             raise
         return [self._with_calendar(written) for written in results]
 
+    def take_back(self, key: str, writes: list[dict[str, Any]]) -> list[NotPutBack]:
+        """See :meth:`CalendarProvider.take_back`: each resource the set wrote gets the mirror's
+        version again where the server's shows the set's writes (carrying ``key``, each target as
+        the set made it, or gone after a delete of the set's); one the set created goes.  A version
+        that shows anything else was edited since, and is left as it is and named.  One request
+        per resource, with ``If-Match``."""
+        calendars = self._calendars()
+        groups: dict[tuple[int, str], list[dict[str, Any]]] = {}
+        for write in writes:
+            named = str(write.get("calendar_id", ""))
+            calendar = calendars.get(int(named)) if named.isdigit() else None
+            uid = self._uid_of(write) if calendar is not None else ""
+            if calendar is not None and uid:
+                groups.setdefault((calendar.pk, uid), []).append(write)
+        left: list[NotPutBack] = []
+        with transaction.atomic():
+            accounts = {
+                a.pk: a
+                for a in CalendarAccount.objects.select_for_update().filter(
+                    pk__in={c.account_id for c in calendars.values()}
+                )
+            }
+            for (calendar_pk, uid), group in groups.items():
+                calendar = calendars[calendar_pk]
+                account = accounts.get(calendar.account_id or 0)
+                if account is None:
+                    continue
+                try:
+                    put_back = self._put_back(account, calendar, uid, key, group)
+                except ProviderError:
+                    put_back = False
+                if not put_back:
+                    verb = _VERBS[group[0]["action"]]
+                    left.append(NotPutBack(summary=self._name_of(calendar, uid), verb=verb))
+            for account in accounts.values():
+                account.save(update_fields=["sync_state", "updated_at"])
+        return left
+
+    @staticmethod
+    def _uid_of(write: dict[str, Any]) -> str:
+        if write["action"] == "create":
+            return uid_for_operation(str(write["operation_id"]))
+        event_id = str(write.get("event_id", ""))
+        if not event_id.isdigit():
+            return ""
+        row = Event.objects.filter(pk=int(event_id)).select_related("series").first()
+        return "" if row is None else (row.series.uid if row.series is not None else row.uid)
+
+    def _name_of(self, calendar: Calendar, uid: str) -> str:
+        master, _ = self._rows(calendar, uid)
+        return master.summary if master is not None else "an event"
+
+    def _put_back(
+        self, account: CalendarAccount, calendar: Calendar, uid: str, key: str, writes: list[dict[str, Any]]
+    ) -> bool:
+        """One resource back as the mirror holds it; False when the server's version is not the
+        set's (left alone).  Nothing to do (the set's write never arrived) is True."""
+        conn = self._connection(account)
+        resources: dict[str, list[str]] = calendar_state(account, calendar)["resources"]
+        path = next((p for p, (_, u) in resources.items() if u == uid), None)
+        if path is None:
+            path = conn.path_of(conn.absolute(calendar.remote_id + resource_name(uid)))
+        found = conn.get(path)
+        master, overrides = self._rows(calendar, uid)
+        if found is None:
+            if master is not None and all(w["action"] == "delete" for w in writes):
+                made, etag = conn.create(path, build_resource(master, overrides))  # the set deleted it
+                if made:
+                    resources[path] = [etag, uid]
+            return True
+        if not inflight.carries_key(found.data, key):
+            return True  # the set's write never arrived, or was replaced whole: nothing of it there
+        if not all(_shows(found.data, uid, write) for write in writes):
+            return False
+        if master is None:  # the set made it: it goes
+            conn.delete(path, found.etag)
+            resources.pop(path, None)
+        else:
+            resources[path] = [conn.update(path, build_resource(master, overrides), found.etag), uid]
+        return True
+
     # -- helpers -----------------------------------------------------------------------------------------
     def _calendars(self) -> dict[int, Calendar]:
         found = Calendar.objects.filter(owner=self.user, account__kind=KIND).select_related("account")
@@ -497,12 +578,13 @@ class CaldavProvider(CalendarProvider):
     @staticmethod
     def _over_own_write(conn: DavConnection, path: str, text: str, refused: ConflictError) -> str:
         """A 412 while resuming a set whose earlier attempt died: if the server's version carries the
-        set's own key, it is that attempt's write (sent, never committed here); send over it.
-        Anything else is someone else's edit, refused as ever."""
+        set's own key and holds just what this attempt sends, it is that attempt's write (sent, never
+        committed here), and this one goes over it.  Anything else is someone else's edit (a client
+        that keeps unknown properties keeps the key too), refused as ever."""
         key = inflight.current_key()
         if inflight.resuming() and key:
             found = conn.get(path)
-            if found is not None and inflight.carries_key(found.data, key):
+            if found is not None and inflight.carries_key(found.data, key) and _same_events(found.data, text):
                 return conn.update(path, text, found.etag)
         raise refused
 
@@ -518,6 +600,56 @@ class CaldavProvider(CalendarProvider):
             rows = image.get("rows") or image.get("left") or ()
             calendar_id = str(rows[0].get("calendar_id", "")) if rows else ""
         return dataclasses.replace(written, restore_image={**image, "calendar_id": calendar_id})
+
+
+def _same_events(held: str, sent: str) -> bool:
+    """Whether two versions of a resource hold the same events, as the mirror reads them."""
+    try:
+        return parse_resource(held, fallback_zone="UTC") == parse_resource(sent, fallback_zone="UTC")
+    except ValueError:
+        return False
+
+
+def _shows(text: str, uid: str, write: dict[str, Any]) -> bool:
+    """Whether a resource shows one write of a set as the set made it (see skills.inflight)."""
+    try:
+        resource = next((r for r in parse_resource(text, fallback_zone="UTC") if r.uid == uid), None)
+    except ValueError:
+        return False
+    stamp = str(write.get("recurrence_id") or "")
+    rid = datetime.fromisoformat(stamp) if stamp else None
+    master = resource.master if resource is not None else None
+    one = rid is not None and master is not None and bool(master.rrule)
+    if write["action"] == "delete":
+        return one and master is not None and any(_instant(x) == rid for x in master.exdates)
+    after = write.get("after")
+    if resource is None or not after:
+        return False
+    event = next((o for o in resource.overrides if o.recurrence_id == rid), None) if one else master
+    if event is None:
+        return False
+    start, end = _instant(after["start"]), _instant(after["end"])
+    if after.get("all_day"):  # the days, as the event's wall-clock midnights name them
+        start = datetime.fromisoformat(after["start"]).date()
+        end = datetime.fromisoformat(after["end"]).date()
+    return (
+        event.summary == after["summary"]
+        and (event.location or "") == (after["location"] or "")
+        and _instant(event.start) == start
+        and _instant(event.end) == end
+    )
+
+
+def _instant(value: Any) -> Any:
+    """A datetime (aware) or a date, from either or from ISO text, for comparing."""
+    if isinstance(value, str):
+        value = datetime.fromisoformat(value)
+    if isinstance(value, datetime):
+        return value.astimezone(UTC) if value.tzinfo else value
+    return value
+
+
+_VERBS: dict[str, Any] = {"create": "created", "update": "changed", "delete": "deleted"}
 
 
 def _marked(text: str, key: str) -> str:

@@ -308,6 +308,46 @@ class GoogleProvider(LocalProvider):
                     mark_needs_reconnect(account, str(cause))
             raise
 
+    def take_back(self, key: str, writes: list[dict[str, Any]]) -> list[NotPutBack]:
+        """See :meth:`CalendarProvider.take_back`: each event (or instance) the set wrote is patched
+        back to the mirror's version where Google's carries ``key`` (or is cancelled, after a delete
+        of the set's); an event the set inserted is deleted.  ``If-Match`` on each."""
+        calendars = {
+            c.pk: c
+            for c in Calendar.objects.select_related("account").filter(
+                owner=self.user, account__kind=CalendarAccount.Kind.GOOGLE
+            )
+        }
+        left: list[NotPutBack] = []
+        seen: set[tuple[int, str]] = set()
+        with transaction.atomic():
+            accounts = {
+                a.pk: a
+                for a in CalendarAccount.objects.select_for_update().filter(
+                    pk__in={c.account_id for c in calendars.values()}
+                )
+            }
+            for write in writes:
+                named = str(write.get("calendar_id", ""))
+                calendar = calendars.get(int(named)) if named.isdigit() else None
+                if calendar is None or calendar.account_id not in accounts:
+                    continue
+                calendar.account = accounts[calendar.account_id or 0]
+                gid, body, name = _restore_of(write)
+                if not gid or (calendar.pk, gid) in seen:
+                    continue
+                seen.add((calendar.pk, gid))
+                try:
+                    put_back = _put_back(GoogleClient(calendar.account), calendar, gid, body, key, write)
+                except ProviderError:
+                    put_back = False
+                if not put_back:
+                    verb: Any = {"create": "created", "delete": "deleted"}.get(write["action"], "changed")
+                    left.append(NotPutBack(summary=name, verb=verb))
+            for account in accounts.values():
+                save_state(account)
+        return left
+
     def _accounts_of(self, calendars: set[Calendar]) -> list[CalendarAccount]:
         return list({c.account_id: c.account for c in calendars if c.account is not None}.values())
 
@@ -544,9 +584,9 @@ class GoogleProvider(LocalProvider):
     @staticmethod
     def _over_own_write(client: GoogleClient, call: _Call, send: str, refused: ConflictError) -> Any:
         """A 412 while resuming a set whose earlier attempt died (see skills.inflight): an event that
-        carries the set's own key holds that attempt's write, sent and never committed here, so this
-        one goes over it; an event already deleted is what a delete wanted.  Anything else is
-        someone else's edit, refused as ever."""
+        carries the set's own key and holds what this call sends is that attempt's write, sent and
+        never committed here, so this one goes over it; an event already deleted is what a delete
+        wanted.  Anything else is someone else's edit, refused as ever."""
         key = inflight.current_key()
         if not (inflight.resuming() and key and call.kind != "insert"):
             raise refused
@@ -555,8 +595,8 @@ class GoogleProvider(LocalProvider):
         if call.kind == "delete" and found.get("status") == "cancelled":
             return found
         private = (found.get("extendedProperties") or {}).get("private") or {}
-        if private.get(inflight.GOOGLE_PROPERTY) != key:
-            raise refused
+        if private.get(inflight.GOOGLE_PROPERTY) != key or not _holds(found, call.body or {}):
+            raise refused  # another app's edit keeps the key: only the set's own content is its write
         again = dataclasses.replace(call, if_match=str(found.get("etag", "")))
         return client.execute(again.request(client, send))
 
@@ -602,6 +642,108 @@ class GoogleProvider(LocalProvider):
                     image = {**image, "calendar_id": calendar}
             result.append(Written(before=item.before, after=after, restore_image=image))
         return result
+
+
+def _holds(found: dict[str, Any], body: dict[str, Any]) -> bool:
+    """Whether Google's event already has every field of a patch (times compared as instants or
+    dates, as Google rewrites their text)."""
+    for name, value in body.items():
+        if name == "extendedProperties":
+            continue
+        have = found.get(name)
+        if name in ("start", "end") and isinstance(value, dict) and isinstance(have, dict):
+            if _instant(have) != _instant(value):
+                return False
+        elif have != value and not (value in ("", None, []) and have in ("", None, [])):
+            return False
+    return True
+
+
+def _instant(when: dict[str, Any]) -> Any:
+    if when.get("dateTime"):
+        return datetime.fromisoformat(str(when["dateTime"]).replace("Z", "+00:00"))
+    return when.get("date")
+
+
+def _restore_of(write: dict[str, Any]) -> tuple[str, dict[str, Any] | None, str]:
+    """(Google id, the body the mirror holds for it or None for an event the set inserted, its
+    title) of one write of a set to take back."""
+    if write["action"] == "create":
+        return event_id_for(str(write["operation_id"])), None, "an event"
+    event_id = str(write.get("event_id", ""))
+    if not event_id.isdigit():
+        return "", None, ""
+    row = Event.objects.select_related("series").filter(pk=int(event_id)).first()
+    if row is None:
+        return "", None, ""
+    master = row.series if row.series is not None else row
+    stamp = str(write.get("recurrence_id") or "")
+    rid = datetime.fromisoformat(stamp) if stamp else row.recurrence_id
+    if rid is None or not master.rrule:
+        return master.uid, {**row_body(master), "status": "confirmed"}, master.summary
+    override = master.overrides.filter(recurrence_id=rid).first()
+    body = {k: v for k, v in row_body(override or _plain(master, rid)).items() if k != "recurrence"}
+    gid = instance_id(master.uid, rid, all_day=master.all_day, zone=master.timezone)
+    return gid, {**body, "status": "confirmed"}, master.summary
+
+
+def _put_back(
+    client: GoogleClient,
+    calendar: Calendar,
+    gid: str,
+    body: dict[str, Any] | None,
+    key: str,
+    write: dict[str, Any],
+) -> bool:
+    """One event back as the mirror holds it (see :meth:`GoogleProvider.take_back`); False when
+    Google's version is not the set's (edited since: left alone).  Nothing there of the set's is
+    True."""
+    assert calendar.account is not None
+    events = client.service.events()
+    try:
+        found = client.execute(events.get(calendarId=calendar.remote_id, eventId=gid))
+    except NotFoundError:
+        return True
+    private = (found.get("extendedProperties") or {}).get("private") or {}
+    cancelled = found.get("status") == "cancelled"
+    if write["action"] == "delete":
+        if not cancelled:
+            return True  # the set's delete never arrived
+    elif private.get(inflight.GOOGLE_PROPERTY) != key or cancelled:
+        return True
+    elif not _holds(found, _as_body(write.get("after"))):
+        return False
+    etags = calendar_state(calendar.account, calendar.remote_id)["etags"]
+    if body is None:  # inserted by the set: it goes
+        request = events.delete(calendarId=calendar.remote_id, eventId=gid, sendUpdates="none")
+        request.headers["If-Match"] = str(found.get("etag", ""))
+        client.execute(request)
+        etags.pop(gid, None)
+        return True
+    request = events.patch(calendarId=calendar.remote_id, eventId=gid, body=body, sendUpdates="none")
+    request.headers["If-Match"] = str(found.get("etag", ""))
+    etags[gid] = str(client.execute(request).get("etag", ""))
+    return True
+
+
+def _as_body(after: dict[str, Any] | None) -> dict[str, Any]:
+    """A set's intended event (skills.changes) as the Google fields that show it; an impossible
+    one (no such summary) when the set could not say, so nothing matches it."""
+    if not after:
+        return {"summary": None, "status": "__unknown__"}
+
+    def when(text: str) -> dict[str, str]:
+        moment = datetime.fromisoformat(text)
+        if after.get("all_day"):
+            return {"date": moment.date().isoformat()}
+        return {"dateTime": moment.isoformat()}
+
+    return {
+        "summary": after["summary"],
+        "location": after["location"],
+        "start": when(after["start"]),
+        "end": when(after["end"]),
+    }
 
 
 def _plain(master: Event, rid: datetime) -> Event:
