@@ -128,6 +128,11 @@ def start_worker(
     )
 
 
+def finished(pk: Any) -> WorkflowRun | None:
+    fresh = WorkflowRun.objects.get(pk=pk)
+    return fresh if fresh.status in (RunStatus.SUCCEEDED, RunStatus.FAILED) else None
+
+
 def waiting_run(conversation: Conversation) -> WorkflowRun | None:
     conversation.refresh_from_db()
     run = conversation.pending_run
@@ -164,11 +169,9 @@ def test_a_worker_killed_during_an_approved_change_finishes_it_exactly_once(
         assert (tmp_path / "fired").exists()
         workers.append(start_worker(broker, redis_url, queue, tmp_path, point))
 
-        def finished() -> WorkflowRun | None:
-            fresh = WorkflowRun.objects.get(pk=run.pk)
-            return fresh if fresh.status in (RunStatus.SUCCEEDED, RunStatus.FAILED) else None
-
-        done = wait_for(finished, timeout=FINISH_SECONDS, what="the run to finish", worker=workers[1])
+        done = wait_for(
+            lambda: finished(run.pk), timeout=FINISH_SECONDS, what="the run to finish", worker=workers[1]
+        )
         elapsed = time.monotonic() - approved
     finally:
         for worker in workers:
@@ -303,10 +306,6 @@ def test_a_worker_killed_in_a_mixed_change_finishes_it_once_and_it_can_be_undone
         )
         assert (tmp_path / "fired").exists()
         workers.append(start_worker(broker, redis_url, queue, tmp_path, point, world["env"]))
-
-        def finished(pk: Any) -> WorkflowRun | None:
-            fresh = WorkflowRun.objects.get(pk=pk)
-            return fresh if fresh.status in (RunStatus.SUCCEEDED, RunStatus.FAILED) else None
 
         done = wait_for(lambda: finished(run.pk), timeout=FINISH_SECONDS, what="the run", worker=workers[1])
         assert done.status == RunStatus.SUCCEEDED, done.error

@@ -146,6 +146,16 @@ BEFORE = {"Algebra": 14, "Biology": 16, "Local 0": 8, "Local 1": 9, "Local 2": 1
 AFTER = {"Algebra": 15, "Biology": 17, "Local 0": 9, "Local 1": 10, "Local 2": 11}
 
 
+def killed_attempt(w: World, monkeypatch: pytest.MonkeyPatch, point: str = "writes") -> str:
+    """Approve the set with the worker dying after ``point``; the run id, for its next attempt."""
+    run_id = str(uuid.uuid4())
+    with monkeypatch.context() as patch:
+        kill_after(patch, point)
+        with pytest.raises(Killed):
+            approve(w.owner, w.planned, run_id=run_id)
+    return run_id
+
+
 def kill_after(monkeypatch: pytest.MonkeyPatch, point: str) -> None:
     """Die once ``point`` is done: a remote part of the set ("caldav", "google") or all of its
     writes ("writes", before the change records)."""
@@ -182,11 +192,7 @@ def test_a_set_killed_midway_is_finished_once_by_its_next_attempt(
     point: str,
 ) -> None:
     w = world(dav_user, google_server, order)
-    run_id = str(uuid.uuid4())
-    with monkeypatch.context() as patch:
-        kill_after(patch, point)
-        with pytest.raises(Killed):
-            approve(w.owner, w.planned, run_id=run_id)
+    run_id = killed_attempt(w, monkeypatch, point)
 
     # What the kill left: some writes on the servers, none here, the set's intent still open.
     assert w.hours() == BEFORE
@@ -230,11 +236,7 @@ def test_someone_elses_edit_after_the_kill_is_still_a_conflict(
     the kill is a conflict as ever, the user sees a fresh preview, and what the killed attempt had
     written elsewhere is put back, so nothing of the set is applied anywhere."""
     w = world(dav_user, google_server, "caldav,google")
-    run_id = str(uuid.uuid4())
-    with monkeypatch.context() as patch:
-        kill_after(patch, "writes")
-        with pytest.raises(Killed):
-            approve(w.owner, w.planned, run_id=run_id)
+    run_id = killed_attempt(w, monkeypatch)
     other = connect(dav_user)  # another device moves Algebra to 17:00 over the killed attempt's write
     sync_account(other.account)
     approve(other.account.owner, moves(_occurrences(other.provider(), other.calendar), hours=2))
@@ -264,11 +266,7 @@ def test_another_apps_retitle_on_google_is_kept_as_the_set_finishes(
     (its new times) as the set made them: the next attempt patches only those, over the rename,
     which stands."""
     w = world(dav_user, google_server, "google,caldav")
-    run_id = str(uuid.uuid4())
-    with monkeypatch.context() as patch:
-        kill_after(patch, "writes")
-        with pytest.raises(Killed):
-            approve(w.owner, w.planned, run_id=run_id)
+    run_id = killed_attempt(w, monkeypatch)
     [biology] = Event.objects.filter(calendar=w.google, summary="Biology")
     google_server.edit_event(biology.uid, {"summary": "Biology (room 4)"}, calendar_id=w.google.remote_id)
 
@@ -290,11 +288,7 @@ def test_another_apps_edit_that_keeps_the_key_is_neither_written_over_nor_taken_
     resource would lose the rename) nor puts it back; it takes back the rest (Biology, on Google)
     and says which event still holds part of the change."""
     w = world(dav_user, google_server, "caldav,google")
-    run_id = str(uuid.uuid4())
-    with monkeypatch.context() as patch:
-        kill_after(patch, "writes")
-        with pytest.raises(Killed):
-            approve(w.owner, w.planned, run_id=run_id)
+    run_id = killed_attempt(w, monkeypatch)
     state = CalendarAccount.objects.get(pk=w.dav.account.pk).sync_state
     [path] = state["calendars"][str(w.dav.calendar.pk)]["resources"]
     url = dav_user.server.url.rstrip("/") + path
@@ -323,10 +317,7 @@ def test_a_set_whose_run_will_not_try_again_is_put_back_by_the_sweeper(
     """The run was failed for good (out of attempts) after its worker died mid-set: the sweeper puts
     back what the set had sent, so "nothing was left half-done" is true of the servers as well."""
     w = world(dav_user, google_server, "caldav,google")
-    with monkeypatch.context() as patch:
-        kill_after(patch, "writes")
-        with pytest.raises(Killed):
-            approve(w.owner, w.planned, run_id=str(uuid.uuid4()))  # no run row: nobody will retry it
+    killed_attempt(w, monkeypatch)  # no run row: nobody will try it again
     assert w.on_servers(dav_user) == {"Algebra": 15, "Biology": 17}
 
     assert sweep(now=timezone.now()).settled == 0  # younger than a lease: its run may still come
