@@ -11,10 +11,10 @@ from django.urls import reverse
 from django.utils import timezone
 
 from assistant.answers import DECLINE, NOT_AN_ANSWER, after_no, answer_for
-from assistant.decomposer import DecomposeRequest, decompose
 from assistant.decomposer.changes import undo_workflow
 from assistant.decomposer.state import DECLINED, PASSING
 from assistant.models import Conversation, Message, ReplyKind
+from assistant.planning import DecomposeRequest, decompose
 from preferences.selectors import ignored_note, preferences_checked, user_timezone
 from skills.freshness import refresh_stale_accounts
 from skills.models import ChangeRecord

@@ -60,10 +60,10 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.test.utils import override_settings
 
-from assistant.decomposer import DecomposeRequest, decompose
 from assistant.evaluation.misses import Miss
 from assistant.evaluation.model_calls import TurnUsage
 from assistant.llm.calls import CallRecord, collect_calls
+from assistant.planning import DecomposeRequest, decompose
 from skills.services import calendar_create
 from workflows.definition import Decision
 

@@ -2,7 +2,7 @@
 
 ``rules`` runs the rules alone; ``routed`` the rules and the model for the turns they are unsure of;
 ``llm`` and ``llm-single`` send every turn to the model, in three phases or in one (see
-:func:`assistant.decomposer.decompose`). A model choice without a model would quietly measure the rules
+:func:`assistant.planning.decompose`). A model choice without a model would quietly measure the rules
 under another name (``decompose`` falls back to them), so it is refused before anything runs.
 """
 

@@ -31,7 +31,7 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from assistant.decomposer import DecomposeRequest, decompose
+from assistant.planning import DecomposeRequest, decompose
 from assistant.scenarios import run_scenario, scenario_files
 from skills.services import calendar_create
 from workflows.definition import Decision

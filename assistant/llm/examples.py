@@ -52,8 +52,8 @@ def build_examples(texts: Iterable[str], *, now: datetime, tz: str) -> dict[str,
     from django.contrib.auth import get_user_model
     from django.db import transaction
 
-    from assistant.decomposer import DecomposeRequest, decompose
-    from assistant.llm.planner import ACT
+    from assistant.decomposer import DecomposeRequest, rules_decision
+    from assistant.decomposer.gate import ACT
     from skills.services import calendar_create
 
     found: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -61,7 +61,7 @@ def build_examples(texts: Iterable[str], *, now: datetime, tz: str) -> dict[str,
         user = get_user_model().objects.create_user(f"examples-{uuid.uuid4().hex[:8]}", "x@example.invalid")
         calendar_create(owner=user, key="personal", name="Personal", timezone=tz, is_default=True)
         for text in texts:
-            decision = decompose(DecomposeRequest(text=text, user=user, timezone=tz), route="rules")
+            decision = rules_decision(DecomposeRequest(text=text, user=user, timezone=tz))
             if decision.workflow is None or decision.confidence < ACT:
                 continue  # only what the rules act on alone: an unsure plan would teach a wrong reading
             skills = {t.id: t.skill for t in decision.workflow.tasks}

@@ -115,10 +115,10 @@ def test_every_class_of_scenario_turn_has_its_row_with_turns_and_the_p95_target(
 
 def test_the_recording_puts_the_chat_functions_back(quick_run: dict[str, Any]) -> None:
     # Imported here: a chat stack being rewritten should fail its own tests, not this whole module.
-    from assistant import decomposer, services
+    from assistant import planning, services
     from assistant.answers import answer_for
 
-    assert services.decompose is decomposer.decompose
+    assert services.decompose is planning.decompose
     assert services.answer_for is answer_for
 
 

@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 import pytest
 import time_machine
 
-from assistant.decomposer import DecomposeRequest, decompose
+from assistant.planning import DecomposeRequest, decompose
 from assistant.services import chat_turn, conversation_create
 from preferences.services import preference_set
 from skills.services import calendar_create, event_create

@@ -16,8 +16,8 @@ import time_machine
 from django.contrib.auth import get_user_model
 
 from assistant.answers import NOT_AN_ANSWER, answer_for
-from assistant.decomposer import DecomposeRequest, decompose
 from assistant.decomposer.intent import classify
+from assistant.planning import DecomposeRequest, decompose
 from assistant.timeexpr import find_times
 from skills.services import calendar_create, event_create
 from workflows.definition import Decision

@@ -15,7 +15,7 @@ import pytest
 import time_machine
 from django.contrib.auth import get_user_model
 
-from assistant.decomposer import DecomposeRequest, decompose
+from assistant.planning import DecomposeRequest, decompose
 from assistant.services import chat_turn, conversation_create
 from preferences.services import preference_set
 from skills.models import Event

@@ -11,8 +11,8 @@ import pytest
 import time_machine
 from django.contrib.auth import get_user_model
 
-from assistant.decomposer import DecomposeRequest, decompose
 from assistant.decomposer.intent import classify
+from assistant.planning import DecomposeRequest, decompose
 from skills.services import calendar_create
 
 pytestmark = pytest.mark.django_db

@@ -26,12 +26,11 @@ from pydantic_ai.messages import (
 from pydantic_ai.models import override_allow_model_requests
 from pydantic_ai.models.function import AgentInfo, FunctionModel
 
-from assistant.decomposer import DecomposeRequest, decompose
-from assistant.decomposer.base import Route
 from assistant.llm.calls import collect_calls
 from assistant.llm.phases import Turn, orchestrate_prompt, single_prompt
 from assistant.llm.route import COULD_NOT_PLAN, FALLBACK
 from assistant.models import Message, ModelCall
+from assistant.planning import DecomposeRequest, Route, decompose
 from assistant.services import chat_turn, conversation_create
 from skills.models import ChangeRecord, Event
 from skills.services import event_create
