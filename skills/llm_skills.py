@@ -32,8 +32,6 @@ from django.conf import settings
 from django.core.exceptions import ImproperlyConfigured
 from pydantic import BaseModel, Field
 
-from assistant.llm.agents import ModelCallError, ask, question_limits
-from assistant.llm.config import llm_model
 from assistant.llm.untrusted import UNTRUSTED, untrusted_block
 from assistant.llm.usage import daily_tokens_left, record_calls
 from skills.changes import Change
@@ -88,6 +86,16 @@ class _Asked(Generic[OutputT]):
     configured: bool = True
 
 
+def llm_model() -> Any:
+    """The configured model, or None (see :func:`assistant.llm.config.llm_model`).  pydantic-ai, about
+    2 s of every process's start, is imported only once a model is configured."""
+    if not settings.LLM_MODEL.strip() and not settings.LLM_BASE_URL.strip():
+        return None
+    from assistant.llm.config import llm_model as configured
+
+    return configured()
+
+
 def _ask_model(
     ctx: SkillContext,
     skill_name: str,
@@ -108,6 +116,8 @@ def _ask_model(
         return _misconfigured(ctx, skill_name, exc)
     if model is None:
         return _Asked(None, "no language model is configured", configured=False)
+    from assistant.llm.agents import ModelCallError, ask, question_limits  # see llm_model()
+
     left = daily_tokens_left(ctx.user)
     if left == 0:
         return _Asked(None, "today's language-model budget is spent")
