@@ -15,8 +15,10 @@ event's private extended properties).  When the next attempt finds the record le
 (:func:`resuming`), a server's "changed since" (412) on a resource that carries the set's own key is
 its own earlier write: the provider sends over the server's current version (the same content again,
 or the rest of the set) instead of refusing, so the set finishes, recorded once, undoable, with one
-reply.  Until the record is settled a sync leaves a resource carrying its key alone
-(:func:`unsettled_keys`), so the mirror never shows a write no change record explains.
+reply.  A version counts as the set's only if it also shows what the set sent: other apps keep
+unknown properties through their own edits.  Until the record is settled a sync leaves the set's
+targets, and any resource carrying its key, alone (:func:`unsettled`), so the mirror never shows a
+write no change record explains.
 """
 
 from __future__ import annotations
@@ -35,12 +37,11 @@ __all__ = [
     "carries_key",
     "current_key",
     "forget",
-    "held_uids",
     "record",
     "resuming",
     "sending",
     "stale",
-    "unsettled_keys",
+    "unsettled",
 ]
 
 CALDAV_PROPERTY = "X-CALENDAR-ASSISTANT-OPERATION"
@@ -100,22 +101,17 @@ def carries_key(text: str, key: str) -> bool:
     return bool(key) and f"{CALDAV_PROPERTY}:{key}" in flat
 
 
-def unsettled_keys(user_id: Any) -> set[str]:
-    """The keys of the user's sets with writes that may be on a server unrecorded."""
-    return set(RemoteIntent.objects.filter(owner_id=user_id).values_list("operation_id", flat=True))
-
-
-def held_uids(user_id: Any, calendar_id: Any) -> set[str]:
-    """The server names (CalDAV UIDs, Google ids) of the events of ``calendar_id`` that a set not yet
-    settled writes: a sync leaves them as the mirror has them, whatever the server shows (a move or
-    a deletion of the set's that no record explains yet), until the set's next attempt settles it."""
+def unsettled(user_id: Any, calendar_id: Any) -> tuple[set[str], set[str]]:
+    """What a sync of ``calendar_id`` leaves alone until the user's sets not yet settled are: the
+    server names (CalDAV UIDs, Google ids) of the events they write there, whatever the server shows
+    (a move or a deletion no record explains yet), and the sets' keys, which a resource the sets
+    created carries.  One read of the records."""
+    intents = list(RemoteIntent.objects.filter(owner_id=user_id).values_list("operation_id", "writes"))
     pks = {
         int(write["event_id"])
-        for writes in RemoteIntent.objects.filter(owner_id=user_id).values_list("writes", flat=True)
+        for _, writes in intents
         for write in writes
         if str(write.get("calendar_id")) == str(calendar_id) and str(write.get("event_id", "")).isdigit()
     }
-    if not pks:
-        return set()
-    rows = Event.objects.filter(pk__in=pks).values_list("uid", "series__uid")
-    return {uid for pair in rows for uid in pair if uid}
+    rows = Event.objects.filter(pk__in=pks).values_list("uid", "series__uid") if pks else []
+    return {uid for pair in rows for uid in pair if uid}, {key for key, _ in intents}

@@ -62,6 +62,14 @@ class NotPutBack:
     summary: str
     verb: Literal["created", "moved", "changed", "deleted"]
 
+    @classmethod
+    def of(cls, summary: str, action: str) -> NotPutBack:
+        """The report for a write of ``action`` (create, update, delete) on the event ``summary``."""
+        verb: Literal["created", "changed", "deleted"] = (
+            "created" if action == "create" else "deleted" if action == "delete" else "changed"
+        )
+        return cls(summary=summary, verb=verb)
+
 
 class PartlyAppliedError(ProviderError):
     """A change failed midway (``cause``) and some remote writes it had made could not be taken back

@@ -395,8 +395,7 @@ class CaldavProvider(CalendarProvider):
                 except ProviderError:
                     put_back = False
                 if not put_back:
-                    verb = _VERBS[group[0]["action"]]
-                    left.append(NotPutBack(summary=self._name_of(calendar, uid), verb=verb))
+                    left.append(NotPutBack.of(self._name_of(calendar, uid), group[0]["action"]))
             for account in accounts.values():
                 account.save(update_fields=["sync_state", "updated_at"])
         return left
@@ -647,9 +646,6 @@ def _instant(value: Any) -> Any:
     if isinstance(value, datetime):
         return value.astimezone(UTC) if value.tzinfo else value
     return value
-
-
-_VERBS: dict[str, Any] = {"create": "created", "update": "changed", "delete": "deleted"}
 
 
 def _marked(text: str, key: str) -> str:

@@ -215,12 +215,14 @@ def sync_calendar(conn: DavConnection, account: CalendarAccount, calendar: Calen
         deleted = [*deleted, *(path for path in resources if path not in present)]
     wanted = [r.path for r in changed if r.etag and resources.get(r.path, ["", ""])[0] != r.etag]
     wanted += [r.path for r in changed if not r.etag]
-    held = inflight.held_uids(account.owner_id, calendar.pk) if wanted or deleted else set()
+    held: set[str] = set()
+    unsettled: set[str] = set()
+    if wanted or deleted:
+        held, unsettled = inflight.unsettled(account.owner_id, calendar.pk)
     if held:  # the targets of a change set not yet settled: see skills.inflight
         wanted = [path for path in wanted if resources.get(path, ["", ""])[1] not in held]
         deleted = [path for path in deleted if resources.get(path, ["", ""])[1] not in held]
     zone = calendar.timezone
-    unsettled = inflight.unsettled_keys(account.owner_id) if wanted else set()
     for first in range(0, len(wanted), _MULTIGET_CHUNK):
         for fetched in conn.multiget(url, wanted[first : first + _MULTIGET_CHUNK]):
             if any(inflight.carries_key(fetched.data, key) for key in unsettled):

@@ -342,8 +342,7 @@ class GoogleProvider(LocalProvider):
                 except ProviderError:
                     put_back = False
                 if not put_back:
-                    verb: Any = {"create": "created", "delete": "deleted"}.get(write["action"], "changed")
-                    left.append(NotPutBack(summary=name, verb=verb))
+                    left.append(NotPutBack.of(name, write["action"]))
             for account in accounts.values():
                 save_state(account)
         return left

@@ -137,8 +137,7 @@ def _held(account: CalendarAccount, calendar: Calendar, items: list[dict[str, An
     the ones carrying such a set's key (see skills.inflight)."""
     if not items:
         return frozenset()
-    held = inflight.held_uids(account.owner_id, calendar.pk)
-    keys = inflight.unsettled_keys(account.owner_id)
+    held, keys = inflight.unsettled(account.owner_id, calendar.pk)
     if keys:
         for item in items:
             private = (item.get("extendedProperties") or {}).get("private") or {}
