@@ -32,7 +32,9 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from assistant.decomposer.intent import normalise
-from assistant.decomposer.lexicon import (
+from assistant.decomposer.recurrence import read_repeat
+from assistant.decomposer.zones import said_zone
+from assistant.lexicon import (
     CREATE_VERBS,
     DELETE_VERBS,
     FILLER,
@@ -43,8 +45,6 @@ from assistant.decomposer.lexicon import (
     POLITE_PREFIX,
     STOPWORDS,
 )
-from assistant.decomposer.recurrence import read_repeat
-from assistant.decomposer.zones import said_zone
 from assistant.timeexpr import find_durations, find_times
 
 __all__ = ["Account", "Facts", "account_for", "stem"]

@@ -19,7 +19,9 @@ from assistant.decomposer.compiler import find_params
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.guards import unread_time
 from assistant.decomposer.intent import normalise
-from assistant.decomposer.lexicon import (
+from assistant.decomposer.understand import understand
+from assistant.decomposer.world import World, tokens
+from assistant.lexicon import (
     DELETE_VERBS,
     EVERYONE_CUE,
     GENERIC_EVENT_WORDS,
@@ -27,8 +29,6 @@ from assistant.decomposer.lexicon import (
     POLITE_PREFIX,
     STOPWORDS,
 )
-from assistant.decomposer.understand import understand
-from assistant.decomposer.world import World, tokens
 from assistant.timeexpr import TimeMatch, find_times
 from skills.formatting import format_day
 from workflows.definition import Decision, TaskSpec, WorkflowDefinition

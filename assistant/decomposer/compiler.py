@@ -9,7 +9,7 @@ from zoneinfo import ZoneInfo
 
 from assistant.decomposer.dialogue import NOTHING_WAITING
 from assistant.decomposer.frame import RequestFrame
-from assistant.decomposer.lexicon import ABOUT_OTHERS
+from assistant.lexicon import ABOUT_OTHERS
 from skills.formatting import format_day
 from workflows.definition import Decision, TaskSpec, WorkflowDefinition
 

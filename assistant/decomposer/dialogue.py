@@ -16,8 +16,8 @@ from zoneinfo import ZoneInfo
 
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import classify, normalise
-from assistant.decomposer.lexicon import COUNT_CUES, FREE_CUES, POLITE_PREFIX
 from assistant.decomposer.state import Asked, DialogueState, LastQuestion
+from assistant.lexicon import COUNT_CUES, FREE_CUES, POLITE_PREFIX
 from assistant.nlu import Asked as ReaderAsked
 from assistant.nlu import TurnReading, read_turn
 from assistant.timeexpr import find_times

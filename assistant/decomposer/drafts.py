@@ -33,7 +33,11 @@ from assistant.decomposer.guards import (
     unread_time,
 )
 from assistant.decomposer.intent import normalise
-from assistant.decomposer.lexicon import (
+from assistant.decomposer.recurrence import first_day, read_repeat, until_clause
+from assistant.decomposer.state import Asked, DialogueState, Draft, EventRef
+from assistant.decomposer.world import tokens
+from assistant.decomposer.zones import said_zone
+from assistant.lexicon import (
     EVENING_EVENTS,
     EVERYONE_CUE,
     GENERIC_EVENT_WORDS,
@@ -42,10 +46,6 @@ from assistant.decomposer.lexicon import (
     STOPWORDS,
     STREET_ADDRESS,
 )
-from assistant.decomposer.recurrence import first_day, read_repeat, until_clause
-from assistant.decomposer.state import Asked, DialogueState, Draft, EventRef
-from assistant.decomposer.world import tokens
-from assistant.decomposer.zones import said_zone
 from assistant.nlu import Span, TurnReading
 from assistant.timeexpr import TimeMatch, find_times
 from preferences.selectors import user_timezone

@@ -24,10 +24,10 @@ from assistant.decomposer.account import Account, Facts, account_for, stem
 from assistant.decomposer.dialogue import asks_question
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import normalise
-from assistant.decomposer.lexicon import EVERYONE_CUE, STREET_ADDRESS
 from assistant.decomposer.state import Draft
 from assistant.decomposer.world import World, tokens
 from assistant.decomposer.zones import said_zone
+from assistant.lexicon import EVERYONE_CUE, STREET_ADDRESS
 from assistant.timeexpr import find_times
 from skills.critic import Action, Expectation
 from skills.formatting import format_day, format_time

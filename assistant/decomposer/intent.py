@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 
 from assistant.decomposer.frame import Operation
-from assistant.decomposer.lexicon import (
+from assistant.lexicon import (
     COUNT_CUES,
     CREATE_VERBS,
     DELETE_VERBS,

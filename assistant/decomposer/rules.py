@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -28,7 +28,6 @@ from assistant.decomposer.edits import edit_decision
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.guards import out_of_reach
 from assistant.decomposer.intent import normalise
-from assistant.decomposer.lexicon import NAMED_OUTRIGHT, QUESTION_STARTERS
 from assistant.decomposer.recurrence import read_repeat
 from assistant.decomposer.retry import another_time
 from assistant.decomposer.settings import setting_decision
@@ -37,6 +36,7 @@ from assistant.decomposer.state import DialogueState
 from assistant.decomposer.sync import sync_decision
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
+from assistant.lexicon import NAMED_OUTRIGHT, POLITE_PREFIX, QUESTION_STARTERS
 from assistant.nlu import TurnReading, read_turn
 from assistant.timeexpr import find_times
 from workflows.definition import Decision
@@ -67,6 +67,11 @@ _THE_DRAFT = re.compile(r"\b(?:it|that|this one)\b")
 # Requests that read or change every event of a range, which must not be unbounded (a creation's range
 # is the day it goes on, and a repeat's end is read apart).
 _RANGED = ("query", "count", "free", "move", "delete")
+# How sure the operation model must be for its reading of a new event to start one where the rules found
+# no verb of their own ("I have a hike with Polly at 3:30", "tea w/ sam fri 4pm"); a write begun on its
+# word alone is previewed, never made at once (see _MODEL_LED).
+_MODEL_SURE = 0.75
+_MODEL_LED = 0.75
 _CORRECTION = re.compile(
     r"\b(?:actually|instead|rather|better|can we do|could we do|let's do|let's say|how about|what about)\b"
 )
@@ -103,6 +108,35 @@ def _unrepeated(frame: RequestFrame, text: str, now: datetime, world: World) -> 
     for lo, hi in repeat.spans:
         text = text[:lo] + " " * (hi - lo) + text[hi:]
     return replace(understand(text, now=now, world=world), operation=frame.operation)
+
+
+def _model_reads_create(frame: RequestFrame, text: str, reading: TurnReading) -> bool:
+    """A new event, by the operation model's reading, in a turn the rules read no write in.
+
+    Not a turn that opens as a question ("do I have a 3 hour block on Tuesday?", "show me ..."), asks
+    for the next of something ("next meeting with John") or names only a stretch of days: SMCalFlow,
+    which the model learnt from, answers some of those by booking, and this assistant answers them.
+    """
+    return (
+        frame.operation in ("unknown", "query")
+        and reading.operation == "create"
+        and reading.operation_confidence >= _MODEL_SURE
+        and not frame.wants_next
+        and not QUESTION_STARTERS.match(POLITE_PREFIX.sub("", normalise(text)))
+        and not _only_a_range(frame)
+    )
+
+
+def _only_a_range(frame: RequestFrame) -> bool:
+    """A turn whose only time is a stretch longer than a day and no time of day ("dentist calendar
+    november"): a range to look through, not a time to book; the rules' reading of it stands."""
+    return (
+        frame.at_time is None
+        and frame.range_explicit
+        and frame.start is not None
+        and frame.end is not None
+        and frame.end - frame.start > timedelta(days=1)
+    )
 
 
 def _describes_event(frame: RequestFrame, text: str, reading: TurnReading) -> bool:
@@ -170,6 +204,16 @@ class RuleDecomposer:
                 # begun as one, but only a guess (a model, where there is one, may read it better)
                 drafted = drafted.model_copy(update={"confidence": min(drafted.confidence, 0.6)})
             return drafted
+        if state.draft is None and _model_reads_create(frame, text, reading):
+            guarded = _unsupported_write(replace(frame, operation="create"), text, now, world)
+            if guarded is not None:  # "... if not, add one at 2": a condition, asked about as any write's
+                return guarded
+            # the operation is the model's reading now: the frame says so, for the gate and the record
+            frame.operation = "create"
+            drafted = draft_turn(
+                _unrepeated(frame, text, now, world), text, state, reading, now, tz, continuing=False
+            )
+            return drafted.model_copy(update={"confidence": min(drafted.confidence, _MODEL_LED)})
         if state.draft is not None and not other_request:
             return draft_turn(frame, text, state, reading, now, tz, continuing=True)
         return None

@@ -20,9 +20,9 @@ from zoneinfo import ZoneInfo
 
 from assistant.decomposer.dayparts import in_users_day_parts
 from assistant.decomposer.intent import normalise
-from assistant.decomposer.lexicon import POLITE_PREFIX
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
+from assistant.lexicon import POLITE_PREFIX
 from assistant.timeexpr import find_times
 from skills.providers.base import CalendarInfo
 from skills.sync_skills import ROLES, calendar_named

@@ -16,7 +16,8 @@ from datetime import datetime, timedelta
 from assistant.decomposer.dayparts import in_users_day_parts
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import classify, normalise
-from assistant.decomposer.lexicon import (
+from assistant.decomposer.world import World, tokens
+from assistant.lexicon import (
     ABOUT_OTHERS,
     CATEGORY_WORDS,
     COUNT_CUES,
@@ -36,7 +37,6 @@ from assistant.decomposer.lexicon import (
     REMINDER_CUES,
     STOPWORDS,
 )
-from assistant.decomposer.world import World, tokens
 from assistant.timeexpr import DurationMatch, TimeMatch, find_durations, find_times
 
 __all__ = ["understand"]

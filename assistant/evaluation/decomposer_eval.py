@@ -34,11 +34,12 @@ scored as the rules' reading of the same sentence would be. A question or a dire
 carries neither and is labelled as an unread one (a question is then ``clarify``, even one on the way to
 scheduling: nothing says which reading it asks about).
 
-People and event names are read from the decomposer's reading of the sentence (also when it asked):
-an annotated value counts as found when all its words are among the words of one person or one title
-of that reading. Words are casefolded, without punctuation or a possessive "'s" (the annotation says
-"john's" where the plan names "john"), and compared whole, so "al" is not found in "also" nor "sunday
-gym" in a title "gym". For an e-mail address only the part before the "@" names the person.
+People and event names are read from the decomposer's reading of the sentence (also when it asked;
+titles as the plan or the question shows them, see :func:`reading_of`): an annotated value counts as
+found when all its words are among the words of one person or one title of that reading. Words are
+casefolded, without punctuation or a possessive "'s" (the annotation says "john's" where the plan
+names "john"), and compared whole, so "al" is not found in "also" nor "sunday gym" in a title "gym".
+For an e-mail address only the part before the "@" names the person.
 """
 
 from __future__ import annotations
@@ -152,13 +153,29 @@ def intent_of(decision: Decision) -> str:
 
 
 def reading_of(decision: Decision) -> tuple[list[str], list[str]]:
-    """The people and the event titles of the decomposer's reading: the frame's, or a plan's params."""
+    """The people and the event titles of the decomposer's reading.
+
+    Titles are the ones the user is shown: the plan's (the event it creates or edits, the text it
+    searches for) or, for a question about a new event, the title of the draft it asks about; the
+    frame's title words only where neither names one (the rules' first reading of the words, which a
+    new event's draft replaces by the names tagger's span). People are the frame's, or a model plan's.
+    """
     frame = decision.frame
-    people: list[str] = []
-    titles: list[str] = []
     if "operation" in frame or decision.workflow is None:
         people = [*frame.get("person_names", []), *frame.get("people", [])]
-        return [p.split("@")[0] for p in people], list(frame.get("titles", []))
+        shown = _plan_reading(decision)[1] if decision.workflow is not None else []
+        draft = decision.context_update.get("draft") or {}
+        if isinstance(draft, dict) and _said(draft.get("title")):
+            shown.append(draft["title"])
+        return [p.split("@")[0] for p in people], shown or list(frame.get("titles", []))
+    return _plan_reading(decision)
+
+
+def _plan_reading(decision: Decision) -> tuple[list[str], list[str]]:
+    """The people and titles a plan's params name."""
+    people: list[str] = []
+    titles: list[str] = []
+    assert decision.workflow is not None
     for task in decision.workflow.tasks:
         for key in _PEOPLE_PARAMS:
             value = task.params.get(key)

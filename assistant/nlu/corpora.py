@@ -25,11 +25,12 @@ from typing import Any
 from django.conf import settings
 
 from assistant.nlu.examples import Example
+from assistant.nlu.labels import nlu_operation, smcalflow_operation
 from assistant.nlu.reading import NAME_SLOTS, Slot, Span
 from assistant.nlu.sgd import asked_from_prompt
 from assistant.nlu.sgd import load as load_sgd
 
-__all__ = ["CORPORA", "load_corpus"]
+__all__ = ["CORPORA", "chosen_corpora", "load_corpus"]
 
 EVAL = Path(settings.BASE_DIR).parent / "shared" / "eval"
 CORPORA: dict[str, Path] = {
@@ -57,6 +58,22 @@ def load_corpus(name: str, path: Path | None = None) -> list[Example]:
     raise ValueError(f"Unknown corpus {name!r}; the corpora are {', '.join(CORPORA)}.")
 
 
+def chosen_corpora(said: list[str]) -> dict[str, Path]:
+    """The corpora named ``NAME=PATH`` in ``said`` (a command's options), or all of them from
+    ../shared/eval when none is named. Raises ValueError, with what to type, for a wrong one."""
+    if not said:
+        return dict(CORPORA)
+    chosen: dict[str, Path] = {}
+    for item in said:
+        name, _, where = item.partition("=")
+        if name not in CORPORA or not where:
+            raise ValueError(f"A corpus is NAME=PATH with NAME one of {', '.join(CORPORA)}: {item!r}")
+        if not Path(where).is_file():
+            raise ValueError(f"No such file: {where}")
+        chosen[name] = Path(where)
+    return chosen
+
+
 def _names_only(example: Example) -> Example:
     kept = [(s, c) for s, c in zip(example.spans, example.canonical, strict=True) if s.slot in NAME_SLOTS]
     return Example(
@@ -67,6 +84,7 @@ def _names_only(example: Example) -> Example:
         intent=example.intent,
         spans=tuple(s for s, _ in kept),
         canonical=tuple(c for _, c in kept),
+        operation=example.operation,
     )
 
 
@@ -76,7 +94,7 @@ def _found(text: str, value: str, slot: Slot) -> Span | None:
     return Span(slot, m.start(), m.end(), text[m.start() : m.end()]) if m else None
 
 
-def _example(dialogue: str, text: str, asked_after: str, spans: list[Span]) -> Example:
+def _example(dialogue: str, text: str, asked_after: str, spans: list[Span], operation: str | None) -> Example:
     spans = sorted(spans, key=lambda s: (s.start, s.end))
     kept: list[Span] = []
     for span in spans:  # two literals in the same words (a subject that is also the place) once
@@ -90,6 +108,7 @@ def _example(dialogue: str, text: str, asked_after: str, spans: list[Span]) -> E
         intent=None,
         spans=tuple(kept),
         canonical=tuple(s.text for s in kept),
+        operation=operation,
     )
 
 
@@ -115,7 +134,7 @@ def _smcalflow(path: Path) -> Iterator[Example]:
                 if (span := _found(text, value, slot)) is not None
             ]
             if text.strip() and not turn.get("skip"):
-                yield _example(dialogue["dialogue_id"], text, before, spans)
+                yield _example(dialogue["dialogue_id"], text, before, spans, smcalflow_operation(program))
             before = turn.get("agent") or ""
 
 
@@ -133,4 +152,4 @@ def _nlu(path: Path) -> Iterator[Example]:
             position = at + len(value)
             if slot is not None:
                 spans.append(Span(slot, at, at + len(value), text[at : at + len(value)]))
-        yield _example(str(record.get("id", text)), text, "", spans)
+        yield _example(str(record.get("id", text)), text, "", spans, nlu_operation(record["intent"]))

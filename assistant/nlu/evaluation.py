@@ -141,6 +141,14 @@ def cross_validate(examples: Sequence[Example], folds: int) -> Scores:
     return scores
 
 
+def dialogue_fold(examples: Sequence[Example], folds: int, fold: int) -> list[Example]:
+    """The examples of one of ``folds`` folds: dialogues dealt to the folds in the order of their sorted
+    ids, so a fold never shares a conversation with the others and is the same at every run."""
+    dialogues = sorted({e.dialogue for e in examples})
+    fold_of = {dialogue: i % folds for i, dialogue in enumerate(dialogues)}
+    return [e for e in examples if fold_of[e.dialogue] == fold]
+
+
 def value_of(span: Span) -> str:
     """What a span says, in the dataset's canonical form: a date or a time as the product's resolver
     reads the span's words, a title or a place as its words (case aside)."""

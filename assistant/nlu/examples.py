@@ -25,3 +25,4 @@ class Example:
     intent: str | None
     spans: tuple[Span, ...]
     canonical: tuple[str, ...]
+    operation: str | None = None  # what the turn asks for (assistant.nlu.labels); None: not labelled

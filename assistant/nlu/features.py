@@ -1,5 +1,5 @@
-"""What the two models see of a turn: features of each word for the span tagger, of the whole turn for
-the act classifier.
+"""What the models see of a turn: features of each word for the span tagger, of the whole turn for
+the act classifier and, with the lexicon's cues, for the operation model.
 
 Every feature is about the form of words and their neighbours (case, digits, affixes, the words around
 them), what the assistant asked, what the time resolver found and, for the tagger, whether the act
@@ -12,11 +12,12 @@ from __future__ import annotations
 import itertools
 import re
 
+from assistant import lexicon
 from assistant.nlu.reading import Asked
 from assistant.nlu.timemarks import OUTSIDE
 from assistant.nlu.words import Words
 
-__all__ = ["token_features", "turn_features"]
+__all__ = ["operation_features", "token_features", "turn_features"]
 
 _SENTENCE_END = frozenset({".", "!", "?", ";"})
 _DIGITS = re.compile(r"\d")
@@ -122,6 +123,48 @@ def turn_features(words: Words, asked: Asked | None) -> set[str]:
     features.update(f"w={w}" for w in lower[1:-1])
     features.update(f"ww={a}|{b}" for a, b in itertools.pairwise(lower))
     features.update(f"tx={mark}" for mark in words.marks if mark != OUTSIDE)
+    return features
+
+
+# The lexicon's classes of words that say what a turn does. The operation model weighs them like any
+# other feature: a class, learnt once, reaches the verbs a corpus rarely uses ("erase", "clear" beside
+# the "cancel" most people type), while the model decides what a cue means in its sentence.
+_CUES: dict[str, re.Pattern[str]] = {
+    "create": lexicon.CREATE_VERBS,
+    "delete": lexicon.DELETE_VERBS,
+    "move": lexicon.MOVE_VERBS,
+    "count": lexicon.COUNT_CUES,
+    "free": lexicon.FREE_CUES,
+    "query": lexicon.QUERY_CUES,
+    "undo": lexicon.UNDO_CUES,
+    "yes": lexicon.YES_WORDS,
+    "no": lexicon.NO_WORDS,
+    "greeting": lexicon.GREETINGS,
+    "out_of_scope": lexicon.OUT_OF_SCOPE,
+    "question": lexicon.QUESTION_STARTERS,
+    "not_attending": lexicon.NOT_ATTENDING,
+    "reminder": lexicon.REMINDER_CUES,
+}
+
+
+def operation_features(words: Words, asked: Asked | None) -> set[str]:
+    """The operation model's features: the act classifier's, the first words, the stems of the longer
+    words (so "cancels", "cancelled" and "cancel" count as one), and which lexicon classes the turn
+    holds, anywhere and at its head once politeness is stripped ("can you please erase ...")."""
+    features = turn_features(words, asked)
+    lower = [t.text.lower() for t in words.tokens if t.text[:1].isalpha()]
+    features.update("p4=" + w[:4] for w in lower if len(w) > 4)
+    if lower:
+        features.add("first=" + lower[0])
+        features.add("first2=" + "|".join(lower[:2]))
+    features.add(f"len={min(len(lower) // 3, 4)}")
+    text = " ".join(t.text.lower() for t in words.tokens)
+    head = lexicon.POLITE_PREFIX.sub("", text)
+    for name, cue in _CUES.items():
+        if cue.search(text):
+            features.add("cue=" + name)
+            if cue.match(head):
+                features.add("lead=" + name)
     return features
 
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from assistant.nlu.acts import INFORM, ActModel
-from assistant.nlu.features import token_features, turn_features
+from assistant.nlu.features import operation_features, token_features, turn_features
+from assistant.nlu.operations import OperationModel
 from assistant.nlu.reading import ASKED, NAME_SLOTS, Asked, TurnReading
 from assistant.nlu.spans import SpanTagger, spans_from_tags
 from assistant.nlu.words import words_of
@@ -24,6 +25,8 @@ class TurnReader:
     # Titles and places learnt from every corpus (see :mod:`assistant.nlu.corpora`); without it, the
     # span tagger's own.
     names: SpanTagger | None = None
+    # What the turn asks the calendar to do, learnt from every corpus (see assistant.nlu.operations).
+    operations: OperationModel | None = None
 
     def read(self, text: str, *, asked: Asked | None = None) -> TurnReading:
         """What ``text`` does and gives, after the assistant asked for ``asked`` (None: nothing).
@@ -34,6 +37,11 @@ class TurnReader:
             raise ValueError(f"asked must be one of {', '.join(ASKED)} or None, not {asked!r}")
         words = words_of(text)
         acts, intent = self.acts.predict(turn_features(words, asked))
+        operation, sure = (
+            self.operations.predict(operation_features(words, asked))
+            if self.operations is not None
+            else (None, 0.0)
+        )
         features = token_features(words, asked, informs=INFORM in acts)
         spans = spans_from_tags(text, words.tokens, self.spans.tags(features))
         if self.names is not None:
@@ -43,4 +51,6 @@ class TurnReader:
                     [*(s for s in spans if s.slot not in NAME_SLOTS), *named], key=lambda s: (s.start, s.end)
                 )
             )
-        return TurnReading(acts=acts, intent=intent, spans=spans)
+        return TurnReading(
+            acts=acts, intent=intent, spans=spans, operation=operation, operation_confidence=sure
+        )

@@ -44,11 +44,16 @@ class TurnReading:
     REQUEST_ALTS, SELECT, AFFIRM, NEGATE, AFFIRM_INTENT, NEGATE_INTENT, THANK_YOU, GOODBYE); ``intent``
     is what an INFORM_INTENT announces (``"GetEvents"``, ``"GetAvailableTime"`` or ``"AddEvent"``), and
     is ``None`` exactly when INFORM_INTENT is not among the acts; ``spans`` are in text order.
+    ``operation`` is what the turn asks the calendar to do (one of
+    :data:`assistant.nlu.operations.OPERATIONS`, None without that model) and ``operation_confidence``
+    the model's probability of it.
     """
 
     acts: frozenset[str]
     intent: str | None
     spans: tuple[Span, ...]
+    operation: str | None = None
+    operation_confidence: float = 0.0
 
     def first(self, slot: Slot) -> Span | None:
         """The first span of ``slot``: a turn rarely gives two values for one slot."""

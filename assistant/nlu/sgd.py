@@ -16,6 +16,7 @@ from typing import Any
 from django.conf import settings
 
 from assistant.nlu.examples import Example
+from assistant.nlu.labels import sgd_operation
 from assistant.nlu.reading import Asked, Slot, Span
 
 __all__ = ["DEV_FILE", "asked_from_prompt", "load"]
@@ -83,14 +84,17 @@ def _example(record: dict[str, Any]) -> Example:
     text: str = record["text"]
     slots = sorted((s for s in record["slots"] if s["slot"] in _SLOTS), key=lambda s: (s["start"], s["end"]))
     intents = [a["values"][0] for a in record["acts"] if a["act"] == "INFORM_INTENT" and a["values"]]
+    acts = frozenset(a["act"] for a in record["acts"])
+    intent = intents[0] if intents else None
     return Example(
         dialogue=record["dialogue_id"],
         text=text,
         asked=asked_from_prompt(record.get("prev_system", "")),
-        acts=frozenset(a["act"] for a in record["acts"]),
-        intent=intents[0] if intents else None,
+        acts=acts,
+        intent=intent,
         spans=tuple(
             Span(_SLOTS[s["slot"]], s["start"], s["end"], text[s["start"] : s["end"]]) for s in slots
         ),
         canonical=tuple(str(s["canonical"]) for s in slots),
+        operation=sgd_operation(acts, intent),
     )

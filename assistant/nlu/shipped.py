@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from assistant.nlu.acts import ActModel
+from assistant.nlu.operations import OperationModel
 from assistant.nlu.reader import TurnReader
 from assistant.nlu.reading import Asked, TurnReading
 from assistant.nlu.spans import SpanTagger
@@ -20,6 +21,7 @@ __all__ = [
     "ACTS_FILE",
     "MODEL_DIR",
     "NAMES_FILE",
+    "OPERATIONS_FILE",
     "SPANS_FILE",
     "load_reader",
     "read_turn",
@@ -31,14 +33,16 @@ MODEL_DIR = Path(__file__).resolve().parent / "model"
 ACTS_FILE = "acts.json"
 SPANS_FILE = "spans.crfsuite"
 NAMES_FILE = "names.crfsuite"
+OPERATIONS_FILE = "operations.json"
 
 _lock = threading.Lock()
 _reader: TurnReader | None = None
 
 
 def load_reader(directory: Path) -> TurnReader:
-    """The reader whose model files are in ``directory`` (the names tagger's when it is there)."""
-    names = (ACTS_FILE, SPANS_FILE, NAMES_FILE)
+    """The reader whose model files are in ``directory`` (the names tagger's and the operation model's
+    when they are there)."""
+    names = (ACTS_FILE, SPANS_FILE, NAMES_FILE, OPERATIONS_FILE)
     return reader_from_files({n: (directory / n).read_bytes() for n in names if (directory / n).exists()})
 
 
@@ -46,7 +50,10 @@ def reader_from_files(files: Mapping[str, bytes]) -> TurnReader:
     """The reader of model files' contents, by file name (as training returns them)."""
     acts = ActModel.from_json(json.loads(files[ACTS_FILE]))
     names = SpanTagger(files[NAMES_FILE]) if NAMES_FILE in files else None
-    return TurnReader(acts=acts, spans=SpanTagger(files[SPANS_FILE]), names=names)
+    operations = (
+        OperationModel.from_json(json.loads(files[OPERATIONS_FILE])) if OPERATIONS_FILE in files else None
+    )
+    return TurnReader(acts=acts, spans=SpanTagger(files[SPANS_FILE]), names=names, operations=operations)
 
 
 def shipped_reader() -> TurnReader:

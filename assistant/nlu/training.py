@@ -22,12 +22,12 @@ from sklearn.linear_model import LogisticRegression
 
 from assistant.nlu.acts import INFORM, INFORM_INTENT, ActModel
 from assistant.nlu.examples import Example
-from assistant.nlu.features import token_features, turn_features
-from assistant.nlu.shipped import ACTS_FILE, NAMES_FILE, SPANS_FILE
+from assistant.nlu.features import operation_features, token_features, turn_features
+from assistant.nlu.shipped import ACTS_FILE, NAMES_FILE, OPERATIONS_FILE, SPANS_FILE
 from assistant.nlu.spans import tags_from_spans
 from assistant.nlu.words import Words, words_of
 
-__all__ = ["train", "train_acts", "train_names", "train_spans"]
+__all__ = ["train", "train_acts", "train_names", "train_operations", "train_spans"]
 
 # A feature seen once teaches about one sentence, not about turns.
 _MIN_FEATURE_COUNT = 2
@@ -57,7 +57,8 @@ def train(
     trained_on: Mapping[str, Any] | None = None,
 ) -> dict[str, bytes]:
     """The model files, by file name, as :func:`assistant.nlu.shipped.reader_from_files` reads them:
-    the act classifier and span tagger from ``examples`` and, given ``names``, the names tagger.
+    the act classifier and span tagger from ``examples`` and, given ``names``, the names tagger and the
+    operation model (from those of ``names`` whose corpus labelled an operation).
 
     ``trained_on`` describes the data (the training command gives the files' names and SHA-256) and is
     kept in the act model's file, so an evaluation can tell when it is testing on the training data.
@@ -69,7 +70,31 @@ def train(
     files = {ACTS_FILE: acts.encode(), SPANS_FILE: train_spans(examples)}
     if names:
         files[NAMES_FILE] = train_names(names, ActModel.from_json(model))
+        operations = json.dumps(train_operations(names), sort_keys=True, separators=(",", ":")) + "\n"
+        files[OPERATIONS_FILE] = operations.encode()
     return files
+
+
+def train_operations(examples: Sequence[Example]) -> dict[str, Any]:
+    """The operation model as plain JSON data (see :meth:`assistant.nlu.operations.OperationModel.from_json`),
+    from the examples that have an operation label."""
+    labelled = [e for e in examples if e.operation is not None]
+    rows = [operation_features(words_of(e.text), e.asked) for e in labelled]
+    counts = Counter(f for row in rows for f in row)
+    vocabulary = sorted(f for f, n in counts.items() if n >= _MIN_FEATURE_COUNT)
+    matrix = _binary_matrix(rows, {f: j for j, f in enumerate(vocabulary)})
+    labels = sorted({str(e.operation) for e in labelled})
+    fit = _fit(matrix, np.array([labels.index(str(e.operation)) for e in labelled]))
+    if fit is None or len(labels) < 3:
+        raise ValueError("The operation model needs turns of at least three operations.")
+    return {
+        "operation": {
+            "labels": labels,
+            "intercepts": [_round(b) for b in fit.intercept_],
+            "weights": _weights(vocabulary, fit.coef_),
+        },
+        "turns": len(labelled),
+    }
 
 
 def train_acts(examples: Sequence[Example]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 from django.test import override_settings
 
-from assistant.evaluation.decomposer_eval import label_of, name_found, operation_of, report_of
+from assistant.evaluation.decomposer_eval import label_of, name_found, operation_of, reading_of, report_of
 from assistant.llm.calls import CallOutcome, CallRecord
 from workflows.definition import Decision, TaskSpec, WorkflowDefinition
 
@@ -266,3 +266,19 @@ def test_wrong_model_settings_are_refused_with_what_is_wrong(tmp_path: Path) -> 
 def test_rules_gets_past_the_decomposer_check(tmp_path: Path) -> None:
     with pytest.raises(CommandError, match="No such file"):
         call_command("eval_decomposer", str(tmp_path / "absent.jsonl"), "--decomposer", "rules")
+
+
+def test_titles_are_read_as_the_plan_or_the_question_shows_them() -> None:
+    frame = {"operation": "create", "titles": ["date"], "person_names": ["ann"], "people": []}
+    plan = WorkflowDefinition(
+        name="create-event",
+        tasks=(TaskSpec(id="plan", skill="plan_create", params={"summary": "Date night"}),),
+    )
+    made = Decision(kind="workflow", workflow=plan, frame=frame)
+    assert reading_of(made) == (["ann"], ["Date night"])  # the event made, not the rules' first words
+    asked = Decision(
+        kind="clarify", text="When?", frame=frame, context_update={"draft": {"title": "Date night"}}
+    )
+    assert reading_of(asked) == (["ann"], ["Date night"])
+    unnamed = Decision(kind="clarify", text="What?", frame=frame)
+    assert reading_of(unnamed) == (["ann"], ["date"])  # nothing shown: the frame's words

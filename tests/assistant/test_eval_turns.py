@@ -12,7 +12,7 @@ import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from assistant.nlu.shipped import ACTS_FILE, NAMES_FILE, SPANS_FILE
+from assistant.nlu.shipped import ACTS_FILE, NAMES_FILE, OPERATIONS_FILE, SPANS_FILE
 
 KEYS = {"act_accuracy", "intent_accuracy", "span_f1", "value_accuracy", "n", "p50_ms", "p95_ms"}
 
@@ -107,8 +107,9 @@ def test_train_turns_writes_the_same_files_twice(turns_file: Path, tmp_path: Pat
     names = ("--names-corpus", f"sgd={turns_file}")  # the names tagger on these turns too, not all corpora
     call_command("train_turns", str(turns_file), *names, "--out", str(tmp_path / "one"), stdout=out)
     call_command("train_turns", str(turns_file), *names, "--out", str(tmp_path / "two"), stdout=StringIO())
-    assert "trained on 18 turns of turns.jsonl, titles and places on 18 turns of sgd" in out.getvalue()
-    for name in (ACTS_FILE, SPANS_FILE, NAMES_FILE):
+    said = out.getvalue()
+    assert "trained on 18 turns of turns.jsonl, titles and places on 18 turns of sgd, operations on" in said
+    for name in (ACTS_FILE, SPANS_FILE, NAMES_FILE, OPERATIONS_FILE):
         first = (tmp_path / "one" / name).read_bytes()
         assert first
         assert first == (tmp_path / "two" / name).read_bytes()

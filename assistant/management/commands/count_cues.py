@@ -1,6 +1,6 @@
 """``manage.py count_cues [PATH ...]``: the regexes and cue tables written by hand in the reading code
-(by default ``assistant/decomposer/`` and ``assistant/answers.py``), per file and in all; see
-:mod:`assistant.evaluation.cues` for what counts."""
+(by default ``assistant/decomposer/``, ``assistant/answers.py`` and the lexicon they share,
+``assistant/lexicon.py``), per file and in all; see :mod:`assistant.evaluation.cues` for what counts."""
 
 from __future__ import annotations
 
@@ -23,7 +23,8 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         base = Path(settings.BASE_DIR)
-        paths = options["paths"] or [base / "assistant" / "decomposer", base / "assistant" / "answers.py"]
+        reading = base / "assistant"
+        paths = options["paths"] or [reading / "decomposer", reading / "answers.py", reading / "lexicon.py"]
         missing = [str(p) for p in paths if not p.exists()]
         if missing:
             raise CommandError(f"No such file or folder: {', '.join(missing)}")

@@ -21,7 +21,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from assistant.nlu.corpora import CORPORA, load_corpus
-from assistant.nlu.evaluation import Scores, score
+from assistant.nlu.evaluation import Scores, dialogue_fold, score
 from assistant.nlu.examples import Example
 from assistant.nlu.reader import TurnReader
 from assistant.nlu.reading import NAME_SLOTS
@@ -55,7 +55,7 @@ class Command(BaseCommand):
 
         crossed = {name: Scores() for name in corpora}
         for fold in range(folds):
-            held = {name: _fold(rows, folds, fold) for name, rows in corpora.items()}
+            held = {name: dialogue_fold(rows, folds, fold) for name, rows in corpora.items()}
             out = {id(e) for rows in held.values() for e in rows}
             trained = reader([e for rows in corpora.values() for e in rows if id(e) not in out])
             for name, rows in held.items():
@@ -86,13 +86,6 @@ class Command(BaseCommand):
             f"(span F1 exact bounds / token F1; unseen dialogues: {folds}-fold cross-validation by dialogue; "
             "not seen corpus: trained on the other corpora only)"
         )
-
-
-def _fold(examples: list[Example], folds: int, fold: int) -> list[Example]:
-    """The examples of one fold: dialogues dealt to the folds in the order of their sorted ids."""
-    dialogues = sorted({e.dialogue for e in examples})
-    fold_of = {dialogue: i % folds for i, dialogue in enumerate(dialogues)}
-    return [e for e in examples if fold_of[e.dialogue] == fold]
 
 
 def _figures(scores: Scores) -> dict[str, dict[str, float | None]]:

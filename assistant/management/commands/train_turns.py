@@ -2,9 +2,10 @@
 
 FILE is a JSON-lines file of annotated turns in the format of shared/eval/sgd_calendar_turns.dev.jsonl
 (the default), which the act classifier and the span tagger learn from; the names tagger (titles and
-places) learns from every corpus of :mod:`assistant.nlu.corpora` (the SGD turns, SMCalFlow's dialogues
-and NLU-Evaluation-Data's requests). The files written (``acts.json``, ``spans.crfsuite``,
-``names.crfsuite``) are the ones committed in ``assistant/nlu/model/``, which the chat loads; the same
+places) and the operation model (what a turn asks for, see :mod:`assistant.nlu.labels`) learn from every
+corpus of :mod:`assistant.nlu.corpora` (the SGD turns, SMCalFlow's dialogues and NLU-Evaluation-Data's
+requests). The files written (``acts.json``, ``spans.crfsuite``, ``names.crfsuite``,
+``operations.json``) are the ones committed in ``assistant/nlu/model/``, which the chat loads; the same
 data always gives the same bytes, so a retraining shows in a diff only when the data or the code
 changed. Needs the ``train`` extra.
 """
@@ -19,7 +20,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from assistant.nlu import sgd
-from assistant.nlu.corpora import CORPORA, load_corpus
+from assistant.nlu.corpora import CORPORA, chosen_corpora, load_corpus
 from assistant.nlu.shipped import MODEL_DIR
 from assistant.nlu.training import train
 
@@ -27,7 +28,7 @@ __all__ = ["Command"]
 
 
 class Command(BaseCommand):
-    help = "Train the turn reader (act classifier and span tagger) on annotated turns and write its files."
+    help = "Train the turn reader (acts, spans, names, operations) on annotated turns and write its files."
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", nargs="?", type=Path, default=sgd.DEV_FILE)
@@ -37,8 +38,8 @@ class Command(BaseCommand):
             action="append",
             default=[],
             metavar="NAME=PATH",
-            help=f"train the names tagger on these corpora only ({', '.join(CORPORA)}), read from PATH "
-            "(default: all of them, from ../shared/eval)",
+            help="train the names tagger and the operation model on these corpora only "
+            f"({', '.join(CORPORA)}), read from PATH (default: all of them, from ../shared/eval)",
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -46,7 +47,10 @@ class Command(BaseCommand):
         out: Path = options["out"]
         if not path.is_file():
             raise CommandError(f"No such file: {path}")
-        corpora = _corpora(options["names_corpus"])
+        try:
+            corpora = chosen_corpora(options["names_corpus"])
+        except ValueError as error:
+            raise CommandError(str(error)) from error
         examples = sgd.load(path)
         names = [e for corpus, where in corpora.items() for e in load_corpus(corpus, where)]
         began = time.perf_counter()
@@ -69,22 +73,6 @@ class Command(BaseCommand):
             self.stdout.write(f"{out / name}: {len(content):,} bytes")
         self.stdout.write(
             f"trained on {len(examples)} turns of {path.name}, titles and places on {len(names)} turns of "
-            f"{', '.join(corpora)}, in {seconds:.1f} s"
+            f"{', '.join(corpora)}, operations on the {sum(e.operation is not None for e in names)} of them "
+            f"with one, in {seconds:.1f} s"
         )
-
-
-def _corpora(said: list[str]) -> dict[str, Path]:
-    """The corpora the names tagger learns from: the ones named NAME=PATH, or all, from shared/eval."""
-    if not said:
-        return dict(CORPORA)
-    chosen: dict[str, Path] = {}
-    for item in said:
-        name, _, where = item.partition("=")
-        if name not in CORPORA or not where:
-            raise CommandError(
-                f"--names-corpus takes NAME=PATH with NAME one of {', '.join(CORPORA)}: {item!r}"
-            )
-        if not Path(where).is_file():
-            raise CommandError(f"No such file: {where}")
-        chosen[name] = Path(where)
-    return chosen

@@ -1,4 +1,5 @@
-"""Words the rule-based decomposer recognises, grouped by what they signal.
+"""Words the reading of a turn recognises, grouped by what they signal: the rules and the learned
+operation model (as features) share them.
 
 Kept as data, apart from the code that uses them, so the vocabulary can grow without the logic
 changing; every entry is lower-case and matched on word boundaries.
