@@ -72,6 +72,10 @@ _RANGED = ("query", "count", "free", "move", "delete")
 # word alone is previewed, never made at once (see _MODEL_LED).
 _MODEL_SURE = 0.75
 _MODEL_LED = 0.75
+# The operations that name an event without describing a new one, and how likely the model must find
+# one of them to keep a statement from starting a new event (more likely than anything else).
+_NOT_NEW = frozenset({"query", "attribute", "move", "edit", "delete"})
+_MODEL_LEANS = 0.5
 _CORRECTION = re.compile(
     r"\b(?:actually|instead|rather|better|can we do|could we do|let's do|let's say|how about|what about)\b"
 )
@@ -150,7 +154,15 @@ def _describes_event(frame: RequestFrame, text: str, reading: TurnReading) -> bo
         and "INFORM" in reading.acts
         and not reading.acts & {"REQUEST", "REQUEST_ALTS", "INFORM_INTENT"}
         and (any(s.slot in ("title", "location") for s in reading.spans) or bool(NAMED_OUTRIGHT.search(text)))
+        and not _model_reads_another_request(reading)
     )
+
+
+def _model_reads_another_request(reading: TurnReading) -> bool:
+    """The operation model reads a look-up or a change of an existing event in the turn ("first week of
+    march meetings", "I forgot where I'm having dinner tonight", "James can't go bowling tonight, so
+    Tommy is going instead"), which names an event without describing a new one."""
+    return reading.operation in _NOT_NEW and reading.operation_confidence >= _MODEL_LEANS
 
 
 class RuleDecomposer:

@@ -134,13 +134,17 @@ _TITLE_PARAMS = {
 
 
 def operation_of(decision: Decision) -> str:
-    """The operation the decomposer read: the frame's, or for a plan without one its skills' ("" for none)."""
+    """The operation the decomposer acted on: the change its plan makes, if it makes one (what the user
+    gets, whatever the frame's first reading of the words was: "I have a hike at 3:30" reads as no
+    request and is then begun as a new event); else the frame's, or for a plan without one its skills'
+    ("" for none)."""
+    if decision.workflow is not None:
+        for task in decision.workflow.tasks:
+            if task.skill in _CHANGE_SKILLS:
+                return _CHANGE_SKILLS[task.skill]
     if "operation" in decision.frame or decision.workflow is None:
         return str(decision.frame.get("operation", ""))
     skills = [task.skill for task in decision.workflow.tasks]
-    for skill in skills:
-        if skill in _CHANGE_SKILLS:
-            return _CHANGE_SKILLS[skill]
     for skill, operation in _OTHER_SKILLS:
         if skill in skills:
             return operation

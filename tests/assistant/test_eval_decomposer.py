@@ -171,8 +171,11 @@ def test_a_plan_without_a_frame_is_read_from_its_skills(
     assert label_of(decision) == label
 
 
-def test_the_frame_wins_over_the_skills_and_a_model_question_is_no_intent() -> None:
-    framed = _plan("plan_delete", "apply_changes").model_copy(update={"frame": {"operation": "query"}})
+def test_a_change_the_plan_makes_wins_over_the_frame_which_wins_over_other_skills() -> None:
+    # what the user gets: "I have a hike at 3:30" reads as no request, then starts a new event
+    changed = _plan("plan_create", "apply_changes").model_copy(update={"frame": {"operation": "unknown"}})
+    assert label_of(changed) == "calendar_set"
+    framed = _plan("count_events", "compose_reply").model_copy(update={"frame": {"operation": "query"}})
     assert label_of(framed) == "calendar_query"
     assert label_of(Decision(kind="clarify", reply_kind="clarify", text="When?")) == "clarify"
     assert label_of(Decision(kind="answer", text="Hello!")) == "other"

@@ -213,3 +213,12 @@ def test_a_question_stays_a_question_whatever_the_model_says() -> None:
     decision = _decide("do I have a two hour block on tuesday?")
     assert decision.frame["operation"] != "create"
     assert not any(t.skill == "plan_create" for t in (decision.workflow.tasks if decision.workflow else ()))
+
+
+@pytest.mark.django_db
+def test_a_statement_the_model_reads_as_a_look_up_starts_no_event() -> None:
+    decision = _decide("I forgot where I'm having lunch tomorrow")
+    assert decision.kind == "workflow"
+    assert decision.workflow is not None
+    assert decision.workflow.tasks[0].skill == "find_events"
+    assert not any(t.skill == "plan_create" for t in decision.workflow.tasks)
