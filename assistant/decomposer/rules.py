@@ -240,7 +240,8 @@ class RuleDecomposer:
         text = without_acknowledgements(text)
         reading = read_turn(text, asked=reader_asked(state.asked))
         world = World(user=user, now=now)
-        frame = _bounded(heed_intent(understand(text, now=now, world=world), text, reading), now)
+        read = understand(text, now=now, world=world, reading=reading)
+        frame = _bounded(heed_intent(read, text, reading), now)
         synced = sync_decision(text, now=now, tz=tz, world=world)
         if synced is not None:  # "sync my work and personal calendars", "copy my work week to personal"
             return synced.model_copy(update={"frame": frame.as_json()})

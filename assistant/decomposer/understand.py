@@ -37,6 +37,7 @@ from assistant.lexicon import (
     REMINDER_CUES,
     STOPWORDS,
 )
+from assistant.nlu import TurnReading
 from assistant.timeexpr import DurationMatch, TimeMatch, find_durations, find_times
 
 __all__ = ["understand"]
@@ -195,7 +196,10 @@ _EVERY = re.compile(r"\b(?:every|each|any|all(?: of)?(?: my| the)?)\s+([a-z]+)(?
 _PERIOD = re.compile(r"\b(?:(?:the )?rest of )?(?:this|next|the|coming)\s+(?:week|weekend|month|year)\b")
 
 
-def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
+def understand(text: str, *, now: datetime, world: World, reading: TurnReading | None = None) -> RequestFrame:
+    """The request frame of ``text``; with the turn reader's ``reading`` of the same text, an event the
+    calendar's titles do not name is named by the names tagger's title rather than by the words the
+    rules left over."""
     operation, confidence = classify(text)
     frame = RequestFrame(operation=operation, confidence=confidence)
     if operation in ("yes", "no", "greet", "undo"):
@@ -283,10 +287,17 @@ def understand(text: str, *, now: datetime, world: World) -> RequestFrame:
             frame.category = frame.category or category
     frame.wants_next = bool(_NEXT_CUE.search(norm)) and not frame.range_explicit
     residual = "".join(" " if mask[i] else ch for i, ch in enumerate(norm))
-    _fill_titles(frame, residual, world, norm)
+    known = _fill_titles(frame, residual, world, norm)
     if _states_an_event(frame, text, norm, targets):
         # "no lunch date tomorrow": the same statement, of an event that is off
         frame.operation, frame.confidence = ("delete", 0.6) if _NO_EVENT.match(norm) else ("create", 0.6)
+    said = _said_title(reading, frame)
+    if said and not known and frame.operation in _NAMES_AN_EVENT:
+        # an event asked about or changed, which no title of the calendar names, is named by the title
+        # the tagger learnt to find in real requests ("Who has not declined the invite to karaoke
+        # night?": "karaoke night", where the words left over began at "declined"); a new event's
+        # draft takes the tagger's title itself
+        frame.titles = [said]
     return frame
 
 
@@ -557,7 +568,23 @@ def _stem(word: str) -> str:
 _RUN_BREAK = re.compile(r"\s{2,}|[,;!?()]|[.:](?!\d)|\s-\s")  # "1:1 with Ann" is one name
 
 
-def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str) -> None:
+# The operations whose title names an event that is already on the calendar.
+_NAMES_AN_EVENT = frozenset({"query", "count", "move", "delete"})
+
+
+def _said_title(reading: TurnReading | None, frame: RequestFrame) -> str:
+    """The names tagger's title of the turn, lower-cased, unless it is only the people's names."""
+    span = reading.first("title") if reading is not None else None
+    if span is None:
+        return ""
+    said = " ".join(tokens(span.text))
+    named = {w for n in frame.person_names for w in n.split()}
+    return said if set(said.split()) - named - STOPWORDS else ""
+
+
+def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str) -> bool:
+    """Fill the frame's titles: the calendar's titles the words name (True), or else the words left
+    over (False)."""
     cleaned = FILLER.sub(lambda m: " " * max(2, len(m.group(0))), residual)
     residual_tokens = tokens(cleaned)
     content = {_stem(w) for w in residual_tokens if w not in STOPWORDS and w not in GENERIC_EVENT_WORDS}
@@ -616,7 +643,7 @@ def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str) ->
             said = CATEGORY_WORDS[frame.category]
             if top == 1.0 or any(said.search(title.casefold()) for title in frame.titles):
                 frame.category = None
-        return
+        return True
     # No known title: the words left over name the event ("a meeting with al" -> "meeting").  They
     # name a new event, or are noted; they never filter, since no title in the calendar has them.
     # A name is said in one piece: the first run of words left over that names something, never words
@@ -627,7 +654,8 @@ def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str) ->
         phrase = _leftover_phrase(tokens(run), frame, lead.group(0) if lead else "")
         if phrase:
             frame.titles = [phrase]
-            return
+            break
+    return False
 
 
 def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "") -> str:

@@ -17,6 +17,8 @@ from django.core.management.base import CommandError
 
 from assistant.decomposer import DecomposeRequest, rules_decision
 from assistant.decomposer.gate import ACT
+from assistant.decomposer.understand import understand
+from assistant.decomposer.world import World
 from assistant.nlu import read_turn
 from assistant.nlu.examples import Example
 from assistant.nlu.features import operation_features
@@ -222,3 +224,21 @@ def test_a_statement_the_model_reads_as_a_look_up_starts_no_event() -> None:
     assert decision.workflow is not None
     assert decision.workflow.tasks[0].skill == "find_events"
     assert not any(t.skill == "plan_create" for t in decision.workflow.tasks)
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("text", "left_over", "tagged"),
+    [
+        ("Who is going to the harvest dinner?", "going to the harvest dinner", "harvest dinner"),
+        ("Please get rid of the piano recital", "get rid of the piano recital", "piano recital"),
+        ("When is my next book club?", "club", "book club"),
+    ],
+)
+def test_an_event_no_calendar_title_names_is_named_by_the_tagger(
+    text: str, left_over: str, tagged: str
+) -> None:
+    user, _ = user_with_calendar("names", timezone="America/New_York")
+    world = World(user=user, now=NOW)
+    assert understand(text, now=NOW, world=world).titles == [left_over]  # the words the rules left over
+    assert understand(text, now=NOW, world=world, reading=read_turn(text)).titles == [tagged]
