@@ -20,7 +20,8 @@ from assistant.decomposer.compiler import find_params
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
-from workflows.definition import Decision, TaskSpec, WorkflowDefinition
+from workflows.builder import Plan
+from workflows.definition import Decision
 
 __all__ = ["same_time_later"]
 
@@ -69,42 +70,28 @@ def same_time_later(text: str, *, now: datetime, world: World, context: dict[str
     else:
         return _ask()
     when = "the same time next week" if weeks == 1 else f"the same time {weeks} weeks later"
-    tasks = (
-        TaskSpec(id="find", skill="find_events", params=find, summary="Find the event"),
-        TaskSpec(
-            id="choose",
-            skill="choose_event",
-            depends_on=("find",),
-            # a series is one candidate, its next occurrence (a copy of a weekly one is named as a
-            # conflict with the week after's)
-            params={
-                "events": "{{find.output.events}}",
-                "action": "Copy",
-                "outcome": when,
-                "per_series": True,
-            },
-            summary="Make sure which one",
-        ),
-        TaskSpec(
-            id="plan",
-            skill="plan_create",
-            depends_on=("choose",),
-            params={"like": "{{choose.output.events}}", "weeks_after": weeks},
-            summary=f"Plan the copy {when}",
-        ),
-        TaskSpec(
-            id="apply",
-            skill="apply_changes",
-            depends_on=("plan", "choose"),
-            params={"changes": "{{plan.output}}", "approved": "{{choose.output.chosen}}"},
-            summary="Apply",
-        ),
+    plan = Plan()
+    found = plan.add("find_events", find, id="find", summary="Find the event")
+    chose = plan.add(
+        "choose_event",
+        # a series is one candidate, its next occurrence (a copy of a weekly one is named as a
+        # conflict with the week after's)
+        {"events": found["events"], "action": "Copy", "outcome": when, "per_series": True},
+        id="choose",
+        summary="Make sure which one",
+    )
+    copy = plan.add(
+        "plan_create",
+        {"like": chose["events"], "weeks_after": weeks},
+        id="plan",
+        summary=f"Plan the copy {when}",
+    )
+    apply = plan.add(
+        "apply_changes", {"changes": copy.output, "approved": chose["chosen"]}, id="apply", summary="Apply"
     )
     return Decision(
         kind="workflow",
-        workflow=WorkflowDefinition(
-            name="copy-event", summary=f"Copy an event to {when}", tasks=tasks, output="apply"
-        ),
+        workflow=plan.build("copy-event", summary=f"Copy an event to {when}", output=apply),
         confidence=0.8,
     )
 

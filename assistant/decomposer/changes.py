@@ -31,7 +31,8 @@ from assistant.lexicon import (
 )
 from assistant.timeexpr import TimeMatch, find_times
 from skills.formatting import format_day
-from workflows.definition import Decision, TaskSpec, WorkflowDefinition
+from workflows.builder import Handle, Plan
+from workflows.definition import Decision, WorkflowDefinition
 
 __all__ = ["compile_change", "everyone_window", "notify_step", "undo_decision", "undo_workflow"]
 
@@ -120,13 +121,12 @@ _CLAUSE_BREAK = re.compile(
 _SINGULAR_NOUNS = frozenset({"meeting", "class", "event", "appointment", "one", "lecture", "lab"})
 
 
-def notify_step(**params: Any) -> TaskSpec:
+def notify_step(plan: Plan, apply: Handle, **params: Any) -> Handle:
     """The step that mails the people a change affects, after the apply step."""
-    return TaskSpec(
+    return plan.add(
+        "notify_attendees",
+        {"result": apply.output, **params},
         id="notify",
-        skill="notify_attendees",
-        depends_on=("apply",),
-        params={"result": "{{apply.output}}", **params},
         summary="Tell the people affected",
     )
 
@@ -317,10 +317,6 @@ def _monday(day: date) -> date:
     return day - timedelta(days=day.weekday())
 
 
-def _ref(task: str, path: str) -> str:
-    return "{{" + f"{task}.output.{path}" + "}}"
-
-
 def _range_of(frame: RequestFrame, now: datetime) -> tuple[datetime, datetime]:
     if frame.start is not None and frame.end is not None and frame.range_explicit:
         return frame.start, frame.end
@@ -489,12 +485,8 @@ def _said_target(target: RequestFrame, norm: str, now: datetime) -> _Said | None
 _PLURAL_NEXT = re.compile(r"\b(?:all|every)\b")
 
 
-def _workflow(name: str, summary: str, tasks: list[TaskSpec], output: str, confidence: float) -> Decision:
-    return Decision(
-        kind="workflow",
-        workflow=WorkflowDefinition(name=name, summary=summary, tasks=tuple(tasks), output=output),
-        confidence=confidence,
-    )
+def _workflow(definition: WorkflowDefinition, confidence: float) -> Decision:
+    return Decision(kind="workflow", workflow=definition, confidence=confidence)
 
 
 def _clarify(text: str, **remember: Any) -> Decision:
@@ -595,33 +587,19 @@ def compile_change(
         find = {**find, "start": onward.isoformat(), "end": horizon.isoformat()}
         plural, scope = False, "following"
 
-    tasks = [TaskSpec(id="find", skill="find_events", params=find, summary="Find the events")]
-    events = _ref("find", "events")
+    plan = Plan()
+    found = plan.add("find_events", find, id="find", summary="Find the events")
+    events = found["events"]
     if by_words is not None and by_words.next_one:
         # "erase my next event", "cancel my next haircut": the first of them from now on
-        tasks.append(
-            TaskSpec(
-                id="next",
-                skill="sort_events",
-                depends_on=("find",),
-                params={"events": events, "limit": 1},
-                summary="Take the next one",
-            )
-        )
-        events = _ref("next", "events")
+        events = plan.add(
+            "sort_events", {"events": events, "limit": 1}, id="next", summary="Take the next one"
+        )["events"]
     leave_out = _leave_out(excluded, world, now) if excluded else {}
     if leave_out and (not target.title_words or "exclude_attendees" in leave_out):
-        tasks.append(
-            TaskSpec(
-                id="except",
-                skill="filter_events",
-                depends_on=("find",),
-                params={"events": events, **leave_out},
-                summary=f"Leave out {excluded}",
-            )
-        )
-        events = _ref("except", "events")
-    last = tasks[-1].id
+        events = plan.add(
+            "filter_events", {"events": events, **leave_out}, id="except", summary=f"Leave out {excluded}"
+        )["events"]
     action = "Cancel" if frame.operation == "delete" else "Move"
     move: dict[str, Any] | None = None
     if frame.operation != "delete":
@@ -650,100 +628,71 @@ def compile_change(
         choose["per_series"] = True  # one candidate a series: its first occurrence from then on
     if move is not None and set(move) <= _MOVE_TO:
         choose["move"] = move  # each option names the new time it would get
-    tasks.append(
-        TaskSpec(id="choose", skill="choose_event", depends_on=(last,), params=choose, summary="Which one")
-    )
-    chosen = _ref("choose", "events")
-    scope_ref = _ref("choose", "scope")  # the user may pick "all of them" for a series
-    plan_sets: list[str] = []
+    chose = plan.add("choose_event", choose, id="choose", summary="Which one")
+    chosen = chose["events"]
+    scope_ref = chose["scope"]  # the user may pick "all of them" for a series
+    plan_sets: list[Handle] = []
     if frame.operation == "delete":
-        tasks.append(
-            TaskSpec(
-                id="plan",
-                skill="plan_delete",
-                depends_on=("choose",),
-                params={"events": chosen, "scope": scope_ref},
-                summary="Plan the deletions",
+        plan_sets.append(
+            plan.add(
+                "plan_delete", {"events": chosen, "scope": scope_ref}, id="plan", summary="Plan the deletions"
             )
         )
-        plan_sets.append("plan")
         if create_clause:
             created = _create_like(create_clause, target, now, tz, world)
             if created is None:
                 return _clarify("At what time should the new one be?")
-            tasks.append(
-                TaskSpec(
-                    id="recreate",
-                    skill="plan_create",
-                    depends_on=("choose",),
-                    params={**created, "like": chosen},
-                    summary="Plan the new event",
+            plan_sets.append(
+                plan.add(
+                    "plan_create", {**created, "like": chosen}, id="recreate", summary="Plan the new event"
                 )
             )
-            plan_sets.append("recreate")
         if why:
             day = (target.start or now).astimezone(tz)
-            tasks.append(
-                TaskSpec(
-                    id="block",
-                    skill="plan_create",
-                    params={
-                        "summary": why[:1].upper() + why[1:],
-                        "start": datetime.combine(day.date(), time(), tz).isoformat(),
-                        "all_day": True,
-                    },
-                    summary=f"Block the day for {why}",
-                )
-            )
-            plan_sets.append("block")
+            block = {
+                "summary": why[:1].upper() + why[1:],
+                "start": datetime.combine(day.date(), time(), tz).isoformat(),
+                "all_day": True,
+            }
+            plan_sets.append(plan.add("plan_create", block, id="block", summary=f"Block the day for {why}"))
     else:
         assert move is not None
-        tasks.append(
-            TaskSpec(
+        plan_sets.append(
+            plan.add(
+                "plan_move",
+                {"events": chosen, "scope": scope_ref, **move},
                 id="plan",
-                skill="plan_move",
-                depends_on=("choose",),
-                params={"events": chosen, "scope": scope_ref, **move},
                 summary="Plan the moves",
             )
         )
-        plan_sets.append("plan")
-    if len(plan_sets) > 1:
-        tasks.append(
-            TaskSpec(
-                id="combine",
-                skill="combine_changes",
-                depends_on=tuple(plan_sets),
-                params={"sets": ["{{" + p + ".output}}" for p in plan_sets]},
-                summary="Put the changes together",
-            )
+    changes = (
+        plan.add(
+            "combine_changes",
+            {"sets": [p.output for p in plan_sets]},
+            id="combine",
+            summary="Put the changes together",
         )
-        changes = "{{combine.output}}"
-        before_apply: tuple[str, ...] = ("combine", "choose")
-    else:
-        changes = "{{plan.output}}"
-        before_apply = ("plan", "choose")
-    tasks.append(
-        TaskSpec(
-            id="apply",
-            skill="apply_changes",
-            depends_on=before_apply,
-            params={
-                "changes": changes,
-                "approved": _ref("choose", "chosen"),
-                **({"notify": True} if notify else {}),  # servers that can (Google) tell them too
-            },
-            summary="Apply after approval",
-        )
+        if len(plan_sets) > 1
+        else plan_sets[0]
     )
-    output = "apply"
+    output = plan.add(
+        "apply_changes",
+        {
+            "changes": changes.output,
+            "approved": chose["chosen"],
+            **({"notify": True} if notify else {}),  # servers that can (Google) tell them too
+        },
+        id="apply",
+        summary="Apply after approval",
+    )
     if notify:
-        tasks.append(notify_step(note=why))
-        output = "notify"
+        output = notify_step(plan, output, note=why)
     summary = f"{action} events" + (
         f" ({format_day(start.astimezone(tz).date())})" if target.range_explicit else ""
     )
-    return _workflow(f"{frame.operation}-events", summary, tasks, output, max(frame.confidence, 0.6))
+    return _workflow(
+        plan.build(f"{frame.operation}-events", summary=summary, output=output), max(frame.confidence, 0.6)
+    )
 
 
 def _create_like(
@@ -877,8 +826,9 @@ def format_hhmm(moment: datetime) -> str:
 
 def undo_workflow(run_id: str) -> WorkflowDefinition:
     """Revert what run ``run_id`` changed, as one unit (from "undo that" or a reply's Undo button)."""
-    task = TaskSpec(id="undo", skill="undo_changes", params={"run_id": run_id}, summary="Undo a change")
-    return WorkflowDefinition(name="undo", summary="Undo a change", tasks=(task,), output="undo")
+    plan = Plan()
+    undo = plan.add("undo_changes", {"run_id": run_id}, id="undo", summary="Undo a change")
+    return plan.build("undo", summary="Undo a change", output=undo)
 
 
 def undo_decision(run_id: str, frame: RequestFrame) -> Decision:

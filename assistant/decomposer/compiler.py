@@ -11,7 +11,8 @@ from assistant.decomposer.dialogue import NOTHING_WAITING
 from assistant.decomposer.frame import RequestFrame
 from assistant.lexicon import ABOUT_OTHERS
 from skills.formatting import format_day
-from workflows.definition import Decision, TaskSpec, WorkflowDefinition
+from workflows.builder import Handle, Plan
+from workflows.definition import Decision
 
 __all__ = ["compile_frame", "find_params"]
 
@@ -24,10 +25,6 @@ DEFAULT_QUERY_DAYS = 7
 # "Am I free at 3?" asks about a moment; a range longer than this asks about the time in it.
 _AN_HOUR_OR_SO = timedelta(hours=4)
 NEXT_HORIZON_DAYS = 365
-
-
-def _ref(task: str, path: str) -> str:
-    return "{{" + f"{task}.output.{path}" + "}}"
 
 
 def _answer(text: str, frame: RequestFrame, kind: str = "answer") -> Decision:
@@ -48,33 +45,34 @@ def compile_frame(frame: RequestFrame, *, now: datetime, tz: ZoneInfo) -> Decisi
     op = frame.operation
     if op in ("query", "count", "free", "preference_get") and frame.confidence < 0.5:
         return _answer("I'm not sure what you're asking. " + HELP, frame, kind="clarify")
+    plan = Plan()
     if op in ("query", "count", "unknown") and frame.conflicts:
-        return _workflow(
-            frame, _conflict_tasks(frame, now, tz), name="find-conflicts", summary="Find overlaps"
-        )
+        reply = _conflict_tasks(plan, frame, now, tz)
+        return _workflow(frame, plan, reply, name="find-conflicts", summary="Find overlaps")
     at = _point_asked(frame)
     if op in ("query", "unknown") and frame.asked_busy and at is not None:
         # "do I have anything at 10 tomorrow?": yes or no for that time, and what is on
-        return _workflow(frame, _free_at_tasks(frame, at), name="find-free-time", summary="Is anything on")
+        reply = _free_at_tasks(plan, frame, at)
+        return _workflow(frame, plan, reply, name="find-free-time", summary="Is anything on")
     if op == "query":
-        return _workflow(frame, _query_tasks(frame, now, tz), name="answer-query", summary="Look up events")
+        reply = _query_tasks(plan, frame, now, tz)
+        return _workflow(frame, plan, reply, name="answer-query", summary="Look up events")
     if op == "count":
-        return _workflow(frame, _count_tasks(frame, now, tz), name="count-events", summary="Count events")
+        reply = _count_tasks(plan, frame, now, tz)
+        return _workflow(frame, plan, reply, name="count-events", summary="Count events")
     if op == "free" and frame.duration_minutes is not None and not 5 <= frame.duration_minutes <= 24 * 60:
         return _answer("I look for free time of 5 minutes to a day. How long should it be?", frame, "clarify")
     if op == "free":
-        return _workflow(frame, _free_tasks(frame, now, tz), name="find-free-time", summary="Find free time")
+        reply = _free_tasks(plan, frame, now, tz)
+        return _workflow(frame, plan, reply, name="find-free-time", summary="Find free time")
     if op == "preference_get" and frame.preference_key:
-        tasks = [
-            TaskSpec(id="pref", skill="get_preference", params={"key": frame.preference_key}),
-            TaskSpec(
-                id="reply",
-                skill="compose_reply",
-                depends_on=("pref",),
-                params={"style": "preference", "key": frame.preference_key, "value": _ref("pref", "value")},
-            ),
-        ]
-        return _workflow(frame, tasks, name="read-preference", summary="Read a preference")
+        pref = plan.add("get_preference", {"key": frame.preference_key}, id="pref")
+        reply = plan.add(
+            "compose_reply",
+            {"style": "preference", "key": frame.preference_key, "value": pref["value"]},
+            id="reply",
+        )
+        return _workflow(frame, plan, reply, name="read-preference", summary="Read a preference")
     if op == "preference_set":
         return _answer(
             'Tell me the new value, e.g. "my lunch is 12:30 to 1:30", "my gym is Mondays and Thursdays 6 to '
@@ -152,116 +150,74 @@ def _subject(frame: RequestFrame) -> str:
     return noun
 
 
-def _query_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskSpec]:
+def _query_tasks(plan: Plan, frame: RequestFrame, now: datetime, tz: ZoneInfo) -> Handle:
     start, end = _range(frame, now, tz)
     # "When is the dentist?", "where is calc?": the next ones, or the last one when none is coming,
     # so the search reaches as far back as ahead
     nearest = frame.title_words and not frame.range_explicit and not frame.wants_next and not frame.past
     if nearest:
         start = now - timedelta(days=NEXT_HORIZON_DAYS)
-    tasks = [
-        TaskSpec(id="find", skill="find_events", params=find_params(frame, start, end), summary="Find events")
-    ]
-    events = _ref("find", "events")
-    reply: dict[str, Any] = {"style": "agenda", "events": events, "subject": _subject(frame)}
+    find = plan.add("find_events", find_params(frame, start, end), id="find", summary="Find events")
+    reply: dict[str, Any] = {"style": "agenda", "events": find["events"], "subject": _subject(frame)}
     if frame.past and not frame.range_explicit:
-        tasks.append(
-            TaskSpec(
-                id="next",
-                skill="sort_events",
-                depends_on=("find",),
-                params={"events": events, "descending": True, "limit": 1},
-                summary="Pick the most recent",
-            )
+        picked = plan.add(
+            "sort_events",
+            {"events": find["events"], "descending": True, "limit": 1},
+            id="next",
+            summary="Pick the most recent",
         )
-        reply.update(events=_ref("next", "events"), text="The most recent:")
-        deps: tuple[str, ...] = ("next",)
+        reply.update(events=picked["events"], text="The most recent:")
     elif nearest:
-        tasks.append(
-            TaskSpec(
-                id="next",
-                skill="nearest_events",
-                depends_on=("find",),
-                params={"events": events, "around": now.isoformat(), "limit": 3},
-                summary="Pick the next ones, or the last",
-            )
+        picked = plan.add(
+            "nearest_events",
+            {"events": find["events"], "around": now.isoformat(), "limit": 3},
+            id="next",
+            summary="Pick the next ones, or the last",
         )
-        reply.update(events=_ref("next", "events"), text=_ref("next", "heading"))
-        deps = ("next",)
+        reply.update(events=picked["events"], text=picked["heading"])
     elif frame.wants_next:
-        tasks.append(
-            TaskSpec(
-                id="next",
-                skill="sort_events",
-                depends_on=("find",),
-                params={"events": events, "limit": 3},
-                summary="Pick the next ones",
-            )
+        picked = plan.add(
+            "sort_events", {"events": find["events"], "limit": 3}, id="next", summary="Pick the next ones"
         )
-        reply.update(events=_ref("next", "events"), text="Coming up:")
-        deps = ("next",)
+        reply.update(events=picked["events"], text="Coming up:")
     else:
         reply.update(start=start.isoformat(), end=end.isoformat())
-        deps = ("find",)
-    tasks.append(
-        TaskSpec(id="reply", skill="compose_reply", depends_on=deps, params=reply, summary="Write the answer")
-    )
-    return tasks
+    return plan.add("compose_reply", reply, id="reply", summary="Write the answer")
 
 
-def _count_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskSpec]:
+def _count_tasks(plan: Plan, frame: RequestFrame, now: datetime, tz: ZoneInfo) -> Handle:
     start, end = _range(frame, now, tz)
-    events = _ref("find", "events")
-    return [
-        TaskSpec(
-            id="find", skill="find_events", params=find_params(frame, start, end), summary="Find events"
-        ),
-        TaskSpec(
-            id="count",
-            skill="count_events",
-            depends_on=("find",),
-            params={"events": events},
-            summary="Count them",
-        ),
-        TaskSpec(
-            id="reply",
-            skill="compose_reply",
-            depends_on=("find", "count"),
-            params={
-                "style": "count",
-                "events": events,
-                "count": _ref("count", "count"),
-                "start": start.isoformat(),
-                "end": end.isoformat(),
-                "subject": _subject(frame),
-            },
-            summary="Write the answer",
-        ),
-    ]
+    find = plan.add("find_events", find_params(frame, start, end), id="find", summary="Find events")
+    count = plan.add("count_events", {"events": find["events"]}, id="count", summary="Count them")
+    return plan.add(
+        "compose_reply",
+        {
+            "style": "count",
+            "events": find["events"],
+            "count": count["count"],
+            "start": start.isoformat(),
+            "end": end.isoformat(),
+            "subject": _subject(frame),
+        },
+        id="reply",
+        summary="Write the answer",
+    )
 
 
-def _conflict_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskSpec]:
+def _conflict_tasks(plan: Plan, frame: RequestFrame, now: datetime, tz: ZoneInfo) -> Handle:
     start, end = _range(frame, now, tz)
     params = find_params(replace(frame, title_words=[], category=None), start, end)
     params["once_with_copies"] = True  # an event and its copy in another calendar are no overlap
-    return [
-        TaskSpec(id="find", skill="find_events", params=params, summary="Find events"),
-        TaskSpec(
-            id="reply",
-            skill="compose_reply",
-            depends_on=("find",),
-            params={
-                "style": "conflicts",
-                "events": _ref("find", "events"),
-                "start": start.isoformat(),
-                "end": end.isoformat(),
-            },
-            summary="Name the overlaps",
-        ),
-    ]
+    find = plan.add("find_events", params, id="find", summary="Find events")
+    return plan.add(
+        "compose_reply",
+        {"style": "conflicts", "events": find["events"], "start": start.isoformat(), "end": end.isoformat()},
+        id="reply",
+        summary="Name the overlaps",
+    )
 
 
-def _free_at_tasks(frame: RequestFrame, at: datetime) -> list[TaskSpec]:
+def _free_at_tasks(plan: Plan, frame: RequestFrame, at: datetime) -> Handle:
     """ "Am I free tomorrow at 3?": yes or no for that hour (or the length asked), and what is there.
 
     With people named ("are Ann and Raj free on Thursday at 10?") their free/busy is read too: yes only
@@ -270,15 +226,13 @@ def _free_at_tasks(frame: RequestFrame, at: datetime) -> list[TaskSpec]:
     """
     end = at + timedelta(minutes=frame.duration_minutes or 60)
     window = {"start": at.isoformat(), "end": end.isoformat()}
-    tasks = [
-        TaskSpec(
-            id="find",
-            skill="find_events",
-            params={**window, "once_with_copies": True},  # an event and its copy: named once
-            summary="Find what is then",
-        )
-    ]
-    reply: dict[str, Any] = {"style": "free_at", "events": _ref("find", "events"), **window}
+    find = plan.add(
+        "find_events",
+        {**window, "once_with_copies": True},  # an event and its copy: named once
+        id="find",
+        summary="Find what is then",
+    )
+    reply: dict[str, Any] = {"style": "free_at", "events": find["events"], **window}
     if frame.asked_busy:
         reply["asked_busy"] = True
     about_others = ABOUT_OTHERS in frame.notes
@@ -286,23 +240,9 @@ def _free_at_tasks(frame: RequestFrame, at: datetime) -> list[TaskSpec]:
         busy: dict[str, Any] = {**window, "people": frame.people}
         if frame.person_names:
             busy["names"] = frame.person_names  # a name of nobody here: a calendar that cannot be seen
-        tasks.append(TaskSpec(id="busy", skill="people_busy", params=busy, summary="Read their free/busy"))
-        reply.update(
-            people=_ref("busy", "free"),
-            busy=_ref("busy", "busy"),
-            unseen=_ref("busy", "unseen"),
-            with_you=not about_others,
-        )
-    tasks.append(
-        TaskSpec(
-            id="reply",
-            skill="compose_reply",
-            depends_on=tuple(t.id for t in tasks),
-            params=reply,
-            summary="Answer yes or no",
-        )
-    )
-    return tasks
+        read = plan.add("people_busy", busy, id="busy", summary="Read their free/busy")
+        reply.update(people=read["free"], busy=read["busy"], unseen=read["unseen"], with_you=not about_others)
+    return plan.add("compose_reply", reply, id="reply", summary="Answer yes or no")
 
 
 def _point_asked(frame: RequestFrame) -> datetime | None:
@@ -314,10 +254,10 @@ def _point_asked(frame: RequestFrame) -> datetime | None:
     return None
 
 
-def _free_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskSpec]:
+def _free_tasks(plan: Plan, frame: RequestFrame, now: datetime, tz: ZoneInfo) -> Handle:
     at = _point_asked(frame)
     if at is not None:
-        return _free_at_tasks(frame, at)  # "am I free at 3?", not "the 13th ... right now"
+        return _free_at_tasks(plan, frame, at)  # "am I free at 3?", not "the 13th ... right now"
     if frame.start is not None and frame.end is not None:
         start, end = max(frame.start, now), frame.end
     else:
@@ -335,45 +275,33 @@ def _free_tasks(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> list[TaskSp
         params["people"] = frame.people
     if frame.weekdays:
         params["weekdays"] = sorted(set(frame.weekdays))
+    slots = plan.add("free_slots", params, id="slots", summary="Search free time")
     reply: dict[str, Any] = {
         "style": "slots",
-        "slots": _ref("slots", "slots"),
-        "window_start": _ref("slots", "window_start"),
-        "window_end": _ref("slots", "window_end"),
+        "slots": slots["slots"],
+        "window_start": slots["window_start"],
+        "window_end": slots["window_end"],
         "start": start.isoformat(),
         "end": end.isoformat(),
     }
     if frame.people:  # "when are Ann and Raj both free?": the answer names who was considered
         for key in ("people", "unseen", "nearest", "nearest_days"):
-            reply[key] = _ref("slots", key)
-    tasks = [TaskSpec(id="slots", skill="free_slots", params=params, summary="Search free time")]
+            reply[key] = slots[key]
     if end > start and start.astimezone(tz).date() == (end - timedelta(microseconds=1)).astimezone(tz).date():
         # One day: what fills it is part of the answer ("you have the dentist at 4; free until then").
         day_start = start.astimezone(tz).replace(hour=0, minute=0, second=0, microsecond=0)
         find = {"start": day_start.isoformat(), "end": (day_start + timedelta(days=1)).isoformat()}
-        tasks.append(TaskSpec(id="find", skill="find_events", params=find, summary="Find the day's events"))
-        reply["events"] = _ref("find", "events")
-    tasks.append(
-        TaskSpec(
-            id="reply",
-            skill="compose_reply",
-            depends_on=tuple(t.id for t in tasks),
-            params=reply,
-            summary="Write the answer",
-        )
-    )
-    return tasks
+        reply["events"] = plan.add("find_events", find, id="find", summary="Find the day's events")["events"]
+    return plan.add("compose_reply", reply, id="reply", summary="Write the answer")
 
 
-def _workflow(frame: RequestFrame, tasks: list[TaskSpec], *, name: str, summary: str) -> Decision:
+def _workflow(frame: RequestFrame, plan: Plan, reply: Handle, *, name: str, summary: str) -> Decision:
     said = ""
     if frame.start is not None and frame.range_explicit:
         said = format_day(frame.start.date())
     return Decision(
         kind="workflow",
-        workflow=WorkflowDefinition(
-            name=name, summary=summary + (f" ({said})" if said else ""), tasks=tuple(tasks), output="reply"
-        ),
+        workflow=plan.build(name, summary=summary + (f" ({said})" if said else ""), output=reply),
         confidence=frame.confidence,
         frame=frame.as_json(),
     )

@@ -50,7 +50,8 @@ from assistant.nlu import Span, TurnReading
 from assistant.timeexpr import TimeMatch, find_times
 from preferences.selectors import user_timezone
 from skills.formatting import format_day, format_time
-from workflows.definition import Decision, TaskSpec, WorkflowDefinition
+from workflows.builder import Plan
+from workflows.definition import Decision, WorkflowDefinition
 
 __all__ = ["amend", "draft_turn"]
 
@@ -376,12 +377,8 @@ def _ask(draft: Draft, missing: list[Asked]) -> Decision:
     )
 
 
-def _workflow(name: str, summary: str, tasks: list[TaskSpec], output: str) -> Decision:
-    return Decision(
-        kind="workflow",
-        workflow=WorkflowDefinition(name=name, summary=summary, tasks=tuple(tasks), output=output),
-        confidence=0.85,
-    )
+def _workflow(definition: WorkflowDefinition) -> Decision:
+    return Decision(kind="workflow", workflow=definition, confidence=0.85)
 
 
 def _asking_place(decision: Decision, placed: bool) -> Decision:
@@ -395,7 +392,6 @@ def _create(draft: Draft, tz: ZoneInfo, *, search: dict[str, Any] | None = None)
     ``search_end``, maybe ``day_part``), at the first time in it when the user and its attendees are
     free, outside the protected preferences (``plan_create`` names the nearest when none is)."""
     title = _with_people(draft.title, draft.people)
-    tasks: list[TaskSpec] = []
     params: dict[str, Any] = {"summary": title}
     if search is not None:
         params["start"] = search["search_start"]
@@ -422,24 +418,16 @@ def _create(draft: Draft, tz: ZoneInfo, *, search: dict[str, Any] | None = None)
         params["location"] = draft.location
     if draft.repeat:
         params["rrule"] = draft.repeat
-    tasks += [
-        TaskSpec(
-            id="plan",
-            skill="plan_create",
-            params=params,
-            depends_on=tuple(t.id for t in tasks),
-            summary=f"Plan {title}",
-        ),
-        TaskSpec(
-            id="apply",
-            skill="apply_changes",
-            depends_on=("plan",),
-            params={"changes": "{{plan.output}}", **({} if draft.location else {"then_ask": ASK_PLACE})},
-            summary="Apply",
-        ),
-    ]
+    plan = Plan()
+    made = plan.add("plan_create", params, id="plan", summary=f"Plan {title}")
+    apply = plan.add(
+        "apply_changes",
+        {"changes": made.output, **({} if draft.location else {"then_ask": ASK_PLACE})},
+        id="apply",
+        summary="Apply",
+    )
     when = format_day(draft.day) if draft.day is not None else "when all are free"
-    decision = _workflow("create-event", f"Create {title} ({when})", tasks, "apply")
+    decision = _workflow(plan.build("create-event", summary=f"Create {title} ({when})", output=apply))
     return _asking_place(decision, bool(draft.location))
 
 
@@ -555,7 +543,8 @@ def amend(
     if said.minutes:
         edit["duration_minutes"] = said.minutes
     placed = bool(made.location or said.location)
-    tasks = edit_tasks(find, edit, apply={} if placed else {"then_ask": ASK_PLACE})
+    plan = Plan()
+    apply = edit_tasks(plan, find, edit, apply={} if placed else {"then_ask": ASK_PLACE})
     when = f"{format_day(made.start.astimezone(tz).date())} {format_time(made.start, tz)}"
-    decision = _workflow("amend-event", f"Change {made.summary} ({when})", tasks, "apply")
+    decision = _workflow(plan.build("amend-event", summary=f"Change {made.summary} ({when})", output=apply))
     return _asking_place(decision, placed)

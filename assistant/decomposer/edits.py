@@ -26,7 +26,8 @@ from assistant.decomposer.guards import odd_length
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
 from assistant.timeexpr import find_durations, find_times
-from workflows.definition import Decision, TaskSpec, WorkflowDefinition
+from workflows.builder import Handle, Plan
+from workflows.definition import Decision
 
 __all__ = ["edit_decision", "edit_tasks"]
 
@@ -373,6 +374,7 @@ def _read(text: str, now: datetime) -> _Edit | None:
 
 
 def edit_tasks(
+    plan: Plan,
     find: dict[str, Any],
     params: dict[str, Any],
     *,
@@ -380,40 +382,36 @@ def edit_tasks(
     per_series: bool = False,
     what: str = "",
     apply: dict[str, Any] | None = None,
-) -> list[TaskSpec]:
+) -> Handle:
     """find -> choose -> plan_edit -> apply: the plan of every edit, whether asked for ("rename the
-    standup to ...") or given as a detail of the event just made ("it's at 4045 Castro Valley Blvd")."""
-    return [
-        TaskSpec(id="find", skill="find_events", params=find, summary="Find the event"),
-        TaskSpec(
-            id="choose",
-            skill="choose_event",
-            depends_on=("find",),
-            params={
-                "events": "{{find.output.events}}",
-                "action": "Change",
-                "expect_one": expect_one,
-                "per_series": per_series,
-                "outcome": what,
-                "scope": "series" if per_series else "occurrence",
-            },
-            summary="Make sure which one",
-        ),
-        TaskSpec(
-            id="plan",
-            skill="plan_edit",
-            depends_on=("choose",),
-            params={"events": "{{choose.output.events}}", "scope": "{{choose.output.scope}}", **params},
-            summary=f"Plan the edit ({what})" if what else "Plan the edit",
-        ),
-        TaskSpec(
-            id="apply",
-            skill="apply_changes",
-            depends_on=("plan", "choose"),
-            params={"changes": "{{plan.output}}", "approved": "{{choose.output.chosen}}", **(apply or {})},
-            summary="Apply",
-        ),
-    ]
+    standup to ...") or given as a detail of the event just made ("it's at 4045 Castro Valley Blvd");
+    the apply step's handle."""
+    found = plan.add("find_events", find, id="find", summary="Find the event")
+    chose = plan.add(
+        "choose_event",
+        {
+            "events": found["events"],
+            "action": "Change",
+            "expect_one": expect_one,
+            "per_series": per_series,
+            "outcome": what,
+            "scope": "series" if per_series else "occurrence",
+        },
+        id="choose",
+        summary="Make sure which one",
+    )
+    edited = plan.add(
+        "plan_edit",
+        {"events": chose["events"], "scope": chose["scope"], **params},
+        id="plan",
+        summary=f"Plan the edit ({what})" if what else "Plan the edit",
+    )
+    return plan.add(
+        "apply_changes",
+        {"changes": edited.output, "approved": chose["chosen"], **(apply or {})},
+        id="apply",
+        summary="Apply",
+    )
 
 
 def _clarify(text: str) -> Decision:
@@ -461,7 +459,9 @@ def edit_decision(
         params["invite" if edit.what == "invite" else "uninvite"] = emails
         if edit.told is not None:
             notify_only = [] if _EVERYONE.search(edit.told) else emails
-    tasks = edit_tasks(
+    plan = Plan()
+    output = edit_tasks(
+        plan,
         find,
         params,
         expect_one=not _ALL.search(target),
@@ -471,14 +471,10 @@ def edit_decision(
         # "add Lee and let him know" is mail to Lee alone, sent by the notify step
         apply={"notify": True} if notify_only == [] else None,
     )
-    output = "apply"
     if notify_only is not None:
-        tasks.append(notify_step(only=notify_only))
-        output = "notify"
+        output = notify_step(plan, output, only=notify_only)
     return Decision(
         kind="workflow",
-        workflow=WorkflowDefinition(
-            name="edit-event", summary=f"Edit {target} ({edit.what})", tasks=tuple(tasks), output=output
-        ),
+        workflow=plan.build("edit-event", summary=f"Edit {target} ({edit.what})", output=output),
         confidence=0.8,
     )

@@ -17,7 +17,8 @@ from assistant.decomposer.intent import normalise
 from assistant.decomposer.state import DECLINED
 from assistant.timeexpr import find_times
 from skills.schemas import DAY_PARTS
-from workflows.definition import Decision, TaskSpec, WorkflowDefinition
+from workflows.builder import Plan
+from workflows.definition import Decision
 
 __all__ = ["another_time"]
 
@@ -50,27 +51,18 @@ def another_time(text: str, *, now: datetime, tz: ZoneInfo, context: dict[str, A
     }
     if part := _PART.search(norm):
         search["day_part"] = part.group(1)
-    plan = {
+    plan = Plan()
+    slots = plan.add("free_slots", search, id="slots", summary="Find another free time")
+    new = {
         "summary": row["summary"],
-        "start": "{{slots.output.slots.0.start}}",
+        "start": slots["slots.0.start"],
         "duration_minutes": search["duration_minutes"],
         "attendees": search["people"],
     }
-    tasks = (
-        TaskSpec(id="slots", skill="free_slots", params=search, summary="Find another free time"),
-        TaskSpec(id="plan", skill="plan_create", depends_on=("slots",), params=plan, summary="Plan it there"),
-        TaskSpec(
-            id="apply",
-            skill="apply_changes",
-            depends_on=("plan",),
-            params={"changes": "{{plan.output}}"},
-            summary="Apply",
-        ),
-    )
+    made = plan.add("plan_create", new, id="plan", summary="Plan it there")
+    apply = plan.add("apply_changes", {"changes": made.output}, id="apply", summary="Apply")
     return Decision(
         kind="workflow",
-        workflow=WorkflowDefinition(
-            name="create-elsewhere", summary=f"{row['summary']} at another time", tasks=tasks, output="apply"
-        ),
+        workflow=plan.build("create-elsewhere", summary=f"{row['summary']} at another time", output=apply),
         confidence=0.85,
     )

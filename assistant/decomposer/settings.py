@@ -21,7 +21,8 @@ from assistant.decomposer.world import World
 from assistant.timeexpr import TimeMatch, find_times
 from preferences.schema import DAY_CODES, known_zones
 from preferences.wording import preference_label
-from workflows.definition import Decision, TaskSpec, WorkflowDefinition
+from workflows.builder import Plan
+from workflows.definition import Decision
 
 __all__ = ["PENDING", "setting_decision"]
 
@@ -254,16 +255,9 @@ def _set(key: str, value: Any) -> Decision:
 
 
 def _workflow(name: str, summary: str, skill: str, params: dict[str, Any]) -> Decision:
-    return Decision(
-        kind="workflow",
-        workflow=WorkflowDefinition(
-            name=name,
-            summary=summary,
-            tasks=(TaskSpec(id="pref", skill=skill, params=params, summary=summary),),
-            output="pref",
-        ),
-        confidence=0.9,
-    )
+    plan = Plan()
+    pref = plan.add(skill, params, id="pref", summary=summary)
+    return Decision(kind="workflow", workflow=plan.build(name, summary=summary, output=pref), confidence=0.9)
 
 
 def _ask(key: str, question: str, extra: dict[str, Any]) -> Decision:

@@ -17,7 +17,8 @@ from typing import Any
 from assistant.decomposer.world import World
 from assistant.timeexpr import find_times
 from preferences.wording import describe_preference
-from workflows.definition import Decision, TaskSpec, WorkflowDefinition
+from workflows.builder import Plan
+from workflows.definition import Decision
 
 __all__ = ["sharing_decision"]
 
@@ -138,17 +139,8 @@ def _or(names: list[str]) -> str:
 
 def _set(value: dict[str, Any]) -> Decision:
     summary = "Set who may see when you're busy"
+    plan = Plan()
+    pref = plan.add("set_preference", {"key": _KEY, "value": value}, id="pref", summary=summary)
     return Decision(
-        kind="workflow",
-        workflow=WorkflowDefinition(
-            name=f"set-{_KEY}",
-            summary=summary,
-            tasks=(
-                TaskSpec(
-                    id="pref", skill="set_preference", params={"key": _KEY, "value": value}, summary=summary
-                ),
-            ),
-            output="pref",
-        ),
-        confidence=0.9,
+        kind="workflow", workflow=plan.build(f"set-{_KEY}", summary=summary, output=pref), confidence=0.9
     )

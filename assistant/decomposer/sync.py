@@ -26,7 +26,8 @@ from assistant.lexicon import POLITE_PREFIX
 from assistant.timeexpr import find_times
 from skills.providers.base import CalendarInfo
 from skills.sync_skills import ROLES, calendar_named
-from workflows.definition import Decision, TaskSpec, WorkflowDefinition
+from workflows.builder import Plan
+from workflows.definition import Decision
 
 __all__ = ["sync_decision"]
 
@@ -297,21 +298,10 @@ def sync_decision(text: str, *, now: datetime, tz: ZoneInfo, world: World) -> De
         if both
         else f"Copy to {' and '.join(c.name for c in targets)}"
     )
-    tasks = (
-        TaskSpec(id="plan", skill="plan_sync", params=params, summary="Plan the copies"),
-        TaskSpec(
-            id="apply",
-            skill="apply_changes",
-            depends_on=("plan",),
-            params={"changes": "{{plan.output}}"},
-            summary="Copy after approval",
-        ),
-    )
-    return Decision(
-        kind="workflow",
-        workflow=WorkflowDefinition(name=name, summary=said, tasks=tasks, output="apply"),
-        confidence=0.9,
-    )
+    plan = Plan()
+    copies = plan.add("plan_sync", params, id="plan", summary="Plan the copies")
+    apply = plan.add("apply_changes", {"changes": copies.output}, id="apply", summary="Copy after approval")
+    return Decision(kind="workflow", workflow=plan.build(name, summary=said, output=apply), confidence=0.9)
 
 
 def _partners(named: list[CalendarInfo], world: World) -> list[CalendarInfo]:
