@@ -309,21 +309,30 @@ def _days_said(norm: str, now: datetime) -> list[date]:
 def _expectation(
     frame: dict[str, Any], definition: WorkflowDefinition, text: str, now: datetime
 ) -> Expectation:
-    """What the reading says the planned changes must keep to (see :mod:`skills.critic`)."""
+    """What the reading says the planned changes must keep to (see :mod:`skills.critic`).
+
+    A turn of several requests (``parts``: the operation of each) holds its changes to what any part
+    asked for: the actions of all parts, the days named anywhere in it, never "one event".
+    """
     operation = frame.get("operation", "")
+    parts: list[str] = list(frame.get("parts") or [operation])
     norm = normalise(text)
-    actions = _ACTIONS.get(operation)
+    asked = [_ACTIONS.get(op) for op in parts]
+    actions = None if any(a is None for a in asked) else [a for acts in asked for a in acts or () if a]
+    actions = list(dict.fromkeys(actions)) if actions is not None else None
     if actions is not None and any(t.skill == "plan_create" for t in definition.tasks):
         actions = [*actions, "create"] if "create" not in actions else actions  # "clear Friday for travel"
     if actions is not None and any(t.skill == "plan_edit" for t in definition.tasks):
         actions = [*actions, "update"] if "update" not in actions else actions  # "rename", "invite"
+    on_days = any(op in _ON_DAYS for op in parts)
+    single = len(parts) == 1
     return Expectation(
         actions=actions,
-        days=_days_said(norm, now) if operation in _ON_DAYS and not _elsewhere(definition, norm) else [],
+        days=_days_said(norm, now) if on_days and not _elsewhere(definition, norm) else [],
         exclude_weekdays=list(frame.get("exclude_weekdays") or []),
-        one=operation in ("move", "delete") and bool(_ONE.search(norm)) and not _MANY.search(norm),
-        everyone_free=operation in ("move", "create") and bool(EVERYONE_CUE.search(norm)),
-        new_day_part=frame.get("change_day_part"),
+        one=single and operation in ("move", "delete") and bool(_ONE.search(norm)) and not _MANY.search(norm),
+        everyone_free=any(op in ("move", "create") for op in parts) and bool(EVERYONE_CUE.search(norm)),
+        new_day_part=frame.get("change_day_part") if single else None,
     )
 
 

@@ -31,6 +31,7 @@ from assistant.decomposer.intent import normalise
 from assistant.decomposer.recurrence import read_repeat
 from assistant.decomposer.retry import another_time
 from assistant.decomposer.settings import setting_decision
+from assistant.decomposer.several import several_requests
 from assistant.decomposer.sharing import sharing_decision
 from assistant.decomposer.state import DialogueState
 from assistant.decomposer.sync import sync_decision
@@ -231,8 +232,16 @@ class RuleDecomposer:
         return None
 
     def decompose(
-        self, *, text: str, user: object, timezone_name: str, context: dict[str, Any] | None = None
+        self,
+        *,
+        text: str,
+        user: object,
+        timezone_name: str,
+        context: dict[str, Any] | None = None,
+        whole: bool = True,
     ) -> Decision:
+        """The turn's decision; ``whole`` is False for a part of a turn that held several requests,
+        which is read as it stands (see :mod:`assistant.decomposer.several`)."""
         tz = ZoneInfo(timezone_name)
         now = timezone.now().astimezone(tz)
         context = context or {}
@@ -275,6 +284,16 @@ class RuleDecomposer:
                 "(/settings/).",
                 frame=frame.as_json(),
             )
+        if whole and state.draft is None:
+
+            def part(said: str) -> Decision:
+                return self.decompose(
+                    text=said, user=user, timezone_name=timezone_name, context=context, whole=False
+                )
+
+            joined = several_requests(text, decide=part)
+            if joined is not None:  # "move the dentist to Friday and the review to Monday"
+                return joined.model_copy(update={"frame": {**frame.as_json(), **joined.frame}})
         guarded = _unsupported_write(frame, text, now, world)
         if guarded is not None:
             return guarded.model_copy(update={"frame": frame.as_json()})

@@ -1,0 +1,150 @@
+"""Several requests in one turn: "move the dentist to Friday and the design review to Monday".
+
+A turn whose clauses each ask for a change of their own is read clause by clause, each by the same
+rules as a turn of its own, and the parts become one plan: each part finds and plans its change side
+by side, one ``combine_changes`` joins them, and one ``apply_changes`` previews them together (always
+asked first: several changes at once are a bulk change) and applies them as one change set, which one
+"undo" takes back. More than :data:`MAX_PARTS` requests are asked about rather than guessed at, and a
+turn any of whose parts the rules cannot plan as a change is left to be read whole.
+
+A clause is a part of its own when it starts with a verb of change ("cancel ...", "add ...",
+"reschedule ...") or, after a move, names another event and where it goes ("... and the review to
+Monday"), which takes the first clause's verb. A clause that points back at the first ("and put it on
+Friday instead", "and schedule a new one at 2") depends on it: that is one request, which the change
+compiler reads whole (a replacement); "cancel the gym and add yoga on Sunday" is two.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from assistant.decomposer.intent import normalise
+from assistant.lexicon import CREATE_VERBS, DELETE_VERBS, MOVE_VERBS, POLITE_PREFIX
+from workflows.builder import Handle, Plan
+from workflows.definition import Decision
+
+__all__ = ["MAX_PARTS", "several_requests"]
+
+MAX_PARTS = 4
+
+# Where a clause may end and the next begin: ". ", "; ", ", then ", " and then ", " and also ", " and ",
+# ", " (not the dots of "a.m." or "Dr.").
+_BREAK = re.compile(
+    r"(?<![ap]\.m)(?<!\bdr)(?<!\bst)\.\s+|\s*;\s*|,?\s+and\s+(?:then\s+|also\s+)?|,\s*then\s+|,\s+"
+)
+_LEAD = re.compile(r"^(?:(?:please|also|then|and|now)\s+)*")
+# "the review to Monday", "my 3pm call to Thursday at 10": another event and where it goes.
+_ANOTHER_MOVE = re.compile(r"^(?:the|my)\s+[\w'’ :.-]+?\s+(?:to|until|till)\s+\w")
+# A clause that points back at another: it is that one's second half, not a request of its own.
+_POINTS_BACK = re.compile(r"\b(?:it|them|instead|a new one|another one|a replacement)\b")
+# What a part's plan must end in to be joined: a preview of changes.
+_APPLY = "apply_changes"
+_LEFT_OUT = frozenset({"apply", "notify"})
+
+
+def several_requests(text: str, *, decide: Callable[[str], Decision]) -> Decision | None:
+    """The turn as one plan of its requests, a question when it holds too many, or None when it is one
+    request (or one the rules cannot cut into requests they each plan). ``decide`` reads one part as a
+    turn of its own."""
+    parts = _parts(normalise(text))
+    if len(parts) < 2:
+        return None
+    if len(parts) > MAX_PARTS:
+        return Decision(
+            kind="clarify",
+            reply_kind="clarify",
+            text=f"That is {len(parts)} changes in one message; I take up to {MAX_PARTS} at once, so nothing "
+            "has changed yet. Send them in two messages, e.g. the first "
+            f"{MAX_PARTS} now and the rest after.",
+        )
+    decisions = [decide(part) for part in parts]
+    if not all(_plans_a_change(d) for d in decisions):
+        return None
+    plan = Plan()
+    sets: list[Handle] = []
+    for decision in decisions:
+        assert decision.workflow is not None
+        part_apply = decision.workflow.task("apply")
+        handles = plan.include(decision.workflow, without=_LEFT_OUT)
+        changes = str(part_apply.params["changes"])
+        sets.append(handles[changes.removeprefix("{{").split(".", 1)[0]])
+    combined = plan.add(
+        "combine_changes",
+        {"sets": [s.output for s in sets]},
+        id="combine",
+        summary="Put the changes together",
+    )
+    apply = plan.add(
+        _APPLY,
+        {"changes": combined.output, "always_ask": True},
+        id="apply",
+        summary="Preview them together, apply after approval",
+    )
+    summary = "; ".join(d.workflow.summary for d in decisions if d.workflow is not None)
+    return Decision(
+        kind="workflow",
+        workflow=plan.build("several-changes", summary=summary[:200], output=apply),
+        confidence=min(min(d.confidence for d in decisions), 0.75),
+        notes=tuple(f"part {i + 1}: {part}" for i, part in enumerate(parts)),
+        frame={"parts": [_operation(d) for d in decisions]},
+    )
+
+
+def _operation(decision: Decision) -> str:
+    """A part's operation as its frame read it, or as its plan's change makes it (a create begun from a
+    statement reads as no request)."""
+    said = str(decision.frame.get("operation", ""))
+    if said in ("create", "move", "delete"):
+        return said
+    skills = {t.skill for t in decision.workflow.tasks} if decision.workflow is not None else set()
+    return next((op for skill, op in _BY_SKILL if skill in skills), said)
+
+
+_BY_SKILL = (("plan_create", "create"), ("plan_move", "move"), ("plan_delete", "delete"))
+
+
+def _parts(norm: str) -> list[str]:
+    """The requests of a turn, each written as a turn of its own ([] or one part: a single request)."""
+    head = POLITE_PREFIX.sub("", norm).strip()
+    first_verb = _verb(head)
+    if first_verb is None:
+        return []
+    parts: list[str] = []
+    start = 0
+    for cut in _BREAK.finditer(head):
+        clause = _opening(head[cut.end() :])
+        if _verb(clause) is not None or (first_verb == "move" and _ANOTHER_MOVE.match(clause)):
+            parts.append(head[start : cut.start()])
+            start = cut.end()
+    parts.append(head[start:])
+    parts = [_opening(p).strip(" ,.;!") for p in parts]
+    if len(parts) < 2 or any(not p for p in parts) or any(_POINTS_BACK.search(p) for p in parts[1:]):
+        return []
+    return [p if _verb(p) is not None else f"move {p}" for p in parts]
+
+
+def _opening(clause: str) -> str:
+    """A clause without what leads up to its request ("then", "also", "please", "I need to")."""
+    return POLITE_PREFIX.sub("", _LEAD.sub("", clause))
+
+
+def _verb(clause: str) -> str | None:
+    """Which change a clause asks for by its first word, if it starts with a verb of change."""
+    for verb, words in (("move", MOVE_VERBS), ("delete", DELETE_VERBS), ("create", CREATE_VERBS)):
+        if words.match(clause):
+            return verb
+    return None
+
+
+def _plans_a_change(decision: Decision) -> bool:
+    """A part the rules planned as a change to preview: a workflow that ends in applying changes."""
+    if decision.kind != "workflow" or decision.workflow is None:
+        return False
+    ids = {task.id: task for task in decision.workflow.tasks}
+    apply = ids.get("apply")
+    if "notify" in ids:
+        return False  # "... and tell them": mail that a joined plan would not send; read whole instead
+    return (
+        apply is not None and apply.skill == _APPLY and str(apply.params.get("changes", "")).startswith("{{")
+    )

@@ -1,0 +1,129 @@
+"""Several requests in one turn become one plan: previewed together, applied together, undone together;
+more than four are asked about, and a clause that points back at another stays one request."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+import time_machine
+
+from assistant.decomposer.several import MAX_PARTS, _parts
+from assistant.services import chat_turn, conversation_create
+from skills.models import Event
+from skills.services import event_create
+from tests.factories import user_with_calendar
+
+pytestmark = pytest.mark.django_db
+
+TORONTO = ZoneInfo("America/Toronto")
+NOW = datetime(2026, 3, 4, 9, 0, tzinfo=TORONTO)  # a Wednesday
+
+
+@pytest.fixture
+def me() -> Any:
+    user, calendar = user_with_calendar("several", timezone="America/Toronto")
+    for title, day, hour in (
+        ("Dentist", 5, 10),
+        ("Design review", 6, 14),
+        ("Gym", 9, 7),
+        ("Team sync", 10, 11),
+    ):
+        start = datetime(2026, 3, day, hour, 0, tzinfo=TORONTO)
+        event_create(calendar=calendar, summary=title, start=start, end=start + timedelta(hours=1))
+    return user
+
+
+def _starts(user: Any) -> dict[str, datetime | None]:
+    events = Event.objects.filter(calendar__owner=user)
+    return {e.summary: (e.start.astimezone(TORONTO) if e.status != "cancelled" else None) for e in events}
+
+
+def test_two_moves_are_previewed_applied_and_undone_together(me: Any) -> None:
+    before = _starts(me)
+    conversation = conversation_create(user=me)
+    with time_machine.travel(NOW, tick=False):
+        preview = chat_turn(
+            user=me,
+            conversation=conversation,
+            text="move the dentist to Friday at 9 and the gym to Tuesday at 8",
+        )
+        assert preview is not None
+        assert preview.kind == "confirm", preview.text
+        assert "Dentist" in preview.text
+        assert "Gym" in preview.text
+        assert _starts(me) == before  # nothing written before the yes
+        done = chat_turn(user=me, conversation=conversation, text="yes")
+        assert done is not None
+        assert done.kind == "done", done.text
+        after = _starts(me)
+        assert after["Dentist"] == datetime(2026, 3, 6, 9, 0, tzinfo=TORONTO)
+        assert after["Gym"] == datetime(2026, 3, 10, 8, 0, tzinfo=TORONTO)
+        assert after["Design review"] == before["Design review"]
+        undone = chat_turn(user=me, conversation=conversation, text="undo that")
+        assert undone is not None
+        assert _starts(me) == before, undone.text
+
+
+def test_a_cancel_and_a_move_in_one_turn(me: Any) -> None:
+    conversation = conversation_create(user=me)
+    with time_machine.travel(NOW, tick=False):
+        preview = chat_turn(
+            user=me,
+            conversation=conversation,
+            text="cancel the gym on Monday and move the team sync to Thursday at 3pm",
+        )
+        assert preview is not None
+        assert preview.kind == "confirm", preview.text
+        chat_turn(user=me, conversation=conversation, text="yes")
+    after = _starts(me)
+    assert after.get("Gym") is None
+    assert after["Team sync"] == datetime(2026, 3, 5, 15, 0, tzinfo=TORONTO)  # the Thursday coming
+
+
+def test_more_than_four_requests_are_asked_about_and_nothing_changes(me: Any) -> None:
+    before = _starts(me)
+    text = (
+        "move the dentist to Friday at 9, the gym to Tuesday, the team sync to Thursday, "
+        "the design review to Monday and the dentist to Saturday"
+    )
+    with time_machine.travel(NOW, tick=False):
+        reply = chat_turn(user=me, conversation=conversation_create(user=me), text=text)
+    assert reply is not None
+    assert reply.kind == "clarify"
+    assert f"up to {MAX_PARTS}" in reply.text
+    assert _starts(me) == before
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        ("move the dentist to friday and the review to monday", ["move the dentist to friday", "move the review to monday"]),  # noqa: E501
+        ("please cancel my 3pm call; then add yoga on sunday at 9", ["cancel my 3pm call", "add yoga on sunday at 9"]),  # noqa: E501
+        ("cancel the gym and add yoga on sunday at 9", ["cancel the gym", "add yoga on sunday at 9"]),
+        # one request: a clause that points back, a replacement, names joined by "and", no verb at all
+        ("cancel thursday's call with bill and put it on friday at 10 instead", []),
+        ("cancel the standup and schedule a new one at 2pm", []),
+        ("add lunch with ann and tom on friday at 1", []),
+        ("what do i have on friday and monday", []),
+    ],
+)  # fmt: skip
+def test_where_a_turn_is_cut_into_requests(text: str, parts: list[str]) -> None:
+    assert _parts(text) == parts
+
+
+def test_a_cancel_and_an_unrelated_new_event_are_two_requests(me: Any) -> None:
+    """ "Cancel the gym and add yoga": yoga is its own event, not a copy of the gym at another time."""
+    conversation = conversation_create(user=me)
+    with time_machine.travel(NOW, tick=False):
+        preview = chat_turn(
+            user=me, conversation=conversation, text="cancel the gym on Monday and add yoga on Sunday at 9"
+        )
+        assert preview is not None
+        assert preview.kind == "confirm", preview.text
+        chat_turn(user=me, conversation=conversation, text="yes")
+    after = _starts(me)
+    assert after.get("Gym") is None
+    assert after["Yoga"] == datetime(2026, 3, 8, 9, 0, tzinfo=TORONTO)
