@@ -15,6 +15,7 @@ __all__ = [
     "COUNT_CUES",
     "CREATE_VERBS",
     "DELETE_VERBS",
+    "DETAIL_ASKED",
     "EVENING_EVENTS",
     "EVENT_NOUNS",
     "EVERYONE_CUE",
@@ -429,6 +430,12 @@ OUT_OF_SCOPE = phrase_re(
         "snowing",
     ]
 )
+# What a question asks of an event besides when it is: its place, its people, its length.
+DETAIL_ASKED: dict[str, re.Pattern[str]] = {
+    "location": re.compile(r"\bwhere\b|\b(?:location|located|address|venue)\b"),
+    "attendees": re.compile(r"^(?:and |so )?who\b|\bwho(?:'s| is| are| will| has| have| else)\b"),
+    "duration": re.compile(r"\bhow long\b|\b(?:length|duration)\b"),
+}
 PREFERENCE_WORDS = {
     "working_hours": phrase_re(["working hours", "work hours", "office hours", "workday", "work day"]),
     "lunch_hours": phrase_re(["lunch", "lunch break", "lunch hour", "lunch hours"]),

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
+from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 __all__ = ["format_day", "format_person", "format_range", "format_span", "format_time"]
@@ -48,6 +48,14 @@ def format_person(email: str) -> str:
     local = email.split("@", 1)[0]
     words = [w for w in re.split(r"[._+\-]+", local) if w]
     return " ".join(w.capitalize() for w in words) or email
+
+
+def format_length(length: timedelta) -> str:
+    """ "45 minutes", "1 hour", "2 hours 30 minutes": how long an event lasts, in words."""
+    hours, minutes = divmod(int(length.total_seconds() // 60), 60)
+    parts = [f"{hours} hour{'' if hours == 1 else 's'}" if hours else ""]
+    parts.append(f"{minutes} minute{'' if minutes == 1 else 's'}" if minutes else "")
+    return " ".join(p for p in parts if p) or "no time at all"
 
 
 def join_and(items: list[str]) -> str:

@@ -11,7 +11,15 @@ from pydantic import BaseModel, Field
 
 from skills.context import SkillContext
 from skills.data_skills import PersonBusy
-from skills.formatting import format_day, format_range, format_span, format_time, join_and
+from skills.formatting import (
+    format_day,
+    format_length,
+    format_person,
+    format_range,
+    format_span,
+    format_time,
+    join_and,
+)
 from skills.registry import REGISTRY, skill
 from skills.schemas import EventItem, SkillInput, Slot
 
@@ -70,6 +78,11 @@ class ReplyInput(SkillInput):
     key: str = ""
     value: Any = None
     calendars: list[dict[str, Any]] = Field(default_factory=list)
+    detail: Literal["", "location", "attendees", "duration"] = Field(
+        default="",
+        description="agenda: the part of each event the question asked about ('where is ...?', 'who is "
+        "coming to ...?', 'how long is ...?'), said on its line, or that the event does not give it.",
+    )
 
 
 class Reply(BaseModel):
@@ -82,14 +95,27 @@ def _n_events(n: int, noun: str = "event") -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
-def _agenda_lines(events: list[EventItem], tz: ZoneInfo) -> list[str]:
+def _agenda_lines(events: list[EventItem], tz: ZoneInfo, detail: str = "") -> list[str]:
     lines: list[str] = []
     for day, group in groupby(events, key=lambda e: e.start.astimezone(tz).date()):
         lines.append(format_day(day))
         for e in group:
             where = f" ({e.calendar_name})" if e.calendar_name else ""
-            lines.append(f"  • {format_span(e.start, e.end, tz, all_day=e.all_day)}  {e.summary}{where}")
+            span = format_span(e.start, e.end, tz, all_day=e.all_day)
+            lines.append(f"  • {span}  {e.summary}{where}{_detail(e, detail)}")
     return lines
+
+
+def _detail(event: EventItem, detail: str) -> str:
+    """What a question asked of an event, for its agenda line: its place, its people or its length."""
+    if detail == "location":
+        return f": at {event.location}" if event.location else ": no place is given"
+    if detail == "attendees":
+        people = [format_person(a) for a in event.attendees]
+        return f": with {join_and(people)}" if people else ": nobody else is invited"
+    if detail == "duration":
+        return f": {format_length(event.end - event.start)}" if not event.all_day else ": all day"
+    return ""
 
 
 @skill(service="reply", kind="read")
@@ -108,7 +134,7 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
         else:
             head = params.text or f"Here is your schedule {period}:"
             summary = f"{_n_events(len(events), _singular(subject))} in all."
-            text = "\n".join([head, *_agenda_lines(events, tz), summary])
+            text = "\n".join([head, *_agenda_lines(events, tz, params.detail), summary])
     elif params.style == "count":
         n = params.count if params.count is not None else len(events)
         data["count"] = n

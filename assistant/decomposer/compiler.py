@@ -159,6 +159,8 @@ def _query_tasks(plan: Plan, frame: RequestFrame, now: datetime, tz: ZoneInfo) -
         start = now - timedelta(days=NEXT_HORIZON_DAYS)
     find = plan.add("find_events", find_params(frame, start, end), id="find", summary="Find events")
     reply: dict[str, Any] = {"style": "agenda", "events": find["events"], "subject": _subject(frame)}
+    if frame.detail:
+        reply["detail"] = frame.detail  # "where is it?": each event's place on its line
     if frame.past and not frame.range_explicit:
         picked = plan.add(
             "sort_events",

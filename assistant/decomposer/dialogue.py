@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import classify, normalise
 from assistant.decomposer.state import Asked, DialogueState, LastQuestion
-from assistant.lexicon import COUNT_CUES, FREE_CUES, POLITE_PREFIX
+from assistant.lexicon import COUNT_CUES, FREE_CUES, POLITE_PREFIX, STREET_ADDRESS
 from assistant.nlu import Asked as ReaderAsked
 from assistant.nlu import TurnReading, read_turn
 from assistant.timeexpr import find_times
@@ -129,6 +129,10 @@ def without_acknowledgements(text: str) -> str:
     return " ".join(clauses[dropped:]) if dropped else text
 
 
+# What the operation model reads in a clause that only acknowledges: a yes, a no, thanks.
+_SOCIAL_OPERATIONS = frozenset({"approve", "decline", "small_talk"})
+
+
 def _acknowledges(clause: str) -> bool:
     operation = classify(clause)[0]
     if operation in ("yes", "no", "greet"):
@@ -140,6 +144,10 @@ def _acknowledges(clause: str) -> bool:
     reading = read_turn(clause)
     if not reading.acts or not reading.acts <= _SOCIAL_ACTS or reading.spans:
         return False
+    if STREET_ADDRESS.search(clause):
+        return False  # an address gives a place, whatever else the clause sounds like
+    if reading.operation not in _SOCIAL_OPERATIONS and reading.operation_confidence >= 0.5:
+        return False  # "I have to go to 1447 Cedarwood Lane # A,": more of the request, as the model reads it
     # "For the rest of the month," says when, whatever the reader makes of it
     return not find_times(clause, now=_ANY_DAY)
 

@@ -56,6 +56,7 @@ class RequestFrame:
     conflicts: bool = False  # asks which events overlap ("any conflicts next week?")
     asked_busy: bool = False  # "am I busy at 3?", "do I have anything at 10?": yes means something is on
     past: bool = False  # said in the past tense ("when was my last haircut?", "what was on Monday?")
+    detail: str | None = None  # what a question asks of an event: "location", "attendees" or "duration"
     error: str | None = None
     notes: list[str] = field(default_factory=list)
 

@@ -23,6 +23,7 @@ from assistant.lexicon import (
     COUNT_CUES,
     CREATE_VERBS,
     DELETE_VERBS,
+    DETAIL_ASKED,
     EVENT_NOUNS,
     EVERYONE_CUE,
     FILLER,
@@ -239,6 +240,9 @@ def understand(text: str, *, now: datetime, world: World, reading: TurnReading |
     frame.conflicts = bool(_CONFLICTS.search(norm)) and operation in ("query", "count", "unknown")
     frame.asked_busy = bool(_ASKED_BUSY.search(norm)) and operation in ("query", "free", "unknown")
     frame.past = bool(_PAST.search(norm)) and operation in ("query", "count", "unknown")
+    if operation in ("query", "unknown"):
+        # "where is my coffee date?", "who is coming to the gala?", "how long is the review?"
+        frame.detail = next((what for what, cue in DETAIL_ASKED.items() if cue.search(norm)), None)
     if frame.past:
         times = [_most_recent(t, now) for t in times]
     exception_spans = [_clause(norm, m.start()) for m in _EXCEPTION_CUE.finditer(norm)]
@@ -550,9 +554,17 @@ def _is_category_word(label: str) -> bool:
     return any(p.fullmatch(label) for p in CATEGORY_WORDS.values())
 
 
+_EVENT_AFTER = re.compile(r"\s+(?:meeting|event|date|appointment|session|class|party|plans?)\b")
+
+
 def _fill_preference(frame: RequestFrame, norm: str) -> None:
+    if frame.detail in ("location", "attendees") or frame.person_names:
+        return  # "where is my lunch meeting?", "my lunch with Abby": an event, not the lunch habit
     for key, pattern in PREFERENCE_WORDS.items():
-        if pattern.search(norm) and re.search(r"\bmy\b", norm):
+        said = pattern.search(norm)
+        if said and _EVENT_AFTER.match(norm, said.end()):
+            return  # "my lunch event", "my gym session": an event of that kind
+        if said and re.search(r"\bmy\b", norm):
             frame.preference_key = key
             if frame.operation == "query" and not frame.range_explicit:
                 frame.operation = "preference_get"

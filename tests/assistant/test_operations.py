@@ -16,6 +16,7 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from assistant.decomposer import DecomposeRequest, rules_decision
+from assistant.decomposer.dialogue import without_acknowledgements
 from assistant.decomposer.gate import ACT
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
@@ -242,3 +243,18 @@ def test_an_event_no_calendar_title_names_is_named_by_the_tagger(
     world = World(user=user, now=NOW)
     assert understand(text, now=NOW, world=world).titles == [left_over]  # the words the rules left over
     assert understand(text, now=NOW, world=world, reading=read_turn(text)).titles == [tagged]
+
+
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        # the act classifier hears a "that one" (SELECT) in the first clause; the operation model hears
+        # more of the request, so it is no acknowledgement to drop
+        ("I have to go to 88 Maple Avenue # C, call it a Dentist visit please.", "88 Maple Avenue # C"),
+        ("I have to go to 52 Pine Lane, call it a Physio session please.", "52 Pine Lane"),
+        ("Sure. It's at 4 Elm Street", "It's at 4 Elm Street"),
+    ],
+)
+def test_only_clauses_that_acknowledge_are_dropped(text: str, kept: str) -> None:
+    assert kept in without_acknowledgements(text)
+    assert ("Sure." in without_acknowledgements(text)) is False

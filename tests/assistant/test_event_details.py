@@ -1,0 +1,84 @@
+"""Questions about an event's place, people and length are answered with them, and a question about an
+event named like a habit ("my lunch with Abby", "my lunch meeting") is about the event, not the habit."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+import time_machine
+
+from assistant.services import chat_turn, conversation_create
+from skills.formatting import format_length
+from skills.services import event_create
+from tests.factories import user_with_calendar
+
+pytestmark = pytest.mark.django_db
+
+OSLO = ZoneInfo("Europe/Oslo")
+NOW = datetime(2026, 3, 4, 9, 0, tzinfo=OSLO)
+
+
+@pytest.fixture
+def me() -> Any:
+    user, calendar = user_with_calendar("details", timezone="Europe/Oslo")
+    start = datetime(2026, 3, 10, 14, 0, tzinfo=OSLO)
+    event_create(
+        calendar=calendar,
+        summary="Board dinner",
+        start=start,
+        end=start + timedelta(minutes=150),
+        location="Grand Hotel",
+        attendees=["ingrid.berg@example.com", "ola@example.com"],
+    )
+    noon = datetime(2026, 3, 11, 12, 0, tzinfo=OSLO)
+    event_create(calendar=calendar, summary="Lunch with Abby", start=noon, end=noon + timedelta(hours=1))
+    event_create(
+        calendar=calendar,
+        summary="Piano lesson",
+        start=noon + timedelta(days=1),
+        end=noon + timedelta(days=1, hours=1),
+    )
+    return user
+
+
+def ask(user: Any, text: str) -> str:
+    with time_machine.travel(NOW, tick=False):
+        reply = chat_turn(user=user, conversation=conversation_create(user=user), text=text)
+    assert reply is not None
+    assert reply.kind == "answer", reply.text
+    return str(reply.text)
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Where is the board dinner being held?", "at Grand Hotel"),
+        ("who is coming to the board dinner?", "with Ingrid Berg and Ola"),
+        ("how long is the board dinner?", "2 hours 30 minutes"),
+    ],
+)
+def test_a_question_about_a_part_of_an_event_is_answered_with_it(me: Any, text: str, said: str) -> None:
+    answer = ask(me, text)
+    assert said in answer
+    assert "Piano lesson" not in answer
+
+
+def test_an_event_without_the_part_asked_says_so(me: Any) -> None:
+    assert "no place is given" in ask(me, "where am I having lunch with Abby?")
+
+
+def test_an_event_named_like_a_habit_is_the_event(me: Any) -> None:
+    answer = ask(me, "What time is my lunch with Abby")
+    assert "Lunch with Abby" in answer
+    assert "12:00 PM" in answer
+
+
+@pytest.mark.parametrize(
+    ("minutes", "words"),
+    [(45, "45 minutes"), (60, "1 hour"), (150, "2 hours 30 minutes"), (61, "1 hour 1 minute")],
+)
+def test_lengths_in_words(minutes: int, words: str) -> None:
+    assert format_length(timedelta(minutes=minutes)) == words
