@@ -16,13 +16,15 @@ the same code into the same plan.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from workflows.definition import TaskSpec, WorkflowDefinition
 
 __all__ = ["Handle", "Plan", "Ref"]
+
+_REFERENCE = re.compile(r"^\{\{(?P<task>[A-Za-z0-9][\w-]*)\.output(?:\.(?P<path>[^{}]+))?\}\}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +36,12 @@ class Ref:
 
     def __str__(self) -> str:
         return "{{" + self.task + ".output" + (f".{self.path}" if self.path else "") + "}}"
+
+    @classmethod
+    def parse(cls, text: str) -> Ref | None:
+        """The reference a whole string is (``"{{plan.output}}"``), or None for any other string."""
+        m = _REFERENCE.match(text)
+        return cls(m["task"], m["path"] or "") if m is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,33 +120,33 @@ class Plan:
 
 def _resolved(value: Any, needs: list[str]) -> Any:
     """``value`` with its references as strings, each task referred to added to ``needs`` once."""
-    if isinstance(value, Ref):
-        if value.task not in needs:
-            needs.append(value.task)
-        return str(value)
-    if isinstance(value, Mapping):
-        return {key: _resolved(item, needs) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_resolved(item, needs) for item in value]
-    if isinstance(value, tuple):
-        return tuple(_resolved(item, needs) for item in value)
-    return value
 
+    def leaf(item: Any) -> Any:
+        if not isinstance(item, Ref):
+            return item
+        if item.task not in needs:
+            needs.append(item.task)
+        return str(item)
 
-_REFERENCE = re.compile(r"^\{\{(?P<task>[A-Za-z0-9][\w-]*)\.output(?:\.(?P<path>[^{}]+))?\}\}$")
+    return _leaves(value, leaf)
 
 
 def _as_refs(value: Any, handles: Mapping[str, Handle]) -> Any:
     """``value`` with each whole-string reference to a task of ``handles`` made a :class:`Ref` again."""
-    if isinstance(value, str):
-        m = _REFERENCE.match(value)
-        if m is None or m["task"] not in handles:
-            return value
-        return Ref(handles[m["task"]].id, m["path"] or "")
+
+    def leaf(item: Any) -> Any:
+        ref = Ref.parse(item) if isinstance(item, str) else None
+        return Ref(handles[ref.task].id, ref.path) if ref is not None and ref.task in handles else item
+
+    return _leaves(value, leaf)
+
+
+def _leaves(value: Any, leaf: Callable[[Any], Any]) -> Any:
+    """``value`` with ``leaf`` applied to everything inside its mappings, lists and tuples."""
     if isinstance(value, Mapping):
-        return {key: _as_refs(item, handles) for key, item in value.items()}
+        return {key: _leaves(item, leaf) for key, item in value.items()}
     if isinstance(value, list):
-        return [_as_refs(item, handles) for item in value]
+        return [_leaves(item, leaf) for item in value]
     if isinstance(value, tuple):
-        return tuple(_as_refs(item, handles) for item in value)
-    return value
+        return tuple(_leaves(item, leaf) for item in value)
+    return leaf(value)

@@ -317,9 +317,13 @@ def _expectation(
     operation = frame.get("operation", "")
     parts: list[str] = list(frame.get("parts") or [operation])
     norm = normalise(text)
-    asked = [_ACTIONS.get(op) for op in parts]
-    actions = None if any(a is None for a in asked) else [a for acts in asked for a in acts or () if a]
-    actions = list(dict.fromkeys(actions)) if actions is not None else None
+    actions: list[Action] | None = []
+    for op in parts:
+        said = _ACTIONS.get(op)
+        if said is None or actions is None:
+            actions = None  # a part that names no kind of change: any kind may be planned
+        else:
+            actions += [a for a in said if a not in actions]
     if actions is not None and any(t.skill == "plan_create" for t in definition.tasks):
         actions = [*actions, "create"] if "create" not in actions else actions  # "clear Friday for travel"
     if actions is not None and any(t.skill == "plan_edit" for t in definition.tasks):

@@ -21,7 +21,7 @@ from collections.abc import Callable
 
 from assistant.decomposer.intent import normalise
 from assistant.lexicon import CREATE_VERBS, DELETE_VERBS, MOVE_VERBS, POLITE_PREFIX
-from workflows.builder import Handle, Plan
+from workflows.builder import Handle, Plan, Ref
 from workflows.definition import Decision
 
 __all__ = ["MAX_PARTS", "several_requests"]
@@ -64,11 +64,11 @@ def several_requests(text: str, *, decide: Callable[[str], Decision]) -> Decisio
     plan = Plan()
     sets: list[Handle] = []
     for decision in decisions:
+        changes = _changes_of(decision)
         assert decision.workflow is not None
-        part_apply = decision.workflow.task("apply")
+        assert changes is not None
         handles = plan.include(decision.workflow, without=_LEFT_OUT)
-        changes = str(part_apply.params["changes"])
-        sets.append(handles[changes.removeprefix("{{").split(".", 1)[0]])
+        sets.append(handles[changes.task])
     combined = plan.add(
         "combine_changes",
         {"sets": [s.output for s in sets]},
@@ -141,10 +141,14 @@ def _plans_a_change(decision: Decision) -> bool:
     """A part the rules planned as a change to preview: a workflow that ends in applying changes."""
     if decision.kind != "workflow" or decision.workflow is None:
         return False
-    ids = {task.id: task for task in decision.workflow.tasks}
-    apply = ids.get("apply")
-    if "notify" in ids:
+    if any(task.id == "notify" for task in decision.workflow.tasks):
         return False  # "... and tell them": mail that a joined plan would not send; read whole instead
-    return (
-        apply is not None and apply.skill == _APPLY and str(apply.params.get("changes", "")).startswith("{{")
-    )
+    return _changes_of(decision) is not None
+
+
+def _changes_of(decision: Decision) -> Ref | None:
+    """The reference to the change set a part's plan applies (its apply step's ``changes``), if any."""
+    tasks = decision.workflow.tasks if decision.workflow is not None else ()
+    apply = next((t for t in tasks if t.id == "apply"), None)
+    changes = apply.params.get("changes") if apply is not None and apply.skill == _APPLY else None
+    return Ref.parse(changes) if isinstance(changes, str) else None

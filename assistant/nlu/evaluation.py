@@ -132,11 +132,11 @@ def cross_validate(examples: Sequence[Example], folds: int) -> Scores:
     dialogues = sorted({e.dialogue for e in examples})
     if len(dialogues) < folds:
         raise ValueError(f"{folds} folds need at least {folds} dialogues; there are {len(dialogues)}.")
-    fold_of = {dialogue: i % folds for i, dialogue in enumerate(dialogues)}
     scores = Scores()
     for fold in range(folds):
-        held = [e for e in examples if fold_of[e.dialogue] == fold]
-        reader = reader_from_files(train([e for e in examples if fold_of[e.dialogue] != fold]))
+        held = dialogue_fold(examples, folds, fold)
+        out = {id(e) for e in held}
+        reader = reader_from_files(train([e for e in examples if id(e) not in out]))
         score(reader, held, scores)
     return scores
 

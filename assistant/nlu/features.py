@@ -147,11 +147,12 @@ _CUES: dict[str, re.Pattern[str]] = {
 }
 
 
-def operation_features(words: Words, asked: Asked | None) -> set[str]:
-    """The operation model's features: the act classifier's, the first words, the stems of the longer
-    words (so "cancels", "cancelled" and "cancel" count as one), and which lexicon classes the turn
-    holds, anywhere and at its head once politeness is stripped ("can you please erase ...")."""
-    features = turn_features(words, asked)
+def operation_features(words: Words, turn: set[str]) -> set[str]:
+    """The operation model's features: the act classifier's (``turn``, as :func:`turn_features` gave
+    them for the same words: a turn read once is featured once), the first words, the stems of the
+    longer words (so "cancels", "cancelled" and "cancel" count as one), and which lexicon classes the
+    turn holds, anywhere and at its head once politeness is stripped ("can you please erase ...")."""
+    features = set(turn)
     lower = [t.text.lower() for t in words.tokens if t.text[:1].isalpha()]
     features.update("p4=" + w[:4] for w in lower if len(w) > 4)
     if lower:

@@ -36,9 +36,10 @@ class TurnReader:
         if asked is not None and asked not in ASKED:
             raise ValueError(f"asked must be one of {', '.join(ASKED)} or None, not {asked!r}")
         words = words_of(text)
-        acts, intent = self.acts.predict(turn_features(words, asked))
+        turn = turn_features(words, asked)
+        acts, intent = self.acts.predict(turn)
         operation, sure = (
-            self.operations.predict(operation_features(words, asked))
+            self.operations.predict(operation_features(words, turn))
             if self.operations is not None
             else (None, 0.0)
         )

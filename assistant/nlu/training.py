@@ -79,10 +79,7 @@ def train_operations(examples: Sequence[Example]) -> dict[str, Any]:
     """The operation model as plain JSON data (see :meth:`assistant.nlu.operations.OperationModel.from_json`),
     from the examples that have an operation label."""
     labelled = [e for e in examples if e.operation is not None]
-    rows = [operation_features(words_of(e.text), e.asked) for e in labelled]
-    counts = Counter(f for row in rows for f in row)
-    vocabulary = sorted(f for f, n in counts.items() if n >= _MIN_FEATURE_COUNT)
-    matrix = _binary_matrix(rows, {f: j for j, f in enumerate(vocabulary)})
+    vocabulary, matrix = _design([_operation_features(e) for e in labelled])
     labels = sorted({str(e.operation) for e in labelled})
     fit = _fit(matrix, np.array([labels.index(str(e.operation)) for e in labelled]))
     if fit is None or len(labels) < 3:
@@ -99,11 +96,7 @@ def train_operations(examples: Sequence[Example]) -> dict[str, Any]:
 
 def train_acts(examples: Sequence[Example]) -> dict[str, Any]:
     """The act classifier as plain JSON data (see :meth:`assistant.nlu.acts.ActModel.from_json`)."""
-    rows = [_turn_features(e) for e in examples]
-    counts = Counter(f for row in rows for f in row)
-    vocabulary = sorted(f for f, n in counts.items() if n >= _MIN_FEATURE_COUNT)
-    column = {f: j for j, f in enumerate(vocabulary)}
-    matrix = _binary_matrix(rows, column)
+    vocabulary, matrix = _design([_turn_features(e) for e in examples])
 
     act_labels = sorted({a for e in examples for a in e.acts if a != INFORM_INTENT})
     act_fits = [_fit(matrix, np.array([a in e.acts for e in examples], dtype=int)) for a in act_labels]
@@ -171,6 +164,18 @@ def _crf(rows: Iterable[tuple[Words, Example, bool]], params: Mapping[str, Any])
 
 def _turn_features(example: Example) -> set[str]:
     return turn_features(words_of(example.text), example.asked)
+
+
+def _operation_features(example: Example) -> set[str]:
+    words = words_of(example.text)
+    return operation_features(words, turn_features(words, example.asked))
+
+
+def _design(rows: list[set[str]]) -> tuple[list[str], csr_matrix]:
+    """The features seen often enough to learn from (sorted) and the rows as a binary matrix over them."""
+    counts = Counter(f for row in rows for f in row)
+    vocabulary = sorted(f for f, n in counts.items() if n >= _MIN_FEATURE_COUNT)
+    return vocabulary, _binary_matrix(rows, {f: j for j, f in enumerate(vocabulary)})
 
 
 def _binary_matrix(rows: list[set[str]], column: dict[str, int]) -> csr_matrix:

@@ -22,7 +22,7 @@ from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
 from assistant.nlu import read_turn
 from assistant.nlu.examples import Example
-from assistant.nlu.features import operation_features
+from assistant.nlu.features import operation_features, turn_features
 from assistant.nlu.labels import nlu_operation, sgd_operation, smcalflow_operation
 from assistant.nlu.operations import OPERATIONS, OperationModel
 from assistant.nlu.training import train_operations
@@ -126,7 +126,8 @@ def test_a_model_is_learnt_from_the_labelled_turns_only_and_the_same_twice() -> 
     assert data["turns"] == 12
     model = OperationModel.from_json(data)
     assert model.layer.labels == ("create", "delete", "query")
-    label, sure = model.predict(operation_features(words_of("cancel the choir"), None))
+    words = words_of("cancel the choir")
+    label, sure = model.predict(operation_features(words, turn_features(words, None)))
     assert label == "delete"
     assert 1 / 3 < sure <= 1
 

@@ -23,7 +23,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from assistant.nlu.corpora import chosen_corpora, load_corpus
 from assistant.nlu.evaluation import dialogue_fold
 from assistant.nlu.examples import Example
-from assistant.nlu.features import operation_features
+from assistant.nlu.features import operation_features, turn_features
 from assistant.nlu.operations import OperationModel
 from assistant.nlu.shipped import shipped_reader
 from assistant.nlu.training import train_operations
@@ -102,7 +102,10 @@ def _model(examples: Sequence[Example]) -> OperationModel:
 
 
 def _hit(model: OperationModel, example: Example) -> bool:
-    return model.predict(operation_features(words_of(example.text), example.asked))[0] == example.operation
+    words = words_of(example.text)
+    return (
+        model.predict(operation_features(words, turn_features(words, example.asked)))[0] == example.operation
+    )
 
 
 def _ratio(right: int, total: int) -> float | None:
