@@ -13,13 +13,12 @@ dentist to the same time next week") stays a move (:mod:`assistant.decomposer.ch
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
-from typing import Any
+from datetime import timedelta
 
 from assistant.decomposer.compiler import find_params
 from assistant.decomposer.intent import normalise
+from assistant.decomposer.reading import Reading
 from assistant.decomposer.understand import understand
-from assistant.decomposer.world import World
 from workflows.builder import Plan
 from workflows.definition import Decision
 
@@ -49,9 +48,13 @@ def _weeks(m: re.Match[str]) -> int:
     return 2 if m["next"] else 1
 
 
-def same_time_later(text: str, *, now: datetime, world: World, context: dict[str, Any]) -> Decision | None:
+def same_time_later(r: Reading) -> Decision | None:
     """A workflow making a copy of the event named (or talked about) weeks later at its own time, a
-    question when no event is named, or None when the turn asks for no such copy."""
+    question when no event is named, or None when the turn asks for no such copy (nor for an answer or
+    an undo, whose words may look like one)."""
+    if r.frame.operation in ("yes", "no", "greet", "undo"):
+        return None
+    text, now, world, context = r.text, r.now, r.world, r.context
     norm = normalise(text).rstrip(" .!?")
     said = _SAME_TIME.search(norm)
     if said is None or _MOVING.search(norm):

@@ -19,6 +19,7 @@ from assistant.decomposer.compiler import find_params
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.guards import unread_time
 from assistant.decomposer.intent import normalise
+from assistant.decomposer.reading import Reading
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World, tokens
 from assistant.lexicon import (
@@ -37,6 +38,8 @@ from workflows.definition import Decision, WorkflowDefinition
 __all__ = ["compile_change", "everyone_window", "notify_step", "undo_decision", "undo_workflow"]
 
 HORIZON = timedelta(days=365)
+# How far ahead the events offered to pick from reach when a delete names none ("delete that").
+_OFFERED = timedelta(days=7)
 _NOTIFY = re.compile(r"\b(?:and |then )?(?:notify|tell|inform|email|let)\b.*$")
 _SECOND_CREATE = re.compile(
     r"(?:\b(?:and|then) (?:then )?(?:re-?)?(?:schedule|create|add|book|set|put|make|plan|arrange)\b"
@@ -494,10 +497,11 @@ def _clarify(text: str, **remember: Any) -> Decision:
 
 
 # -- move and delete ---------------------------------------------------------------------------------------
-def compile_change(
-    frame: RequestFrame, *, text: str, now: datetime, tz: ZoneInfo, world: World, context: dict[str, Any]
-) -> Decision:
-    """A Decision for a move or delete request (``frame`` is the whole sentence's reading)."""
+def compile_change(r: Reading) -> Decision | None:
+    """A Decision for a move or delete request; None for any other."""
+    frame, text, now, tz, world, context = r.frame, r.text, r.now, r.tz, r.world, r.context
+    if frame.operation not in ("move", "delete"):
+        return None
     if frame.error:
         return Decision(kind="clarify", reply_kind="clarify", text=f"{frame.error} Which date did you mean?")
     norm = normalise(text)
@@ -544,6 +548,7 @@ def compile_change(
         norm = norm[: exception.start()].strip()
 
     shown = context.get("last_events") or []
+    offered = False  # no event named or shown: the coming ones offered to pick from
     picked = _picked(norm, shown)
     use_context = (picked is not None or bool(_IT.search(norm))) and bool(shown)
     by_words: _Said | None = None
@@ -563,11 +568,19 @@ def compile_change(
         start, end = _range_of(target, now)
         if not target.range_explicit and not target.title_words and not target.category and not everything:
             by_words = _said_target(target, norm, now) if frame.operation == "delete" else None
-            if by_words is None:
+            if by_words is None and frame.operation == "delete":
+                # "delete that", "please remove this event" with nothing shown: the coming week's
+                # events to pick from (those with the people named, if any, the coming year's), and
+                # the pick previewed before anything goes
+                offered = True
+                if not target.people:
+                    start, end = now, now + _OFFERED
+            elif by_words is None:
                 return _clarify(
                     'Which event do you mean? Name it or give its day, e.g. "the dentist on Friday".'
                 )
-            everything = by_words.everything
+            else:
+                everything = by_words.everything
         # "everything with other people tomorrow" is narrowed by what it names; "clear Friday" is not
         everything = everything and not (target.category or target.title_words or target.people)
         if everything or why:
@@ -621,7 +634,11 @@ def compile_change(
         "events": events,
         "action": action,
         "expect_one": not plural,
-        "question": "Which one should I move to a lighter day?" if lighten else "",
+        "question": "Which one should I move to a lighter day?"
+        if lighten
+        else "Which event should I cancel?"
+        if offered
+        else "",
         "scope": scope if frame.operation == "delete" or scope == "following" else "occurrence",
     }
     if scope == "following":
@@ -681,6 +698,7 @@ def compile_change(
             "changes": changes.output,
             "approved": chose["chosen"],
             **({"notify": True} if notify else {}),  # servers that can (Google) tell them too
+            **({"always_ask": True} if offered else {}),  # one event, never named: still asked
         },
         id="apply",
         summary="Apply after approval",
@@ -831,6 +849,10 @@ def undo_workflow(run_id: str) -> WorkflowDefinition:
     return plan.build("undo", summary="Undo a change", output=undo)
 
 
-def undo_decision(run_id: str, frame: RequestFrame) -> Decision:
-    """ "Undo that": revert the last request that changed something, as one unit."""
-    return Decision(kind="workflow", workflow=undo_workflow(run_id), confidence=frame.confidence)
+def undo_decision(r: Reading) -> Decision | None:
+    """ "Undo that": revert the last request that changed something, as one unit (None when the turn
+    asks no undo, or nothing was changed to undo)."""
+    run_id = r.context.get("last_applied_run")
+    if r.frame.operation != "undo" or not run_id:
+        return None
+    return Decision(kind="workflow", workflow=undo_workflow(run_id), confidence=r.frame.confidence)

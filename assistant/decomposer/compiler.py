@@ -7,14 +7,16 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from assistant.decomposer.dialogue import NOTHING_WAITING
+from assistant.decomposer.dialogue import NOTHING_WAITING, follow_up, last_question
 from assistant.decomposer.frame import RequestFrame
+from assistant.decomposer.guards import bounded
+from assistant.decomposer.reading import Reading
 from assistant.lexicon import ABOUT_OTHERS
 from skills.formatting import format_day
 from workflows.builder import Handle, Plan
 from workflows.definition import Decision
 
-__all__ = ["compile_frame", "find_params"]
+__all__ = ["compile_frame", "find_params", "look_up"]
 
 HELP = (
     "I can tell you what's on your calendar, find free time, and add, move or cancel events. Try: "
@@ -25,6 +27,19 @@ DEFAULT_QUERY_DAYS = 7
 # "Am I free at 3?" asks about a moment; a range longer than this asks about the time in it.
 _AN_HOUR_OR_SO = timedelta(hours=4)
 NEXT_HORIZON_DAYS = 365
+
+
+def look_up(r: Reading) -> Decision:
+    """What no other handler took: a question about the calendar, with what the conversation supplies
+    (the operation of a day-only turn, the day of a time-only one), or the help text; a question the
+    user may go on about is remembered."""
+    frame = bounded(follow_up(r.frame, r.text, r.state, r.learned, r.now), r.now)
+    decision = compile_frame(frame, now=r.now, tz=r.tz)
+    asked = last_question(frame, r.now, r.tz)
+    if asked is not None and decision.kind == "workflow":
+        update = {**decision.context_update, "last_question": asked.model_dump(mode="json")}
+        decision = decision.model_copy(update={"context_update": update})
+    return decision
 
 
 def _answer(text: str, frame: RequestFrame, kind: str = "answer") -> Decision:

@@ -16,16 +16,19 @@ from zoneinfo import ZoneInfo
 
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import classify, normalise
+from assistant.decomposer.reading import Reading
 from assistant.decomposer.state import Asked, DialogueState, LastQuestion
 from assistant.lexicon import COUNT_CUES, FREE_CUES, POLITE_PREFIX, STREET_ADDRESS
 from assistant.nlu import Asked as ReaderAsked
 from assistant.nlu import TurnReading, read_turn
 from assistant.timeexpr import find_times
+from workflows.definition import Decision
 
 __all__ = [
     "NOTHING_WAITING",
     "READS",
     "asks_question",
+    "chat",
     "follow_up",
     "last_question",
     "reader_asked",
@@ -214,6 +217,14 @@ def last_question(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> LastQuest
         end=end,
         single_day=local_start.date() == local_end.date(),
     )
+
+
+def chat(r: Reading) -> Decision | None:
+    """The answer to a turn that only thanks, greets, agrees or takes leave (see :func:`small_talk`)."""
+    said = small_talk(r.frame, r.learned)
+    if said is None:
+        return None
+    return Decision(kind="answer", reply_kind="answer", text=said, confidence=0.9)
 
 
 def small_talk(frame: RequestFrame, reading: TurnReading, *, waiting: bool = False) -> str | None:

@@ -18,11 +18,11 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from assistant.decomposer.changes import notify_step
 from assistant.decomposer.compiler import find_params
 from assistant.decomposer.guards import odd_length
+from assistant.decomposer.reading import Reading
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
 from assistant.timeexpr import find_durations, find_times
@@ -418,10 +418,12 @@ def _clarify(text: str) -> Decision:
     return Decision(kind="clarify", reply_kind="clarify", text=text)
 
 
-def edit_decision(
-    text: str, *, now: datetime, tz: ZoneInfo, world: World, context: dict[str, Any]
-) -> Decision | None:
-    """A workflow for an edit request, a question about it, or None when the turn is no edit."""
+def edit_decision(r: Reading) -> Decision | None:
+    """A workflow for an edit request, a question about it, or None when the turn is no edit (nor an
+    answer or an undo, whose words may look like one)."""
+    if r.frame.operation in ("yes", "no", "greet", "undo"):
+        return None
+    text, now, world, context = r.text, r.now, r.world, r.context
     edit = _read(text, now)
     if edit is None:
         return None

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from assistant.decomposer.gate import gate
-from assistant.decomposer.rules import RuleDecomposer
+from assistant.decomposer.handlers import decide, read
 from assistant.timeexpr import one_reading
 from workflows.definition import Decision
 
@@ -31,13 +31,10 @@ class DecomposeRequest:
     context: dict[str, Any] = field(default_factory=dict)
 
 
-_RULES = RuleDecomposer()
-
-
 def read_by_rules(request: DecomposeRequest) -> Decision:
     """The rules' decision, before the gate (its confidence says whether a model should plan)."""
-    return _RULES.decompose(
-        text=request.text, user=request.user, timezone_name=request.timezone, context=request.context
+    return decide(
+        read(request.text, user=request.user, timezone_name=request.timezone, context=request.context)
     )
 
 

@@ -12,10 +12,12 @@ import re
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from assistant.decomposer.frame import RequestFrame
 from assistant.timeexpr import TimeMatch, find_durations
 
 __all__ = [
     "before_standard_time",
+    "bounded",
     "ends_before",
     "long_ago",
     "missing_wall_time",
@@ -79,6 +81,18 @@ def out_of_reach(start: datetime | None, end: datetime | None, now: datetime) ->
     if end > now + FARTHEST_AHEAD:
         return f"{_day(max(start, now))} is further ahead than I look (ten years at most)."
     return None
+
+
+# Requests that read or change every event of a range, which must not be unbounded (a creation's range
+# is the day it goes on, and a repeat's end is read apart).
+_RANGED = ("query", "count", "free", "move", "delete")
+
+
+def bounded(frame: RequestFrame, now: datetime) -> RequestFrame:
+    """The frame, asked about (its ``error``) when it would read or change too long or too far a range."""
+    if frame.operation in _RANGED and not frame.error:
+        frame.error = out_of_reach(frame.start, frame.end, now)
+    return frame
 
 
 def before_standard_time(moment: datetime | date, tz: ZoneInfo | None = None) -> bool:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from datetime import datetime, time, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from assistant.decomposer.intent import normalise
+from assistant.decomposer.reading import Reading
 from assistant.decomposer.state import DECLINED
 from assistant.timeexpr import find_times
 from skills.schemas import DAY_PARTS
@@ -30,8 +30,9 @@ _ANOTHER = re.compile(
 _PART = re.compile(r"\b(" + "|".join(DAY_PARTS) + r")\b")
 
 
-def another_time(text: str, *, now: datetime, tz: ZoneInfo, context: dict[str, Any]) -> Decision | None:
+def another_time(r: Reading) -> Decision | None:
     """The declined new event planned at another free time, or None when the turn asks no such thing."""
+    text, now, tz, context = r.text, r.now, r.tz, r.context
     rows = [r for r in context.get(DECLINED) or [] if isinstance(r, dict)]
     norm = normalise(text)
     if len(rows) != 1 or rows[0].get("action") != "create" or not _ANOTHER.search(norm):

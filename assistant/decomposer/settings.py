@@ -16,8 +16,8 @@ from datetime import datetime
 from typing import Any
 
 from assistant.decomposer.intent import normalise
+from assistant.decomposer.reading import Reading
 from assistant.decomposer.recurrence import read_repeat
-from assistant.decomposer.world import World
 from assistant.timeexpr import TimeMatch, find_times
 from preferences.schema import DAY_CODES, known_zones
 from preferences.wording import preference_label
@@ -95,9 +95,10 @@ _DAY_RANGE = re.compile(
 _CODES_BY_STEM = {stem: code for code, stem in _WEEKDAYS.items()}
 
 
-def setting_decision(text: str, *, now: datetime, context: dict[str, Any], world: World) -> Decision | None:
+def setting_decision(r: Reading) -> Decision | None:
     """A workflow that sets, removes or shows a preference, a question for what it still needs, or None
     when the turn is about no preference."""
+    text, now, context, world = r.text, r.now, r.context, r.world
     norm = normalise(text).strip(" .!")
     pending = context.get(PENDING)
     if isinstance(pending, dict) and pending.get("key"):

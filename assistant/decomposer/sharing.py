@@ -11,9 +11,9 @@ calendar and are left to the other readers, as is anything that names a day or a
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from typing import Any
 
+from assistant.decomposer.reading import Reading
 from assistant.decomposer.world import World
 from assistant.timeexpr import find_times
 from preferences.wording import describe_preference
@@ -58,9 +58,10 @@ _SPLIT = re.compile(r"\s*(?:,|;|\band\b|&|\bor\b)\s*")
 _FILLER = re.compile(r"^(?:only|just|also|my colleagues?|colleagues?)\s+")
 
 
-def sharing_decision(text: str, *, norm: str, now: datetime, world: World) -> Decision | None:
+def sharing_decision(r: Reading) -> Decision | None:
     """Set or describe ``busy_visible_to``, a question for names not known here, or None when the
     turn is not about sharing the user's busy times."""
+    text, norm, now, world = r.text, r.norm.strip(" .!"), r.now, r.world
     if not _TOPIC.search(norm) or not _SEEING.search(norm) or _MINE.search(norm):
         return None
     if any(m.has_date or m.has_time for m in find_times(norm, now=now, daytime=True) if not m.error):

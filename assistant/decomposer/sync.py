@@ -20,6 +20,7 @@ from zoneinfo import ZoneInfo
 
 from assistant.decomposer.dayparts import in_users_day_parts
 from assistant.decomposer.intent import normalise
+from assistant.decomposer.reading import Reading
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
 from assistant.lexicon import POLITE_PREFIX
@@ -208,8 +209,9 @@ def _blank(text: str, spans: list[tuple[int, int, CalendarInfo]]) -> str:
     return text
 
 
-def sync_decision(text: str, *, now: datetime, tz: ZoneInfo, world: World) -> Decision | None:
+def sync_decision(r: Reading) -> Decision | None:
     """A Decision for a turn that asks to copy or sync calendars; None for any other turn."""
+    text, now, tz, world = r.text, r.now, r.tz, r.world
     norm = normalise(text)
     core = POLITE_PREFIX.sub("", norm).strip() or norm
     core = _without_private(core)

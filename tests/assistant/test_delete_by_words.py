@@ -84,10 +84,27 @@ def test_a_deletion_of_something_that_is_not_there_says_so_and_deletes_nothing(c
     assert Event.objects.count() == 3
 
 
-def test_this_event_with_nothing_shown_before_is_asked_about(calendar: Any) -> None:
+def test_this_event_with_nothing_shown_before_offers_the_coming_weeks_events_to_pick(calendar: Any) -> None:
     user, conversation = calendar
     with time_machine.travel(NOW, tick=False):
         reply = say(user, conversation, "please delete this calendar event")
-    assert reply.kind == "clarify"
-    assert "Which event" in reply.text
-    assert Event.objects.count() == 3
+        assert reply.kind == "choose", reply.text
+        assert reply.text.startswith("Which event should I cancel?")
+        labels = [o["label"] for o in reply.data["options"]]
+        assert [label.split(",")[0] for label in labels] == ["Cancel Haircut", "Cancel John's birthday"]
+        assert Event.objects.count() == 3  # nothing goes before a pick
+        done = say(user, conversation, "the one on March 4")
+    assert done.kind == "done", done.text
+    assert sorted(Event.objects.values_list("summary", flat=True)) == ["Coffee", "John's birthday"]
+
+
+def test_delete_that_with_one_event_coming_is_previewed_not_done(calendar: Any) -> None:
+    user, conversation = calendar
+    Event.objects.exclude(summary="Haircut").delete()
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "delete that")
+        assert reply.kind == "confirm", reply.text
+        assert "Haircut" in reply.text
+        assert Event.objects.count() == 1
+        say(user, conversation, "no")
+    assert Event.objects.count() == 1

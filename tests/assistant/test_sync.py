@@ -11,8 +11,8 @@ import pytest
 import time_machine
 from django.contrib.auth import get_user_model
 
+from assistant.decomposer.handlers import read
 from assistant.decomposer.sync import sync_decision
-from assistant.decomposer.world import World
 from assistant.models import Conversation
 from assistant.services import chat_turn, conversation_create
 from preferences.services import preference_set
@@ -367,5 +367,5 @@ def test_ways_of_asking_for_a_copy(calendars: Setup, text: str, copied: list[str
     ],
 )
 def test_turns_that_are_not_about_copying_calendars_are_left_to_the_rest(calendars: Setup, text: str) -> None:
-    world = World(user=calendars.user, now=NOW)
-    assert sync_decision(text, now=NOW, tz=LONDON, world=world) is None
+    reading = read(text, user=calendars.user, timezone_name=str(LONDON), now=NOW)
+    assert sync_decision(reading) is None

@@ -1,0 +1,170 @@
+"""The table of handlers: what the rules do with a turn, tried in order like ``urlpatterns``.
+
+A turn is read once (:func:`read`: the :class:`~assistant.decomposer.reading.Reading`), then each
+handler in :data:`HANDLERS` is given it and returns a Decision or None; the first Decision is the turn's.
+The order is the precedence: requests with words of their own (sync, sharing, a setting) before the
+general ones whose cues those words would also match, questions and refusals before writes, and the
+look-up last, which answers anything (or says what the assistant can do).
+
+Adding a skill the offline rules can reach is one handler here plus the skill.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from django.utils import timezone
+
+from assistant.decomposer.again import same_time_later
+from assistant.decomposer.changes import compile_change, ending_as_cancel, undo_decision
+from assistant.decomposer.compiler import look_up
+from assistant.decomposer.dialogue import chat, heed_intent, reader_asked, without_acknowledgements
+from assistant.decomposer.edits import edit_decision
+from assistant.decomposer.frame import RequestFrame
+from assistant.decomposer.guards import bounded
+from assistant.decomposer.intent import normalise
+from assistant.decomposer.new_event import (
+    amended,
+    asked_for,
+    described,
+    draft_goes_on,
+    draft_named_it,
+    model_reads_new,
+    no_date,
+)
+from assistant.decomposer.reading import Reading
+from assistant.decomposer.retry import another_time
+from assistant.decomposer.settings import setting_decision
+from assistant.decomposer.several import several_requests
+from assistant.decomposer.sharing import sharing_decision
+from assistant.decomposer.state import DialogueState
+from assistant.decomposer.sync import sync_decision
+from assistant.decomposer.understand import understand
+from assistant.decomposer.unsupported import conditional_or_double, setting_as_event
+from assistant.decomposer.world import World
+from assistant.nlu import read_turn
+from assistant.timeexpr import find_times
+from workflows.definition import Decision
+
+__all__ = ["HANDLERS", "Handler", "decide", "read"]
+
+# A new time said without a verb ("how about 3pm instead?", "actually 12:30 works better").
+_CORRECTION = re.compile(
+    r"\b(?:actually|instead|rather|better|can we do|could we do|let's do|let's say|how about|what about)\b"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Handler:
+    """One entry of the table: a name for traces and tests, and the function.  ``framed``: the decision
+    carries the turn's frame; a handler that reads the turn otherwise (several parts, a follow-up)
+    sets its own."""
+
+    name: str
+    handle: Callable[[Reading], Decision | None]
+    framed: bool = True
+
+
+def _several(r: Reading) -> Decision | None:
+    """ "Move the dentist to Friday and the review to Monday": each part read and decided as a turn of
+    its own, joined into one plan (see :mod:`assistant.decomposer.several`)."""
+    if not r.whole or r.state.draft is not None:
+        return None
+
+    def part(said: str) -> Decision:
+        return decide(read(said, user=r.user, timezone_name=r.timezone_name, context=r.context, whole=False))
+
+    joined = several_requests(r.text, decide=part)
+    if joined is None:
+        return None
+    return joined.model_copy(update={"frame": {**r.frame.as_json(), **joined.frame}})
+
+
+HANDLERS: tuple[Handler, ...] = (
+    Handler("sync calendars", sync_decision),  # "sync my work and personal calendars"
+    Handler("share busy times", sharing_decision),  # "don't let anyone see when I'm busy"
+    Handler("small talk", chat),  # "thanks!", "hello"
+    Handler("another time", another_time),  # "find another time" after a new event was declined
+    Handler("preference", setting_decision),  # "my working hours are 9 to 5", "what's my lunch?"
+    Handler("setting said as an event", setting_as_event),  # "schedule my notifications for 9am"
+    Handler("several requests", _several, framed=False),  # "cancel the gym and add yoga at 9"
+    Handler("condition or two moves", conditional_or_double),  # "move it to Friday if Ann is free"
+    Handler("same time later", same_time_later),  # "book the same time next week for the dentist"
+    Handler("edit", edit_decision),  # "rename the standup to Sync", "add a note to the dentist"
+    Handler("create with no date", no_date),  # "add lunch on February 30th"
+    Handler("'it' is the draft", draft_named_it),  # "make it for 12 pm"
+    Handler("details of the event made", amended),  # "put it in room 4"
+    Handler("create", asked_for),  # "add lunch with Sam on Friday at 1"
+    Handler("event described", described),  # "The event is located at 801 Welch Road."
+    Handler("create by the model", model_reads_new, framed=False),  # "I have a hike with Polly at 3:30"
+    Handler("draft goes on", draft_goes_on),  # "at 3", "with Ann"
+    Handler("move or delete", compile_change),  # "move the dentist to Friday", "cancel my 3pm"
+    Handler("undo", undo_decision, framed=False),  # "undo that"
+    Handler("look-up", look_up, framed=False),  # "what's on Friday?", "when am I free tomorrow?"
+)
+
+
+def decide(r: Reading) -> Decision:
+    """The first handler's Decision; the look-up at the end of the table always gives one."""
+    for handler in HANDLERS:
+        decision = handler.handle(r)
+        if decision is not None:
+            return r.decided(decision) if handler.framed else decision
+    raise AssertionError("the look-up handler answers every turn")
+
+
+def read(
+    text: str,
+    *,
+    user: Any,
+    timezone_name: str,
+    context: dict[str, Any] | None = None,
+    whole: bool = True,
+    now: datetime | None = None,
+) -> Reading:
+    """The turn read once: its words, the learned reader's reading, the rules' frame, the world."""
+    tz = ZoneInfo(timezone_name)
+    now = (now or timezone.now()).astimezone(tz)
+    context = context or {}
+    state = DialogueState.of(context)
+    said = without_acknowledgements(text)
+    learned = read_turn(said, asked=reader_asked(state.asked))
+    world = World(user=user, now=now)
+    frame = bounded(heed_intent(understand(said, now=now, world=world, reading=learned), said, learned), now)
+    restated = _restated(said, frame, context, now)
+    if restated is not None:
+        frame = understand(restated, now=now, world=world)
+    return Reading(
+        said=said,
+        text=restated or said,
+        frame=frame,
+        learned=learned,
+        state=state,
+        context=context,
+        world=world,
+        now=now,
+        tz=tz,
+        user=user,
+        timezone_name=timezone_name,
+        whole=whole,
+    )
+
+
+def _restated(text: str, frame: RequestFrame, context: dict[str, Any], now: datetime) -> str | None:
+    """The request a turn says in the words of another, or None: a new time said without a verb right
+    after one event was made or changed is a move of that event ("how about 3pm instead?"); ending a
+    series after a period cancels it from then on ("end the seminar after April")."""
+    if (
+        frame.operation in ("unknown", "query")
+        and frame.at_time is not None
+        and not frame.title_words
+        and len(context.get("last_events") or []) == 1
+        and _CORRECTION.search(normalise(text))
+    ):
+        return "move it to " + " ".join(m.text for m in find_times(text, now=now, daytime=True))
+    return ending_as_cancel(text, now)

@@ -1,0 +1,187 @@
+"""A new event being described, over one turn or several, and details given for the one just made.
+
+Each function is one handler of :mod:`assistant.decomposer.handlers`, tried in the table's order: a
+create asked for in words, a statement that describes an event without asking, the operation model's
+reading of a new event where the rules read no verb, and the turns that go on with a draft.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import timedelta
+
+from assistant.decomposer.dialogue import asks_question, says_what
+from assistant.decomposer.drafts import amend, draft_turn
+from assistant.decomposer.frame import RequestFrame
+from assistant.decomposer.intent import normalise
+from assistant.decomposer.reading import Reading
+from assistant.decomposer.recurrence import read_repeat
+from assistant.decomposer.understand import understand
+from assistant.decomposer.unsupported import unsupported_write
+from assistant.lexicon import NAMED_OUTRIGHT, POLITE_PREFIX, QUESTION_STARTERS
+from workflows.definition import Decision
+
+__all__ = [
+    "amended",
+    "asked_for",
+    "described",
+    "draft_goes_on",
+    "draft_named_it",
+    "model_reads_new",
+    "no_date",
+]
+
+# "it" in "make it for 12 pm" or "add it to my calendar" while an event is being described: that event.
+_THE_DRAFT = re.compile(r"\b(?:it|that|this one)\b")
+# How sure the operation model must be for its reading of a new event to start one where the rules found
+# no verb of their own ("I have a hike with Polly at 3:30"); a write begun on its word alone is
+# previewed, never made at once (its confidence is at most _MODEL_LED).
+_MODEL_SURE = 0.75
+_MODEL_LED = 0.75
+# The operations that name an event without describing a new one, and how likely the model must find
+# one of them to keep a statement from starting a new event (more likely than anything else).
+_NOT_NEW = frozenset({"query", "attribute", "move", "edit", "delete"})
+_MODEL_LEANS = 0.5
+
+
+def no_date(r: Reading) -> Decision | None:
+    """A create whose date could not be read ("on February 30th"): asked about, never guessed."""
+    if not (r.frame.error and r.frame.operation == "create"):
+        return None
+    return Decision(kind="clarify", reply_kind="clarify", text=f"{r.frame.error} Which date did you mean?")
+
+
+def draft_named_it(r: Reading) -> Decision | None:
+    """ "Make it for 12 pm", "add it to my calendar" while an event is described: "it" is that event."""
+    if r.state.draft is None or r.frame.operation not in ("move", "create") or not _THE_DRAFT.search(r.norm):
+        return None
+    return draft_turn(r.frame, r.text, r.state, r.learned, r.now, r.tz, continuing=True)
+
+
+def amended(r: Reading) -> Decision | None:
+    """Details for the event just made ("put it in room 4", "invite Ann too")."""
+    made = r.state.made
+    if made is None or _other_request(r) or r.frame.operation == "create":
+        return None
+    return amend(made, r.frame, r.text, r.learned, r.now, r.tz, r.state.asked)
+
+
+def asked_for(r: Reading) -> Decision | None:
+    """A new event asked for in words ("add", "schedule", "book"), or by the learned reader's intent."""
+    starts = r.frame.operation == "create" or (
+        r.learned.intent == "AddEvent" and r.frame.operation in ("unknown", "query")
+    )
+    if not starts:
+        return None
+    return draft_turn(_unrepeated(r.frame, r), r.text, r.state, r.learned, r.now, r.tz, continuing=False)
+
+
+def described(r: Reading) -> Decision | None:
+    """A statement that describes an event without asking ("The event is located at 801 Welch Road.")."""
+    if _other_request(r) or not _describes_event(r):
+        return None
+    drafted = draft_turn(_unrepeated(r.frame, r), r.text, r.state, r.learned, r.now, r.tz, continuing=False)
+    if drafted.kind == "clarify":
+        # details with no request and not enough for an event ("the location is my office"):
+        # begun as one, but only a guess (a model, where there is one, may read it better)
+        drafted = drafted.model_copy(update={"confidence": min(drafted.confidence, 0.6)})
+    return drafted
+
+
+def model_reads_new(r: Reading) -> Decision | None:
+    """A new event by the operation model's reading, in a turn the rules read no write in ("I have a
+    hike with Polly at 3:30"): previewed, never made at once; the decision's frame says "create"."""
+    if r.state.draft is not None or not _model_reads_create(r):
+        return None
+    frame = replace(r.frame, operation="create")
+    guarded = unsupported_write(frame, r.text, r.now, r.world)
+    if guarded is not None:  # "... if not, add one at 2": a condition, asked about as any write's
+        return guarded.model_copy(update={"frame": r.frame.as_json()})
+    drafted = draft_turn(_unrepeated(frame, r), r.text, r.state, r.learned, r.now, r.tz, continuing=False)
+    return drafted.model_copy(
+        update={"confidence": min(drafted.confidence, _MODEL_LED), "frame": frame.as_json()}
+    )
+
+
+def draft_goes_on(r: Reading) -> Decision | None:
+    """Another detail of the event being described ("at 3", "with Ann", "call it Planning")."""
+    if r.state.draft is None or _other_request(r):
+        return None
+    return draft_turn(r.frame, r.text, r.state, r.learned, r.now, r.tz, continuing=True)
+
+
+def _other_request(r: Reading) -> bool:
+    """A turn that asks for something else than a new event's details: a change, an undo, a count, or a
+    question (a statement of details reads as a query too, but names something)."""
+    frame = r.frame
+    return frame.operation in ("move", "delete", "undo", "count", "free", "preference_get") or (
+        frame.operation == "query"
+        and (asks_question(frame, r.text) or (says_what(frame, r.text, r.learned) and not r.learned.spans))
+    )
+
+
+def _unrepeated(frame: RequestFrame, r: Reading) -> RequestFrame:
+    """The frame of a create request read without its repetition ("every Tuesday", "until May"), whose
+    weekdays and dates would otherwise pass for the title or the start."""
+    repeat = read_repeat(r.text, r.now)
+    if repeat is None:
+        return frame
+    text = r.text
+    for lo, hi in repeat.spans:
+        text = text[:lo] + " " * (hi - lo) + text[hi:]
+    return replace(understand(text, now=r.now, world=r.world), operation=frame.operation)
+
+
+def _model_reads_create(r: Reading) -> bool:
+    """A new event, by the operation model's reading, in a turn the rules read no write in.
+
+    Not a turn that opens as a question ("do I have a 3 hour block on Tuesday?", "show me ..."), asks
+    for the next of something ("next meeting with John") or names only a stretch of days: SMCalFlow,
+    which the model learnt from, answers some of those by booking, and this assistant answers them.
+    """
+    return (
+        r.frame.operation in ("unknown", "query")
+        and r.learned.operation == "create"
+        and r.learned.operation_confidence >= _MODEL_SURE
+        and not r.frame.wants_next
+        and not QUESTION_STARTERS.match(POLITE_PREFIX.sub("", r.norm))
+        and not _only_a_range(r.frame)
+    )
+
+
+def _only_a_range(frame: RequestFrame) -> bool:
+    """A turn whose only time is a stretch longer than a day and no time of day ("dentist calendar
+    november"): a range to look through, not a time to book; the rules' reading of it stands."""
+    return (
+        frame.at_time is None
+        and frame.range_explicit
+        and frame.start is not None
+        and frame.end is not None
+        and frame.end - frame.start > timedelta(days=1)
+    )
+
+
+def _describes_event(r: Reading) -> bool:
+    """A statement that names an event by its title or place, asking nothing ("The event is located at
+    801 Welch Road."): the start of a new event's description, even without "add"."""
+    learned = r.learned
+    return (
+        r.frame.operation in ("unknown", "query", "yes", "out_of_scope")
+        and not asks_question(r.frame, r.text)
+        and "?" not in r.text
+        and not QUESTION_STARTERS.match(normalise(r.text))
+        and "INFORM" in learned.acts
+        and not learned.acts & {"REQUEST", "REQUEST_ALTS", "INFORM_INTENT"}
+        and (
+            any(s.slot in ("title", "location") for s in learned.spans) or bool(NAMED_OUTRIGHT.search(r.text))
+        )
+        and not _model_reads_another_request(r)
+    )
+
+
+def _model_reads_another_request(r: Reading) -> bool:
+    """The operation model reads a look-up or a change of an existing event in the turn ("first week of
+    march meetings", "I forgot where I'm having dinner tonight", "James can't go bowling tonight, so
+    Tommy is going instead"), which names an event without describing a new one."""
+    return r.learned.operation in _NOT_NEW and r.learned.operation_confidence >= _MODEL_LEANS
