@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from assistant.timeexpr.lexicon import WEEKDAYS
+
 __all__ = [
     "ABOUT_OTHERS",
     "CATEGORY_WORDS",
@@ -38,9 +40,27 @@ __all__ = [
     "STOPWORDS",
     "STREET_ADDRESS",
     "UNDO_CUES",
+    "WEEKDAY",
+    "WEEKDAY_STEM",
     "YES_WORDS",
     "phrase_re",
+    "weekday_number",
 ]
+
+# The weekdays as the time resolver spells them ("monday", "tues", "weds", "thur"), by their stems
+# ("mon", "tues", "wednes", "thur"): one vocabulary for every rule that names a weekday.
+_WEEKDAY_STEMS = {(name[:-3] if name.endswith("day") else name): n for name, n in WEEKDAYS.items()}
+# One weekday's stem, longest first so "thursday" is "thurs" + "day", not "thu" + ...
+WEEKDAY_STEM = "(?:" + "|".join(sorted(_WEEKDAY_STEMS, key=lambda stem: (-len(stem), stem))) + ")"
+# One weekday as said: "monday", "mondays", "mon", "tues", "thurs", "weds".
+WEEKDAY = rf"{WEEKDAY_STEM}(?:day)?s?"
+_ONE_WEEKDAY = re.compile(rf"({WEEKDAY_STEM})(?:day)?s?")
+
+
+def weekday_number(word: str) -> int | None:
+    """0 for Monday ... 6 for Sunday, for any spelling of :data:`WEEKDAY`; None for another word."""
+    m = _ONE_WEEKDAY.fullmatch(word.lower())
+    return _WEEKDAY_STEMS[m[1]] if m else None
 
 
 _WORD_CHAR = re.compile(r"\w")

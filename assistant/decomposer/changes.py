@@ -29,6 +29,9 @@ from assistant.lexicon import (
     LIGHTEN_CUES,
     POLITE_PREFIX,
     STOPWORDS,
+    WEEKDAY,
+    WEEKDAY_STEM,
+    weekday_number,
 )
 from assistant.timeexpr import TimeMatch, find_times
 from skills.formatting import format_day
@@ -156,9 +159,7 @@ _EXCEPTIONS = (
         r"(?:move|touch|change|shift|cancel|delete)\s+(?P<what>[^,.;!?]+?)" + _CLAUSE_END
     ),
 )
-_WEEKDAY_WORD = re.compile(
-    r"\b(?:mon|tue|wed|thu|fri|sat|sun)\w*day|\bweekends?\b|\bmornings?\b|\bafternoons?\b|\bevenings?\b"
-)
+_WEEKDAY_WORD = re.compile(rf"\b{WEEKDAY}\b|\bweekends?\b|\bmornings?\b|\bafternoons?\b|\bevenings?\b")
 
 
 def _exception(norm: str) -> tuple[str, str]:
@@ -240,10 +241,7 @@ def _onward(norm: str, now: datetime) -> tuple[datetime | None, str]:
 
 
 # A weekday a series moves to: "to Wednesdays", "to thursday at 7pm"; plural, it says every week.
-_WEEKDAY_DEST = re.compile(
-    r"\b(?P<day>mon|tue|wed|thu|fri|sat|sun)(?:s|n|nes|r|rs|ur)?(?:day)?(?P<every>s)?\b"
-)
-_WEEKDAY_INDEX = {"mon": 0, "tue": 1, "wed": 2, "thu": 3, "fri": 4, "sat": 5, "sun": 6}
+_WEEKDAY_DEST = re.compile(rf"\b(?P<day>{WEEKDAY_STEM})(?:day)?(?P<every>s)?\b")
 # Words that may follow a clock time in a destination, part of a time or not ("to 3 with Bo", "to 9
 # every day"): no address goes on with them.
 _AFTER_A_TIME = re.compile(
@@ -259,7 +257,7 @@ def _weekday_from(destination: str, onward: datetime) -> date | None:
     if said is None:
         return None
     day = onward.date()
-    return day + timedelta(days=(_WEEKDAY_INDEX[said["day"]] - day.weekday()) % 7)
+    return day + timedelta(days=((weekday_number(said["day"]) or 0) - day.weekday()) % 7)
 
 
 def _number_then_words(destination: str, now: datetime) -> str | None:

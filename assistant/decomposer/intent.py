@@ -25,6 +25,7 @@ from assistant.lexicon import (
     QUESTION_STARTERS,
     REMINDER_CUES,
     UNDO_CUES,
+    WEEKDAY_STEM,
     YES_WORDS,
 )
 
@@ -54,7 +55,7 @@ _NOUN_USE = re.compile(
 )
 # "next Friday", "this week": a date, not the "next" of "when's my next meeting" that asks.
 _DATE_PHRASE = re.compile(
-    r"\b(?:next|this|coming|upcoming)\s+(?:(?:mon|tues?|wed(?:nes)?|thu(?:rs)?|fri|sat(?:ur)?|sun)(?:day)?|"
+    rf"\b(?:next|this|coming|upcoming)\s+(?:{WEEKDAY_STEM}(?:day)?|"
     r"week(?:end)?|month|year)\b"
 )
 # "bring tomorrow's meetings forward": the verb split around its object ("pull up my calendar" reads).

@@ -16,26 +16,13 @@ from zoneinfo import ZoneInfo
 
 from dateutil.rrule import rrulestr
 
+from assistant.lexicon import WEEKDAY, weekday_number
 from assistant.timeexpr import find_times
 
 __all__ = ["Repeat", "first_day", "read_repeat", "until_clause"]
 
-_DAYS = {
-    "mon": "MO",
-    "tue": "TU",
-    "tues": "TU",
-    "wed": "WE",
-    "wednes": "WE",
-    "thu": "TH",
-    "thur": "TH",
-    "thurs": "TH",
-    "fri": "FR",
-    "sat": "SA",
-    "satur": "SA",
-    "sun": "SU",
-}
 _CODES = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
-_DAY = r"(?:mon|tues?|wed(?:nes)?|thu(?:rs?)?|fri|sat(?:ur)?|sun)(?:day)?s?"
+_DAY = WEEKDAY
 _DAY_LIST = rf"{_DAY}(?:\s*(?:,|and|&|or|/)\s*{_DAY})*"
 # "on Mondays", "tues and thurs": every such day; but "next tues" is one Tuesday ("tues" and "thurs"
 # look like plurals of "tue" and "thur").
@@ -93,8 +80,8 @@ class Repeat:
 def _days(words: str) -> list[str]:
     found = []
     for word in re.findall(r"[a-z]+", words.casefold()):
-        stem = re.sub(r"(?:day)?s?$", "", word)
-        code = _DAYS.get(stem) or _DAYS.get(stem[:3])
+        number = weekday_number(word)
+        code = _CODES[number] if number is not None else None
         if code and code not in found:
             found.append(code)
     return sorted(found, key=_CODES.index)

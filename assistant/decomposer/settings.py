@@ -18,6 +18,7 @@ from typing import Any
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.recurrence import read_repeat
+from assistant.lexicon import WEEKDAY, weekday_number
 from assistant.timeexpr import TimeMatch, find_times
 from preferences.schema import DAY_CODES, known_zones
 from preferences.wording import preference_label
@@ -87,12 +88,8 @@ _WRITING_RULE = re.compile(
 )
 _EXCEPTIONS_OK = re.compile(r"\b(?:approve|approval|ask me|let me (?:decide|approve)|exceptions?)\b")
 _NO_EXCEPTIONS = re.compile(r"\b(?:no exceptions|never|under no circumstances)\b")
-_WEEKDAYS = {"MO": "mon", "TU": "tue", "WE": "wed", "TH": "thu", "FR": "fri", "SA": "sat", "SU": "sun"}
-_DAY_WORD = re.compile(r"\b(mon|tue|wed|thu|fri|sat|sun)[a-z]*\b")
-_DAY_RANGE = re.compile(
-    r"\b(mon|tue|wed|thu|fri|sat|sun)[a-z]*\s*(?:-|–|to|through|thru|until)\s*(mon|tue|wed|thu|fri|sat|sun)[a-z]*\b"
-)
-_CODES_BY_STEM = {stem: code for code, stem in _WEEKDAYS.items()}
+_DAY_WORD = re.compile(rf"\b({WEEKDAY})\b")
+_DAY_RANGE = re.compile(rf"\b({WEEKDAY})\s*(?:-|–|to|through|thru|until)\s*({WEEKDAY})\b")
 
 
 def setting_decision(r: Reading) -> Decision | None:
@@ -190,11 +187,18 @@ def _days(said: str, now: datetime) -> list[str]:
         return list(DAY_CODES)
     found: list[str] = []
     for m in _DAY_RANGE.finditer(said):
-        first, last = DAY_CODES.index(_CODES_BY_STEM[m[1]]), DAY_CODES.index(_CODES_BY_STEM[m[2]])
+        first, last = _day_number(m[1]), _day_number(m[2])
         found += [DAY_CODES[i % 7] for i in range(first, last + (1 if last >= first else 8))]
     for m in _DAY_WORD.finditer(said):
-        found.append(_CODES_BY_STEM[m[1]])
+        found.append(DAY_CODES[_day_number(m[1])])
     return [code for code in DAY_CODES if code in found]
+
+
+def _day_number(word: str) -> int:
+    """The weekday a word of :data:`WEEKDAY` names (the patterns above match no other word)."""
+    number = weekday_number(word)
+    assert number is not None
+    return number
 
 
 def _span(said: str, now: datetime) -> tuple[str, str] | None:

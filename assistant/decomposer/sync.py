@@ -23,7 +23,7 @@ from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
-from assistant.lexicon import POLITE_PREFIX
+from assistant.lexicon import POLITE_PREFIX, WEEKDAY_STEM
 from assistant.timeexpr import find_times
 from skills.providers.base import CalendarInfo
 from skills.sync_skills import ROLES, calendar_named
@@ -54,7 +54,7 @@ _WITH_WHO = re.compile(r"\bwith\s+(?:(?:my|the|our)\s+)?(?P<who>[a-z][\w.-]*)(?:
 # Someone else's calendar: "Ann's work calendar", "my wife's calendar" (not "tomorrow's", "Friday's").
 _NOT_SOMEONE = (
     r"(?!(?:my|our|your|today|tonight|tomorrow|yesterday|week|weekend|month|year|day|morning|afternoon"
-    r"|evening|night|mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun|\w+day|next|this|last|that|it)'s)"
+    rf"|evening|night|{WEEKDAY_STEM}|\w+day|next|this|last|that|it)'s)"
 )
 _SOMEONE_ELSES = re.compile(rf"\b{_NOT_SOMEONE}(?P<who>[a-z][\w.-]*)'s\s+(?:own\s+)?$")
 _OTHERS_CALENDAR = re.compile(rf"\b{_NOT_SOMEONE}(?P<who>[a-z][\w.-]*)'s\s+(?:own\s+)?calendars?\b")

@@ -37,6 +37,9 @@ from assistant.lexicon import (
     QUESTION_STARTERS,
     REMINDER_CUES,
     STOPWORDS,
+    WEEKDAY,
+    WEEKDAY_STEM,
+    weekday_number,
 )
 from assistant.nlu import TurnReading
 from assistant.timeexpr import DurationMatch, TimeMatch, find_durations, find_times
@@ -46,7 +49,7 @@ __all__ = ["understand"]
 _EXCEPTION_CUE = re.compile(
     r"\b(?:except(?: for)?|excluding|other than|apart from|besides|but not|not on|not the|"
     r"(?:do not|don't|dont|never) (?:touch|move|change|include)|leave(?: out)?|skip(?:ping)?|without|"
-    r"not (?=(?:mon|tue|wed|thu|fri|sat|sun)))\b"
+    rf"not (?={WEEKDAY_STEM}))\b"
 )
 _CONSTRAINT = re.compile(
     r"\b(?:leave|keep|protect|save|allow|make) (?:some )?(?:time|room|space|a gap)? ?"
@@ -162,20 +165,7 @@ _ASKED_BUSY = re.compile(
 # The past tense: the most recent matching day or event, not the next one.
 _PAST = re.compile(r"\b(?:was|were|did|had|went|happened|last|previous|ago|yesterday)\b")
 _NEXT_CUE = re.compile(r"\b(?:next|upcoming|when is|when's|when are|how soon|coming up)\b")
-_WEEKDAY_WORDS = re.compile(r"\b(mon|tues|tue|wednes|wed|thurs|thu|fri|satur|sat|sun)(?:day)?s?\b")
-_WEEKDAY_INDEX = {
-    "mon": 0,
-    "tue": 1,
-    "tues": 1,
-    "wed": 2,
-    "wednes": 2,
-    "thu": 3,
-    "thurs": 3,
-    "fri": 4,
-    "sat": 5,
-    "satur": 5,
-    "sun": 6,
-}
+_WEEKDAY_WORDS = re.compile(rf"\b{WEEKDAY}\b")
 _BARE_PERIOD = re.compile(r"\b(?:my|the|this|whole|entire)\s+(week|weekend|month|day)\b")
 # People in general, never one person's name ("with other people", "with everyone").
 _ANYONE = frozenset(
@@ -266,7 +256,7 @@ def understand(text: str, *, now: datetime, world: World, reading: TurnReading |
         targets.append(t)
     for lo, hi in exception_spans:
         for m in _WEEKDAY_WORDS.finditer(norm, lo, hi):
-            day = _WEEKDAY_INDEX.get(m.group(1))
+            day = weekday_number(m[0])
             if day is not None and day not in frame.exclude_weekdays:
                 frame.exclude_weekdays.append(day)
         take(lo, hi)
