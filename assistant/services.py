@@ -280,6 +280,9 @@ def _reply(conversation: Conversation, run: WorkflowRun) -> tuple[str, str, dict
         data = result.get("data") or {}
         _remember(conversation, run, data)
         return result.get("kind", ReplyKind.ANSWER), result.get("text", ""), data
+    if run.question:
+        # A step failed because the plan was wrong, and the replanner asked rather than guessed.
+        return ReplyKind.CLARIFY, run.question, {}
     if ChangeRecord.objects.filter(run_id=run.pk, undone_by__isnull=True).exists():
         # A step after the changes were applied failed: the calendar did change, and says so, with undo.
         data = {"undo": {"run_id": str(run.pk)}}

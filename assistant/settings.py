@@ -208,6 +208,10 @@ CELERY_TASK_PUBLISH_RETRY_POLICY = {
 WORKFLOW_LEASE_SECONDS = env.int("WORKFLOW_LEASE_SECONDS", default=30)
 WORKFLOW_SWEEP_SECONDS = env.int("WORKFLOW_SWEEP_SECONDS", default=10)
 WORKFLOW_MAX_ATTEMPTS = env.int("WORKFLOW_MAX_ATTEMPTS", default=3)
+# A step that fails because the plan is wrong (the event is not there, the time is taken, the calendar
+# refuses the write) is handed to WORKFLOW_REPLANNER for a revised plan or a question, at most
+# WORKFLOW_MAX_REPLANS times a run (0: never).
+WORKFLOW_MAX_REPLANS = env.int("WORKFLOW_MAX_REPLANS", default=3)
 # Connected calendar accounts are mirrored every CALENDAR_SYNC_SECONDS (celery beat, or
 # `manage.py sync_accounts` from cron).
 CALENDAR_SYNC_SECONDS = env.int("CALENDAR_SYNC_SECONDS", default=300)
@@ -323,3 +327,4 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="WARNING")},
 }
 WORKFLOW_RUN_LISTENERS = ["assistant.services.run_settled"]
+WORKFLOW_REPLANNER = "assistant.escalation.replan"

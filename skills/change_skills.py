@@ -55,7 +55,7 @@ from skills.models import ChangeRecord, Notification
 from skills.people import Availability, availability, names_and_you
 from skills.preview import week_view
 from skills.providers import provider_class
-from skills.providers.base import ConflictError, PartlyAppliedError, ProviderError
+from skills.providers.base import ConflictError, NotFoundError, PartlyAppliedError, ProviderError
 from skills.registry import REGISTRY, skill
 from skills.reply_skills import Reply
 from skills.schemas import DayPart, EventItem, SkillInput
@@ -831,7 +831,10 @@ def choose_event(ctx: SkillContext, params: ChooseInput) -> Chosen:
         # "cancel everything tomorrow" on an empty day: nothing to do, said as such, not an error
         return Chosen(events=[], chosen=False, scope=params.scope)
     if not params.events:
-        raise SkillError("I couldn't find an event matching that. Could you name it differently?")
+        # From NotFoundError: the event the plan is about is not there, which a replanner may ask about.
+        raise SkillError("I couldn't find an event matching that. Could you name it differently?") from (
+            NotFoundError("no event matched")
+        )
     events = _unique(params.events, "series") if params.per_series else params.events
     if len(events) == 1 or not params.expect_one:
         return Chosen(events=events, chosen=False, scope=params.scope)
@@ -1071,6 +1074,8 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
     said_first = "\n".join(x for x in (note, params.unsure) if x)
     if must_ask and verdict is not True:
         _ask_first(ctx, changes, skipped, said_first, changed=bool(dropped) or answer is not NO_ANSWER)
+    if verdict is True:
+        _refuse_taken_meanwhile(ctx, changes)
     try:
         records = apply_change_set(
             provider=ctx.provider,
@@ -1098,6 +1103,43 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
     except ProviderError as exc:
         raise SkillError(f"Nothing was changed: {exc}") from exc
     return _done(ctx, params, changes, skipped, records)
+
+
+def _refuse_taken_meanwhile(ctx: SkillContext, changes: list[Change]) -> None:
+    """Refuse a change approved for a time that was free when it was shown and is taken now.
+
+    Between a preview and its "yes" (minutes, or days) another event may have been put at the new
+    time, from another device or a sync; the user approved a free time, not a clash.  A time shown
+    with its overlap named was approved as such and is left alone.  Raised from ConflictError, so
+    the engine can ask its replanner for the next free time.
+    """
+    timed = [
+        (c, c.start, c.end)
+        for c in changes
+        if c.start is not None
+        and c.end is not None
+        and _takes_new_time(c)
+        and c.copy_of is None
+        and c.sync_of is None  # a sync keeps a copy and its original at one time: never a clash
+        and not any(x.startswith("overlaps ") for x in c.conflicts)
+    ]
+    if not timed:
+        return
+    moving = {c.key for c in changes if c.key}
+    occurrences = ctx.provider.list_occurrences(
+        start=min(start for _, start, _ in timed), end=max(end for _, _, end in timed)
+    )
+    others = [o for o in occurrences if o.busy and o.occurrence_key not in moving]
+    overlaps = _Overlaps([(o.start, o.end) for o in others])
+    for change, start, end in timed:
+        found = overlaps.of(start, end)
+        if found:
+            clash = others[found[0]]
+            when = f"{format_day(start.astimezone(ctx.tz).date())} {format_time(start, ctx.tz)}"
+            raise SkillError(
+                f"{change.new_summary or change.summary!r} can't be at {when}: {clash.summary!r} is there "
+                "now, put there after I suggested the time. Nothing was changed."
+            ) from ConflictError(f"the time of {change.summary!r} was taken by {clash.summary!r}")
 
 
 def _nothing_left(skipped: list[Skipped]) -> Reply:

@@ -27,7 +27,7 @@ class TaskRunInline(admin.TabularInline):
 
 @admin.register(WorkflowRun)
 class WorkflowRunAdmin(admin.ModelAdmin):
-    list_display = ("name", "user", "status", "created_at", "finished_at", "trace_id")
+    list_display = ("name", "user", "status", "replanned", "created_at", "finished_at", "trace_id")
     list_filter = ("status", "name")
     search_fields = ("id", "trace_id", "user__username", "name")
     date_hierarchy = "created_at"
@@ -47,10 +47,16 @@ class WorkflowRunAdmin(admin.ModelAdmin):
         "pause_payload",
         "result",
         "error",
+        "replans",
         "created_at",
         "updated_at",
         "finished_at",
     )
+
+    @admin.display(description="replans")
+    def replanned(self, obj: WorkflowRun) -> int:
+        """How many times a failure that made the plan wrong was escalated (the entries: ``replans``)."""
+        return len(obj.replans or [])
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False

@@ -1,5 +1,10 @@
 """Runs one task through the registry: resolve params, validate, call, retry, validate the output.
 
+A failure is also classified: a step that failed because the plan is wrong rather than late (the event
+it looked for is not there, the time it wanted is taken, the calendar refused the write) says so in
+``TaskOutcome.failure``, which the engine may escalate to a replanner; a transient error is retried
+here as its skill's policy says, and never escalated.
+
 Tasks whose skill is ``concurrent`` (no ORM work: provider HTTP, LLM calls) run in a thread pool beside
 the others of the same batch; the rest run in the calling thread, which keeps every database write of
 a run on one connection (and inside the test transaction in tests).
@@ -14,24 +19,41 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, Literal
 
 from django.utils import timezone
 from pydantic import ValidationError
 
 from skills.context import Interrupt, SkillContext
 from skills.errors import SkillError
-from skills.providers.base import ProviderError
+from skills.providers.base import (
+    ConflictError,
+    NotFoundError,
+    PartlyAppliedError,
+    PermissionDeniedError,
+    ProviderError,
+)
 from workflows.references import UnresolvedReferenceError, resolve_params
 from workflows.scheduler import TaskStatus
 from workflows.validation import CompiledWorkflow
 
-__all__ = ["TaskOutcome", "execute_batch", "execute_task"]
+__all__ = ["FailureKind", "TaskOutcome", "execute_batch", "execute_task", "failure_kind"]
 
 logger = logging.getLogger("workflows")
 _POOL = ThreadPoolExecutor(max_workers=8, thread_name_prefix="workflow-task")
 
 ContextFactory = Callable[[str], SkillContext]
+
+FailureKind = Literal["missing", "taken", "refused", ""]
+"""Why a step failed when the plan, not the moment, is wrong: what it looked for is ``missing``, the
+time it wanted is ``taken``, a calendar ``refused`` the write; empty for any other failure."""
+
+# Most specific first: each provider error a skill let through, or raised its own error ``from``.
+_PLAN_WRONG: tuple[tuple[type[Exception], FailureKind], ...] = (
+    (NotFoundError, "missing"),
+    (ConflictError, "taken"),
+    (PermissionDeniedError, "refused"),
+)
 
 
 @dataclass(slots=True)
@@ -43,6 +65,7 @@ class TaskOutcome:
     error: str = ""
     attempts: int = 0
     pause: dict[str, Any] | None = None
+    failure: FailureKind = ""
     started_at: datetime = field(default_factory=timezone.now)
     finished_at: datetime | None = None
 
@@ -79,6 +102,7 @@ def execute_task(
                 ctx.log.warning("transient error (%s), retrying in %.2fs", type(exc).__name__, delay)
                 time.sleep(delay)
                 continue
+            outcome.failure = failure_kind(exc)
             return _finish(outcome, TaskStatus.FAILED, error=_describe(exc, definition.name, ctx))
         return _finish(outcome, TaskStatus.SUCCEEDED, output=output.model_dump(mode="json"))
 
@@ -96,6 +120,27 @@ def execute_batch(
         execute_task(plan, tid, outputs, make_context) for tid in task_ids if not plan.skills[tid].concurrent
     ]
     return inline + [f.result() for f in futures]
+
+
+def failure_kind(exc: BaseException) -> FailureKind:
+    """The kind of a plan-wrong failure, from the exception or the ones it was raised ``from``.
+
+    Skills turn provider errors into messages fit for the user (``raise SkillError(...) from exc``),
+    so the cause chain is read, not only the exception.  A change that failed midway and left part of
+    itself on a calendar (:class:`PartlyAppliedError`) is never plan-wrong: a new plan on top of half a
+    change could apply the other half twice.
+    """
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        seen.add(id(current))
+        if isinstance(current, PartlyAppliedError):
+            return ""
+        for kind_of, kind in _PLAN_WRONG:
+            if isinstance(current, kind_of):
+                return kind
+        current = current.__cause__
+    return ""
 
 
 def _finish(

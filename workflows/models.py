@@ -51,6 +51,9 @@ class WorkflowRun(models.Model):
     attempts = models.PositiveSmallIntegerField(default=0)
     result = models.JSONField(null=True, blank=True)
     error = models.TextField(blank=True)
+    # Each time a step failed because the plan was wrong and the replanner was asked (see
+    # workflows.engine): when, which task, its failure and error, and what came back.
+    replans = models.JSONField(default=list, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -76,6 +79,15 @@ class WorkflowRun(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} ({self.status})"
+
+    @property
+    def question(self) -> str:
+        """The question the run ended with, when a replanner answered a failure with one (what the
+        user is told instead of the failure); empty otherwise."""
+        last = self.replans[-1] if self.replans else None
+        if self.status != RunStatus.FAILED or not isinstance(last, dict) or last.get("outcome") != "question":
+            return ""
+        return str(last.get("question") or "")
 
 
 class TaskRun(models.Model):

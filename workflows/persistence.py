@@ -16,7 +16,7 @@ from __future__ import annotations
 import os
 import socket
 import uuid
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -44,6 +44,8 @@ __all__ = [
     "run_finish",
     "run_load",
     "run_pause",
+    "run_replan",
+    "run_replans_record",
     "run_resume_claim",
     "task_rows_save",
 ]
@@ -252,6 +254,58 @@ def run_finish(*, run: WorkflowRun, owner: str) -> None:
         updated_at=run.finished_at,
     ):
         raise LeaseLostError(str(run.pk))
+
+
+def run_replan(
+    *, state: RunState, owner: str, plan: CompiledWorkflow, carried: Collection[str], entry: dict[str, Any]
+) -> None:
+    """Put a revised plan in place of a running run's, with the escalation recorded, all at once.
+
+    The definition, the trace entry and the task rows change in one transaction, so a worker that
+    dies midway leaves either the old plan or the new one, never a mix.  Rows of the tasks in
+    ``carried`` (the new plan holds them unchanged and they succeeded) keep their state and output
+    and are not run again; every other task starts pending.  ``state`` is updated in place.
+    """
+    run = state.run
+    replans = [*run.replans, entry]
+    definition = plan.definition
+    with transaction.atomic():
+        if not WorkflowRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING, lease_owner=owner).update(
+            name=definition.name,
+            definition=definition.to_json(),
+            definition_version=SCHEMA_VERSION,
+            replans=replans,
+            updated_at=timezone.now(),
+        ):
+            raise LeaseLostError(str(run.pk))
+        TaskRun.objects.filter(run=run).exclude(task_id__in=list(carried)).delete()
+        kept = [state.rows[tid] for tid in plan.order if tid in carried]
+        for row in kept:
+            row.position = plan.order.index(row.task_id)
+        TaskRun.objects.bulk_update(kept, ["position"])
+        TaskRun.objects.bulk_create(
+            TaskRun(run=run, task_id=tid, skill=plan.tasks[tid].skill, position=i)
+            for i, tid in enumerate(plan.order)
+            if tid not in carried
+        )
+    run.name, run.definition, run.definition_version, run.replans = (
+        definition.name,
+        definition.to_json(),
+        SCHEMA_VERSION,
+        replans,
+    )
+    state.plan = plan
+    state.rows = {row.task_id: row for row in run.task_runs.all()}
+
+
+def run_replans_record(*, run: WorkflowRun, owner: str, entry: dict[str, Any]) -> None:
+    """Add an escalation that changed no plan (a question, nothing, a plan refused) to the run's trace."""
+    replans = [*run.replans, entry]
+    if not WorkflowRun.objects.filter(pk=run.pk, status=RunStatus.RUNNING, lease_owner=owner).update(
+        replans=replans, updated_at=timezone.now()
+    ):
+        raise LeaseLostError(str(run.pk))
+    run.replans = replans
 
 
 def run_resume_claim(*, run_id: uuid.UUID | str, pause_id: uuid.UUID | str, user: Any, answer: Any) -> bool:

@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 from skills.context import SkillContext
 from skills.errors import SkillError
+from skills.providers.base import NotFoundError, TransientProviderError
 from skills.registry import RetryPolicy, SkillRegistry
 from skills.schemas import SkillInput
 
@@ -91,3 +92,26 @@ def sleepy(ctx: SkillContext, params: NumberIn) -> NumberOut:
 
     time.sleep(params.value / 1000)
     return NumberOut(value=threading.get_ident() % 1_000_000)
+
+
+@registry.skill(service="test")
+def look_up(ctx: SkillContext, params: FailIn) -> NumberOut:
+    """Fail as a step whose event is not there (the plan is wrong, not late)."""
+    _count("look_up")
+    raise SkillError(params.message) from NotFoundError("no such event")
+
+
+@registry.skill(
+    service="test", retry=RetryPolicy(on=(TransientProviderError,), max_attempts=3, initial_delay=0.001)
+)
+def unreachable(ctx: SkillContext, params: FailIn) -> NumberOut:
+    """Fail transiently on every attempt (a server that stays down)."""
+    _count("unreachable")
+    raise TransientProviderError(params.message)
+
+
+@registry.skill(service="test", kind="write")
+def write(ctx: SkillContext, params: NumberIn) -> NumberOut:
+    """Stand for a write to a calendar: counted, so a test sees whether it happened twice."""
+    _count("write")
+    return NumberOut(value=params.value)
