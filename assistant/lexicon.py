@@ -32,6 +32,7 @@ __all__ = [
     "NOT_ATTENDING",
     "NO_WORDS",
     "OUT_OF_SCOPE",
+    "PICK",
     "POLITE_PREFIX",
     "PREFERENCE_WORDS",
     "QUERY_CUES",
@@ -47,6 +48,12 @@ __all__ = [
     "weekday_number",
 ]
 
+# "the second one", "the last meeting", "that one": an event of the list the conversation last showed
+# (never a time, though "the first one" reads as April 1 at 1 o'clock).
+PICK = re.compile(
+    r"\b(?:the (?P<nth>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|last|other) "
+    r"(?:one|event|meeting|appointment|class)|(?P<that>that|this) one)\b"
+)
 # The weekdays as the time resolver spells them ("monday", "tues", "weds", "thur"), by their stems
 # ("mon", "tues", "wednes", "thur"): one vocabulary for every rule that names a weekday.
 _WEEKDAY_STEMS = {(name[:-3] if name.endswith("day") else name): n for name, n in WEEKDAYS.items()}

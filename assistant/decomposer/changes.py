@@ -27,6 +27,7 @@ from assistant.lexicon import (
     EVERYONE_CUE,
     GENERIC_EVENT_WORDS,
     LIGHTEN_CUES,
+    PICK,
     POLITE_PREFIX,
     STOPWORDS,
     WEEKDAY,
@@ -98,10 +99,11 @@ _IT = re.compile(
     r"^(?:(?:actually|ok|okay|no|then|oh|hmm|wait|sorry|so)[\s,]+)*"
     r"(?:make|move|change|push|put|set|shift|bump|reschedule) (?:it|that|this|the time|the start(?: time)?)\b"
 )
-# "the second one", "the last meeting", "that one": an event of the list the conversation last showed.
-_PICK = re.compile(
-    r"\b(?:the (?P<nth>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|last|other) "
-    r"(?:one|event|meeting|appointment|class)|(?P<that>that|this) one)\b"
+# "delete it", "remove them": the events the conversation last showed, when it names no other.
+_SHOWN_ONES = re.compile(
+    r"\b(?:delete|remove|cancel|drop|erase|scrap|clear|get rid of|take out)\s+"
+    r"(?:it|that|this|them|those|these|both)\b"
+    r"(?!\s+(?:week|month|year|weekend|morning|afternoon|evening|night|\w+day|time|one)\b)"
 )
 _NTH = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3}
 _NTH |= {"fifth": 4, "5th": 4, "last": -1}
@@ -193,7 +195,7 @@ def _leave_out(excluded: str, world: World, now: datetime) -> dict[str, list[str
 def _picked(norm: str, shown: list[dict[str, Any]]) -> dict[str, Any] | None:
     """The shown event a turn picks by position ("the second one") or points at ("that one", when one
     was shown; "the other one" of two)."""
-    m = _PICK.search(norm)
+    m = PICK.search(norm)
     if m is None or not shown:
         return None
     nth = m["nth"]
@@ -548,6 +550,13 @@ def compile_change(r: Reading) -> Decision | None:
     shown = context.get("last_events") or []
     offered = False  # no event named or shown: the coming ones offered to pick from
     picked = _picked(norm, shown)
+    among: tuple[datetime, datetime] | None = None  # "delete that" after a list: the span it showed
+    if picked is None and shown and frame.operation == "delete" and _SHOWN_ONES.search(norm):
+        if len(shown) == 1:
+            picked = shown[0]
+        elif not frame.title_words and not frame.range_explicit:
+            starts = [datetime.fromisoformat(e["start"]) for e in shown]
+            among = min(starts), max(datetime.fromisoformat(e["end"]) for e in shown)
     use_context = (picked is not None or bool(_IT.search(norm))) and bool(shown)
     by_words: _Said | None = None
     if use_context:
@@ -556,7 +565,7 @@ def compile_change(r: Reading) -> Decision | None:
         find = {"start": start.isoformat(), "end": end.isoformat(), "text": last["summary"]}
         plural = False
         target = RequestFrame(operation=frame.operation, confidence=0.9)
-        said = _IT.search(norm) or _PICK.search(norm)
+        said = _IT.search(norm) or PICK.search(norm)
         if destination == "" and said is not None:
             destination = norm[said.end() :].strip()  # "make it 12:30", "actually make that 3"
     else:
@@ -571,7 +580,9 @@ def compile_change(r: Reading) -> Decision | None:
                 # events to pick from (those with the people named, if any, the coming year's), and
                 # the pick previewed before anything goes
                 offered = True
-                if not target.people:
+                if among is not None:
+                    start, end = among
+                elif not target.people:
                     start, end = now, now + _OFFERED
             elif by_words is None:
                 return _clarify(

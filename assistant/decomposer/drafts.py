@@ -177,6 +177,22 @@ def _as_hours(match: TimeMatch, now: datetime) -> TimeMatch:
     return replace(hours[0], text=match.text, span=match.span)
 
 
+def _times_between(text: str, masked: list[tuple[int, int]], now: datetime) -> list[TimeMatch]:
+    """The times of each stretch of ``text`` between the masked spans, read apart: no expression joins
+    words across a repetition ("9-11 every weekday in February" is "9-11" and "in February", never
+    the 9th to the 11th of February)."""
+    found: list[TimeMatch] = []
+    at = 0
+    for lo, hi in [*sorted(masked), (len(text), len(text))]:
+        if lo > at:
+            found += [
+                replace(m, span=(m.span[0] + at, m.span[1] + at))
+                for m in find_times(text[at:lo], now=now, daytime=True)
+            ]
+        at = max(at, hi)
+    return found
+
+
 class _Said:
     """What one turn says of an event: each field None when the turn does not say it."""
 
@@ -202,7 +218,7 @@ class _Said:
         for lo, hi in masked:
             # "every Tuesday" is no date to start on, and "all day" alone would be today's
             timed = timed[:lo] + " " * (hi - lo) + timed[hi:]
-        found = find_times(timed, now=now, daytime=True)
+        found = _times_between(timed, masked, now)
         if self.repeat is not None:
             found = [_as_hours(m, now) for m in found]
         times = [m for m in found if not m.error and m.start is not None]

@@ -27,7 +27,7 @@ from assistant.decomposer.intent import normalise
 from assistant.decomposer.state import Draft
 from assistant.decomposer.world import World, tokens
 from assistant.decomposer.zones import said_zone
-from assistant.lexicon import EVERYONE_CUE, STREET_ADDRESS
+from assistant.lexicon import EVERYONE_CUE, PICK, STREET_ADDRESS
 from assistant.timeexpr import find_times
 from skills.critic import Action, Expectation
 from skills.formatting import format_day, format_time
@@ -297,6 +297,7 @@ def _days_said(norm: str, now: datetime) -> list[date]:
     days: set[date] = set()
     # a street address's number is no date ("at 1722 First Street"), and a date in brackets is no second one
     said = STREET_ADDRESS.sub(lambda m: " " * len(m.group(0)), norm).replace("(", " ").replace(")", " ")
+    said = PICK.sub(lambda m: " " * len(m.group(0)), said)  # "the first one" picks from a list, no date
     for match in find_times(said, now=now, daytime=True):
         if match.error or not match.has_date or match.start is None:
             continue

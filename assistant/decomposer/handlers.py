@@ -53,6 +53,10 @@ from workflows.definition import Decision
 
 __all__ = ["HANDLERS", "Handler", "decide", "read"]
 
+# "Cancel it" with nothing waiting for an answer but events just shown: a deletion, not a "no".
+_CANCEL_SHOWN = re.compile(
+    r"^(?:please\s+)?(?:cancel|scrap|drop)\s+(?=(?:it|that|this|them|those|these|both)\b)"
+)
 # A new time said without a verb ("how about 3pm instead?", "actually 12:30 works better").
 _CORRECTION = re.compile(
     r"\b(?:actually|instead|rather|better|can we do|could we do|let's do|let's say|how about|what about)\b"
@@ -157,8 +161,9 @@ def read(
 
 def _restated(text: str, frame: RequestFrame, context: dict[str, Any], now: datetime) -> str | None:
     """The request a turn says in the words of another, or None: a new time said without a verb right
-    after one event was made or changed is a move of that event ("how about 3pm instead?"); ending a
-    series after a period cancels it from then on ("end the seminar after April")."""
+    after one event was made or changed is a move of that event ("how about 3pm instead?"); "cancel it"
+    after events were shown deletes (nothing waits for a "no"); ending a series after a period cancels
+    it from then on ("end the seminar after April")."""
     if (
         frame.operation in ("unknown", "query")
         and frame.at_time is not None
@@ -167,4 +172,7 @@ def _restated(text: str, frame: RequestFrame, context: dict[str, Any], now: date
         and _CORRECTION.search(normalise(text))
     ):
         return "move it to " + " ".join(m.text for m in find_times(text, now=now, daytime=True))
+    cancel = _CANCEL_SHOWN.match(normalise(text)) if context.get("last_events") else None
+    if frame.operation == "no" and cancel is not None:
+        return "delete " + normalise(text)[cancel.end() :]
     return ending_as_cancel(text, now)

@@ -130,7 +130,20 @@ def _unrepeated(frame: RequestFrame, r: Reading) -> RequestFrame:
     text = r.text
     for lo, hi in repeat.spans:
         text = text[:lo] + " " * (hi - lo) + text[hi:]
-    return replace(understand(text, now=r.now, world=r.world), operation=frame.operation)
+    reread = replace(understand(text, now=r.now, world=r.world), operation=frame.operation)
+    if frame.at_time is not None and reread.at_time is None:
+        # the repetition's words made a clock time of what, alone, reads as dates ("9-11 every weekday
+        # in February" is 9 to 11; "9-11 in February" is the 9th to the 11th): the times stay the
+        # whole turn's, only the title is read without the repetition
+        reread = replace(
+            reread,
+            start=frame.start,
+            end=frame.end,
+            at_time=frame.at_time,
+            range_explicit=frame.range_explicit,
+            duration_minutes=frame.duration_minutes,
+        )
+    return reread
 
 
 def _model_reads_create(r: Reading) -> bool:

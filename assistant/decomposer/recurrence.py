@@ -63,6 +63,11 @@ _REPEAT_DAYS = re.compile(rf"\b(?:on\s+)?{_DAY_LIST}\b", re.IGNORECASE)
 _UNTIL = re.compile(r"\b(?:until|till|til|through|thru|up to)\s+(?P<end>.+?)(?=[,.;]|$)", re.IGNORECASE)
 _END_OF = re.compile(r"^(?:the\s+)?end\s+of\s+(?:the\s+)?(?P<rest>.+)$", re.IGNORECASE)
 _FOR = re.compile(r"\bfor\s+(?P<n>\d+|two|three|four|five|six|eight|ten|twelve)\s+(?P<unit>weeks|months)\b")
+# "every weekday in February", "daily during next week": the period bounds the series.
+_WITHIN = re.compile(
+    r"\b(?:in|during|throughout)\s+(?P<period>(?:this|next)\s+(?:week|month)|(?:the\s+month\s+of\s+)?[a-z]+)\b",
+    re.IGNORECASE,
+)
 _NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10, "twelve": 12}
 
 
@@ -107,6 +112,16 @@ def _until(text: str, now: datetime) -> tuple[date | None, tuple[int, int] | Non
     if found[0].grain == "month":
         last -= timedelta(days=1)  # "until June": the series stops before June
     return last, m.span()
+
+
+def _within(text: str, now: datetime) -> date | None:
+    """The last day of the week or month a repetition is said to happen in ("every weekday in
+    February": February 28), or None when it names no such period."""
+    for m in _WITHIN.finditer(text):
+        found = [t for t in find_times(m.group(0), now=now) if not t.error and t.start and t.end]
+        if len(found) == 1 and found[0].grain in ("week", "month") and found[0].end is not None:
+            return (found[0].end - timedelta(days=1)).date()
+    return None
 
 
 def _monthly_or_longer(text: str) -> tuple[str, list[tuple[int, int]]] | None:
@@ -173,6 +188,8 @@ def read_repeat(text: str, now: datetime) -> Repeat | None:
         spans.append(said)
         if until is None:
             return Repeat(rule="", days=(), until=None, spans=tuple(spans))  # "until whenever": asked
+    elif (within := _within(text, now)) is not None:
+        until = within  # its words stay the time's: the series begins when the period does
     elif count := _FOR.search(text):
         n = int(count["n"]) if count["n"].isdigit() else _NUMBERS[count["n"]]
         weeks = n if count["unit"] == "weeks" else n * 4

@@ -31,6 +31,7 @@ from assistant.lexicon import (
     MEAL_LEAD,
     MOVE_VERBS,
     NOT_ATTENDING,
+    PICK,
     POLITE_PREFIX,
     PREFERENCE_WORDS,
     QUERY_CUES,
@@ -166,6 +167,8 @@ _ASKED_BUSY = re.compile(
 _PAST = re.compile(r"\b(?:was|were|did|had|went|happened|last|previous|ago|yesterday)\b")
 _NEXT_CUE = re.compile(r"\b(?:next|upcoming|when is|when's|when are|how soon|coming up)\b")
 _WEEKDAY_WORDS = re.compile(rf"\b{WEEKDAY}\b")
+# A day of the month said without its month ("the 3rd", "on the 21st").
+_DAY_OF_MONTH = re.compile(r"(?:on\s+)?(?:the\s+)?\d{1,2}(?:st|nd|rd|th)", re.IGNORECASE)
 _BARE_PERIOD = re.compile(r"\b(?:my|the|this|whole|entire)\s+(week|weekend|month|day)\b")
 # People in general, never one person's name ("with other people", "with everyone").
 _ANYONE = frozenset(
@@ -216,6 +219,9 @@ def understand(text: str, *, now: datetime, world: World, reading: TurnReading |
     for d in durations:
         timed_text = timed_text[: d.span[0]] + " " * (d.span[1] - d.span[0]) + timed_text[d.span[1] :]
     times = find_times(timed_text, now=now, daytime=True)
+    for pick in PICK.finditer(norm):  # "delete the first one": a pick of the events shown, no date
+        times = [t for t in times if not (pick.start() < t.span[1] and t.span[0] < pick.end())]
+        take(*pick.span())
     if polite:  # "now check the 12th": the "now" of an opening, not a time
         times = [t for t in times if t.span[0] >= polite.end()]
     bad = next((t for t in times if t.error), None)
@@ -234,7 +240,10 @@ def understand(text: str, *, now: datetime, world: World, reading: TurnReading |
         # "where is my coffee date?", "who is coming to the gala?", "how long is the review?"
         frame.detail = next((what for what, cue in DETAIL_ASKED.items() if cue.search(norm)), None)
     if frame.past:
-        times = [_most_recent(t, now) for t in times]
+        # a day of the month looks back only in a question ("what was on the 3rd?"), not in "I was
+        # referring to the 14th", whose past tense is about what was said
+        asks = "?" in norm or bool(QUESTION_STARTERS.match(norm))
+        times = [_most_recent(t, now, month_day=asks) for t in times]
     exception_spans = [_clause(norm, m.start()) for m in _EXCEPTION_CUE.finditer(norm)]
     constraint_spans = [m.span() for m in _CONSTRAINT.finditer(norm)]
     for span in constraint_spans:
@@ -366,13 +375,29 @@ def _states_an_event(frame: RequestFrame, text: str, norm: str, targets: list[Ti
 _THIS_OR_NEXT = re.compile(r"\b(?:next|this|coming|upcoming)\b")
 
 
-def _most_recent(t: TimeMatch, now: datetime) -> TimeMatch:
-    """In the past tense a weekday said alone is the last one ("what was on Monday?"), not the next."""
-    named = t.weekdays or _WEEKDAY_WORDS.search(t.text)
-    if not named or t.start is None or t.start <= now or _THIS_OR_NEXT.search(t.text):
+def _most_recent(t: TimeMatch, now: datetime, *, month_day: bool) -> TimeMatch:
+    """In the past tense a weekday or a day of the month said alone is the last one ("what was on
+    Monday?", "what was on the 3rd?"), not the next."""
+    if t.start is None or t.start <= now or _THIS_OR_NEXT.search(t.text):
         return t
-    week = timedelta(days=7)
-    return replace(t, start=t.start - week, end=t.end - week if t.end is not None else None)
+    if t.weekdays or _WEEKDAY_WORDS.search(t.text):
+        week = timedelta(days=7)
+        return replace(t, start=t.start - week, end=t.end - week if t.end is not None else None)
+    if month_day and _DAY_OF_MONTH.fullmatch(t.text.strip()):
+        earlier = _month_before(t.start)
+        if earlier is None:
+            return t
+        return replace(t, start=earlier, end=earlier + (t.end - t.start) if t.end is not None else None)
+    return t
+
+
+def _month_before(moment: datetime) -> datetime | None:
+    """The same day and time a month earlier (None when that month has no such day: "the 31st")."""
+    year, month = (moment.year, moment.month - 1) if moment.month > 1 else (moment.year - 1, 12)
+    try:
+        return moment.replace(year=year, month=month)
+    except ValueError:
+        return None
 
 
 def _part_and_period(t: TimeMatch, now: datetime) -> list[TimeMatch]:

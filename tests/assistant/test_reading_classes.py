@@ -1,0 +1,89 @@
+"""Classes of reading the rules get right, each said in words written for this test: a repetition
+said with its hours and its month, a past question with a day of the month, and "cancel it" or "the
+first one" after a list was shown."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+import time_machine
+
+from assistant.decomposer.handlers import read
+from assistant.models import Conversation
+from assistant.services import chat_turn, conversation_create
+from skills.models import Event
+from skills.services import event_create
+from tests.factories import user_with_calendar
+
+pytestmark = pytest.mark.django_db
+
+NEW_YORK = ZoneInfo("America/New_York")
+NOW = datetime(2026, 3, 4, 9, 0, tzinfo=NEW_YORK)  # a Wednesday
+
+
+@pytest.fixture
+def week() -> tuple[Any, Conversation]:
+    """A dentist last Monday, a standup and a design review tomorrow."""
+    user, calendar = user_with_calendar("classes")
+    for summary, day, hour in (("Dentist", 2, 15), ("Standup", 5, 9), ("Design review", 5, 14)):
+        start = datetime(2026, 3, day, hour, 0, tzinfo=NEW_YORK)
+        event_create(calendar=calendar, summary=summary, start=start, end=start + timedelta(hours=1))
+    return user, conversation_create(user=user)
+
+
+def say(user: Any, conversation: Conversation, text: str) -> Any:
+    with time_machine.travel(NOW, tick=False):
+        reply = chat_turn(user=user, conversation=conversation, text=text)
+    assert reply is not None
+    return reply
+
+
+def test_hours_said_before_a_repetition_in_a_month_are_its_hours_and_the_month_bounds_it(week: Any) -> None:
+    user, conversation = week
+    say(user, conversation, "block 9-11 every weekday in February for writing")
+    made = Event.objects.get(summary="Writing")
+    # 9 to 11 from the first of February on, never an all-day event from the 9th to the 11th
+    assert made.start.astimezone(NEW_YORK) == datetime(2027, 2, 1, 9, 0, tzinfo=NEW_YORK)
+    assert made.end.astimezone(NEW_YORK) == datetime(2027, 2, 1, 11, 0, tzinfo=NEW_YORK)
+    assert not made.all_day
+    assert "BYDAY=MO,TU,WE,TH,FR" in made.rrule
+    assert made.rrule.endswith("UNTIL=20270301T045959Z")  # the end of February 28 in New York
+
+
+def test_a_past_question_with_a_day_of_the_month_looks_back(week: Any) -> None:
+    user, conversation = week
+    reply = say(user, conversation, "what was on the 2nd?")
+    assert "Monday, March 2" in reply.text
+    assert "Dentist" in reply.text
+
+
+def test_a_past_tense_about_what_was_said_does_not_move_the_day_back(week: Any) -> None:
+    user, _ = week
+    with time_machine.travel(NOW, tick=False):
+        reading = read("Sorry, I was referring to the 14th.", user=user, timezone_name="America/New_York")
+    assert reading.frame.start is not None
+    assert reading.frame.start.astimezone(NEW_YORK).date() == datetime(2026, 3, 14).date()
+
+
+def test_cancel_it_after_a_list_offers_the_events_shown(week: Any) -> None:
+    user, conversation = week
+    say(user, conversation, "what's on Thursday?")
+    reply = say(user, conversation, "cancel it")
+    assert reply.kind == "choose", reply.text
+    labels = [o["label"] for o in reply.data["options"]]
+    assert [label.split(",")[0] for label in labels] == ["Cancel Standup", "Cancel Design review"]
+    assert Event.objects.count() == 3
+
+
+def test_the_first_one_after_a_list_is_that_event_not_a_date(week: Any) -> None:
+    user, conversation = week
+    say(user, conversation, "what's on Thursday?")
+    reply = say(user, conversation, "delete the first one")
+    assert reply.kind == "confirm", reply.text
+    assert "Delete 'Standup'" in reply.text
+    assert "April" not in reply.text
+    say(user, conversation, "yes")
+    assert sorted(Event.objects.values_list("summary", flat=True)) == ["Dentist", "Design review"]
