@@ -61,6 +61,8 @@ def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetim
     options = [o for o in payload.get("options") or [] if isinstance(o, dict)]
     operation, _ = classify(text)
     if payload.get("kind") == "confirm":
+        if _HOLDING.match(text):
+            return DECLINE
         if _DONT.match(text):  # "don't do it" is no yes, and "don't let anyone see ..." a new request
             return DECLINE if _NO_LEAD.match(text) else NOT_AN_ANSWER
         if operation == "yes" or _affirms(text):
@@ -202,6 +204,14 @@ _NO_LEAD = re.compile(
 )
 _DONT = re.compile(r"^\s*(?:don't|do not)\b", re.I)
 _JUST_POLITE = re.compile(r"^(?:thanks|thank you|please|never ?mind|it'?s fine|that'?s all)?[\s.!]*$", re.I)
+# A turn that only holds the change back ("hold on, no", "no wait, don't", "not yet", "stop"): words of
+# waiting or refusing, and nothing else: declined, nothing changes (asked again, it can still be made).
+_HOLDING = re.compile(
+    r"^(?:[\s,.!;:-]*(?:no|nope|nah|hold on|hang on|wait(?: a (?:sec|second|minute|moment))?|stop|"
+    r"actually|hmm+|not (?:yet|now|right now|that)|don'?t(?: do (?:it|that)(?: yet)?)?|do not|"
+    r"let me think(?: about it)?|never ?mind|thanks|thank you|please))+[\s,.!;:-]*$",
+    re.I,
+)
 
 
 def after_no(text: str) -> str:
@@ -209,4 +219,4 @@ def after_no(text: str) -> str:
     that day"); empty when it only declines."""
     m = _NO_LEAD.match(text)
     rest = text[m.end() :].strip() if m else ""
-    return "" if _JUST_POLITE.match(rest) else rest
+    return "" if _JUST_POLITE.match(rest) or _HOLDING.match(rest) else rest

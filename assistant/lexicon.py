@@ -45,8 +45,20 @@ __all__ = [
     "WEEKDAY_STEM",
     "YES_WORDS",
     "phrase_re",
+    "spelled_out",
     "weekday_number",
 ]
+
+# Shorthand written for a word ("tea w/ sam", "w/o the kids"): read as the word, by the rules and the
+# learned reader alike (neither learnt the shorthand: the shared corpora hold it once).
+_SHORTHAND = {"w/o": "without", "w/": "with"}
+_SHORTHAND_RE = re.compile(r"(?<!\S)(?:w/o|w/)(?=\s)", re.IGNORECASE)
+
+
+def spelled_out(text: str) -> str:
+    """``text`` with its shorthand written out ("tea w/ sam fri 4pm" -> "tea with sam fri 4pm")."""
+    return _SHORTHAND_RE.sub(lambda m: _SHORTHAND[m.group(0).lower()], text)
+
 
 # "the second one", "the last meeting", "that one": an event of the list the conversation last showed
 # (never a time, though "the first one" reads as April 1 at 1 o'clock).

@@ -47,6 +47,7 @@ from assistant.decomposer.sync import sync_decision
 from assistant.decomposer.understand import understand
 from assistant.decomposer.unsupported import conditional_or_double, setting_as_event
 from assistant.decomposer.world import World
+from assistant.lexicon import spelled_out
 from assistant.nlu import read_turn
 from assistant.timeexpr import find_times
 from workflows.definition import Decision
@@ -57,6 +58,21 @@ __all__ = ["HANDLERS", "Handler", "decide", "read"]
 _CANCEL_SHOWN = re.compile(
     r"^(?:please\s+)?(?:cancel|scrap|drop)\s+(?=(?:it|that|this|them|those|these|both)\b)"
 )
+# A move said as a new event: "make my standup on Thursday be at 2", "have the review on Friday
+# instead", "my Friday yoga on Saturday instead" (the event's words, then where it goes).
+_LEAD = r"^(?:(?:please|can you|could you|would you)\s+)*"
+_MAKE_IT_BE = re.compile(
+    _LEAD
+    + r"(?:make|have|get|let)\s+(?P<target>(?:my|the|our)\s+.+?)\s+be\s+"
+    + r"(?:at\s+|on\s+)?(?P<dest>.+?)[\s.!?]*$"
+)
+_INSTEAD = re.compile(
+    _LEAD
+    + r"(?:(?:make|have|put|get)\s+)?(?P<target>(?:my|the|our)\s+.+?)\s+(?:on|at|to|for)\s+(?P<dest>.+?)"
+    r"\s+instead[\s.!?]*$"
+)
+# How sure a move restated from the words of a new event may be: below acting, so it is previewed.
+_RESTATED = 0.75
 # A new time said without a verb ("how about 3pm instead?", "actually 12:30 works better").
 _CORRECTION = re.compile(
     r"\b(?:actually|instead|rather|better|can we do|could we do|let's do|let's say|how about|what about)\b"
@@ -72,6 +88,31 @@ class Handler:
     name: str
     handle: Callable[[Reading], Decision | None]
     framed: bool = True
+
+
+def _change_said_as_new(r: Reading) -> Decision | None:
+    """ "Make my standup on Thursday be at 2", "my Friday yoga on Saturday instead": a move of an event
+    the calendar has, said with the words of a new one; read as the move it says, and previewed (the
+    reading is the rules' restatement, not the user's words)."""
+    if r.frame.operation not in ("create", "unknown", "query") or not r.frame.titles:
+        return None
+    said = _MAKE_IT_BE.match(r.norm) or _INSTEAD.match(r.norm)
+    if said is None:
+        return None
+    move = read(
+        f"move {said['target']} to {said['dest']}",
+        user=r.user,
+        timezone_name=r.timezone_name,
+        context=r.context,
+        whole=False,
+        now=r.now,
+    )
+    if move.frame.operation != "move" or not move.frame.titles:
+        return None
+    decision = compile_change(move)
+    if decision is None or decision.kind != "workflow":
+        return None
+    return move.decided(decision).model_copy(update={"confidence": min(decision.confidence, _RESTATED)})
 
 
 def _several(r: Reading) -> Decision | None:
@@ -100,6 +141,7 @@ HANDLERS: tuple[Handler, ...] = (
     Handler("condition or two moves", conditional_or_double),  # "move it to Friday if Ann is free"
     Handler("same time later", same_time_later),  # "book the same time next week for the dentist"
     Handler("edit", edit_decision),  # "rename the standup to Sync", "add a note to the dentist"
+    Handler("move said as a new event", _change_said_as_new, framed=False),  # "make my X be at 2"
     Handler("create with no date", no_date),  # "add lunch on February 30th"
     Handler("'it' is the draft", draft_named_it),  # "make it for 12 pm"
     Handler("details of the event made", amended),  # "put it in room 4"
@@ -136,7 +178,7 @@ def read(
     now = (now or timezone.now()).astimezone(tz)
     context = context or {}
     state = DialogueState.of(context)
-    said = without_acknowledgements(text)
+    said = spelled_out(without_acknowledgements(text))
     learned = read_turn(said, asked=reader_asked(state.asked))
     world = World(user=user, now=now)
     frame = bounded(heed_intent(understand(said, now=now, world=world, reading=learned), said, learned), now)

@@ -18,7 +18,7 @@ from typing import Any
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.recurrence import read_repeat
-from assistant.lexicon import WEEKDAY, weekday_number
+from assistant.lexicon import WEEKDAY, WEEKDAY_STEM, weekday_number
 from assistant.timeexpr import TimeMatch, find_times
 from preferences.schema import DAY_CODES, known_zones
 from preferences.wording import preference_label
@@ -46,9 +46,18 @@ _SET_HABIT = re.compile(
     r"(?P<rest>.*)$"
 )
 # "I go to the gym Mondays and Thursdays 7-8am", "I work 9 to 5 Monday to Friday", "I have lunch 12:30-1:30"
+# "btw I usually eat at 1", "fyi I always work out 6-7am": said as a fact, in passing.
 _I_DO = re.compile(
-    r"^i\s+(?:usually\s+|normally\s+)?(?:(?P<gym_schedule>go to the gym|work out|train)"
-    r"|(?P<working_hours>work)|(?P<lunch_hours>have lunch|eat lunch|lunch))\s+(?P<rest>.+)$"
+    r"^(?:(?:btw|by the way|fyi|oh|also|and|just so you know|for the record)[\s,]+)*"
+    r"i\s+(?:usually\s+|normally\s+|always\s+|generally\s+|tend to\s+)?"
+    r"(?:(?P<gym_schedule>go to the gym|work out|train)|(?P<working_hours>work)"
+    r"|(?P<lunch_hours>have lunch|eat lunch|lunch|eat(?!\s+(?:dinner|breakfast|supper))))"
+    r"\s+(?P<rest>.+)$"
+)
+# What makes "I have lunch ..." one occasion rather than a habit: company, or one day ("on Friday",
+# "tomorrow", "the 3rd"), where a habit names days that repeat ("on Fridays", "weekdays") or none.
+_ONE_OCCASION = re.compile(
+    rf"\bwith\b|\b(?:today|tonight|tomorrow|next|this)\b|\bon\s+(?:the\s+)?(?:{WEEKDAY_STEM}(?:day)?\b(?!s)|\d)"
 )
 _ANY_HABIT = "|".join(_HABITS.values())
 # A request that leans on a habit ("during my writing block", "after my gym", "outside my working hours").
@@ -143,6 +152,8 @@ def setting_decision(r: Reading) -> Decision | None:
     m = _SET_HABIT.search(norm) or _I_DO.search(norm)
     if m is None or not (m["rest"].strip() or m.groupdict().get("verb")):
         return None  # "my gym" alone says nothing to store
+    if m.re is _I_DO and _ONE_OCCASION.search(m["rest"]):
+        return None  # "I have lunch with Sam on Friday at 1": one event, said as a fact, not a habit
     key = next(k for k in _HABITS if m.groupdict().get(k))
     extra = {}
     if key == "writing_block" and world.preferences.get("writing_block"):

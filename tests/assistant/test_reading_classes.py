@@ -1,6 +1,7 @@
 """Classes of reading the rules get right, each said in words written for this test: a repetition
-said with its hours and its month, a past question with a day of the month, and "cancel it" or "the
-first one" after a list was shown."""
+said with its hours and its month, a past question with a day of the month, "cancel it" or "the first
+one" after a list was shown, a move said with the words of a new event, shorthand, a habit said as a
+fact (and one lunch that is no habit), and words that hold a preview back."""
 
 from __future__ import annotations
 
@@ -87,3 +88,50 @@ def test_the_first_one_after_a_list_is_that_event_not_a_date(week: Any) -> None:
     assert "April" not in reply.text
     say(user, conversation, "yes")
     assert sorted(Event.objects.values_list("summary", flat=True)) == ["Dentist", "Design review"]
+
+
+@pytest.mark.parametrize(
+    ("text", "moved"),
+    [
+        ("make my standup on Thursday be at 1", "Thursday, March 5 1:00 PM"),
+        ("my Thursday design review on Friday instead", "Friday, March 6 2:00 PM"),
+    ],
+)
+def test_a_move_said_with_the_words_of_a_new_event_is_previewed_as_that_move(
+    week: Any, text: str, moved: str
+) -> None:
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert reply.kind == "confirm", reply.text
+    assert reply.text.count("Move '") == 1
+    assert f"→ {moved}" in reply.text
+    assert Event.objects.count() == 3  # nothing moved, and no copy made, before the yes
+
+
+def test_shorthand_with_is_read_as_with(week: Any) -> None:
+    user, conversation = week
+    reply = say(user, conversation, "tea w/ sam fri 4pm")
+    assert reply.kind == "confirm", reply.text  # begun on the model's reading: previewed
+    assert "Create 'Tea with Sam': Friday, March 6 4:00 PM" in reply.text
+
+
+def test_a_habit_said_as_a_fact_in_passing_is_a_preference(week: Any) -> None:
+    user, conversation = week
+    reply = say(user, conversation, "btw I usually eat at 1")
+    assert reply.kind == "clarify", reply.text
+    assert "your lunch" in reply.text  # asked for its end, never answered with the day's events
+
+
+def test_one_lunch_with_someone_said_as_a_fact_is_an_event_not_the_lunch_habit(week: Any) -> None:
+    user, conversation = week
+    reply = say(user, conversation, "I have lunch with Sam on Friday at 1")
+    assert "Create 'Lunch with Sam': Friday, March 6 1:00 PM" in reply.text, reply.text
+
+
+@pytest.mark.parametrize("holding", ["hold on, no", "no wait, don't", "not yet", "wait, stop"])
+def test_words_that_hold_a_preview_back_decline_it(week: Any, holding: str) -> None:
+    user, conversation = week
+    assert say(user, conversation, "cancel everything on Thursday").kind == "confirm"
+    reply = say(user, conversation, holding)
+    assert reply.text == "OK, I left your calendar as it was."
+    assert Event.objects.count() == 3
