@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -42,6 +43,26 @@ def say(user: Any, conversation: Conversation, text: str) -> Message:
     return reply
 
 
+def _revised_and_approved(
+    user: Any,
+    conversation: Conversation,
+    request: str,
+    title: str,
+    meanwhile: Callable[[], None] = lambda: None,
+) -> tuple[Message, Message]:
+    """The request previewed and approved; the plan revised and previewed again, no event ``title``
+    written in between; approved again."""
+    with time_machine.travel(NOW, tick=False):
+        assert say(user, conversation, request).kind == "confirm"
+        meanwhile()
+        again = say(user, conversation, "yes")
+        assert again.kind == "confirm"
+        assert not Event.objects.filter(summary=title).exists()
+        done = say(user, conversation, "yes")
+    assert done.kind == "done"
+    return again, done
+
+
 def test_an_event_that_is_not_there_is_asked_about_with_the_closest_ones(
     calendar: tuple[Any, Calendar, Conversation],
 ) -> None:
@@ -60,18 +81,20 @@ def test_a_time_taken_since_it_was_shown_is_proposed_again_at_the_next_free_time
     calendar: tuple[Any, Calendar, Conversation],
 ) -> None:
     user, personal, conversation = calendar
-    with time_machine.travel(NOW, tick=False):
-        ask = say(user, conversation, "Schedule lunch with ann@example.com on Friday at 2pm")
-        assert ask.kind == "confirm"
-        # Put there from another device after the preview, before the yes.
+
+    def put_there_from_another_device() -> None:
         event_create(calendar=personal, summary="Review", start=friday(14), end=friday(15))
-        again = say(user, conversation, "yes")
-        assert again.kind == "confirm"  # not written at 2 PM over Review, nor anywhere without a yes
-        assert "2:00 PM is taken now ('Review')" in again.text
-        assert "Friday, March 6 3:00 PM – 4:00 PM" in again.text
-        assert not Event.objects.filter(summary="Lunch").exists()
-        done = say(user, conversation, "yes")
-    assert done.kind == "done"
+
+    again, done = _revised_and_approved(
+        user,
+        conversation,
+        "Schedule lunch with ann@example.com on Friday at 2pm",
+        "Lunch",
+        put_there_from_another_device,
+    )
+    # not written at 2 PM over Review, nor anywhere without a yes
+    assert "2:00 PM is taken now ('Review')" in again.text
+    assert "Friday, March 6 3:00 PM – 4:00 PM" in again.text
     lunch = Event.objects.get(summary="Lunch")
     assert (lunch.start, lunch.end) == (friday(15), friday(16))
     assert done.run is not None
@@ -82,16 +105,11 @@ def test_a_calendar_that_refuses_the_write_is_named_and_the_default_one_offered(
     calendar: tuple[Any, Calendar, Conversation],
 ) -> None:
     user, personal, conversation = calendar
-    with time_machine.travel(NOW, tick=False):
-        ask = say(user, conversation, "Add gym to my Holidays calendar on Friday at 6pm")
-        assert ask.kind == "confirm"
-        again = say(user, conversation, "yes")
-        assert again.kind == "confirm"
-        assert "I can't write to 'Holidays'" in again.text
-        assert "in Personal" in again.text
-        assert not Event.objects.filter(summary="Gym").exists()
-        done = say(user, conversation, "yes")
-    assert done.kind == "done"
+    again, done = _revised_and_approved(
+        user, conversation, "Add gym to my Holidays calendar on Friday at 6pm", "Gym"
+    )
+    assert "I can't write to 'Holidays'" in again.text
+    assert "in Personal" in again.text
     gym = Event.objects.get(summary="Gym")
     assert gym.calendar_id == personal.pk
     assert gym.start == friday(18)
