@@ -193,10 +193,14 @@ def _query_tasks(plan: Plan, frame: RequestFrame, now: datetime, tz: ZoneInfo) -
         )
         reply.update(events=picked["events"], text=picked["heading"])
     elif frame.wants_next:
+        one = frame.next_one  # "my next yoga": that one
         picked = plan.add(
-            "sort_events", {"events": find["events"], "limit": 3}, id="next", summary="Pick the next ones"
+            "sort_events",
+            {"events": find["events"], "limit": 1 if one else 3},
+            id="next",
+            summary="Pick the next one" if one else "Pick the next ones",
         )
-        reply.update(events=picked["events"], text="Coming up:")
+        reply.update(events=picked["events"], text="Next:" if one else "Coming up:")
     else:
         reply.update(start=start.isoformat(), end=end.isoformat())
     return plan.add("compose_reply", reply, id="reply", summary="Write the answer")

@@ -53,6 +53,7 @@ class RequestFrame:
     change_start: datetime | None = None
     preference_key: str | None = None
     wants_next: bool = False
+    next_one: bool = False  # "my next yoga": the one next, not the next few
     conflicts: bool = False  # asks which events overlap ("any conflicts next week?")
     asked_busy: bool = False  # "am I busy at 3?", "do I have anything at 10?": yes means something is on
     past: bool = False  # said in the past tense ("when was my last haircut?", "what was on Monday?")

@@ -165,6 +165,12 @@ _ASKED_BUSY = re.compile(
 )
 # The past tense: the most recent matching day or event, not the next one.
 _PAST = re.compile(r"\b(?:was|were|did|had|went|happened|last|previous|ago|yesterday)\b")
+# "my next yoga", "the next dentist appointment": one event, not the next few (nor "next few", "next
+# meetings", "next 3").
+_NEXT_ONE = re.compile(
+    r"(?:\b(?:my|the|our)\s+|^)next\s+(?!(?:few|couple|several|\d+|two|three|four|five|events|meetings)\b)"
+    r"(?:[\w'-]+\s+){0,3}?[\w'-]*[^s\W](?=[\s?.!,]*$|\s+(?:with|at|in|on)\b)"
+)
 _NEXT_CUE = re.compile(r"\b(?:next|upcoming|when is|when's|when are|how soon|coming up)\b")
 _WEEKDAY_WORDS = re.compile(rf"\b{WEEKDAY}\b")
 # A day of the month said without its month ("the 3rd", "on the 21st").
@@ -289,6 +295,7 @@ def understand(text: str, *, now: datetime, world: World, reading: TurnReading |
         if found and not any(mask[found.start() : found.end()]):
             frame.category = frame.category or category
     frame.wants_next = bool(_NEXT_CUE.search(norm)) and not frame.range_explicit
+    frame.next_one = frame.wants_next and bool(_NEXT_ONE.search(norm))
     residual = "".join(" " if mask[i] else ch for i, ch in enumerate(norm))
     known = _fill_titles(frame, residual, world, norm)
     if _states_an_event(frame, text, norm, targets):

@@ -135,3 +135,16 @@ def test_words_that_hold_a_preview_back_decline_it(week: Any, holding: str) -> N
     reply = say(user, conversation, holding)
     assert reply.text == "OK, I left your calendar as it was."
     assert Event.objects.count() == 3
+
+
+def test_my_next_one_is_the_one_next_and_the_next_few_are_a_few(week: Any) -> None:
+    user, conversation = week
+    calendar = Event.objects.get(summary="Standup").calendar
+    for day in (6, 13, 20):
+        start = datetime(2026, 3, day, 18, 0, tzinfo=NEW_YORK)
+        event_create(calendar=calendar, summary="Yoga", start=start, end=start + timedelta(hours=1))
+    one = say(user, conversation, "when is my next yoga?")
+    assert one.text.count("Yoga (") == 1, one.text
+    assert "Friday, March 6" in one.text
+    few = say(user, conversation, "when are my next few yoga classes?")
+    assert few.text.count("Yoga (") == 3, few.text
