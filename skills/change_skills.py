@@ -454,10 +454,18 @@ def moved_start(item: EventItem, to: MoveTo, tz: Any) -> datetime:
     return start
 
 
+# Before this a bare clock time is the night's only when the day's reading is as early ("4" is 4 pm).
+_EARLIEST = time(5)
+
+
 def _nearer_half(at: time, own: time) -> time:
-    """``at`` or the same clock time in the other half of the day, whichever is nearer ``own``: an
-    8 am event made "8" is 8 am, not 8 pm; a 4 pm one moved "to 5" is 5 pm."""
+    """``at`` or the same clock time in the other half of the day: the one of the waking day (from 5
+    am) when only one is, else whichever is nearer ``own``. An 8 am event made "8" is 8 am, not 8 pm;
+    a 4 pm one moved "to 5" is 5 pm; a 9 am standup made "4" is 4 pm, never 4 am."""
     other = at.replace(hour=(at.hour + 12) % 24)
+    awake = [t for t in (at, other) if t >= _EARLIEST]
+    if len(awake) == 1:
+        return awake[0]
 
     def gap(t: time) -> int:
         return abs((t.hour * 60 + t.minute) - (own.hour * 60 + own.minute))

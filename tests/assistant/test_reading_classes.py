@@ -148,3 +148,11 @@ def test_my_next_one_is_the_one_next_and_the_next_few_are_a_few(week: Any) -> No
     assert "Friday, March 6" in one.text
     few = say(user, conversation, "when are my next few yoga classes?")
     assert few.text.count("Yoga (") == 3, few.text
+
+
+def test_a_bare_hour_before_dawn_is_read_in_the_afternoon(week: Any) -> None:
+    user, conversation = week
+    reply = say(user, conversation, "make my standup on Thursday be at 4")
+    assert "→ Thursday, March 5 4:00 PM" in reply.text, reply.text  # never 4 AM for a 9 AM standup
+    early = say(user, conversation, "move the standup on Thursday to 8")
+    assert "→ Thursday, March 5 8:00 AM" in early.text, early.text  # both halves waking: the nearer
