@@ -30,6 +30,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from functools import lru_cache
 
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.recurrence import read_repeat
@@ -122,9 +123,11 @@ class _Token:
     role: str = ""
 
 
+@lru_cache(maxsize=4096)
 def stem(word: str) -> str:
     """A word without its ending, so that "travelling" and "travel", "classes" and "class",
-    "Jason's" and "Jason" compare equal: the same crude cut for every word compared."""
+    "Jason's" and "Jason" compare equal: the same crude cut for every word compared (kept for the
+    words seen lately: the gate compares every word of a turn with every title, thousands a turn)."""
     word = word.removesuffix("'s")
     for suffix in ("ing", "ed", "es", "s"):
         if len(word) > len(suffix) + 2 and word.endswith(suffix):

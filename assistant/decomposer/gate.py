@@ -111,10 +111,13 @@ def _strings(value: Any) -> list[str]:
 
 def _names(emails: list[str]) -> list[str]:
     """Each address with the name its owner goes by here, when one does: "Ann Lee" said as "Ann"."""
+    addresses = [e for e in emails if "@" in e]
+    if not addresses:  # most plans invite nobody: no query to build
+        return emails
     found = {
         email.casefold(): f"{first} {last}".strip()
         for email, first, last in get_user_model()
-        .objects.filter(email__in=[e for e in emails if "@" in e])
+        .objects.filter(email__in=addresses)
         .values_list("email", "first_name", "last_name")
     }
     return [f"{found[e.casefold()]} {e}" if e.casefold() in found else e for e in emails]
