@@ -185,9 +185,11 @@ def read(
     restated = _restated(said, frame, context, now)
     if restated is not None:
         frame = understand(restated, now=now, world=world)
+    text = restated or said
     return Reading(
         said=said,
-        text=restated or said,
+        text=text,
+        norm=normalise(text),
         frame=frame,
         learned=learned,
         state=state,
@@ -206,15 +208,16 @@ def _restated(text: str, frame: RequestFrame, context: dict[str, Any], now: date
     after one event was made or changed is a move of that event ("how about 3pm instead?"); "cancel it"
     after events were shown deletes (nothing waits for a "no"); ending a series after a period cancels
     it from then on ("end the seminar after April")."""
+    norm = normalise(text)
     if (
         frame.operation in ("unknown", "query")
         and frame.at_time is not None
         and not frame.title_words
         and len(context.get("last_events") or []) == 1
-        and _CORRECTION.search(normalise(text))
+        and _CORRECTION.search(norm)
     ):
         return "move it to " + " ".join(m.text for m in find_times(text, now=now, daytime=True))
-    cancel = _CANCEL_SHOWN.match(normalise(text)) if context.get("last_events") else None
+    cancel = _CANCEL_SHOWN.match(norm) if context.get("last_events") else None
     if frame.operation == "no" and cancel is not None:
-        return "delete " + normalise(text)[cancel.end() :]
+        return "delete " + norm[cancel.end() :]
     return ending_as_cancel(text, now)

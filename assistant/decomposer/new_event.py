@@ -14,7 +14,6 @@ from datetime import timedelta
 from assistant.decomposer.dialogue import asks_question, says_what
 from assistant.decomposer.drafts import amend, draft_turn
 from assistant.decomposer.frame import RequestFrame
-from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.recurrence import read_repeat
 from assistant.decomposer.understand import understand
@@ -183,7 +182,7 @@ def _describes_event(r: Reading) -> bool:
         r.frame.operation in ("unknown", "query", "yes", "out_of_scope")
         and not asks_question(r.frame, r.text)
         and "?" not in r.text
-        and not QUESTION_STARTERS.match(normalise(r.text))
+        and not QUESTION_STARTERS.match(r.norm)
         and "INFORM" in learned.acts
         and not learned.acts & {"REQUEST", "REQUEST_ALTS", "INFORM_INTENT"}
         and (

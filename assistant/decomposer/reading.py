@@ -18,7 +18,6 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from assistant.decomposer.frame import RequestFrame
-from assistant.decomposer.intent import normalise
 from assistant.decomposer.state import DialogueState
 from assistant.decomposer.world import World
 from assistant.nlu import TurnReading
@@ -33,6 +32,7 @@ class Reading:
 
     said: str
     text: str
+    norm: str  # ``text`` as :func:`~assistant.decomposer.intent.normalise` makes it, computed once
     frame: RequestFrame
     learned: TurnReading
     state: DialogueState
@@ -43,11 +43,6 @@ class Reading:
     user: Any
     timezone_name: str
     whole: bool = True
-
-    @property
-    def norm(self) -> str:
-        """The turn's words lower-cased, with the spellings :func:`normalise` evens out."""
-        return normalise(self.text)
 
     def decided(self, decision: Decision) -> Decision:
         """``decision`` with this turn's frame: what the gate and the record read the turn as."""

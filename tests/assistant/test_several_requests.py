@@ -67,17 +67,18 @@ def test_two_moves_are_previewed_applied_and_undone_together(me: Any) -> None:
         assert _starts(me) == before, undone.text
 
 
-def test_a_cancel_and_a_move_in_one_turn(me: Any) -> None:
+def _previewed_then_approved(me: Any, text: str) -> None:
+    """The turn is previewed (nothing written before a yes), then approved."""
     conversation = conversation_create(user=me)
     with time_machine.travel(NOW, tick=False):
-        preview = chat_turn(
-            user=me,
-            conversation=conversation,
-            text="cancel the gym on Monday and move the team sync to Thursday at 3pm",
-        )
+        preview = chat_turn(user=me, conversation=conversation, text=text)
         assert preview is not None
         assert preview.kind == "confirm", preview.text
         chat_turn(user=me, conversation=conversation, text="yes")
+
+
+def test_a_cancel_and_a_move_in_one_turn(me: Any) -> None:
+    _previewed_then_approved(me, "cancel the gym on Monday and move the team sync to Thursday at 3pm")
     after = _starts(me)
     assert after.get("Gym") is None
     assert after["Team sync"] == datetime(2026, 3, 5, 15, 0, tzinfo=TORONTO)  # the Thursday coming
@@ -116,14 +117,7 @@ def test_where_a_turn_is_cut_into_requests(text: str, parts: list[str]) -> None:
 
 def test_a_cancel_and_an_unrelated_new_event_are_two_requests(me: Any) -> None:
     """ "Cancel the gym and add yoga": yoga is its own event, not a copy of the gym at another time."""
-    conversation = conversation_create(user=me)
-    with time_machine.travel(NOW, tick=False):
-        preview = chat_turn(
-            user=me, conversation=conversation, text="cancel the gym on Monday and add yoga on Sunday at 9"
-        )
-        assert preview is not None
-        assert preview.kind == "confirm", preview.text
-        chat_turn(user=me, conversation=conversation, text="yes")
+    _previewed_then_approved(me, "cancel the gym on Monday and add yoga on Sunday at 9")
     after = _starts(me)
     assert after.get("Gym") is None
     assert after["Yoga"] == datetime(2026, 3, 8, 9, 0, tzinfo=TORONTO)
