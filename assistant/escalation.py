@@ -29,7 +29,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from skills.changes import Change, ChangeSet
-from skills.formatting import format_day, format_time
+from skills.formatting import format_day, format_when
 from skills.models import Calendar
 from skills.providers import provider_for
 from skills.providers.base import Occurrence
@@ -73,7 +73,7 @@ def _missing(escalation: Escalation) -> str | None:
     head = f"I couldn't find {looked_for}{when}."
     if not nearest:
         return f"{head} Could you name it differently, or give its day?"
-    listed = "; ".join(f"{o.summary!r} ({_when(o.start, tz)})" for o in nearest)
+    listed = "; ".join(f"{o.summary!r} ({format_when(o.start, tz)})" for o in nearest)
     return f"{head} Did you mean one of these: {listed}?"
 
 
@@ -149,7 +149,7 @@ def _taken(escalation: Escalation) -> WorkflowDefinition | None:
         )
         if clash is None:
             continue
-        was = _when(change.start, tz)
+        was = format_when(change.start, tz)
         note = f"{was} is taken now ({clash.summary!r}), so here is the next free time of the same length."
         if len(changes.changes) > 1:
             return None  # a set of several changes is not split: the user asks again
@@ -304,11 +304,6 @@ def _previewed(
         summary="Apply, once approved",
     )
     return plan.build(name, summary=note, output=apply)
-
-
-def _when(moment: datetime, tz: ZoneInfo) -> str:
-    """'Friday, March 6 12:00 PM'."""
-    return f"{format_day(moment.astimezone(tz).date())} {format_time(moment, tz)}"
 
 
 def _iso(moment: datetime | None) -> str | None:

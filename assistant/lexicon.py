@@ -47,6 +47,7 @@ __all__ = [
     "phrase_re",
     "spelled_out",
     "weekday_number",
+    "weekday_of",
 ]
 
 # Shorthand written for a word ("tea w/ sam", "w/o the kids"): read as the word, by the rules and the
@@ -80,6 +81,15 @@ def weekday_number(word: str) -> int | None:
     """0 for Monday ... 6 for Sunday, for any spelling of :data:`WEEKDAY`; None for another word."""
     m = _ONE_WEEKDAY.fullmatch(word.lower())
     return _WEEKDAY_STEMS[m[1]] if m else None
+
+
+def weekday_of(word: str) -> int:
+    """:func:`weekday_number` of a word a pattern built on :data:`WEEKDAY` or :data:`WEEKDAY_STEM`
+    matched, which is always a weekday (a ValueError otherwise, never a silent Monday)."""
+    number = weekday_number(word)
+    if number is None:
+        raise ValueError(f"{word!r} is no weekday")
+    return number
 
 
 _WORD_CHAR = re.compile(r"\w")

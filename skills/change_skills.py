@@ -33,7 +33,7 @@ from skills.changes import (
 from skills.context import NO_ANSWER, Interrupt, SkillContext
 from skills.critic import Expectation, criticise
 from skills.errors import SkillError
-from skills.formatting import format_day, format_person, format_span, format_time, join_and
+from skills.formatting import format_day, format_person, format_span, format_time, format_when, join_and
 from skills.freetime import (
     WAKING_HOURS,
     Block,
@@ -1143,7 +1143,7 @@ def _refuse_taken_meanwhile(ctx: SkillContext, changes: list[Change]) -> None:
         found = overlaps.of(start, end)
         if found:
             clash = others[found[0]]
-            when = f"{format_day(start.astimezone(ctx.tz).date())} {format_time(start, ctx.tz)}"
+            when = format_when(start, ctx.tz)
             raise SkillError(
                 f"{change.new_summary or change.summary!r} can't be at {when}: {clash.summary!r} is there "
                 "now, put there after I suggested the time. Nothing was changed."
@@ -1275,7 +1275,7 @@ def _drafts(
             parsed.action, "moved" if moved else "changed"
         )
         when = parsed.before_start or parsed.start
-        stamp = f"{format_day(when.astimezone(ctx.tz).date())} {format_time(when, ctx.tz)}" if when else ""
+        stamp = format_when(when, ctx.tz) if when else ""
         invited, dropped = attendee_changes(parsed)
         lines = {a.casefold(): f"you are invited to {parsed.summary} ({stamp})" for a in invited}
         lines |= {a.casefold(): f"you are no longer invited to {parsed.summary} ({stamp})" for a in dropped}

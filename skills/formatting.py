@@ -6,7 +6,7 @@ import re
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
-__all__ = ["format_day", "format_person", "format_range", "format_span", "format_time"]
+__all__ = ["format_day", "format_person", "format_range", "format_span", "format_time", "format_when"]
 
 
 def format_day(day: date) -> str:
@@ -19,6 +19,11 @@ def format_time(moment: datetime, tz: ZoneInfo) -> str:
     hour = local.hour % 12 or 12
     suffix = "AM" if local.hour < 12 else "PM"
     return f"{hour}:{local.minute:02d} {suffix}"
+
+
+def format_when(moment: datetime, tz: ZoneInfo) -> str:
+    """'Friday, March 13 2:00 PM': a moment's day and time where ``tz`` sees it."""
+    return f"{format_day(moment.astimezone(tz).date())} {format_time(moment, tz)}"
 
 
 def format_span(start: datetime, end: datetime, tz: ZoneInfo, *, all_day: bool = False) -> str:

@@ -32,7 +32,7 @@ from assistant.lexicon import (
     STOPWORDS,
     WEEKDAY,
     WEEKDAY_STEM,
-    weekday_number,
+    weekday_of,
 )
 from assistant.timeexpr import TimeMatch, find_times
 from skills.formatting import format_day
@@ -259,7 +259,7 @@ def _weekday_from(destination: str, onward: datetime) -> date | None:
     if said is None:
         return None
     day = onward.date()
-    return day + timedelta(days=((weekday_number(said["day"]) or 0) - day.weekday()) % 7)
+    return day + timedelta(days=(weekday_of(said["day"]) - day.weekday()) % 7)
 
 
 def _number_then_words(destination: str, now: datetime) -> str | None:

@@ -49,7 +49,7 @@ from assistant.lexicon import (
 from assistant.nlu import Span, TurnReading
 from assistant.timeexpr import TimeMatch, find_times
 from preferences.selectors import user_timezone
-from skills.formatting import format_day, format_time
+from skills.formatting import format_day, format_when
 from workflows.builder import Plan
 from workflows.definition import Decision, WorkflowDefinition
 
@@ -561,6 +561,6 @@ def amend(
     placed = bool(made.location or said.location)
     plan = Plan()
     apply = edit_tasks(plan, find, edit, apply={} if placed else {"then_ask": ASK_PLACE})
-    when = f"{format_day(made.start.astimezone(tz).date())} {format_time(made.start, tz)}"
+    when = format_when(made.start, tz)
     decision = _workflow(plan.build("amend-event", summary=f"Change {made.summary} ({when})", output=apply))
     return _asking_place(decision, placed)

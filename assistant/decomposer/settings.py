@@ -18,7 +18,7 @@ from typing import Any
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.recurrence import read_repeat
-from assistant.lexicon import WEEKDAY, WEEKDAY_STEM, weekday_number
+from assistant.lexicon import WEEKDAY, WEEKDAY_STEM, weekday_of
 from assistant.timeexpr import TimeMatch, find_times
 from preferences.schema import DAY_CODES, known_zones
 from preferences.wording import preference_label
@@ -198,18 +198,11 @@ def _days(said: str, now: datetime) -> list[str]:
         return list(DAY_CODES)
     found: list[str] = []
     for m in _DAY_RANGE.finditer(said):
-        first, last = _day_number(m[1]), _day_number(m[2])
+        first, last = weekday_of(m[1]), weekday_of(m[2])
         found += [DAY_CODES[i % 7] for i in range(first, last + (1 if last >= first else 8))]
     for m in _DAY_WORD.finditer(said):
-        found.append(DAY_CODES[_day_number(m[1])])
+        found.append(DAY_CODES[weekday_of(m[1])])
     return [code for code in DAY_CODES if code in found]
-
-
-def _day_number(word: str) -> int:
-    """The weekday a word of :data:`WEEKDAY` names (the patterns above match no other word)."""
-    number = weekday_number(word)
-    assert number is not None
-    return number
 
 
 def _span(said: str, now: datetime) -> tuple[str, str] | None:
