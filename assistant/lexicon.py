@@ -377,6 +377,36 @@ QUERY_CUES = phrase_re(
         "summarise",
     ]
 )
+# The last request asked again of something else: "do the same for March", "same for next week", "the
+# same question for Friday" (not "the same time next week", a time of its own).
+SAME_AGAIN = re.compile(
+    r"\b(?:the )?same(?: thing| question| again| one)?\s+(?:for|with|about|on|in)\b"
+    r"|^(?:and|so|ok|okay)?\s*(?:what|how) about\b|^and\b"  # "what about March?", "and next week?"
+)
+# Why someone is away for days, by the words that say it: what a span of whole days is for ("my
+# vacation next week", "I'm travelling Friday, clear the day"), in the order they are looked for.
+AWAY: dict[str, str] = {
+    **dict.fromkeys(
+        ["travel", "travels", "travelling", "traveling", "travelled", "traveled", "trip", "flying", "flight"],
+        "travel",
+    ),
+    **dict.fromkeys(["vacation", "holiday", "holidays"], "vacation"),
+    **dict.fromkeys(["conference", "offsite", "off-site"], "conference"),
+    **dict.fromkeys(
+        ["out of office", "out of the office", "ooo", "pto", "day off", "sick"], "out of office"
+    ),
+}
+
+
+def away_kind(norm: str) -> str | None:
+    """The kind of absence a normalised text names (see :data:`AWAY`), or None."""
+    said = " " + " ".join(word.strip(".,;:!?()\"'") for word in norm.split()) + " "
+    return next((kind for words, kind in AWAY.items() if f" {words} " in said), None)
+
+
+# Verbs whose object, when it is a person, makes a meeting of the turn: "I need to see Omar at 3" is
+# time with Omar, where "see" alone asks to be shown something ("let me see Friday").
+MEETING_VERBS = frozenset({"see", "seeing", "visit", "visiting"})
 QUESTION_STARTERS = re.compile(
     r"^(?:what|what's|whats|when|when's|where|who|whom|which|how|is|are|do|does|did|am|any|anything|"
     r"have i|has|was|were|will i|shall|should i|show|list|tell me|check|find|give me|read|display|view)\b"

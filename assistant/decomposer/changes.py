@@ -32,6 +32,7 @@ from assistant.lexicon import (
     STOPWORDS,
     WEEKDAY,
     WEEKDAY_STEM,
+    away_kind,
     weekday_of,
 )
 from assistant.timeexpr import TimeMatch, find_times
@@ -115,12 +116,6 @@ _EVERYTHING = re.compile(
 # "clear Friday for travel": the day is emptied and blocked for the reason ("for Friday" is no reason).
 _CLEAR_VERB = re.compile(r"\b(?:clear|cancel|delete|remove|wipe|empty|free up|block)\b")
 _CLEARING = re.compile(r"\b(?:clear|wipe|empty|free up|block)\b")
-_REASONS = (
-    (re.compile(r"\b(?:travel\w*|trip|flying|flight)\b"), "travel"),
-    (re.compile(r"\b(?:vacation|holidays?)\b"), "vacation"),
-    (re.compile(r"\b(?:conference|offsite|off-site)\b"), "conference"),
-    (re.compile(r"\b(?:out of (?:the )?office|ooo|pto|day off|sick)\b"), "out of office"),
-)
 _FOR_WHY = re.compile(r"\bfor (?P<why>[a-z][\w ]*?)(?= and\b|[,.;:!?]|$)")
 # Ends of a clause: punctuation (not the dots of "a.m." or "12.30"), "but", "except", "and leave".
 _CLAUSE_BREAK = re.compile(
@@ -379,7 +374,7 @@ def _reason(norm: str, now: datetime, everything: bool) -> str:
         if why and not _EVERYTHING.fullmatch(why):
             return why
     # "I'm travelling next Friday, cancel everything that day": the reason said without "for".
-    return next((why for cue, why in _REASONS if cue.search(norm)), "")
+    return away_kind(norm) or ""
 
 
 def _shift(norm: str) -> tuple[int, str]:

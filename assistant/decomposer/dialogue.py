@@ -18,7 +18,7 @@ from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import classify, normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.state import Asked, DialogueState, LastQuestion
-from assistant.lexicon import COUNT_CUES, FREE_CUES, POLITE_PREFIX, STREET_ADDRESS
+from assistant.lexicon import COUNT_CUES, FREE_CUES, POLITE_PREFIX, SAME_AGAIN, STREET_ADDRESS
 from assistant.nlu import Asked as ReaderAsked
 from assistant.nlu import TurnReading, read_turn
 from assistant.timeexpr import find_times
@@ -178,11 +178,25 @@ def follow_up(
     if frame.operation not in ("unknown", *READS) or frame.error:
         return frame
     last = state.last_question
-    named = says_what(frame, text, reading)
+    again = last is not None and frame.range_explicit and bool(SAME_AGAIN.search(normalise(text)))
+    named = not again and says_what(frame, text, reading)
     if frame.range_explicit and (frame.operation == "unknown" or not named):
-        # "and the 12th?", "I want to know about the 4th", "the 10th I have something going on"
+        # "and the 12th?", "I want to know about the 4th", "the 10th I have something going on": the
+        # last question for that day; "do the same for March", "what about next week?": of the same
+        # events too
         operation = last.operation if last is not None and not named else "query"
-        return replace(frame, operation=operation, confidence=max(frame.confidence, 0.75))
+        if last is None or not again:
+            return replace(frame, operation=operation, confidence=max(frame.confidence, 0.75))
+        return replace(
+            frame,
+            operation=last.operation,
+            confidence=max(frame.confidence, 0.75),
+            titles=list(last.titles),
+            title_words=list(last.title_words),
+            category=last.category,
+            people=list(last.people),
+            person_names=list(last.person_names),
+        )
     weak = frame.confidence < _SURE  # the rules saw no cue of their own, only calendar words or nothing
     if weak and frame.operation == "query" and reading.intent == "GetAvailableTime" and not frame.title_words:
         frame = replace(frame, operation="free")  # "my calendar is vacant then?": learned, not listed
@@ -200,11 +214,19 @@ def follow_up(
 
 
 def last_question(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> LastQuestion | None:
-    """What a read-only turn asked, to remember, with the range the user named (if any)."""
+    """What a read-only turn asked, to remember, of which events, with the range the user named (if
+    any)."""
     if frame.operation not in READS:
         return None
+    subject = {
+        "titles": list(frame.titles) if frame.title_words else [],
+        "title_words": list(frame.title_words),
+        "category": frame.category,
+        "people": list(frame.people),
+        "person_names": list(frame.person_names),
+    }
     if not frame.range_explicit or frame.start is None or frame.end is None:
-        return LastQuestion(operation=frame.operation)
+        return LastQuestion(operation=frame.operation, **subject)
     start, end = frame.start, frame.end
     if frame.at_time is not None and end - start <= timedelta(minutes=1):
         # "what do I have at 3pm tomorrow": the day is what a follow-up goes on about
@@ -216,6 +238,7 @@ def last_question(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> LastQuest
         start=start,
         end=end,
         single_day=local_start.date() == local_end.date(),
+        **subject,
     )
 
 

@@ -45,6 +45,7 @@ from assistant.lexicon import (
     NAMED_OUTRIGHT,
     STOPWORDS,
     STREET_ADDRESS,
+    away_kind,
 )
 from assistant.nlu import Span, TurnReading
 from assistant.timeexpr import TimeMatch, find_times
@@ -100,6 +101,9 @@ def _clean(span_text: str) -> str:
     text = _LEADING.sub("", _TRAILING.sub("", span_text.strip()))
     if len(text) > 2 and text[0] == text[-1] and text[0] in "'\"":
         text = text[1:-1].strip()  # "titled 'Pick up Gavin'": the name, not its quotes
+    for quote in "'\"":
+        if text.count(quote) == 1 and (text.startswith(quote) or text.endswith(quote)):
+            text = text.strip(quote).strip()  # one of the quotes around the name taken with it
     return text[:1].upper() + text[1:] if text[:1].islower() else text
 
 
@@ -117,6 +121,19 @@ def _meaningful(title: str) -> bool:
 # A detail's name leading the words left over ("the location is my office"): that detail is being
 # given, and the words are no name of the event.
 _FIELD = re.compile(r"(?:location|place|address|venue|title|name|time|date|day)\b", re.IGNORECASE)
+
+
+def _some_day_of(match: TimeMatch, text: str) -> bool:
+    """Whether a week, month or year said alone as when a new event is ("a party next week", "lunch
+    with Bo next month") is a time to find in it rather than the event's own days, which it is for an
+    absence ("my vacation next week", "out of office next week")."""
+    return (
+        match.has_date
+        and not match.has_time
+        and match.grain in ("week", "month", "year")
+        and away_kind(normalise(text)) is None
+        and not _DAY_LONG.search(text)
+    )
 
 
 def _rule_title(frame: RequestFrame, text: str = "") -> str:
@@ -162,7 +179,10 @@ def _as_said(name: str, text: str) -> str:
 
 def _with_people(title: str, names: list[str]) -> str:
     shown = [n if not n.islower() else n.title() for n in names if n.casefold() not in title.casefold()]
-    return f"{title} with {' and '.join(shown)}" if title and shown else title
+    if not title or not shown:
+        return title
+    people = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
+    return f"{title} with {people}"  # "Lunch with Ines, Tom and Wei"
 
 
 def _as_hours(match: TimeMatch, now: datetime) -> TimeMatch:
@@ -259,6 +279,8 @@ class _Said:
                 continue
             if match.has_time and started is None:
                 started = local
+            if self.day is None and self.repeat is None and _some_day_of(match, text):
+                continue  # "a neighbor party next week": a day of that week, to be asked, not all of it
             if match.has_date and self.day is None:
                 self.day = local.date()
                 if not match.has_time and match.is_interval and match.end is not None:
@@ -279,6 +301,10 @@ class _Said:
             # "10am his time (he's in London)": ten there, at whatever hour that is here
             day = self.day or now.astimezone(tz).date()
             there = datetime.combine(day, time.fromisoformat(self.at), other.zone).astimezone(tz)
+            if self.day is None and there <= now:
+                # no day said and that hour there has gone today: the next one, as for any bare time
+                there = datetime.combine(day + timedelta(days=1), time.fromisoformat(self.at), other.zone)
+                there = there.astimezone(tz)
             self.day, self.at = there.date(), f"{there:%H:%M}"
         self.problem = self.problem or odd_length(self.minutes) or long_ago(self.day, tz)
         if self.at is None and self.day is not None and _DAY_LONG.search(text):

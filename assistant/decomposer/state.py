@@ -41,12 +41,18 @@ class EventRef(_State):
 
 
 class LastQuestion(_State):
-    """The last read-only question: what was asked (events, free time, a count) and for which range."""
+    """The last read-only question: what was asked (events, free time, a count), of which events, and
+    for which range; "and next week?" or "do the same for March" asks it again of another range."""
 
     operation: Literal["query", "free", "count"]
     start: datetime | None = Field(default=None, description="The range the user named, if any.")
     end: datetime | None = None
     single_day: bool = False
+    titles: list[str] = Field(default_factory=list, description="The events' titles asked about.")
+    title_words: list[str] = Field(default_factory=list)
+    category: str | None = None
+    people: list[str] = Field(default_factory=list)
+    person_names: list[str] = Field(default_factory=list)
 
 
 class Draft(_State):

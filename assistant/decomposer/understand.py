@@ -29,6 +29,7 @@ from assistant.lexicon import (
     FILLER,
     GENERIC_EVENT_WORDS,
     MEAL_LEAD,
+    MEETING_VERBS,
     MOVE_VERBS,
     NOT_ATTENDING,
     PICK,
@@ -283,7 +284,13 @@ def understand(text: str, *, now: datetime, world: World, reading: TurnReading |
         take(*d.span)
 
     unread = "".join(" " if mask[i] else ch for i, ch in enumerate(norm))
-    _fill_people(frame, norm, unread, world, take)
+    learned_people = _learned_people(reading, unread, world)
+    _fill_people(frame, norm, unread, world, take, learned_people)
+    seeing = _meets_someone(learned_people, unread, text, norm, targets)
+    if seeing is not None and frame.operation in ("query", "unknown"):
+        # "I need to see Omar tomorrow at 3": a person the tagger found is who is seen, a meeting
+        frame.operation, frame.confidence = "create", 0.6
+        take(*seeing)
     if operation == "free" and _about_others(unread, frame):
         frame.notes.append(ABOUT_OTHERS)
     for m in EVERYONE_CUE.finditer(norm):
@@ -467,21 +474,92 @@ def _fill_range(frame: RequestFrame, targets: list[TimeMatch], now: datetime, no
         frame.range_explicit = True
 
 
+def _learned_people(
+    reading: TurnReading | None, unread: str, world: World
+) -> list[tuple[str, tuple[int, int]]]:
+    """The people the names tagger found, where their words stand unread in the normalised text: the
+    tagger learnt from real requests where a name stands ("I need to see Omar", "Omar and I"), and
+    where it stops ("with Omar at 3pm London time" is Omar)."""
+    people = [s for s in reading.spans if s.slot == "person"] if reading is not None else []
+    if not people:
+        return []
+    titles = {title.casefold() for title in world.titles}
+    found: list[tuple[str, tuple[int, int]]] = []
+    for span in people:
+        name = " ".join(span.text.casefold().replace("’", "'").split())
+        if name.endswith("'s") or name in titles:
+            # "john's birthday": an owner, whose name stays in the title (see _POSSESSIVE); "look up
+            # Test" with a "Test" on the calendar: that event, whatever the name sounds like
+            continue
+        at = _whole_word(unread, name)
+        if at >= 0:
+            found.append((name, (at, at + len(name))))
+    return found
+
+
+def _whole_word(text: str, words: str) -> int:
+    """Where ``words`` first stand in ``text`` as whole words, or -1."""
+    at = text.find(words)
+    while at >= 0:
+        end = at + len(words)
+        if (at == 0 or not text[at - 1].isalnum()) and (end == len(text) or not text[end].isalnum()):
+            return at
+        at = text.find(words, at + 1)
+    return -1
+
+
+def _meets_someone(
+    learned: list[tuple[str, tuple[int, int]]], unread: str, text: str, norm: str, targets: list[TimeMatch]
+) -> tuple[int, int] | None:
+    """Where the verb stands in a statement with a day or time in which someone the tagger found is
+    the one seen or visited: "I need to see Omar tomorrow at 3", not "when do I see Omar?" nor "let
+    me see Friday"."""
+    if "?" in text or QUESTION_STARTERS.match(norm) or not any(t.has_date or t.has_time for t in targets):
+        return None
+    for _, (lo, _hi) in learned:
+        before = unread[:lo].rstrip(" ")
+        verb = before.rsplit(" ", 1)[-1]
+        if len(before) == lo - 1 and verb in MEETING_VERBS:
+            return lo - 1 - len(verb), lo - 1
+    return None
+
+
+def _object_of(unread: str, start: int) -> bool:
+    """Whether the words at ``start`` follow a word of a phrase with nothing between: "give jane a
+    call", not "lunch with jane", "see jane" (a meeting), "jane and i" or a name after a time read away."""
+    before = unread[:start]
+    if not before.endswith(" ") or before.endswith("  ") or not before.strip():
+        return False
+    word = before.split()[-1]
+    return word.isalpha() and word not in STOPWORDS and word not in MEETING_VERBS
+
+
 def _fill_people(
-    frame: RequestFrame, norm: str, unread: str, world: World, take: Callable[[int, int], None]
+    frame: RequestFrame,
+    norm: str,
+    unread: str,
+    world: World,
+    take: Callable[[int, int], None],
+    learned: list[tuple[str, tuple[int, int]]],
 ) -> None:
-    """People named by email, after "with"/"invite"/..., or as a possessive.  Names are looked for in
-    ``unread`` (``norm`` with what earlier layers consumed blanked), so "with Priya Thursday at 3"
-    does not make "Priya Thursday" a name."""
+    """People named by email, where the names tagger found them (``learned``), after
+    "with"/"invite"/..., or as a possessive.  Names are looked for in ``unread`` (``norm`` with what
+    earlier layers consumed blanked), so "with Priya Thursday at 3" does not make "Priya Thursday" a
+    name; where the tagger's bounds and the cues' differ, the tagger's stand."""
     seen: set[str] = set()
     for m in _EMAIL.finditer(norm):
         frame.people.append(m.group(0))
         seen.add(m.group(0))
         take(*m.span())
         unread = unread[: m.start()] + " " * (m.end() - m.start()) + unread[m.end() :]  # not "zoe" of zoe@…
-    candidates: list[tuple[str, tuple[int, int]]] = []
+    candidates = [(name, span) for name, span in learned if unread[span[0] : span[1]] == name]
+
+    def overlaps_learned(span: tuple[int, int]) -> bool:
+        return any(lo < span[1] and span[0] < hi for _, (lo, hi) in learned)
+
     for m in _PEOPLE_AFTER.finditer(unread):
-        if not _POSSESSIVE.match(m.group(1)):  # "for john's birthday": the possessive below names him
+        if not _POSSESSIVE.match(m.group(1)) and not overlaps_learned(m.span(1)):
+            # "for john's birthday": the possessive below names him
             candidates.append((m.group(1), m.span(1)))
     listed: set[tuple[int, int]] = set()
     for pattern in (_TOGETHER_FREE, _LIST_AFTER, _ONE_FREE):
@@ -489,6 +567,8 @@ def _fill_people(
             if pattern is _ONE_FREE and _not_someone(m.group("list")):
                 continue
             for member in _LIST_MEMBER.finditer(unread, *m.span("list")):
+                if overlaps_learned(member.span()):
+                    continue
                 if member.span() not in listed and not any(member.span() == s for _, s in candidates):
                     listed.add(member.span())
                     candidates.append((member.group(0), member.span()))
@@ -497,6 +577,8 @@ def _fill_people(
     for m in _POSSESSIVE.finditer(unread):
         candidates.append((m.group(1), m.span(1)))
         owners.add(m.group(1))
+    # "give jane a call", "saw Kate": a name right after a word of the phrase belongs to the title too
+    in_phrase = {span for _, span in learned if _object_of(unread, span[0])}
     cleaned = [
         (
             " ".join(
@@ -527,7 +609,7 @@ def _fill_people(
             continue
         if words not in frame.person_names:
             frame.person_names.append(words)
-        if name not in owners:
+        if name not in owners and span not in in_phrase:
             take(*span)  # "John's birthday" keeps its owner in its title
 
 
@@ -701,6 +783,8 @@ def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "")
             if lead_verb and w not in lead_verb.split() and CREATE_VERBS.fullmatch(w):
                 kept.append(w)  # but in "add book club" the "book" after the request's verb is the name's
             continue
+        if frame.operation == "free" and w in _PREDICATE_WORDS:
+            continue  # "are Ann and Raj free for a session?": the question's words, not the session's
         if w in _QUANTIFIERS or (w in STOPWORDS and w not in GENERIC_EVENT_WORDS):
             if kept and w in {"of", "and", "the", "a", "an", "out", "to", "for", "on", "with"}:
                 kept.append(w)

@@ -1,17 +1,19 @@
-"""The shared corpora as examples of titles and places, for the names tagger.
+"""The shared corpora as examples of titles, places and people, for the names and people taggers.
 
-Three sources say where people name an event and its place, each in its own way:
+Three sources say where people name an event, its place and who is in it, each in its own way:
 
 - ``sgd``: the Schema-Guided Dialogue calendar turns, with character spans of ``event_name`` and
   ``event_location`` (see :mod:`assistant.nlu.sgd`);
 - ``smcalflow``: every turn of SMCalFlow's dev dialogues, whose programs carry the literal subject
-  (``Event.subject_?``) and place (``LocationKeyphrase.apply``) of what a turn creates, finds or
-  changes; a literal found in the turn's own words is a span there;
+  (``Event.subject_?``), place (``LocationKeyphrase.apply``) and people (``PersonName.apply``) of what
+  a turn creates, finds or changes; a literal found in the turn's own words is a span there;
 - ``nlu``: NLU-Evaluation-Data's calendar requests, annotated inline ("[event_name : dentist]",
-  "[place_name : ...]").
+  "[place_name : ...]", "[person : al]").
 
-Only the title and the place are taken: dates and times are the time resolver's, and the sources
-mark them differently or not at all.  Nothing here runs when the chat reads a turn.
+The Schema-Guided Dialogue calendar names nobody, so its turns teach the people slot only what is not
+a name.  Only the title, the place and the people are taken: dates and times are the time
+resolver's, and the sources mark them differently or not at all.  Nothing here runs when the chat
+reads a turn.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from django.conf import settings
 
 from assistant.nlu.examples import Example
 from assistant.nlu.labels import nlu_operation, smcalflow_operation
-from assistant.nlu.reading import NAME_SLOTS, Slot, Span
+from assistant.nlu.reading import NAME_SLOTS, PERSON_SLOTS, Slot, Span
 from assistant.nlu.sgd import asked_from_prompt
 from assistant.nlu.sgd import load as load_sgd
 
@@ -41,13 +43,18 @@ CORPORA: dict[str, Path] = {
 
 _SUBJECT = re.compile(r'Event\.subject_\? \(\?~?= "((?:[^"\\]|\\.)+)"\)')
 _PLACE = re.compile(r'LocationKeyphrase\.apply "((?:[^"\\]|\\.)+)"')
-_LITERALS: tuple[tuple[re.Pattern[str], Slot], ...] = ((_SUBJECT, "title"), (_PLACE, "location"))
+_PERSON = re.compile(r'PersonName\.apply "((?:[^"\\]|\\.)+)"')
+_LITERALS: tuple[tuple[re.Pattern[str], Slot], ...] = (
+    (_SUBJECT, "title"),
+    (_PLACE, "location"),
+    (_PERSON, "person"),
+)
 _ANNOTATED = re.compile(r"\[(?P<kind>[a-z_]+) : (?P<value>[^\]]+?)\s*\]")
-_NLU_SLOTS: dict[str, Slot] = {"event_name": "title", "place_name": "location"}
+_NLU_SLOTS: dict[str, Slot] = {"event_name": "title", "place_name": "location", "person": "person"}
 
 
 def load_corpus(name: str, path: Path | None = None) -> list[Example]:
-    """The examples of one corpus (its titles and places only), in file order."""
+    """The examples of one corpus (its titles, places and people only), in file order."""
     path = path or CORPORA[name]
     if name == "sgd":
         return [_names_only(e) for e in load_sgd(path)]
@@ -75,7 +82,11 @@ def chosen_corpora(said: list[str]) -> dict[str, Path]:
 
 
 def _names_only(example: Example) -> Example:
-    kept = [(s, c) for s, c in zip(example.spans, example.canonical, strict=True) if s.slot in NAME_SLOTS]
+    kept = [
+        (s, c)
+        for s, c in zip(example.spans, example.canonical, strict=True)
+        if s.slot in NAME_SLOTS or s.slot in PERSON_SLOTS
+    ]
     return Example(
         dialogue=example.dialogue,
         text=example.text,
@@ -98,8 +109,9 @@ def _example(dialogue: str, text: str, asked_after: str, spans: list[Span], oper
     spans = sorted(spans, key=lambda s: (s.start, s.end))
     kept: list[Span] = []
     for span in spans:  # two literals in the same words (a subject that is also the place) once
-        if not any(k.start < span.end and span.start < k.end for k in kept):
-            kept.append(span)
+        group = [k for k in kept if (k.slot in PERSON_SLOTS) == (span.slot in PERSON_SLOTS)]
+        if not any(k.start < span.end and span.start < k.end for k in group):
+            kept.append(span)  # a person within a title is both: two taggers learn them
     return Example(
         dialogue=dialogue,
         text=text,

@@ -1,5 +1,6 @@
-"""Reading one turn with a given pair of models: the act classifier, then the span tagger, which also
-takes whether the acts found inform (see :func:`assistant.nlu.features.token_features`)."""
+"""Reading one turn with a given set of models: the act classifier, then the span tagger, which also
+takes whether the acts found inform (see :func:`assistant.nlu.features.token_features`), and the
+names, people and operation models where they are given."""
 
 from __future__ import annotations
 
@@ -25,6 +26,8 @@ class TurnReader:
     # Titles and places learnt from every corpus (see :mod:`assistant.nlu.corpora`); without it, the
     # span tagger's own.
     names: SpanTagger | None = None
+    # Who the turn names, learnt from the corpora that name people (see assistant.nlu.corpora).
+    people: SpanTagger | None = None
     # What the turn asks the calendar to do, learnt from every corpus (see assistant.nlu.operations).
     operations: OperationModel | None = None
 
@@ -52,6 +55,9 @@ class TurnReader:
                     [*(s for s in spans if s.slot not in NAME_SLOTS), *named], key=lambda s: (s.start, s.end)
                 )
             )
+        if self.people is not None:
+            people = spans_from_tags(text, words.tokens, self.people.tags(features))
+            spans = tuple(sorted([*spans, *people], key=lambda s: (s.start, s.end)))
         return TurnReading(
             acts=acts, intent=intent, spans=spans, operation=operation, operation_confidence=sure
         )

@@ -9,11 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["ASKED", "NAME_SLOTS", "SLOTS", "Asked", "Slot", "Span", "TurnReading"]
+__all__ = ["ASKED", "NAME_SLOTS", "PERSON_SLOTS", "SLOTS", "Asked", "Slot", "Span", "TurnReading"]
 
-Slot = Literal["date", "time", "title", "location"]
-SLOTS: tuple[Slot, ...] = ("date", "time", "title", "location")
+Slot = Literal["date", "time", "title", "location", "person"]
+SLOTS: tuple[Slot, ...] = ("date", "time", "title", "location", "person")
 NAME_SLOTS: tuple[Slot, ...] = ("title", "location")  # what an event is called and where it is
+# Who is in it: the people tagger's, learnt apart from titles (a name inside "Lunch with Ann" is
+# still a person), from the corpora that name people (SMCalFlow, NLU-Evaluation-Data).
+PERSON_SLOTS: tuple[Slot, ...] = ("person",)
 
 # What the assistant's previous turn asked for. The same words mean different things after different
 # questions ("Wanderlust Book Club" after "what should I call it?" is a title; "That works" after a
@@ -43,7 +46,8 @@ class TurnReading:
     ``acts`` are the dialogue acts of the Schema-Guided Dialogue dataset (INFORM_INTENT, INFORM,
     REQUEST_ALTS, SELECT, AFFIRM, NEGATE, AFFIRM_INTENT, NEGATE_INTENT, THANK_YOU, GOODBYE); ``intent``
     is what an INFORM_INTENT announces (``"GetEvents"``, ``"GetAvailableTime"`` or ``"AddEvent"``), and
-    is ``None`` exactly when INFORM_INTENT is not among the acts; ``spans`` are in text order.
+    is ``None`` exactly when INFORM_INTENT is not among the acts; ``spans`` are in text order (a
+    person may lie within a title, "Lunch with Ann"; no other two overlap).
     ``operation`` is what the turn asks the calendar to do (one of
     :data:`assistant.nlu.operations.OPERATIONS`, None without that model) and ``operation_confidence``
     the model's probability of it.

@@ -22,6 +22,7 @@ __all__ = [
     "MODEL_DIR",
     "NAMES_FILE",
     "OPERATIONS_FILE",
+    "PEOPLE_FILE",
     "SPANS_FILE",
     "load_reader",
     "read_turn",
@@ -34,15 +35,16 @@ ACTS_FILE = "acts.json"
 SPANS_FILE = "spans.crfsuite"
 NAMES_FILE = "names.crfsuite"
 OPERATIONS_FILE = "operations.json"
+PEOPLE_FILE = "people.crfsuite"
 
 _lock = threading.Lock()
 _reader: TurnReader | None = None
 
 
 def load_reader(directory: Path) -> TurnReader:
-    """The reader whose model files are in ``directory`` (the names tagger's and the operation model's
-    when they are there)."""
-    names = (ACTS_FILE, SPANS_FILE, NAMES_FILE, OPERATIONS_FILE)
+    """The reader whose model files are in ``directory`` (the names and people taggers' and the
+    operation model's when they are there)."""
+    names = (ACTS_FILE, SPANS_FILE, NAMES_FILE, PEOPLE_FILE, OPERATIONS_FILE)
     return reader_from_files({n: (directory / n).read_bytes() for n in names if (directory / n).exists()})
 
 
@@ -50,10 +52,13 @@ def reader_from_files(files: Mapping[str, bytes]) -> TurnReader:
     """The reader of model files' contents, by file name (as training returns them)."""
     acts = ActModel.from_json(json.loads(files[ACTS_FILE]))
     names = SpanTagger(files[NAMES_FILE]) if NAMES_FILE in files else None
+    people = SpanTagger(files[PEOPLE_FILE]) if PEOPLE_FILE in files else None
     operations = (
         OperationModel.from_json(json.loads(files[OPERATIONS_FILE])) if OPERATIONS_FILE in files else None
     )
-    return TurnReader(acts=acts, spans=SpanTagger(files[SPANS_FILE]), names=names, operations=operations)
+    return TurnReader(
+        acts=acts, spans=SpanTagger(files[SPANS_FILE]), names=names, people=people, operations=operations
+    )
 
 
 def shipped_reader() -> TurnReader:

@@ -11,7 +11,8 @@ from __future__ import annotations
 import json
 import tempfile
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -23,11 +24,12 @@ from sklearn.linear_model import LogisticRegression
 from assistant.nlu.acts import INFORM, INFORM_INTENT, ActModel
 from assistant.nlu.examples import Example
 from assistant.nlu.features import operation_features, token_features, turn_features
-from assistant.nlu.shipped import ACTS_FILE, NAMES_FILE, OPERATIONS_FILE, SPANS_FILE
+from assistant.nlu.reading import NAME_SLOTS, PERSON_SLOTS, Slot
+from assistant.nlu.shipped import ACTS_FILE, NAMES_FILE, OPERATIONS_FILE, PEOPLE_FILE, SPANS_FILE
 from assistant.nlu.spans import tags_from_spans
 from assistant.nlu.words import Words, words_of
 
-__all__ = ["train", "train_acts", "train_names", "train_operations", "train_spans"]
+__all__ = ["train", "train_acts", "train_names", "train_operations", "train_people", "train_spans"]
 
 # A feature seen once teaches about one sentence, not about turns.
 _MIN_FEATURE_COUNT = 2
@@ -57,8 +59,8 @@ def train(
     trained_on: Mapping[str, Any] | None = None,
 ) -> dict[str, bytes]:
     """The model files, by file name, as :func:`assistant.nlu.shipped.reader_from_files` reads them:
-    the act classifier and span tagger from ``examples`` and, given ``names``, the names tagger and the
-    operation model (from those of ``names`` whose corpus labelled an operation).
+    the act classifier and span tagger from ``examples`` and, given ``names``, the names tagger, the
+    people tagger and the operation model (from those of ``names`` whose corpus labelled an operation).
 
     ``trained_on`` describes the data (the training command gives the files' names and SHA-256) and is
     kept in the act model's file, so an evaluation can tell when it is testing on the training data.
@@ -69,7 +71,9 @@ def train(
     acts = json.dumps(model, sort_keys=True, separators=(",", ":")) + "\n"
     files = {ACTS_FILE: acts.encode(), SPANS_FILE: train_spans(examples)}
     if names:
-        files[NAMES_FILE] = train_names(names, ActModel.from_json(model))
+        acts_model = ActModel.from_json(model)
+        files[NAMES_FILE] = train_names(names, acts_model)
+        files[PEOPLE_FILE] = train_people(names, acts_model)
         operations = json.dumps(train_operations(names), sort_keys=True, separators=(",", ":")) + "\n"
         files[OPERATIONS_FILE] = operations.encode()
     return files
@@ -139,14 +143,32 @@ def train_names(examples: Sequence[Example], acts: ActModel) -> bytes:
     It sees what the span tagger sees, whether the turn informs included: from a turn's annotated acts
     where its corpus has them (SGD), else from ``acts``, the act classifier, as when it reads a turn.
     """
+    return _crf(_tagged(examples, acts, NAME_SLOTS), _NAMES_CRF_PARAMS)
 
-    def informs(example: Example, words: Words) -> bool:
-        if example.acts:
-            return INFORM in example.acts
-        return INFORM in acts.predict(turn_features(words, example.asked))[0]
 
-    rows = ((words, e, informs(e, words)) for e in examples for words in [words_of(e.text)])
-    return _crf(rows, _NAMES_CRF_PARAMS)
+def train_people(examples: Sequence[Example], acts: ActModel) -> bytes:
+    """The people tagger's crfsuite model file, from the same turns and features as the names tagger.
+
+    A tagger of its own, so that a name may lie within a title ("Lunch with Ann" is a title and Ann
+    one of its people) and the titles learnt stay what they were.
+    """
+    return _crf(_tagged(examples, acts, PERSON_SLOTS), _NAMES_CRF_PARAMS)
+
+
+def _tagged(
+    examples: Sequence[Example], acts: ActModel, slots: tuple[Slot, ...]
+) -> Iterator[tuple[Words, Example, bool]]:
+    """Each example with its spans of ``slots`` only, its words, and whether it informs."""
+    for example in examples:
+        words = words_of(example.text)
+        informs = (
+            INFORM in example.acts
+            if example.acts
+            else INFORM in acts.predict(turn_features(words, example.asked))[0]
+        )
+        kept = [(s, c) for s, c in zip(example.spans, example.canonical, strict=True) if s.slot in slots]
+        only = replace(example, spans=tuple(s for s, _ in kept), canonical=tuple(c for _, c in kept))
+        yield words, only, informs
 
 
 def _crf(rows: Iterable[tuple[Words, Example, bool]], params: Mapping[str, Any]) -> bytes:

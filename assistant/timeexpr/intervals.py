@@ -442,13 +442,14 @@ class IntervalRules(Parser):
 
     def for_interval(self, i: int) -> Parse | None:
         """Spans introduced by "for": "for 10 days from 18th Dec", "for 30' starting from 4pm", "for the
-        next month" (from now), "for the rest of the week"."""
+        next month" and "for next 3 days" (from now), "for the rest of the week"; "for next week" is
+        the calendar's next week, as "next week" alone."""
         if self.words[i] != "for":
             return None
         j = self.skip(i + 1, "the")
-        if self.words[j] in ("next", "coming", "following"):
-            count = self._count(j + 1) or (j + 1, 1)
-            k, n = count
+        said_count = self._count(j + 1)
+        if self.words[j] in ("next", "coming", "following") and (j > i + 1 or said_count is not None):
+            k, n = said_count or (j + 1, 1)
             if self.words[k] in UNITS:
                 grain = UNITS[self.words[k]]
                 return k + 1, self.interval((self.now, add(self.now, grain, n)), grain)

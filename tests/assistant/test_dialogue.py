@@ -116,6 +116,59 @@ def test_a_turn_naming_only_a_day_repeats_the_events_question_for_that_day(follo
     assert local_day(question.start, TOKYO) == date(2026, 3, 12)
 
 
+@pytest.mark.parametrize("wish", ["set a neighbour party next week", "make a meeting with Jack next month"])
+def test_a_new_event_said_of_a_whole_week_or_month_asks_when_and_writes_nothing(wish: str) -> None:
+    with time_machine.travel(monday_9am(TOKYO), tick=False):
+        user, conversation = a_user(TOKYO)
+        before = rows(user)
+        reply = say(user, conversation, wish)
+    assert reply.kind == "clarify"
+    assert "When should I schedule" in reply.text
+    assert rows(user) == before
+
+
+@pytest.mark.parametrize(
+    "absence", ["add my vacation next week", "put out of office on my calendar next week"]
+)
+def test_an_absence_said_of_a_week_takes_the_whole_week(absence: str) -> None:
+    with time_machine.travel(monday_9am(TOKYO), tick=False):
+        user, conversation = a_user(TOKYO)
+        reply = say(user, conversation, absence)
+        if reply.kind == "confirm":
+            reply = say(user, conversation, "yes")
+    assert reply.kind == "done", reply.text
+    [made] = [e for e in Event.objects.filter(calendar__owner=user) if e.all_day]
+    assert (local_day(made.start, TOKYO), local_day(made.end, TOKYO)) == (date(2026, 3, 9), date(2026, 3, 16))
+
+
+@pytest.mark.parametrize(
+    "again", ["do the same for next week", "same for next week", "what about next week?", "and next week?"]
+)
+def test_the_same_question_asked_of_another_range_keeps_what_it_was_about(again: str) -> None:
+    with time_machine.travel(monday_9am(TOKYO), tick=False):
+        user, conversation = a_user(TOKYO)
+        first = say(user, conversation, "how many piano lessons do I have this week?")
+        reply = say(user, conversation, again)
+    assert first.kind == "answer"
+    assert "no Piano lesson" in first.text or "0" in first.text
+    assert reply.kind == "answer"
+    # next week is the calendar's (Monday 9 to Sunday 15), and still about piano lessons only
+    assert "1 Piano lesson event" in reply.text
+    assert "Monday, March 9" in reply.text
+    assert "Standup" not in reply.text
+    question = state_of(conversation).last_question
+    assert question is not None
+    assert (question.operation, question.titles) == ("count", ["Piano lesson"])
+
+
+def test_a_question_without_a_subject_after_a_count_asks_about_every_event() -> None:
+    with time_machine.travel(monday_9am(TOKYO), tick=False):
+        user, conversation = a_user(TOKYO)
+        say(user, conversation, "how many piano lessons do I have next week?")
+        reply = say(user, conversation, "what's on the 4th?")
+    assert "Standup" in reply.text
+
+
 @pytest.mark.parametrize("follow_up", ["and the 12th?", "What about the 12th?", "the 12th"])
 def test_a_turn_naming_only_a_day_repeats_the_free_time_question_for_that_day(follow_up: str) -> None:
     with time_machine.travel(monday_9am(SYDNEY), tick=False):

@@ -82,7 +82,8 @@ def test_json_report(turns_file: Path) -> None:
     report = json.loads(_eval(str(turns_file), "--folds", "2", "--json"))
     assert set(report) >= KEYS
     assert report["n"] == 18
-    assert set(report["span_f1"]) == set(report["value_accuracy"]) == {"date", "time", "title", "location"}
+    slots = {"date", "time", "title", "location", "person"}
+    assert set(report["span_f1"]) == set(report["value_accuracy"]) == slots
     assert 0 <= report["act_accuracy"] <= 1
     assert report["p95_ms"] >= report["p50_ms"] > 0
     assert set(report["shipped"]) >= KEYS
@@ -108,7 +109,7 @@ def test_train_turns_writes_the_same_files_twice(turns_file: Path, tmp_path: Pat
     call_command("train_turns", str(turns_file), *names, "--out", str(tmp_path / "one"), stdout=out)
     call_command("train_turns", str(turns_file), *names, "--out", str(tmp_path / "two"), stdout=StringIO())
     said = out.getvalue()
-    assert "trained on 18 turns of turns.jsonl, titles and places on 18 turns of sgd, operations on" in said
+    assert "turns.jsonl, titles, places and people on 18 turns of sgd, operations on" in said
     for name in (ACTS_FILE, SPANS_FILE, NAMES_FILE, OPERATIONS_FILE):
         first = (tmp_path / "one" / name).read_bytes()
         assert first

@@ -138,9 +138,9 @@ def test_a_new_event_for_when_the_people_named_are_free(world: tuple[Any, dict[s
 @pytest.mark.parametrize(
     ("text", "title"),
     [
-        ("Meeting with Ann, Bo and Raj tomorrow at 3", "Meeting with Ann and Bo and Raj"),
+        ("Meeting with Ann, Bo and Raj tomorrow at 3", "Meeting with Ann, Bo and Raj"),
         # the comma after "lunch with Ann" is inside the list, not after a clause of its own
-        ("lunch with Ann, Bo and Raj tomorrow at 1", "Lunch with Ann and Bo and Raj"),
+        ("lunch with Ann, Bo and Raj tomorrow at 1", "Lunch with Ann, Bo and Raj"),
     ],
 )
 def test_every_name_of_a_list_after_with_is_invited(

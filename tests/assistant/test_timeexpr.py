@@ -80,6 +80,16 @@ def test_next_days_and_the_next_month() -> None:
     assert (month.start, month.end) == (NOW, at(2026, 4, 2, 9))
 
 
+def test_for_next_week_is_the_calendars_week_and_for_the_next_week_seven_days_from_now() -> None:
+    assert (only("what's planned for next week").start, only("for next week").end) == (
+        at(2026, 3, 9),
+        at(2026, 3, 16),
+    )
+    assert (only("for next month").start, only("for next month").end) == (at(2026, 4, 1), at(2026, 5, 1))
+    assert (only("for the next week").start, only("for the next week").end) == (NOW, at(2026, 3, 9, 9))
+    assert only("for next 3 days").start == NOW
+
+
 def test_impossible_dates_give_an_error_a_person_can_act_on() -> None:
     match = only("February 30th")
     assert match.start is None

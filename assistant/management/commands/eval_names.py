@@ -1,4 +1,5 @@
-"""``manage.py eval_names [--folds K] [--json]``: how well the names tagger finds titles and places.
+"""``manage.py eval_names [--folds K] [--json]``: how well the names and people taggers find titles,
+places and people.
 
 For each corpus of :mod:`assistant.nlu.corpora` three figures side by side:
 
@@ -10,7 +11,7 @@ For each corpus of :mod:`assistant.nlu.corpora` three figures side by side:
 - ``shipped``: the committed tagger, which learnt from all of them (this corpus too: it shows what it
   remembers, never how well it reads).
 
-Span F1 with exact bounds and token F1, for titles and places.
+Span F1 with exact bounds and token F1, for titles, places and people.
 """
 
 from __future__ import annotations
@@ -24,18 +25,22 @@ from assistant.nlu.corpora import CORPORA, load_corpus
 from assistant.nlu.evaluation import Scores, dialogue_fold, score
 from assistant.nlu.examples import Example
 from assistant.nlu.reader import TurnReader
-from assistant.nlu.reading import NAME_SLOTS
+from assistant.nlu.reading import NAME_SLOTS, PERSON_SLOTS
 from assistant.nlu.shipped import shipped_reader
 from assistant.nlu.spans import SpanTagger
-from assistant.nlu.training import train_names
+from assistant.nlu.training import train_names, train_people
 
 __all__ = ["Command"]
 
 _COLUMNS = ("unseen dialogues", "not seen corpus", "shipped")
+_SLOTS = (*NAME_SLOTS, *PERSON_SLOTS)
 
 
 class Command(BaseCommand):
-    help = "Score the names tagger per corpus: on unseen dialogues, trained without that corpus, as shipped."
+    help = (
+        "Score the names and people taggers per corpus: on unseen dialogues, trained without that corpus, "
+        "as shipped."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--folds", type=int, default=4, help="cross-validation folds (default 4)")
@@ -50,7 +55,10 @@ class Command(BaseCommand):
 
         def reader(examples: list[Example]) -> TurnReader:
             return TurnReader(
-                acts=shipped.acts, spans=shipped.spans, names=SpanTagger(train_names(examples, shipped.acts))
+                acts=shipped.acts,
+                spans=shipped.spans,
+                names=SpanTagger(train_names(examples, shipped.acts)),
+                people=SpanTagger(train_people(examples, shipped.acts)),
             )
 
         crossed = {name: Scores() for name in corpora}
@@ -72,13 +80,13 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(report))
             return
-        heads = "".join(f"{slot + ' F1':>16}" for slot in NAME_SLOTS)
+        heads = "".join(f"{slot + ' F1':>16}" for slot in _SLOTS)
         self.stdout.write(f"{'corpus':12}{'turns':>7}  {'':17}{heads}")
         for name, row in report.items():
             for number, which in enumerate(_COLUMNS):
                 cells = "".join(
                     f"{_pct(row[which][slot]['span']):>8}/{_pct(row[which][slot]['token']):>7}"
-                    for slot in NAME_SLOTS
+                    for slot in _SLOTS
                 )
                 lead = f"{name:12}{row['n']:>7}" if number == 0 else " " * 19
                 self.stdout.write(f"{lead}  {which:17}{cells}")
@@ -91,7 +99,7 @@ class Command(BaseCommand):
 def _figures(scores: Scores) -> dict[str, dict[str, float | None]]:
     figures = scores.as_dict()
     return {
-        slot: {"span": figures["span_f1"][slot], "token": figures["token_f1"][slot]} for slot in NAME_SLOTS
+        slot: {"span": figures["span_f1"][slot], "token": figures["token_f1"][slot]} for slot in _SLOTS
     }
 
 

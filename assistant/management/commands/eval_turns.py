@@ -10,7 +10,7 @@ Figures: act accuracy (the exact set of acts of a turn), F1 of each common act, 
 announced intent (none counts as a value), span F1 for each slot (exact bounds; also over tokens),
 value accuracy for each slot (the share of annotated values that a predicted span of the same slot
 gives: dates and times resolved by the product's resolver at Friday 2019-03-01 08:00 in Los Angeles,
-titles and places compared as text, case aside), and milliseconds per turn (p50/p95).
+titles, places and people compared as text, case aside), and milliseconds per turn (p50/p95).
 """
 
 from __future__ import annotations

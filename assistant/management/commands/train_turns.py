@@ -1,8 +1,8 @@
 """``manage.py train_turns [FILE] [--out DIR]``: train the turn reader's models and write their files.
 
 FILE is a JSON-lines file of annotated turns in the format of shared/eval/sgd_calendar_turns.dev.jsonl
-(the default), which the act classifier and the span tagger learn from; the names tagger (titles and
-places) and the operation model (what a turn asks for, see :mod:`assistant.nlu.labels`) learn from every
+(the default), which the act classifier and the span tagger learn from; the names tagger (titles, places
+and people) and the operation model (what a turn asks for, see :mod:`assistant.nlu.labels`) learn from every
 corpus of :mod:`assistant.nlu.corpora` (the SGD turns, SMCalFlow's dialogues and NLU-Evaluation-Data's
 requests). The files written (``acts.json``, ``spans.crfsuite``, ``names.crfsuite``,
 ``operations.json``) are the ones committed in ``assistant/nlu/model/``, which the chat loads; the same
@@ -72,7 +72,8 @@ class Command(BaseCommand):
             (out / name).write_bytes(content)
             self.stdout.write(f"{out / name}: {len(content):,} bytes")
         self.stdout.write(
-            f"trained on {len(examples)} turns of {path.name}, titles and places on {len(names)} turns of "
+            f"trained on {len(examples)} turns of {path.name}, "
+            f"titles, places and people on {len(names)} turns of "
             f"{', '.join(corpora)}, operations on the {sum(e.operation is not None for e in names)} of them "
             f"with one, in {seconds:.1f} s"
         )

@@ -1,0 +1,146 @@
+"""People as the names tagger learnt to find them: from SMCalFlow's attendees and NLU-Evaluation-Data's
+people, beside the cues ("with", "invite") that still catch the names it misses. Sentences written
+here, none from the corpora."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+import time_machine
+from django.contrib.auth import get_user_model
+
+from assistant.nlu import read_turn
+from assistant.nlu.corpora import load_corpus
+from assistant.planning import DecomposeRequest, decompose
+from skills.services import calendar_create, event_create
+from workflows.definition import Decision
+
+NEW_YORK = ZoneInfo("America/New_York")
+NOW = datetime(2026, 3, 4, 9, 0, tzinfo=NEW_YORK)  # a Wednesday, 9 AM
+
+
+def test_smcalflow_attendees_and_nlu_people_are_spans_of_people(tmp_path: Path) -> None:
+    program = (
+        '(Yield (CreateCommitEventWrapper (CreatePreflightEventWrapper (& (Event.subject_? (?= "tea")) '
+        '(Event.attendees_? (AttendeeListHasRecipient (Execute (refer (extensionConstraint '
+        '(RecipientWithNameLike (^(Recipient) EmptyStructConstraint) (PersonName.apply "Ines"))))))))))'
+    )
+    dialogues = tmp_path / "dialogues.jsonl"
+    dialogues.write_text(
+        json.dumps(
+            {
+                "dialogue_id": "d1",
+                "turns": [{"turn_index": 0, "user": "Tea with Ines", "agent": "", "lispress": program}],
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    [turn] = load_corpus("smcalflow", dialogues)
+    assert [(s.slot, s.text) for s in turn.spans] == [("title", "Tea"), ("person", "Ines")]
+
+    utterances = tmp_path / "nlu.jsonl"
+    annotated = "set up [event_name : tea] with [person : wei] on [date : friday]"
+    record = {"text": "set up tea with wei on friday", "intent": "calendar_set", "annotated": annotated}
+    utterances.write_text(
+        json.dumps(record) + "\n",
+        encoding="utf-8",
+    )
+    [utterance] = load_corpus("nlu", utterances)
+    assert [(s.slot, s.text) for s in utterance.spans] == [("title", "tea"), ("person", "wei")]
+
+
+@pytest.mark.parametrize(
+    ("text", "people"),
+    [
+        ("I need to see Omar tomorrow at 3", ["Omar"]),
+        ("lunch with Ines, Tom and Wei on Friday at 1", ["Ines", "Tom", "Wei"]),
+        ("call with Omar at 3pm London time", ["Omar"]),
+    ],
+)
+def test_the_shipped_tagger_finds_the_people_and_where_their_names_stop(text: str, people: list[str]) -> None:
+    assert [s.text for s in read_turn(text).spans if s.slot == "person"] == people
+
+
+def _decide(text: str, *, titles: tuple[str, ...] = ()) -> Decision:
+    with time_machine.travel(NOW, tick=False):
+        me = get_user_model().objects.create_user("people", "people@example.com")
+        cal = calendar_create(owner=me, key="home", name="Home", timezone="America/New_York", is_default=True)
+        for title in titles:
+            event_create(
+                calendar=cal,
+                summary=title,
+                start=datetime(2026, 3, 5, 14, tzinfo=NEW_YORK),
+                end=datetime(2026, 3, 5, 15, tzinfo=NEW_YORK),
+            )
+        return decompose(DecomposeRequest(text=text, user=me, timezone="America/New_York"))
+
+
+def _created(decision: Decision) -> dict[str, Any]:
+    assert decision.workflow is not None, decision.text
+    [plan] = [t for t in decision.workflow.tasks if t.skill == "plan_create"]
+    return plan.params
+
+
+@pytest.mark.django_db
+def test_a_city_after_a_name_is_the_zone_of_the_time_not_part_of_the_name() -> None:
+    params = _created(_decide("call with Omar at 3pm London time"))
+    assert params["summary"] == "Call with Omar"
+    assert params["start"] == "2026-03-04T10:00:00-05:00"  # 3 PM in London is 10 AM in New York
+
+
+@pytest.mark.django_db
+def test_a_time_in_their_zone_that_has_gone_today_is_the_next_one() -> None:
+    params = _created(_decide("call with Omar at 10am his time, he's in London"))
+    # 10 AM in London is 5 AM here, gone at 9: tomorrow's, never one in the past
+    assert params["start"] == "2026-03-05T05:00:00-05:00"
+
+
+@pytest.mark.django_db
+def test_a_name_inside_the_phrase_stays_in_the_title() -> None:
+    decision = _decide("remind me to give jane a call on tuesday at 4pm")
+    assert _created(decision)["summary"].casefold().startswith("give jane a call")
+
+
+@pytest.mark.django_db
+def test_people_listed_after_with_are_all_in_the_title() -> None:
+    params = _created(_decide("lunch with Ines, Tom and Wei on Friday at 1pm"))
+    assert params["summary"] == "Lunch with Ines, Tom and Wei"
+
+
+@pytest.mark.django_db
+def test_a_title_on_the_calendar_is_that_event_whatever_the_tagger_makes_of_it() -> None:
+    decision = _decide("Look up Checkup.", titles=("Checkup",))
+    assert decision.workflow is not None
+    assert decision.frame["titles"] == ["Checkup"]
+    assert decision.frame["person_names"] == []
+
+
+@pytest.mark.django_db
+def test_a_name_in_quotes_loses_both_quotes() -> None:
+    params = _created(_decide("Create an event titled 'Collect Ruth' at 9:00 AM on Monday"))
+    assert params["summary"] == "Collect Ruth"
+
+
+@pytest.mark.django_db
+def test_seeing_someone_at_a_time_is_a_meeting_previewed_first() -> None:
+    decision = _decide("I need to see Omar tomorrow at 3")
+    params = _created(decision)
+    assert params["summary"] == "Meeting with Omar"
+    assert params["start"] == "2026-03-05T15:00:00-05:00"
+    assert decision.workflow is not None
+    [apply] = [t for t in decision.workflow.tasks if t.skill == "apply_changes"]
+    assert apply.params.get("always_ask") is True  # a reading from the tagger's people: shown first
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("text", ["when do I see Omar next?", "let me see friday"])
+def test_seeing_asked_about_is_still_a_look_up(text: str) -> None:
+    decision = _decide(text)
+    assert decision.workflow is not None
+    assert not [t for t in decision.workflow.tasks if t.skill.startswith("plan_")]
