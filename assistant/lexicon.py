@@ -383,6 +383,9 @@ SAME_AGAIN = re.compile(
     r"\b(?:the )?same(?: thing| question| again| one)?\s+(?:for|with|about|on|in)\b"
     r"|^(?:and|so|ok|okay)?\s*(?:what|how) about\b|^and\b"  # "what about March?", "and next week?"
 )
+# Verbs of copying: events to another time ("copy my standups to next week") or calendars to another
+# calendar ("copy my work week to personal").
+COPY_VERBS = re.compile(r"\b(?:cop(?:y|ies|ied|ying)|duplicat\w*|clon(?:e|ed|ing)|mirror\w*|replicat\w*)\b")
 # Why someone is away for days, by the words that say it: what a span of whole days is for ("my
 # vacation next week", "I'm travelling Friday, clear the day"), in the order they are looked for.
 AWAY: dict[str, str] = {

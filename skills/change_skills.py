@@ -66,6 +66,7 @@ __all__ = [
     "choose_event",
     "combine_changes",
     "notify_attendees",
+    "plan_copies",
     "plan_create",
     "plan_delete",
     "plan_edit",
@@ -775,6 +776,59 @@ def plan_create(ctx: SkillContext, params: PlanCreateInput) -> ChangeSet:
     )
     _conflicts(ctx, [change], skip_keys=set())
     return ChangeSet(changes=[change])
+
+
+class PlanCopiesInput(SkillInput):
+    events: list[EventItem] = Field(description="The occurrences to copy, each one once.")
+    days_after: int = Field(
+        ge=1,
+        le=366,
+        description="Each copy starts this many days later, at the same wall time ('copy this week's "
+        "classes to next week': 7).",
+    )
+
+
+@skill(service="changes", kind="read")
+def plan_copies(ctx: SkillContext, params: PlanCopiesInput) -> ChangeSet:
+    """Plan a copy of each event days later at its own wall time (nothing is written until
+    apply_changes): "copy my standups to next week". A copy is one event, not a series, with the
+    original's title, length, place, people and calendar; a copy that would clash is named in the
+    preview."""
+    if not params.events:
+        raise SkillError("I found no events to copy.")
+    provider, owner = ctx.provider, _owner(ctx)
+    moved = [
+        (event, shift_wall(event.start, ctx.tz, days=params.days_after)) for event in params.events
+    ]
+    there = {
+        (o.summary.casefold(), o.start)
+        for o in provider.list_occurrences(
+            start=min(start for _, start in moved), end=max(start for _, start in moved) + timedelta(days=1)
+        )
+    }
+    changes: list[Change] = []
+    skipped: list[Skipped] = []
+    for event, start in moved:
+        if (event.summary.casefold(), start) in there:
+            # a weekly series is already there next week: a copy would be a duplicate
+            skipped.append(Skipped(summary=event.summary, start=start, reason="it is already there then"))
+            continue
+        calendar = provider.calendar_by_key(event.calendar)
+        changes.append(
+            Change(
+                action="create",
+                summary=event.summary,
+                calendar=calendar.id,
+                calendar_name=calendar.name,
+                start=start,
+                end=shift_wall(event.end, ctx.tz, days=params.days_after),
+                all_day=event.all_day,
+                attendees=[a for a in event.attendees if a.casefold() != owner],
+                location=event.location,
+            )
+        )
+    _conflicts(ctx, changes, skip_keys=set())
+    return ChangeSet(changes=changes, skipped=skipped)
 
 
 class CombineInput(SkillInput):

@@ -36,6 +36,7 @@ from assistant.decomposer.intent import normalise
 from assistant.decomposer.recurrence import read_repeat
 from assistant.decomposer.zones import said_zone
 from assistant.lexicon import (
+    COPY_VERBS,
     CREATE_VERBS,
     DELETE_VERBS,
     FILLER,
@@ -250,7 +251,8 @@ def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str
     _mark(tokens, [t.span for t in timed if not (t.has_date or t.has_time)], "daypart")
     polite = POLITE_PREFIX.match(norm)
     _mark(tokens, [polite.span()] if polite else (), "function")
-    verbs = [m.span() for pattern in (CREATE_VERBS, MOVE_VERBS, DELETE_VERBS) for m in pattern.finditer(norm)]
+    said_verbs = (CREATE_VERBS, MOVE_VERBS, DELETE_VERBS, COPY_VERBS)
+    verbs = [m.span() for pattern in said_verbs for m in pattern.finditer(norm)]
     _mark(tokens, sorted(verbs)[:1], "verb")  # the request's own verb
     _mark(tokens, verbs, "operation")
     _mark(tokens, [m.span() for m in FILLER.finditer(norm)], "function")

@@ -23,6 +23,7 @@ from django.utils import timezone
 from assistant.decomposer.again import same_time_later
 from assistant.decomposer.changes import compile_change, ending_as_cancel, undo_decision
 from assistant.decomposer.compiler import look_up
+from assistant.decomposer.copies import copy_decision
 from assistant.decomposer.dialogue import chat, heed_intent, reader_asked, without_acknowledgements
 from assistant.decomposer.edits import edit_decision
 from assistant.decomposer.frame import RequestFrame
@@ -140,6 +141,7 @@ HANDLERS: tuple[Handler, ...] = (
     Handler("several requests", _several, framed=False),  # "cancel the gym and add yoga at 9"
     Handler("condition or two moves", conditional_or_double),  # "move it to Friday if Ann is free"
     Handler("same time later", same_time_later),  # "book the same time next week for the dentist"
+    Handler("copies", copy_decision),  # "copy my standups to next week"
     Handler("edit", edit_decision),  # "rename the standup to Sync", "add a note to the dentist"
     Handler("move said as a new event", _change_said_as_new, framed=False),  # "make my X be at 2"
     Handler("create with no date", no_date),  # "add lunch on February 30th"

@@ -23,7 +23,7 @@ from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
-from assistant.lexicon import POLITE_PREFIX, WEEKDAY_STEM
+from assistant.lexicon import COPY_VERBS, POLITE_PREFIX, WEEKDAY_STEM
 from assistant.timeexpr import find_times
 from skills.providers.base import CalendarInfo
 from skills.sync_skills import ROLES, calendar_named
@@ -39,7 +39,6 @@ _SYNC = re.compile(
     r"|\b(?:re-?)?sync(?: up)? (?:my|the|our|both|all|each)\b"
     r"|\b(?:keep|get|have|make|put|bring)\b.{0,80}?\bin (?:sync|step)\b"
 )
-_COPY = re.compile(r"\b(?:cop(?:y|ies|ied|ying)|duplicat\w*|clon(?:e|ed|ing)|mirror\w*|replicat\w*)\b")
 _BOTH_WAYS = re.compile(
     r"\b(?:both ways|two[- ]ways?|each way|either way|each other|one another|vice versa|back and forth"
     r"|between|in both directions|both directions)\b"
@@ -216,7 +215,7 @@ def sync_decision(r: Reading) -> Decision | None:
     core = POLITE_PREFIX.sub("", norm).strip() or norm
     core = _without_private(core)
     syncing = bool(_SYNC.search(core))
-    copying = bool(_COPY.search(core))
+    copying = bool(COPY_VERBS.search(core))
     if not (syncing or copying):
         return None
     other = _OTHERS_CALENDAR.search(core)
@@ -278,7 +277,7 @@ def sync_decision(r: Reading) -> Decision | None:
         return _clarify(f"{when} Which dates should I copy?")
     start, end = when
     # What to copy, said between the verb and the destination: "tomorrow's meetings", "the quarterly review".
-    verb = _COPY.search(core) or _SYNC.search(core)
+    verb = COPY_VERBS.search(core) or _SYNC.search(core)
     assert verb is not None
     first_target = min((lo for lo, _, cal in mentions if cal in targets), default=len(core))
     what = _blank(core, mentions)[verb.end() : first_target] if not both else ""

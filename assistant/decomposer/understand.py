@@ -593,6 +593,11 @@ def _fill_people(
     ]
     lookups = [c for c, _, _ in cleaned if c]
     directory = world.people_named(lookups + [c.split()[0] for c in lookups]) if lookups else {}
+    tagged = {span for _, span in learned}
+
+    def titles() -> set[str]:
+        return {title.casefold() for title in world.titles}
+
     for words, name, span in cleaned:
         if not words:
             continue
@@ -605,7 +610,14 @@ def _fill_people(
             if found[0].email not in seen:
                 frame.people.append(found[0].email)
                 seen.add(found[0].email)
-        elif name.split()[0] in STOPWORDS or _looks_like_thing(name) or _NOT_SOMEONE & set(name.split()):
+        elif (
+            name.split()[0] in STOPWORDS
+            or _looks_like_thing(name)
+            or _NOT_SOMEONE & set(name.split())
+            or (span not in tagged and words in titles())
+        ):
+            # "search for birthday", "look for tea party event" with those on the calendar: the
+            # events, where a cue stood before them and the tagger found no one
             continue
         if words not in frame.person_names:
             frame.person_names.append(words)

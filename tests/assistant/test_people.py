@@ -144,3 +144,14 @@ def test_seeing_asked_about_is_still_a_look_up(text: str) -> None:
     decision = _decide(text)
     assert decision.workflow is not None
     assert not [t for t in decision.workflow.tasks if t.skill.startswith("plan_")]
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [("search for checkup on my calender", "Checkup"), ("look for tea party event", "Tea party")],
+)
+def test_an_event_after_for_is_that_event_not_a_person(text: str, title: str) -> None:
+    decision = _decide(text, titles=("Checkup", "Tea party", "Pottery"))
+    assert decision.frame["titles"] == [title]
+    assert decision.frame["person_names"] == []

@@ -1,0 +1,84 @@
+"""Copies of events at a later time: "copy my standups to next week", "duplicate this week's classes
+into next week", "copy Monday's meetings to Thursday".
+
+The events copied are the turn's subject (a title, a category, people; everything when none is said) in
+the period copied from: the one said, or for a week said alone the week before it.  Each copy keeps
+its own wall time and length, the same number of days later (``plan_copies``), and is previewed
+first: a copy is a bulk write, and one that is already there (a weekly series) is named and left out.
+Copying one calendar into another is syncing (:mod:`assistant.decomposer.sync`, earlier in the table).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+
+from assistant.decomposer.compiler import find_params
+from assistant.decomposer.reading import Reading
+from assistant.lexicon import COPY_VERBS
+from assistant.timeexpr import TimeMatch, find_times
+from skills.changes import shift_wall
+from skills.formatting import format_range
+from workflows.builder import Plan
+from workflows.definition import Decision
+
+__all__ = ["copy_decision"]
+
+# Where the copies go: the time said right after "to", "into", "onto" or "over to".
+_TO = re.compile(r"\b(?:to|into|onto)\s+(?:the\s+)?$")
+_FROM_WHICH = 'Copy from which day or week? Say e.g. "copy Monday\'s standup to Thursday".'
+
+
+def copy_decision(r: Reading) -> Decision | None:
+    """Copies of the events the turn names, from the period said (or the week before) to a later one;
+    None when the turn copies nothing to a time."""
+    norm = r.norm
+    if r.frame.operation in ("yes", "no", "greet", "undo") or not COPY_VERBS.search(norm):
+        return None
+    periods = [p for t in find_times(norm, now=r.now, daytime=True) if (p := _period(t)) is not None]
+    to = next((p for p in reversed(periods) if _TO.search(norm[: p[0]])), None)
+    if to is None:
+        return None
+    said = next((p for p in periods if p is not to), None)
+    if said is not None:
+        start, end = said[1], said[2]
+    elif to[3] == "week":  # "to next week": from the week before it
+        start, end = shift_wall(to[1], r.tz, days=-7), shift_wall(to[2], r.tz, days=-7)
+    else:
+        return Decision(kind="clarify", reply_kind="clarify", text=_FROM_WHICH)
+    days = (to[1].astimezone(r.tz).date() - start.astimezone(r.tz).date()).days
+    if days < 1:
+        return Decision(
+            kind="clarify",
+            reply_kind="clarify",
+            text=f"I can copy events to a later day or week than {format_range(start, end, r.tz)}. "
+            "Where should the copies go?",
+        )
+    return _plan(r, start, end, days, format_range(to[1], to[2], r.tz))
+
+
+def _period(t: TimeMatch) -> tuple[int, datetime, datetime, str] | None:
+    """Where a day or longer is said, its bounds and grain: what copies go from and to (never a clock
+    time, nor a date that cannot be)."""
+    if t.error is not None or t.start is None or t.end is None or not t.has_date or t.has_time:
+        return None
+    return t.span[0], t.start, t.end, t.grain
+
+
+def _plan(r: Reading, start: datetime, end: datetime, days: int, where: str) -> Decision:
+    plan = Plan()
+    found = plan.add("find_events", find_params(r.frame, start, end), id="find", summary="Find the events")
+    copies = plan.add(
+        "plan_copies",
+        {"events": found["events"], "days_after": days},
+        id="plan",
+        summary=f"Plan their copies {where}",
+    )
+    apply = plan.add(
+        "apply_changes", {"changes": copies.output, "always_ask": True}, id="apply", summary="Apply"
+    )
+    return Decision(
+        kind="workflow",
+        workflow=plan.build("copy-events", summary=f"Copy events to {where}", output=apply),
+        confidence=0.85,
+    )

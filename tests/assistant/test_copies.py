@@ -1,0 +1,90 @@
+"""Copies of events at a later time, said in chat: previewed, made on approval, never duplicated."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+import time_machine
+
+from assistant.models import Conversation, Message
+from assistant.services import chat_turn, conversation_create
+from skills.models import Event
+from skills.services import event_create
+from tests.factories import user_with_calendar
+
+pytestmark = pytest.mark.django_db
+
+NEW_YORK = ZoneInfo("America/New_York")
+NOW = datetime(2026, 3, 4, 9, 0, tzinfo=NEW_YORK)  # Wednesday; this week is March 2-8
+
+
+def at(day: int, hour: int, minute: int = 0) -> datetime:
+    return datetime(2026, 3, day, hour, minute, tzinfo=NEW_YORK)
+
+
+@pytest.fixture
+def week() -> tuple[Any, Conversation]:
+    """A piano lesson on Tuesday and a review on Thursday this week, a weekly standup series."""
+    user, cal = user_with_calendar("copier", timezone="America/New_York")
+    event_create(calendar=cal, summary="Piano lesson", start=at(3, 17), end=at(3, 18), location="Studio 2")
+    event_create(calendar=cal, summary="Design review", start=at(5, 14), end=at(5, 15, 30))
+    event_create(
+        calendar=cal, summary="Standup", start=at(2, 9, 30), end=at(2, 9, 45), rrule="FREQ=WEEKLY;BYDAY=MO"
+    )
+    return user, conversation_create(user=user)
+
+
+def say(user: Any, conversation: Conversation, text: str) -> Message:
+    reply = chat_turn(user=user, conversation=conversation, text=text)
+    assert reply is not None
+    return reply
+
+
+def test_copying_this_weeks_event_to_next_week_is_previewed_then_made_at_its_own_time(week: Any) -> None:
+    user, conversation = week
+    with time_machine.travel(NOW, tick=False):
+        preview = say(user, conversation, "copy this week's piano lesson to next week")
+        assert preview.kind == "confirm"
+        assert "Create 'Piano lesson': Tuesday, March 10 5:00 PM – 6:00 PM" in preview.text
+        assert Event.objects.filter(summary="Piano lesson").count() == 1  # nothing before the yes
+        done = say(user, conversation, "yes")
+    assert done.kind == "done"
+    copy = Event.objects.exclude(start=at(3, 17)).get(summary="Piano lesson")
+    assert (copy.start, copy.end, copy.location) == (at(10, 17), at(10, 18), "Studio 2")
+
+
+def test_a_week_said_alone_copies_from_the_week_before_it_only_what_was_named(week: Any) -> None:
+    user, conversation = week
+    with time_machine.travel(NOW, tick=False):
+        preview = say(user, conversation, "duplicate my design review into next week")
+    assert preview.kind == "confirm"
+    assert "Design review': Thursday, March 12 2:00 PM – 3:30 PM" in preview.text
+    assert "Piano lesson" not in preview.text
+
+
+def test_a_series_already_there_is_not_copied_twice(week: Any) -> None:
+    user, conversation = week
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "copy my standup to next week")
+    assert "already there" in reply.text
+    assert "Create" not in reply.text
+    assert Event.objects.filter(summary="Standup").count() == 1
+
+
+def test_copying_to_a_day_without_saying_from_which_asks(week: Any) -> None:
+    user, conversation = week
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "copy the design review to Friday")
+    assert reply.kind == "clarify"
+    assert "from which day" in reply.text
+
+
+def test_copying_to_an_earlier_day_asks_where_the_copies_go(week: Any) -> None:
+    user, conversation = week
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "copy Thursday's design review to Monday March 2")
+    assert reply.kind == "clarify"
+    assert Event.objects.filter(summary="Design review").count() == 1
