@@ -38,6 +38,8 @@ def filter_items(
         haystack = f"{item.summary} {item.location}".casefold()
         if text and not all(word in haystack for word in text.split()):
             continue
+        if criteria.starts_at and (item.all_day or f"{local:%H:%M}" != criteria.starts_at):
+            continue
         if (
             calendars
             and item.calendar.casefold() not in calendars

@@ -119,6 +119,11 @@ class EventCriteria(SkillInput):
         default=None, description="Keep events starting in this part of the day."
     )
     weekdays: list[int] = Field(default_factory=list, description="Keep only these weekdays (0=Monday).")
+    starts_at: str | None = Field(
+        default=None,
+        pattern=r"^([01]\d|2[0-3]):[0-5]\d$",
+        description="Keep events starting at this wall time, HH:MM ('my 9am coffee': 09:00).",
+    )
     exclude_weekdays: list[int] = Field(default_factory=list, description="Drop these weekdays (0=Monday).")
     exclude_text: list[str] = Field(
         default_factory=list, description="Drop events whose title has any of these."

@@ -43,6 +43,8 @@ from workflows.definition import Decision, WorkflowDefinition
 __all__ = ["compile_change", "everyone_window", "notify_step", "undo_decision", "undo_workflow"]
 
 HORIZON = timedelta(days=365)
+# How far ahead "my 9am coffee" looks for the coffee at nine.
+_NEXT_AT_TIME = timedelta(days=7)
 # How far ahead the events offered to pick from reach when a delete names none ("delete that").
 _OFFERED = timedelta(days=7)
 _NOTIFY = re.compile(r"\b(?:and |then )?(?:notify|tell|inform|email|let)\b.*$")
@@ -316,6 +318,10 @@ def _monday(day: date) -> date:
 
 
 def _range_of(frame: RequestFrame, now: datetime) -> tuple[datetime, datetime]:
+    if frame.time_only and frame.at_time is not None and (frame.title_words or frame.category):
+        # "move my 9am coffee": the next one at nine, today's or a later day's (find keeps those
+        # starting then), not only today's
+        return now.replace(hour=0, minute=0, second=0, microsecond=0), now + _NEXT_AT_TIME
     if frame.start is not None and frame.end is not None and frame.range_explicit:
         return frame.start, frame.end
     return now, now + HORIZON
@@ -591,6 +597,8 @@ def compile_change(r: Reading) -> Decision | None:
             find = {"start": start.isoformat(), "end": end.isoformat()}
         else:
             find = find_params(target, start, end)
+            if target.time_only and target.at_time is not None and (target.title_words or target.category):
+                find["starts_at"] = f"{target.at_time.astimezone(tz):%H:%M}"
             if by_words is not None:
                 find.update(by_words.find)
         plural = not lighten and (everything or bool(why) or _is_plural(norm, target) or _whole_span(target))

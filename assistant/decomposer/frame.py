@@ -38,6 +38,7 @@ class RequestFrame:
     end: datetime | None = None
     range_explicit: bool = False
     at_time: datetime | None = None
+    time_only: bool = False  # a clock time said with no day: "my 9am coffee" (today's, or the next)
     duration_minutes: int | None = None
     titles: list[str] = field(default_factory=list)
     title_words: list[str] = field(default_factory=list)

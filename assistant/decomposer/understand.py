@@ -472,6 +472,7 @@ def _fill_range(frame: RequestFrame, targets: list[TimeMatch], now: datetime, no
         frame.start = t.start if frame.start is None else min(frame.start, t.start)
         frame.end = end if frame.end is None else max(frame.end, end)
         frame.range_explicit = True
+    frame.time_only = frame.at_time is not None and not any(t.has_date or t.weekdays for t in targets)
 
 
 def _learned_people(

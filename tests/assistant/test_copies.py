@@ -88,3 +88,20 @@ def test_copying_to_an_earlier_day_asks_where_the_copies_go(week: Any) -> None:
         reply = say(user, conversation, "copy Thursday's design review to Monday March 2")
     assert reply.kind == "clarify"
     assert Event.objects.filter(summary="Design review").count() == 1
+
+
+def test_an_event_named_with_a_time_and_no_day_is_the_next_one_at_that_time(week: Any) -> None:
+    """Not a copy, but the same week: "my 5pm piano lesson" on a Wednesday is Tuesday's, a week on
+    (the one at 5 PM from today on), never a question about today."""
+    user, conversation = week
+    cal = Event.objects.get(summary="Piano lesson").calendar
+    event_create(calendar=cal, summary="Piano lesson", start=at(10, 17), end=at(10, 18))
+    event_create(calendar=cal, summary="Piano lesson", start=at(11, 8), end=at(11, 9))
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "move my 5pm piano lesson to 6pm")
+        if reply.kind == "confirm":
+            reply = say(user, conversation, "yes")
+    assert reply.kind == "done", reply.text
+    lessons = sorted((e.start, e.end) for e in Event.objects.filter(summary="Piano lesson"))
+    # Tuesday's moved; last week's (gone) and the 8 AM one (not at five) left as they were
+    assert lessons == [(at(3, 17), at(3, 18)), (at(10, 18), at(10, 19)), (at(11, 8), at(11, 9))]

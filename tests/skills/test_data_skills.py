@@ -6,6 +6,7 @@ from zoneinfo import ZoneInfo
 import pytest
 import time_machine
 from django.contrib.auth import get_user_model
+from pydantic import ValidationError
 
 from preferences.services import preference_set
 from skills.catalog import REGISTRY
@@ -77,6 +78,16 @@ def test_find_events_filters_by_day_part_category_and_weekday(ctx: SkillContext)
         "2026-03-04T14:00:00-05:00",
         "2026-03-11T14:00:00-04:00",
     ]
+
+
+def test_find_events_keeps_those_starting_at_a_wall_time(ctx: SkillContext) -> None:
+    span = {"start": at(2, 0).isoformat(), "end": at(16, 0).isoformat()}
+    at_two = call(ctx, "find_events", **span, starts_at="14:00")
+    # every lecture at 14:00 local, across the DST change; the 9:00 coffee and the 16:00 review are not
+    assert {e["summary"] for e in at_two["events"]} == {"Calculus II Lecture"}
+    assert len(at_two["events"]) == 4
+    with pytest.raises(ValidationError):
+        call(ctx, "find_events", **span, starts_at="2pm")
 
 
 def test_free_slots_respect_events_and_preferences(ctx: SkillContext) -> None:
