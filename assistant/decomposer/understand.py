@@ -478,7 +478,7 @@ def _fill_range(frame: RequestFrame, targets: list[TimeMatch], now: datetime, no
 def _learned_people(
     reading: TurnReading | None, unread: str, world: World
 ) -> list[tuple[str, tuple[int, int]]]:
-    """The people the names tagger found, where their words stand unread in the normalised text: the
+    """The people the people tagger found, where their words stand unread in the normalised text: the
     tagger learnt from real requests where a name stands ("I need to see Omar", "Omar and I"), and
     where it stops ("with Omar at 3pm London time" is Omar)."""
     people = [s for s in reading.spans if s.slot == "person"] if reading is not None else []
@@ -543,7 +543,7 @@ def _fill_people(
     take: Callable[[int, int], None],
     learned: list[tuple[str, tuple[int, int]]],
 ) -> None:
-    """People named by email, where the names tagger found them (``learned``), after
+    """People named by email, where the people tagger found them (``learned``), after
     "with"/"invite"/..., or as a possessive.  Names are looked for in ``unread`` (``norm`` with what
     earlier layers consumed blanked), so "with Priya Thursday at 3" does not make "Priya Thursday" a
     name; where the tagger's bounds and the cues' differ, the tagger's stand."""
