@@ -317,10 +317,14 @@ def _monday(day: date) -> date:
     return day - timedelta(days=day.weekday())
 
 
+def _any_day_at(frame: RequestFrame) -> datetime | None:
+    """The clock time of an event named by something besides a time said with no day ("move my 9am
+    coffee"): the next one then, today's or a later day's, not only today's."""
+    return frame.at_time if frame.time_only and (frame.title_words or frame.category) else None
+
+
 def _range_of(frame: RequestFrame, now: datetime) -> tuple[datetime, datetime]:
-    if frame.time_only and frame.at_time is not None and (frame.title_words or frame.category):
-        # "move my 9am coffee": the next one at nine, today's or a later day's (find keeps those
-        # starting then), not only today's
+    if _any_day_at(frame) is not None:  # find keeps those starting then (see compile_change)
         return now.replace(hour=0, minute=0, second=0, microsecond=0), now + _NEXT_AT_TIME
     if frame.start is not None and frame.end is not None and frame.range_explicit:
         return frame.start, frame.end
@@ -597,8 +601,9 @@ def compile_change(r: Reading) -> Decision | None:
             find = {"start": start.isoformat(), "end": end.isoformat()}
         else:
             find = find_params(target, start, end)
-            if target.time_only and target.at_time is not None and (target.title_words or target.category):
-                find["starts_at"] = f"{target.at_time.astimezone(tz):%H:%M}"
+            at = _any_day_at(target)
+            if at is not None:
+                find["starts_at"] = f"{at.astimezone(tz):%H:%M}"
             if by_words is not None:
                 find.update(by_words.find)
         plural = not lighten and (everything or bool(why) or _is_plural(norm, target) or _whole_span(target))

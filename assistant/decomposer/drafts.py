@@ -123,17 +123,11 @@ def _meaningful(title: str) -> bool:
 _FIELD = re.compile(r"(?:location|place|address|venue|title|name|time|date|day)\b", re.IGNORECASE)
 
 
-def _some_day_of(match: TimeMatch, text: str) -> bool:
+def _some_day_of(match: TimeMatch, absence: bool) -> bool:
     """Whether a week, month or year said alone as when a new event is ("a party next week", "lunch
     with Bo next month") is a time to find in it rather than the event's own days, which it is for an
-    absence ("my vacation next week", "out of office next week")."""
-    return (
-        match.has_date
-        and not match.has_time
-        and match.grain in ("week", "month", "year")
-        and away_kind(normalise(text)) is None
-        and not _DAY_LONG.search(text)
-    )
+    ``absence`` ("my vacation next week", "out of office next week")."""
+    return not absence and match.has_date and not match.has_time and match.grain in ("week", "month", "year")
 
 
 def _rule_title(frame: RequestFrame, text: str = "") -> str:
@@ -233,6 +227,8 @@ class _Said:
         # "a conference all day next Thursday", "my sister's birthday on September 3": a day, no time
         self.all_day = bool(_ALL_DAY.search(text))
         self.last_day: date | None = None
+        norm = normalise(text)
+        absence = away_kind(norm) is not None or bool(_DAY_LONG.search(text))
         timed = text
         masked = [*(self.repeat.spans if self.repeat else ()), *(m.span() for m in _ALL_DAY.finditer(text))]
         for lo, hi in masked:
@@ -279,7 +275,7 @@ class _Said:
                 continue
             if match.has_time and started is None:
                 started = local
-            if self.day is None and self.repeat is None and _some_day_of(match, text):
+            if self.day is None and self.repeat is None and _some_day_of(match, absence):
                 continue  # "a neighbor party next week": a day of that week, to be asked, not all of it
             if match.has_date and self.day is None:
                 self.day = local.date()
@@ -294,7 +290,7 @@ class _Said:
                 self.at = f"{local:%H:%M}"
                 if match.is_interval and match.end is not None and self.minutes is None:
                     self.minutes = int((match.end - match.start).total_seconds() // 60)
-        other = said_zone(normalise(text), lambda: _zones_of(frame.people))
+        other = said_zone(norm, lambda: _zones_of(frame.people))
         if other is not None and other.zone is None:
             self.problem = self.problem or 'Which time zone is that time in? Say e.g. "10am London time".'
         elif other is not None and other.zone is not None and self.at is not None:

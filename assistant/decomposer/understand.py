@@ -484,11 +484,10 @@ def _learned_people(
     people = [s for s in reading.spans if s.slot == "person"] if reading is not None else []
     if not people:
         return []
-    titles = {title.casefold() for title in world.titles}
     found: list[tuple[str, tuple[int, int]]] = []
     for span in people:
         name = " ".join(span.text.casefold().replace("’", "'").split())
-        if name.endswith("'s") or name in titles:
+        if name.endswith("'s") or name in world.folded_titles:
             # "john's birthday": an owner, whose name stays in the title (see _POSSESSIVE); "look up
             # Test" with a "Test" on the calendar: that event, whatever the name sounds like
             continue
@@ -518,20 +517,25 @@ def _meets_someone(
     if "?" in text or QUESTION_STARTERS.match(norm) or not any(t.has_date or t.has_time for t in targets):
         return None
     for _, (lo, _hi) in learned:
-        before = unread[:lo].rstrip(" ")
-        verb = before.rsplit(" ", 1)[-1]
-        if len(before) == lo - 1 and verb in MEETING_VERBS:
+        verb = _word_before(unread, lo)
+        if verb in MEETING_VERBS:
             return lo - 1 - len(verb), lo - 1
     return None
+
+
+def _word_before(unread: str, start: int) -> str:
+    """The word right before ``start`` with one space between, or "" (nothing there, or something
+    read away between: two spaces or more)."""
+    before = unread[:start]
+    if not before.endswith(" ") or before.endswith("  "):
+        return ""
+    return before.split()[-1] if before.strip() else ""
 
 
 def _object_of(unread: str, start: int) -> bool:
     """Whether the words at ``start`` follow a word of a phrase with nothing between: "give jane a
     call", not "lunch with jane", "see jane" (a meeting), "jane and i" or a name after a time read away."""
-    before = unread[:start]
-    if not before.endswith(" ") or before.endswith("  ") or not before.strip():
-        return False
-    word = before.split()[-1]
+    word = _word_before(unread, start)
     return word.isalpha() and word not in STOPWORDS and word not in MEETING_VERBS
 
 
@@ -596,9 +600,6 @@ def _fill_people(
     directory = world.people_named(lookups + [c.split()[0] for c in lookups]) if lookups else {}
     tagged = {span for _, span in learned}
 
-    def titles() -> set[str]:
-        return {title.casefold() for title in world.titles}
-
     for words, name, span in cleaned:
         if not words:
             continue
@@ -615,7 +616,7 @@ def _fill_people(
             name.split()[0] in STOPWORDS
             or _looks_like_thing(name)
             or _NOT_SOMEONE & set(name.split())
-            or (span not in tagged and words in titles())
+            or (span not in tagged and words in world.folded_titles)
         ):
             # "search for birthday", "look for tea party event" with those on the calendar: the
             # events, where a cue stood before them and the tagger found no one

@@ -46,6 +46,11 @@ class World:
         )
 
     @cached_property
+    def folded_titles(self) -> frozenset[str]:
+        """:attr:`titles` case-folded: what a name said in any case is compared with."""
+        return frozenset(title.casefold() for title in self.titles)
+
+    @cached_property
     def preferences(self) -> dict[str, Any]:
         """The user's valid preferences (read only by the turns that are about one)."""
         from preferences.selectors import preferences_for

@@ -48,16 +48,13 @@ class TurnReader:
         )
         features = token_features(words, asked, informs=INFORM in acts)
         spans = spans_from_tags(text, words.tokens, self.spans.tags(features))
+        found = list(spans)
         if self.names is not None:
             named = spans_from_tags(text, words.tokens, self.names.tags(features))
-            spans = tuple(
-                sorted(
-                    [*(s for s in spans if s.slot not in NAME_SLOTS), *named], key=lambda s: (s.start, s.end)
-                )
-            )
+            found = [*(s for s in found if s.slot not in NAME_SLOTS), *named]
         if self.people is not None:
-            people = spans_from_tags(text, words.tokens, self.people.tags(features))
-            spans = tuple(sorted([*spans, *people], key=lambda s: (s.start, s.end)))
+            found += spans_from_tags(text, words.tokens, self.people.tags(features))
+        spans = tuple(sorted(found, key=lambda s: (s.start, s.end)))
         return TurnReading(
             acts=acts, intent=intent, spans=spans, operation=operation, operation_confidence=sure
         )
