@@ -29,6 +29,7 @@ __all__ = [
     "MEAL_LEAD",
     "MOVE_VERBS",
     "NAMED_OUTRIGHT",
+    "NEW_TIME_LEADS",
     "NOT_ATTENDING",
     "NO_WORDS",
     "OUT_OF_SCOPE",
@@ -410,6 +411,10 @@ def away_kind(norm: str) -> str | None:
 # Verbs whose object, when it is a person, makes a meeting of the turn: "I need to see Omar at 3" is
 # time with Omar, where "see" alone asks to be shown something ("let me see Friday").
 MEETING_VERBS = frozenset({"see", "seeing", "visit", "visiting"})
+# Words that make the time after them a move's new time, where "to" does not lead it ("reschedule it
+# *for* Tuesday", "make the review *be* at 9"; "at" and "on" may stand between): a time after any other
+# word may be the event's own ("update the event on Tuesday").
+NEW_TIME_LEADS = frozenset({"for", "be"})
 QUESTION_STARTERS = re.compile(
     r"^(?:what|what's|whats|when|when's|where|who|whom|which|how|is|are|do|does|did|am|any|anything|"
     r"have i|has|was|were|will i|shall|should i|show|list|tell me|check|find|give me|read|display|view)\b"

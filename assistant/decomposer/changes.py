@@ -27,6 +27,7 @@ from assistant.lexicon import (
     EVERYONE_CUE,
     GENERIC_EVENT_WORDS,
     LIGHTEN_CUES,
+    NEW_TIME_LEADS,
     PICK,
     POLITE_PREFIX,
     STOPWORDS,
@@ -35,6 +36,7 @@ from assistant.lexicon import (
     away_kind,
     weekday_of,
 )
+from assistant.nlu import Span
 from assistant.timeexpr import TimeMatch, find_times
 from skills.formatting import format_day
 from workflows.builder import Handle, Plan
@@ -65,8 +67,6 @@ _NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "half a"
 _DEST = re.compile(
     r"\b(?:to|into|onto|until|till)\b (?P<dest>(?!do\b|be\b|make\b|leave\b|move\b|have\b|go\b).*)$"
 )
-# "reschedule it for Friday": "for" leads a destination only when a date or time follows.
-_DEST_FOR = re.compile(r"\bfor\b (?P<dest>.*)$")
 # Where a destination ends and the target's period resumes: "to mornings for the rest of the month".
 _PERIOD_AFTER = re.compile(
     r"\b(?:for|during|over|throughout|in)\s+(?:the\s+)?(?:rest|remainder|next|this|coming)\b"
@@ -403,28 +403,42 @@ def _shift(norm: str) -> tuple[int, str]:
     return 0, norm
 
 
-def _destination(norm: str, now: datetime) -> tuple[str, str]:
+def _destination(norm: str, now: datetime, learned: Span | None) -> tuple[str, str]:
     """Where a move goes ("to Friday at 3pm", "for Friday") and the target's text without it.
 
-    The destination runs to the end of its clause; what follows still narrows the target ("to
-    mornings, but not the ones on Mondays", "to mornings for the rest of the month")."""
+    A destination led by "to" runs to the end of its clause; what follows still narrows the target
+    ("to mornings, but not the ones on Mondays", "to mornings for the rest of the month"). Any other
+    is the new time the move tagger reads (``learned``, see :mod:`assistant.nlu.moves`) after a word
+    that makes it one: "reschedule my call on Monday for Tuesday at 10", "make the review be at 9 next
+    Wednesday"."""
     dest = _DEST.search(norm)
+    everyone = _EVERYONE.search(norm)
+    if dest is None and everyone is not None:
+        # "reschedule the budget review for when everyone is free", "... when we're all free next
+        # week": the destination is the search, from its cue to the end of its clause.
+        destination, _, rest = _clause_split(norm[everyone.start() :], now)
+        before = re.sub(r"\s+(?:for|to|into|at)$", "", norm[: everyone.start()].strip())
+        return destination, f"{before} {rest}".strip()
     if dest is None:
-        dest = _DEST_FOR.search(norm)
-        everyone = _EVERYONE.search(norm)
-        if dest is None or (everyone is not None and everyone.start() >= dest.start("dest")):
-            if everyone is None:
-                return "", norm
-            # "reschedule the budget review for when everyone is free", "... when we're all free next
-            # week": the destination is the search, from its cue to the end of its clause.
-            destination, _, rest = _clause_split(norm[everyone.start() :], now)
-            before = re.sub(r"\s+(?:for|to|into|at)$", "", norm[: everyone.start()].strip())
-            return destination, f"{before} {rest}".strip()
-        found = find_times(dest["dest"], now=now)
-        if not found or dest["dest"][: found[0].span[0]].strip() not in ("", "the"):
-            return "", norm
+        return _learned_destination(norm, learned)
     destination, _, rest = _clause_split(dest["dest"], now)
     return destination, f"{norm[: dest.start()].strip()} {rest}".strip()
+
+
+def _learned_destination(norm: str, learned: Span | None) -> tuple[str, str]:
+    """The tagger's new time, as it stands in ``norm`` (the turn as normalised and narrowed), and the
+    text without it and the words that lead it in; ("", norm) when it read none, its words are no
+    longer there or no word of :data:`NEW_TIME_LEADS` leads them in."""
+    said = normalise(learned.text) if learned is not None else ""
+    at = norm.rfind(said) if said else -1
+    if at < 0:
+        return "", norm
+    before = norm[:at].split()
+    if before and before[-1] in ("at", "on"):
+        before.pop()
+    if not before or before.pop() not in NEW_TIME_LEADS:
+        return "", norm
+    return said, f"{' '.join(before)} {norm[at + len(said) :].strip()}".strip()
 
 
 @dataclass(frozen=True)
@@ -535,7 +549,7 @@ def compile_change(r: Reading) -> Decision | None:
     if frame.operation == "move":
         shift, norm = _shift(norm)
         if not shift:
-            destination, norm = _destination(norm, now)
+            destination, norm = _destination(norm, now, r.learned.new_time if r.text == r.said else None)
         said = _MAKE_IT.search(norm) if not shift else None
         if not destination and said is not None and said.start() > 0:
             # "Thursday's planning huddle, can you make it 5 instead?": the event named, then "it"

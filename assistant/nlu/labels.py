@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-__all__ = ["nlu_operation", "sgd_operation", "smcalflow_operation"]
+__all__ = ["after_first_group", "nlu_operation", "sgd_operation", "smcalflow_operation"]
 
 # Programs that do several things, or whose annotation says more about SMCalFlow's world than about
 # the request ("FenceAttendee": a create for someone not in the address book).
@@ -76,11 +76,11 @@ def smcalflow_operation(program: str) -> str | None:
 def _update_kind(program: str) -> str:
     """A move when the update gives the event another start or end, an edit otherwise."""
     at = program.find("UpdatePreflightEventWrapper")
-    changes = _after_first_group(program[at + len("UpdatePreflightEventWrapper") :])
+    changes = after_first_group(program[at + len("UpdatePreflightEventWrapper") :])
     return "move" if _WHEN_CHANGES.search(changes) else "edit"
 
 
-def _after_first_group(text: str) -> str:
+def after_first_group(text: str) -> str:
     """What follows the first balanced parenthesised group of ``text`` (the event the update is of)."""
     depth = 0
     for i, char in enumerate(text):

@@ -1,6 +1,6 @@
 """Reading one turn with a given set of models: the act classifier, then the span tagger, which also
 takes whether the acts found inform (see :func:`assistant.nlu.features.token_features`), and the
-names, people and operation models where they are given."""
+names, people and move taggers and the operation model where they are given."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ from dataclasses import dataclass
 from assistant.nlu.acts import INFORM, ActModel
 from assistant.nlu.features import operation_features, token_features, turn_features
 from assistant.nlu.operations import OperationModel
-from assistant.nlu.reading import ASKED, NAME_SLOTS, Asked, TurnReading
+from assistant.nlu.reading import ASKED, NAME_SLOTS, Asked, Span, TurnReading
 from assistant.nlu.spans import SpanTagger, spans_from_tags
-from assistant.nlu.words import words_of
+from assistant.nlu.words import Words, words_of
 
 __all__ = ["TurnReader"]
 
@@ -28,6 +28,8 @@ class TurnReader:
     names: SpanTagger | None = None
     # Who the turn names, learnt from the corpora that name people (see assistant.nlu.corpora).
     people: SpanTagger | None = None
+    # Where a move takes its event, learnt from SMCalFlow's moves (see assistant.nlu.moves).
+    moves: SpanTagger | None = None
     # What the turn asks the calendar to do, learnt from every corpus (see assistant.nlu.operations).
     operations: OperationModel | None = None
 
@@ -55,6 +57,47 @@ class TurnReader:
         if self.people is not None:
             found += spans_from_tags(text, words.tokens, self.people.tags(features))
         spans = tuple(sorted(found, key=lambda s: (s.start, s.end)))
+        new_time, new_time_sure = None, 0.0
+        if self.moves is not None:
+            tagged = spans_from_tags(text, words.tokens, self.moves.tags(features))
+            new_time, new_time_sure = _likeliest(text, words, self.moves.inside(features), tagged[-1:])
         return TurnReading(
-            acts=acts, intent=intent, spans=spans, operation=operation, operation_confidence=sure
+            acts=acts,
+            intent=intent,
+            spans=spans,
+            operation=operation,
+            operation_confidence=sure,
+            new_time=new_time,
+            new_time_confidence=new_time_sure,
         )
+
+
+# Where the tagger's best reading has no new time, one is taken from the words it gives at least this
+# chance of being in one: the tagger learnt from a few hundred moves and is often unsure of a new time
+# led by "for", which only a time after "for" makes one ("reschedule my 2 meeting with jennifer for
+# friday at 2 in building b" is 0.14 to 0.21 a word); the caller that knows how the time is led in
+# decides whether so little will do (see ``new_time_confidence``).
+_NEW_TIME_FLOOR = 0.1
+
+
+def _likeliest(
+    text: str, words: Words, inside: list[float], best: tuple[Span, ...]
+) -> tuple[Span | None, float]:
+    """The tagger's last new time (``best``, its best reading) or, without one, the words around the
+    likeliest word that are at least half as likely (and above the floor), as a span; and the least
+    chance the tagger gives a word of it."""
+    if best:
+        run = [i for i, t in enumerate(words.tokens) if best[0].start <= t.start and t.end <= best[0].end]
+    else:
+        peak = max(range(len(inside)), key=lambda i: (inside[i], i), default=None)
+        if peak is None or inside[peak] < _NEW_TIME_FLOOR:
+            return None, 0.0
+        least = max(_NEW_TIME_FLOOR, inside[peak] / 2)
+        first = last = peak
+        while first > 0 and inside[first - 1] >= least:
+            first -= 1
+        while last + 1 < len(inside) and inside[last + 1] >= least:
+            last += 1
+        run = list(range(first, last + 1))
+    start, end = words.tokens[run[0]].start, words.tokens[run[-1]].end
+    return Span("new_time", start, end, text[start:end]), min(inside[i] for i in run)

@@ -9,14 +9,27 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["ASKED", "NAME_SLOTS", "PERSON_SLOTS", "SLOTS", "Asked", "Slot", "Span", "TurnReading"]
+__all__ = [
+    "ASKED",
+    "CHANGE_SLOTS",
+    "NAME_SLOTS",
+    "PERSON_SLOTS",
+    "SLOTS",
+    "Asked",
+    "Slot",
+    "Span",
+    "TurnReading",
+]
 
-Slot = Literal["date", "time", "title", "location", "person"]
+Slot = Literal["date", "time", "title", "location", "person", "new_time"]
 SLOTS: tuple[Slot, ...] = ("date", "time", "title", "location", "person")
 NAME_SLOTS: tuple[Slot, ...] = ("title", "location")  # what an event is called and where it is
 # Who is in it: the people tagger's, learnt apart from titles (a name inside "Lunch with Ann" is
 # still a person), from the corpora that name people (SMCalFlow, NLU-Evaluation-Data).
 PERSON_SLOTS: tuple[Slot, ...] = ("person",)
+# Where a move takes its event ("move the dentist on Monday to *Friday at 3*"): the move tagger's,
+# learnt from SMCalFlow's moves (see assistant.nlu.moves), and read apart from the other spans.
+CHANGE_SLOTS: tuple[Slot, ...] = ("new_time",)
 
 # What the assistant's previous turn asked for. The same words mean different things after different
 # questions ("Wanderlust Book Club" after "what should I call it?" is a title; "That works" after a
@@ -58,6 +71,11 @@ class TurnReading:
     spans: tuple[Span, ...]
     operation: str | None = None
     operation_confidence: float = 0.0
+    # Where the turn would take an event if it moves one (None without that model or when it says no
+    # time): kept apart from ``spans`` because only a move has a new time, and the handler that knows
+    # the turn is a move decides whether to read it.
+    new_time: Span | None = None
+    new_time_confidence: float = 0.0  # the least chance the tagger gives a word of the new time
 
     def first(self, slot: Slot) -> Span | None:
         """The first span of ``slot``: a turn rarely gives two values for one slot."""

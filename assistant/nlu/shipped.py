@@ -20,6 +20,7 @@ from assistant.nlu.spans import SpanTagger
 __all__ = [
     "ACTS_FILE",
     "MODEL_DIR",
+    "MOVES_FILE",
     "NAMES_FILE",
     "OPERATIONS_FILE",
     "PEOPLE_FILE",
@@ -36,15 +37,16 @@ SPANS_FILE = "spans.crfsuite"
 NAMES_FILE = "names.crfsuite"
 OPERATIONS_FILE = "operations.json"
 PEOPLE_FILE = "people.crfsuite"
+MOVES_FILE = "moves.crfsuite"
 
 _lock = threading.Lock()
 _reader: TurnReader | None = None
 
 
 def load_reader(directory: Path) -> TurnReader:
-    """The reader whose model files are in ``directory`` (the names and people taggers' and the
+    """The reader whose model files are in ``directory`` (the names, people and move taggers' and the
     operation model's when they are there)."""
-    names = (ACTS_FILE, SPANS_FILE, NAMES_FILE, PEOPLE_FILE, OPERATIONS_FILE)
+    names = (ACTS_FILE, SPANS_FILE, NAMES_FILE, PEOPLE_FILE, MOVES_FILE, OPERATIONS_FILE)
     return reader_from_files({n: (directory / n).read_bytes() for n in names if (directory / n).exists()})
 
 
@@ -53,11 +55,17 @@ def reader_from_files(files: Mapping[str, bytes]) -> TurnReader:
     acts = ActModel.from_json(json.loads(files[ACTS_FILE]))
     names = SpanTagger(files[NAMES_FILE]) if NAMES_FILE in files else None
     people = SpanTagger(files[PEOPLE_FILE]) if PEOPLE_FILE in files else None
+    moves = SpanTagger(files[MOVES_FILE]) if MOVES_FILE in files else None
     operations = (
         OperationModel.from_json(json.loads(files[OPERATIONS_FILE])) if OPERATIONS_FILE in files else None
     )
     return TurnReader(
-        acts=acts, spans=SpanTagger(files[SPANS_FILE]), names=names, people=people, operations=operations
+        acts=acts,
+        spans=SpanTagger(files[SPANS_FILE]),
+        names=names,
+        people=people,
+        moves=moves,
+        operations=operations,
     )
 
 

@@ -11,13 +11,13 @@ import threading
 
 import pycrfsuite
 
-from assistant.nlu.reading import SLOTS, Slot, Span
+from assistant.nlu.reading import CHANGE_SLOTS, SLOTS, Slot, Span
 from assistant.nlu.tokens import Token
 
 __all__ = ["SpanTagger", "spans_from_tags", "tags_from_spans"]
 
 _OUTSIDE = "O"
-_SLOTS: dict[str, Slot] = {slot: slot for slot in SLOTS}
+_SLOTS: dict[str, Slot] = {slot: slot for slot in (*SLOTS, *CHANGE_SLOTS)}
 
 
 class SpanTagger:
@@ -42,6 +42,14 @@ class SpanTagger:
             return []
         with self._lock:
             return list(self._tagger.tag(features))
+
+    def inside(self, features: list[list[str]]) -> list[float]:
+        """Each word's probability of lying in some span (of being tagged other than O)."""
+        if not features:
+            return []
+        with self._lock:
+            self._tagger.set(features)
+            return [1.0 - self._tagger.marginal(_OUTSIDE, i) for i in range(len(features))]
 
 
 def tags_from_spans(tokens: list[Token], spans: tuple[Span, ...]) -> list[str]:

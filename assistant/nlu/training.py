@@ -24,12 +24,20 @@ from sklearn.linear_model import LogisticRegression
 from assistant.nlu.acts import INFORM, INFORM_INTENT, ActModel
 from assistant.nlu.examples import Example
 from assistant.nlu.features import operation_features, token_features, turn_features
-from assistant.nlu.reading import NAME_SLOTS, PERSON_SLOTS, Slot
-from assistant.nlu.shipped import ACTS_FILE, NAMES_FILE, OPERATIONS_FILE, PEOPLE_FILE, SPANS_FILE
+from assistant.nlu.reading import CHANGE_SLOTS, NAME_SLOTS, PERSON_SLOTS, Slot
+from assistant.nlu.shipped import ACTS_FILE, MOVES_FILE, NAMES_FILE, OPERATIONS_FILE, PEOPLE_FILE, SPANS_FILE
 from assistant.nlu.spans import tags_from_spans
 from assistant.nlu.words import Words, words_of
 
-__all__ = ["train", "train_acts", "train_names", "train_operations", "train_people", "train_spans"]
+__all__ = [
+    "train",
+    "train_acts",
+    "train_moves",
+    "train_names",
+    "train_operations",
+    "train_people",
+    "train_spans",
+]
 
 # A feature seen once teaches about one sentence, not about turns.
 _MIN_FEATURE_COUNT = 2
@@ -56,11 +64,13 @@ def train(
     examples: Sequence[Example],
     *,
     names: Sequence[Example] = (),
+    moves: Sequence[Example] = (),
     trained_on: Mapping[str, Any] | None = None,
 ) -> dict[str, bytes]:
     """The model files, by file name, as :func:`assistant.nlu.shipped.reader_from_files` reads them:
     the act classifier and span tagger from ``examples`` and, given ``names``, the names tagger, the
-    people tagger and the operation model (from those of ``names`` whose corpus labelled an operation).
+    people tagger and the operation model (from those of ``names`` whose corpus labelled an operation),
+    and given ``moves`` as well, the move tagger.
 
     ``trained_on`` describes the data (the training command gives the files' names and SHA-256) and is
     kept in the act model's file, so an evaluation can tell when it is testing on the training data.
@@ -76,6 +86,8 @@ def train(
         files[PEOPLE_FILE] = train_people(names, acts_model)
         operations = json.dumps(train_operations(names), sort_keys=True, separators=(",", ":")) + "\n"
         files[OPERATIONS_FILE] = operations.encode()
+        if moves:
+            files[MOVES_FILE] = train_moves(moves, acts_model)
     return files
 
 
@@ -153,6 +165,12 @@ def train_people(examples: Sequence[Example], acts: ActModel) -> bytes:
     one of its people) and the titles learnt stay what they were.
     """
     return _crf(_tagged(examples, acts, PERSON_SLOTS), _NAMES_CRF_PARAMS)
+
+
+def train_moves(examples: Sequence[Example], acts: ActModel) -> bytes:
+    """The move tagger's crfsuite model file: where a move takes its event, from the moves of
+    :mod:`assistant.nlu.moves`, with the features the other taggers see."""
+    return _crf(_tagged(examples, acts, CHANGE_SLOTS), _CRF_PARAMS)
 
 
 def _tagged(

@@ -4,10 +4,12 @@ FILE is a JSON-lines file of annotated turns in the format of shared/eval/sgd_ca
 (the default), which the act classifier and the span tagger learn from; the names tagger (titles, places
 and people) and the operation model (what a turn asks for, see :mod:`assistant.nlu.labels`) learn from every
 corpus of :mod:`assistant.nlu.corpora` (the SGD turns, SMCalFlow's dialogues and NLU-Evaluation-Data's
-requests). The files written (``acts.json``, ``spans.crfsuite``, ``names.crfsuite``,
-``operations.json``) are the ones committed in ``assistant/nlu/model/``, which the chat loads; the same
-data always gives the same bytes, so a retraining shows in a diff only when the data or the code
-changed. Needs the ``train`` extra.
+requests); the move tagger (where a move takes its event) learns from SMCalFlow's moves (see
+:mod:`assistant.nlu.moves`). The files written (``acts.json``, ``spans.crfsuite``, ``names.crfsuite``,
+``people.crfsuite``, ``moves.crfsuite``, ``operations.json``) are the ones committed in
+``assistant/nlu/model/``, which the chat loads; the same data and library versions always give the
+same bytes, so a retraining shows in a diff only when the data, the code or a library changed. Needs the
+``train`` extra.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from assistant.nlu import sgd
 from assistant.nlu.corpora import CORPORA, chosen_corpora, load_corpus
+from assistant.nlu.moves import load_moves
 from assistant.nlu.shipped import MODEL_DIR
 from assistant.nlu.training import train
 
@@ -28,7 +31,10 @@ __all__ = ["Command"]
 
 
 class Command(BaseCommand):
-    help = "Train the turn reader (acts, spans, names, operations) on annotated turns and write its files."
+    help = (
+        "Train the turn reader (acts, spans, names, people, moves, operations) on annotated turns and "
+        "write its files."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("file", nargs="?", type=Path, default=sgd.DEV_FILE)
@@ -53,6 +59,7 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from error
         examples = sgd.load(path)
         names = [e for corpus, where in corpora.items() for e in load_corpus(corpus, where)]
+        moves = load_moves(corpora["smcalflow"]) if "smcalflow" in corpora else []
         began = time.perf_counter()
         trained_on = {
             "file": path.name,
@@ -63,7 +70,7 @@ class Command(BaseCommand):
             },
         }
         try:
-            files = train(examples, names=names, trained_on=trained_on)
+            files = train(examples, names=names, moves=moves, trained_on=trained_on)
         except ValueError as error:
             raise CommandError(str(error)) from error
         seconds = time.perf_counter() - began
@@ -75,5 +82,5 @@ class Command(BaseCommand):
             f"trained on {len(examples)} turns of {path.name}, "
             f"titles, places and people on {len(names)} turns of "
             f"{', '.join(corpora)}, operations on the {sum(e.operation is not None for e in names)} of them "
-            f"with one, in {seconds:.1f} s"
+            f"with one, new times on {len(moves)} moves, in {seconds:.1f} s"
         )
