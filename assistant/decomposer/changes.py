@@ -36,7 +36,7 @@ from assistant.lexicon import (
     away_kind,
     weekday_of,
 )
-from assistant.nlu import Span
+from assistant.nlu import Span, read_new_time
 from assistant.timeexpr import TimeMatch, find_times
 from skills.formatting import format_day
 from workflows.builder import Handle, Plan
@@ -403,12 +403,13 @@ def _shift(norm: str) -> tuple[int, str]:
     return 0, norm
 
 
-def _destination(norm: str, now: datetime, learned: Span | None) -> tuple[str, str]:
+def _destination(norm: str, now: datetime, said: str | None) -> tuple[str, str]:
     """Where a move goes ("to Friday at 3pm", "for Friday") and the target's text without it.
 
     A destination led by "to" runs to the end of its clause; what follows still narrows the target
     ("to mornings, but not the ones on Mondays", "to mornings for the rest of the month"). Any other
-    is the new time the move tagger reads (``learned``, see :mod:`assistant.nlu.moves`) after a word
+    is the new time the move tagger reads in what the user ``said`` (see :mod:`assistant.nlu.moves`;
+    None when the turn was restated) after a word
     that makes it one: "reschedule my call on Monday for Tuesday at 10", "make the review be at 9 next
     Wednesday"."""
     dest = _DEST.search(norm)
@@ -420,7 +421,7 @@ def _destination(norm: str, now: datetime, learned: Span | None) -> tuple[str, s
         before = re.sub(r"\s+(?:for|to|into|at)$", "", norm[: everyone.start()].strip())
         return destination, f"{before} {rest}".strip()
     if dest is None:
-        return _learned_destination(norm, learned)
+        return _learned_destination(norm, read_new_time(said)[0] if said else None)
     destination, _, rest = _clause_split(dest["dest"], now)
     return destination, f"{norm[: dest.start()].strip()} {rest}".strip()
 
@@ -549,7 +550,7 @@ def compile_change(r: Reading) -> Decision | None:
     if frame.operation == "move":
         shift, norm = _shift(norm)
         if not shift:
-            destination, norm = _destination(norm, now, r.learned.new_time if r.text == r.said else None)
+            destination, norm = _destination(norm, now, r.said if r.text == r.said else None)
         said = _MAKE_IT.search(norm) if not shift else None
         if not destination and said is not None and said.start() > 0:
             # "Thursday's planning huddle, can you make it 5 instead?": the event named, then "it"

@@ -57,19 +57,23 @@ class TurnReader:
         if self.people is not None:
             found += spans_from_tags(text, words.tokens, self.people.tags(features))
         spans = tuple(sorted(found, key=lambda s: (s.start, s.end)))
-        new_time, new_time_sure = None, 0.0
-        if self.moves is not None:
-            tagged = spans_from_tags(text, words.tokens, self.moves.tags(features))
-            new_time, new_time_sure = _likeliest(text, words, self.moves.inside(features), tagged[-1:])
         return TurnReading(
-            acts=acts,
-            intent=intent,
-            spans=spans,
-            operation=operation,
-            operation_confidence=sure,
-            new_time=new_time,
-            new_time_confidence=new_time_sure,
+            acts=acts, intent=intent, spans=spans, operation=operation, operation_confidence=sure
         )
+
+    def new_time(self, text: str, *, asked: Asked | None = None) -> tuple[Span | None, float]:
+        """Where ``text`` would take an event if it moves one, and the least chance the move tagger
+        gives a word of it; (None, 0.0) without that model or when it reads no new time.
+
+        Apart from :meth:`read` because only a move has a new time: the handler that knows the turn
+        is a move asks, and no other turn pays for it."""
+        if self.moves is None:
+            return None, 0.0
+        words = words_of(text)
+        acts, _ = self.acts.predict(turn_features(words, asked))
+        features = token_features(words, asked, informs=INFORM in acts)
+        tagged = spans_from_tags(text, words.tokens, self.moves.tags(features))
+        return _likeliest(text, words, self.moves.inside(features), tagged[-1:])
 
 
 # Where the tagger's best reading has no new time, one is taken from the words it gives at least this

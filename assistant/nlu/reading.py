@@ -71,11 +71,6 @@ class TurnReading:
     spans: tuple[Span, ...]
     operation: str | None = None
     operation_confidence: float = 0.0
-    # Where the turn would take an event if it moves one (None without that model or when it says no
-    # time): kept apart from ``spans`` because only a move has a new time, and the handler that knows
-    # the turn is a move decides whether to read it.
-    new_time: Span | None = None
-    new_time_confidence: float = 0.0  # the least chance the tagger gives a word of the new time
 
     def first(self, slot: Slot) -> Span | None:
         """The first span of ``slot``: a turn rarely gives two values for one slot."""

@@ -14,7 +14,7 @@ from pathlib import Path
 from assistant.nlu.acts import ActModel
 from assistant.nlu.operations import OperationModel
 from assistant.nlu.reader import TurnReader
-from assistant.nlu.reading import Asked, TurnReading
+from assistant.nlu.reading import Asked, Span, TurnReading
 from assistant.nlu.spans import SpanTagger
 
 __all__ = [
@@ -26,6 +26,7 @@ __all__ = [
     "PEOPLE_FILE",
     "SPANS_FILE",
     "load_reader",
+    "read_new_time",
     "read_turn",
     "reader_from_files",
     "shipped_reader",
@@ -77,6 +78,12 @@ def shipped_reader() -> TurnReader:
             if _reader is None:
                 _reader = load_reader(MODEL_DIR)
     return _reader
+
+
+def read_new_time(text: str, *, asked: Asked | None = None) -> tuple[Span | None, float]:
+    """Where ``text`` would take an event if it moves one, read with the shipped move tagger (see
+    :meth:`assistant.nlu.reader.TurnReader.new_time`)."""
+    return shipped_reader().new_time(text, asked=asked)
 
 
 def read_turn(text: str, *, asked: Asked | None = None) -> TurnReading:

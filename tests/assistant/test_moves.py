@@ -16,7 +16,7 @@ from django.contrib.auth import get_user_model
 from django.core.management import call_command
 from django.core.management.base import CommandError
 
-from assistant.nlu import read_turn
+from assistant.nlu import read_new_time
 from assistant.nlu.moves import load_moves, new_time_span
 from assistant.planning import DecomposeRequest, decompose
 from skills.services import calendar_create, event_create
@@ -89,10 +89,10 @@ def test_only_moves_become_examples(tmp_path: Path) -> None:
     ],
 )
 def test_the_shipped_tagger_tells_the_new_time_from_the_events_own(text: str, new_time: str) -> None:
-    reading = read_turn(text)
-    assert reading.new_time is not None
-    assert reading.new_time.text == new_time
-    assert reading.new_time_confidence > 0.5
+    span, chance = read_new_time(text)
+    assert span is not None
+    assert span.text == new_time
+    assert chance > 0.5
 
 
 def _moved(text: str) -> dict[str, Any]:

@@ -73,7 +73,7 @@ class Command(BaseCommand):
 
 
 def _read(reader: TurnReader, example: Example) -> tuple[int, int] | None:
-    span = reader.read(example.text).new_time
+    span, _ = reader.new_time(example.text)
     return (span.start, span.end) if span is not None else None
 
 
