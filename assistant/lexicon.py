@@ -41,6 +41,7 @@ __all__ = [
     "REMINDER_CUES",
     "STOPWORDS",
     "STREET_ADDRESS",
+    "TITLES_OF_ADDRESS",
     "UNDO_CUES",
     "WEEKDAY",
     "WEEKDAY_STEM",
@@ -408,6 +409,8 @@ def away_kind(norm: str) -> str | None:
     return next((kind for words, kind in AWAY.items() if f" {words} " in said), None)
 
 
+# Titles written before a name and shortened with a dot ("Dr. Patel"): the dot ends no sentence.
+TITLES_OF_ADDRESS = ("dr", "mr", "mrs", "ms", "mx", "prof", "st")
 # Verbs whose object, when it is a person, makes a meeting of the turn: "I need to see Omar at 3" is
 # time with Omar, where "see" alone asks to be shown something ("let me see Friday").
 MEETING_VERBS = frozenset({"see", "seeing", "visit", "visiting"})

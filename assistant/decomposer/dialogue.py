@@ -18,7 +18,14 @@ from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import classify, normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.state import Asked, DialogueState, LastQuestion
-from assistant.lexicon import COUNT_CUES, FREE_CUES, POLITE_PREFIX, SAME_AGAIN, STREET_ADDRESS
+from assistant.lexicon import (
+    COUNT_CUES,
+    FREE_CUES,
+    POLITE_PREFIX,
+    SAME_AGAIN,
+    STREET_ADDRESS,
+    TITLES_OF_ADDRESS,
+)
 from assistant.nlu import Asked as ReaderAsked
 from assistant.nlu import TurnReading, read_turn
 from assistant.timeexpr import find_times
@@ -109,6 +116,7 @@ _DOING = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE = re.compile(r"(?<=[,.!?;])\s+|(?<=[.!?])(?=[A-Z])")
+_ABBREVIATED = re.compile(rf"\b(?:{'|'.join(TITLES_OF_ADDRESS)})\.$", re.IGNORECASE)
 # "lunch with Ann, Bo and Raj tomorrow", "can Ann, Raj and I all meet": a comma inside a list of people,
 # not after a clause of its own
 _LIST_GOES_ON = (
@@ -123,7 +131,12 @@ def without_acknowledgements(text: str) -> str:
     """``text`` without the clauses before the request that only acknowledge ("Fine, now check the
     6th", "Sure. It's 17705 Hale Avenue", "That's awesome. When is my schedule clear?"): what follows
     is the turn, and the rules would otherwise read the whole as a "yes"."""
-    clauses = [c for c in _CLAUSE.split(text.strip()) if c]
+    clauses: list[str] = []
+    for piece in (c for c in _CLAUSE.split(text.strip()) if c):
+        if clauses and _ABBREVIATED.search(clauses[-1]):
+            clauses[-1] += " " + piece  # "I'm seeing Dr. Patel": the dot of a title, not a sentence's end
+        else:
+            clauses.append(piece)
     dropped = 0
     while dropped < len(clauses) - 1 and _acknowledges(clauses[dropped]):
         if all(p.search(c) for p, c in zip(_LIST_GOES_ON, clauses[dropped : dropped + 2], strict=True)):

@@ -284,13 +284,16 @@ def understand(text: str, *, now: datetime, world: World, reading: TurnReading |
         take(*d.span)
 
     unread = "".join(" " if mask[i] else ch for i, ch in enumerate(norm))
-    learned_people = _learned_people(reading, unread, world)
+    learned_people = _learned_people(reading, unread, world) or _named_after_meeting_verb(text, unread, world)
     _fill_people(frame, norm, unread, world, take, learned_people)
     seeing = _meets_someone(learned_people, unread, text, norm, targets)
-    if seeing is not None and frame.operation in ("query", "unknown"):
+    if seeing is not None and (frame.operation in ("query", "unknown") or frame.confidence < 0.6):
         # "I need to see Omar tomorrow at 3": a person the tagger found is who is seen, a meeting
         frame.operation, frame.confidence = "create", 0.6
         take(*seeing)
+        subject = unread[: seeing[0]].split()
+        if all(word in STOPWORDS or word in _SUBJECTS for word in subject):
+            take(0, seeing[0])  # "I'm", "we'll be", "I will": who sees them, no words of a title
     if operation == "free" and _about_others(unread, frame):
         frame.notes.append(ABOUT_OTHERS)
     for m in EVERYONE_CUE.finditer(norm):
@@ -495,6 +498,31 @@ def _learned_people(
         if at >= 0:
             found.append((name, (at, at + len(name))))
     return found
+
+
+# Contractions of who speaks, before a verb of meeting ("I'm seeing Omar", "we'll visit Gran").
+_SUBJECTS = frozenset({"i'm", "im", "i'll", "we're", "we'll", "i've"})
+# The words after a verb of meeting, up to what was read away (two spaces) or the end: three at most.
+_SEEN = re.compile(rf"\b(?:{'|'.join(sorted(MEETING_VERBS))}) (?P<who>[^ ]+(?: [^ ]+){{0,2}}?)(?=  |\s*$)")
+
+
+def _named_after_meeting_verb(text: str, unread: str, world: World) -> list[tuple[str, tuple[int, int]]]:
+    """Who a statement says is seen or visited where the tagger found no one: the words after the
+    verb, up to what was read as the time, when the user wrote each with a capital ("I'm seeing Dr.
+    Patel Friday at 10", "visiting Grandma Rose on Sunday"). A name typed in lower case stays
+    unread (the tagger's to find), and so does anything of more than three words."""
+    for m in _SEEN.finditer(unread):
+        who = m["who"]
+        if who in world.folded_titles or not all(_capitalised(text, word) for word in who.split()):
+            continue
+        return [(who, m.span("who"))]
+    return []
+
+
+def _capitalised(text: str, word: str) -> bool:
+    """Whether ``word`` (folded) stands in ``text`` written with a capital: a name, as the user typed it."""
+    found = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.IGNORECASE)
+    return found is not None and found[0][0].isupper()
 
 
 def _whole_word(text: str, words: str) -> int:

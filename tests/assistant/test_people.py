@@ -139,6 +139,26 @@ def test_seeing_someone_at_a_time_is_a_meeting_previewed_first() -> None:
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("text", "summary", "start"),
+    [
+        # a name the tagger misses, written with capitals after the verb; the dot of "Dr." ends no clause
+        ("I'm seeing Dr. Patel Friday at 10", "Meeting with Dr. Patel", "2026-03-06T10:00:00-05:00"),
+        ("We'll visit Grandma Rose on Sunday at 2pm", "Meeting with Grandma Rose", "2026-03-08T14:00:00-04:00"),
+    ],
+)
+def test_whoever_is_seen_or_visited_names_the_meeting_and_it_is_previewed(
+    text: str, summary: str, start: str
+) -> None:
+    decision = _decide(text)
+    params = _created(decision)
+    assert (params["summary"], params["start"]) == (summary, start)
+    assert decision.workflow is not None
+    [apply] = [t for t in decision.workflow.tasks if t.skill == "apply_changes"]
+    assert apply.params.get("always_ask") is True
+
+
+@pytest.mark.django_db
 @pytest.mark.parametrize("text", ["when do I see Omar next?", "let me see friday"])
 def test_seeing_asked_about_is_still_a_look_up(text: str) -> None:
     decision = _decide(text)
