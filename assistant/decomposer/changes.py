@@ -10,7 +10,7 @@ reads work for queries (dates, day parts, categories, titles, people) works for 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -51,8 +51,16 @@ _NEXT_AT_TIME = timedelta(days=7)
 _OFFERED = timedelta(days=7)
 _NOTIFY = re.compile(r"\b(?:and |then )?(?:notify|tell|inform|email|let)\b.*$")
 _SECOND_CREATE = re.compile(
-    r"(?:\b(?:and|then) (?:then )?(?:re-?)?(?:schedule|create|add|book|set|put|make|plan|arrange)\b"
+    r"(?:(?:\b(?:and|then) (?:then )?|[.;] )"
+    r"(?P<verb>(?:re-?)?(?:schedule|create|add|book|set|put|make|plan|arrange|move))\b"
     r"|\bwith (?=a new one\b|another\b|a replacement\b))(?P<rest>.*)$"  # "replace X with a new one at 2"
+)
+# "... and put it on Friday at 10", "... . Reschedule it for 10 AM on Friday": after a cancel, the same
+# event goes elsewhere (after "recreate it at 2" or "add it", a new one is made like it); the words
+# after the pronoun (and a word leading them in) say where.
+_SAME_ONE_VERBS = frozenset({"reschedule", "re-schedule", "schedule", "put", "move", "set"})
+_SAME_ONE = re.compile(
+    r"^\s*(?:it|that|this one|that one|them|those|these)\s+(?:(?:for|to|on|at)\s+)?(?P<dest>\S.*)$"
 )
 # An offset: "an hour later", "back by 30 minutes", "by 1h" (then the verb says which way).
 _AMOUNT = r"(?P<n>an?|one|two|three|four|half an?|\d+(?:\.\d+)?) ?(?P<unit>hours?|hrs?|h|minutes?|mins?|m)\b"
@@ -520,7 +528,8 @@ def _clarify(text: str, **remember: Any) -> Decision:
 def compile_change(r: Reading) -> Decision | None:
     """A Decision for a move or delete request; None for any other."""
     frame, text, now, tz, world, context = r.frame, r.text, r.now, r.tz, r.world, r.context
-    if frame.operation not in ("move", "delete"):
+    operation = frame.operation
+    if operation not in ("move", "delete"):
         return None
     if frame.error:
         return Decision(kind="clarify", reply_kind="clarify", text=f"{frame.error} Which date did you mean?")
@@ -530,24 +539,29 @@ def compile_change(r: Reading) -> Decision | None:
         # "move the dentist to friday at 9:99" is not a move to Friday at 9
         return _clarify(unread)
     norm = POLITE_PREFIX.sub("", norm).strip() or norm  # "I need to move ...": no "to" destination
-    notify = bool(_NOTIFY.search(norm)) and frame.operation == "delete"
+    notify = bool(_NOTIFY.search(norm)) and operation == "delete"
     if notify:
         norm = _NOTIFY.sub("", norm).strip(" ,;:")
-    create_clause = ""
+    create_clause = destination = ""
     second = _SECOND_CREATE.search(norm)
-    if second and frame.operation == "delete":
-        create_clause = second.group("rest")
-        norm = norm[: second.start()].strip(" ,;:")
+    if second and operation == "delete":
+        again = _SAME_ONE.match(second["rest"]) if second["verb"] in _SAME_ONE_VERBS else None
+        if again is not None:
+            # "cancel Thursday's call with Bill and put it on Friday at 10": the same event, elsewhere
+            operation, destination = "move", again["dest"]
+            r.frame = frame = replace(frame, operation="move")  # what the gate and the record read it as
+        else:
+            create_clause = second.group("rest")  # "... and schedule a new one at 2pm"
+        norm = norm[: second.start()].strip(" ,;:.")
     onward, norm = _onward(norm, now)
     # "Thursday is too packed": one event, which the user picks, moves off that day.
-    lighten = frame.operation == "move" and bool(LIGHTEN_CUES.search(norm))
+    lighten = operation == "move" and bool(LIGHTEN_CUES.search(norm))
     everything = not lighten and bool(_EVERYTHING.search(norm))
     why = "" if lighten else _reason(norm, now, everything)
 
     excluded, norm = _exception(norm)
-    destination = ""
     shift = 0
-    if frame.operation == "move":
+    if operation == "move" and not destination:
         shift, norm = _shift(norm)
         if not shift:
             destination, norm = _destination(norm, now, r.said if r.text == r.said else None)
@@ -555,6 +569,7 @@ def compile_change(r: Reading) -> Decision | None:
         if not destination and said is not None and said.start() > 0:
             # "Thursday's planning huddle, can you make it 5 instead?": the event named, then "it"
             destination, norm = said["dest"], norm[: said.start()].strip(" ,;")
+    if operation == "move":
         destination = _AFTERTHOUGHT.sub("", destination).strip()
         unsure = _number_then_words(destination, now)
         if unsure:
@@ -571,7 +586,7 @@ def compile_change(r: Reading) -> Decision | None:
     offered = False  # no event named or shown: the coming ones offered to pick from
     picked = _picked(norm, shown)
     among: tuple[datetime, datetime] | None = None  # "delete that" after a list: the span it showed
-    if picked is None and shown and frame.operation == "delete" and _SHOWN_ONES.search(norm):
+    if picked is None and shown and operation == "delete" and _SHOWN_ONES.search(norm):
         if len(shown) == 1:
             picked = shown[0]
         elif not frame.title_words and not frame.range_explicit:
@@ -584,7 +599,7 @@ def compile_change(r: Reading) -> Decision | None:
         start, end = datetime.fromisoformat(last["start"]), datetime.fromisoformat(last["end"])
         find = {"start": start.isoformat(), "end": end.isoformat(), "text": last["summary"]}
         plural = False
-        target = RequestFrame(operation=frame.operation, confidence=0.9)
+        target = RequestFrame(operation=operation, confidence=0.9)
         said = _IT.search(norm) or PICK.search(norm)
         if destination == "" and said is not None:
             destination = norm[said.end() :].strip()  # "make it 12:30", "actually make that 3"
@@ -594,8 +609,8 @@ def compile_change(r: Reading) -> Decision | None:
             target.category, target.title_words = None, []
         start, end = _range_of(target, now)
         if not target.range_explicit and not target.title_words and not target.category and not everything:
-            by_words = _said_target(target, norm, now) if frame.operation == "delete" else None
-            if by_words is None and frame.operation == "delete":
+            by_words = _said_target(target, norm, now) if operation == "delete" else None
+            if by_words is None and operation == "delete":
                 # "delete that", "please remove this event" with nothing shown: the coming week's
                 # events to pick from (those with the people named, if any, the coming year's), and
                 # the pick previewed before anything goes
@@ -645,9 +660,9 @@ def compile_change(r: Reading) -> Decision | None:
         events = plan.add(
             "filter_events", {"events": events, **leave_out}, id="except", summary=f"Leave out {excluded}"
         )["events"]
-    action = "Cancel" if frame.operation == "delete" else "Move"
+    action = "Cancel" if operation == "delete" else "Move"
     move: dict[str, Any] | None = None
-    if frame.operation != "delete":
+    if operation != "delete":
         weekday = _weekday_from(destination, onward.astimezone(tz)) if onward is not None else None
         if weekday is not None:
             # "to Wednesdays starting next week": the first Wednesday from then, not this week's
@@ -671,7 +686,7 @@ def compile_change(r: Reading) -> Decision | None:
         else "Which event should I cancel?"
         if offered
         else "",
-        "scope": scope if frame.operation == "delete" or scope == "following" else "occurrence",
+        "scope": scope if operation == "delete" or scope == "following" else "occurrence",
     }
     if scope == "following":
         choose["per_series"] = True  # one candidate a series: its first occurrence from then on
@@ -681,7 +696,7 @@ def compile_change(r: Reading) -> Decision | None:
     chosen = chose["events"]
     scope_ref = chose["scope"]  # the user may pick "all of them" for a series
     plan_sets: list[Handle] = []
-    if frame.operation == "delete":
+    if operation == "delete":
         plan_sets.append(
             plan.add(
                 "plan_delete", {"events": chosen, "scope": scope_ref}, id="plan", summary="Plan the deletions"
@@ -741,7 +756,7 @@ def compile_change(r: Reading) -> Decision | None:
         f" ({format_day(start.astimezone(tz).date())})" if target.range_explicit else ""
     )
     return _workflow(
-        plan.build(f"{frame.operation}-events", summary=summary, output=output), max(frame.confidence, 0.6)
+        plan.build(f"{operation}-events", summary=summary, output=output), max(frame.confidence, 0.6)
     )
 
 

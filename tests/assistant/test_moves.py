@@ -95,20 +95,26 @@ def test_the_shipped_tagger_tells_the_new_time_from_the_events_own(text: str, ne
     assert chance > 0.5
 
 
-def _moved(text: str) -> dict[str, Any]:
+def _planned(text: str, summary: str = "Call with Erin", day: int = 9) -> list[Any]:
+    """The tasks the turn plans, with one event ``summary`` on March ``day`` at 2 PM."""
     with time_machine.travel(NOW, tick=False):
         me = get_user_model().objects.create_user("mover", "mover@example.com")
         cal = calendar_create(owner=me, key="home", name="Home", timezone="America/New_York", is_default=True)
         event_create(
             calendar=cal,
-            summary="Call with Erin",
-            start=datetime(2026, 3, 9, 14, tzinfo=NEW_YORK),
-            end=datetime(2026, 3, 9, 15, tzinfo=NEW_YORK),
+            summary=summary,
+            start=datetime(2026, 3, day, 14, tzinfo=NEW_YORK),
+            end=datetime(2026, 3, day, 15, tzinfo=NEW_YORK),
         )
         decision = decompose(DecomposeRequest(text=text, user=me, timezone="America/New_York"))
     assert decision.workflow is not None, decision.text
-    [plan] = [t for t in decision.workflow.tasks if t.skill == "plan_move"]
-    [find] = [t for t in decision.workflow.tasks if t.skill == "find_events"]
+    return list(decision.workflow.tasks)
+
+
+def _moved(text: str) -> dict[str, Any]:
+    tasks = _planned(text)
+    [plan] = [t for t in tasks if t.skill == "plan_move"]
+    [find] = [t for t in tasks if t.skill == "find_events"]
     return {**plan.params, "find_start": find.params.get("start")}
 
 
@@ -124,6 +130,27 @@ def test_a_time_after_on_stays_the_events_own() -> None:
     params = _moved("reschedule my call with Erin on Monday")
     assert "to_date" not in params  # somewhere lighter, never "to Monday"
     assert params["find_start"] == "2026-03-09T00:00:00-04:00"
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cancel Thursday's call with Bill and put it on Friday at 10 instead",
+        "Cancel Thursday's call with Bill. Reschedule it for 10 AM on Friday.",
+    ],
+)
+def test_cancelling_and_putting_it_elsewhere_moves_the_same_event(text: str) -> None:
+    tasks = _planned(text, summary="Call with Bill", day=5)
+    assert [t.skill for t in tasks if t.skill.startswith("plan_")] == ["plan_move"]
+    [plan] = [t for t in tasks if t.skill == "plan_move"]
+    assert (plan.params["to_date"], plan.params["at_time"]) == ("2026-03-06", "10:00")
+
+
+@pytest.mark.django_db
+def test_cancelling_and_scheduling_a_new_one_still_makes_a_new_one() -> None:
+    tasks = _planned("Cancel Thursday's call with Bill and schedule a new one at 4pm", "Call with Bill", 5)
+    assert [t.skill for t in tasks if t.skill.startswith("plan_")] == ["plan_delete", "plan_create"]
 
 
 def test_the_evaluation_scores_unseen_dialogues_apart_from_the_shipped_tagger() -> None:

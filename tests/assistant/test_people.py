@@ -27,7 +27,7 @@ NOW = datetime(2026, 3, 4, 9, 0, tzinfo=NEW_YORK)  # a Wednesday, 9 AM
 def test_smcalflow_attendees_and_nlu_people_are_spans_of_people(tmp_path: Path) -> None:
     program = (
         '(Yield (CreateCommitEventWrapper (CreatePreflightEventWrapper (& (Event.subject_? (?= "tea")) '
-        '(Event.attendees_? (AttendeeListHasRecipient (Execute (refer (extensionConstraint '
+        "(Event.attendees_? (AttendeeListHasRecipient (Execute (refer (extensionConstraint "
         '(RecipientWithNameLike (^(Recipient) EmptyStructConstraint) (PersonName.apply "Ines"))))))))))'
     )
     dialogues = tmp_path / "dialogues.jsonl"
@@ -144,7 +144,11 @@ def test_seeing_someone_at_a_time_is_a_meeting_previewed_first() -> None:
     [
         # a name the tagger misses, written with capitals after the verb; the dot of "Dr." ends no clause
         ("I'm seeing Dr. Patel Friday at 10", "Meeting with Dr. Patel", "2026-03-06T10:00:00-05:00"),
-        ("We'll visit Grandma Rose on Sunday at 2pm", "Meeting with Grandma Rose", "2026-03-08T14:00:00-04:00"),
+        (
+            "We'll visit Grandma Rose on Sunday at 2pm",
+            "Meeting with Grandma Rose",
+            "2026-03-08T14:00:00-04:00",
+        ),
     ],
 )
 def test_whoever_is_seen_or_visited_names_the_meeting_and_it_is_previewed(
