@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from assistant.timeexpr.lexicon import ROUGHLY, TIMEZONES, UNITS, Grain
+from assistant.timeexpr.lexicon import ROUGHLY, TIMEZONES, UNITS, WEEKDAYS, Grain
 from assistant.timeexpr.nodes import TIME, Node, Tod
 from assistant.timeexpr.numbers import CARDINALS
 from assistant.timeexpr.parser import Parse, Parser, by_first_word
@@ -19,6 +19,7 @@ __all__ = ["ClockRules"]
 _SUFFIXES = frozenset({"ish", "sharp", "exactly", "approximately", "approx"})
 _MINUTE_WORDS = frozenset({"minutes", "minute", "mins", "min"})
 _NOON = {"noon": 12, "midday": 12, "noonish": 12, "midnight": 0, "midnite": 0, "eod": 0}
+_DAYS_BY_NAME = frozenset({"today", "tomorrow", "tonight", "yesterday"})
 # Words after "at one" that make it something else than a time: "at one of the cafes", "at one point".
 _NOT_AFTER_AN_HOUR = frozenset(
     {"of", "point", "time", "another", "stage", "way", "more", "hand", "side", "or", "by"}
@@ -67,6 +68,9 @@ class ClockRules(Parser):
             if after > k:
                 k, explicit = after, True
         ampm = self.ampm(k)
+        alone = ampm is None and not explicit and core.end == j + 1
+        if alone and self.words[j] == "one" and self._after_a_day(j):
+            return None  # "the Friday one", "cancel tomorrow one": a pronoun, unless "at one" or "one pm"
         if ampm is not None:
             if not 0 <= core.hour <= 12:
                 return None
@@ -95,6 +99,10 @@ class ClockRules(Parser):
             bare=core.bare if ampm is None else None,
         )
         return k, node
+
+    def _after_a_day(self, i: int) -> bool:
+        """Whether the word before ``i`` names a day ("Friday", "tomorrow")."""
+        return i > 0 and (self.words[i - 1] in WEEKDAYS or self.words[i - 1] in _DAYS_BY_NAME)
 
     def _oclock(self, i: int) -> int:
         if self.words[i] in ("o'clock", "oclock"):

@@ -342,3 +342,17 @@ def test_a_month_day_pair_with_no_day_beside_it_stays_a_date(text: str, day: dat
 def test_loose_says_whether_the_clock_time_left_am_or_pm_open(text: str, loose: bool) -> None:
     (match,) = find_times(text, now=NOW, daytime=True)
     assert match.loose is loose
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("cancel the staff meeting for Friday one", "Friday"),  # "the Friday one": a pronoun
+        ("delete tomorrow one please", "tomorrow"),
+        ("Friday at one", "Friday at one"),
+        ("Friday one pm", "Friday one pm"),
+        ("between one and two", "between one and two"),
+    ],
+)
+def test_one_after_a_day_is_a_time_only_when_said_as_one(text: str, said: str) -> None:
+    assert [m.text for m in find_times(text, now=NOW)][:1] == [said]
