@@ -148,6 +148,12 @@ def test_cancelling_and_putting_it_elsewhere_moves_the_same_event(text: str) -> 
 
 
 @pytest.mark.django_db
+def test_a_move_asked_as_whether_it_is_possible_is_a_move() -> None:
+    params = _moved("Is it possible to move my call with Erin to 6:30 pm on Friday?")
+    assert (params["to_date"], params["at_time"]) == ("2026-03-06", "18:30")
+
+
+@pytest.mark.django_db
 def test_cancelling_and_scheduling_a_new_one_still_makes_a_new_one() -> None:
     tasks = _planned("Cancel Thursday's call with Bill and schedule a new one at 4pm", "Call with Bill", 5)
     assert [t.skill for t in tasks if t.skill.startswith("plan_")] == ["plan_delete", "plan_create"]
