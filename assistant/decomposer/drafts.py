@@ -72,6 +72,10 @@ _PLACE_ANSWER = re.compile(
     re.IGNORECASE,
 )
 ASK_PLACE = "Where does it take place? Tell me if you want the place added."
+# Clock hours said without am/pm that the daytime reading takes in the morning though the evening's
+# is as likely ("book club at 7"; "dinner at 8" says evening, and "at 9" to "at 11" are mostly the
+# working morning): a new event there is previewed, its AM shown, never written at once.
+_EITHER_HALF = (7, 8)
 # What ends a name or place at its end: spaces and marks, but not the full stop of an initial ("M.D.").
 _TRAILING = re.compile(r"(?:[\s,;:!?]|(?<!\b[A-Z])\.)+$")
 _LEADING = re.compile(r"^(?:called|titled|named|it's an?|it is an?|it's|it is)\s+", re.IGNORECASE)
@@ -221,6 +225,7 @@ class _Said:
     ):
         self.day = None
         self.at: str | None = None
+        self.either_half = False
         self.part: str | None = None
         self.minutes = frame.duration_minutes
         self.repeat = read_repeat(text, now)
@@ -288,6 +293,8 @@ class _Said:
                 self.part = match.day_part  # "on Wednesday evening": some time then
             if match.has_time and self.at is None:
                 self.at = f"{local:%H:%M}"
+                # "book club at 7": the morning's 7 is the reading taken, the evening's as likely
+                self.either_half = match.loose and _EITHER_HALF[0] <= local.hour <= _EITHER_HALF[1]
                 if match.is_interval and match.end is not None and self.minutes is None:
                     self.minutes = int((match.end - match.start).total_seconds() // 60)
         other = said_zone(norm, lambda: _zones_of(frame.people))
@@ -379,6 +386,8 @@ def _merge(draft: Draft, said: _Said, tz: ZoneInfo) -> Draft:
         update["all_day"] = True
     if said.last_day is not None:
         update["last_day"] = said.last_day
+    if said.at:
+        update["either_half"] = said.either_half
     if said.repeat is not None and said.repeat.rule:
         update["repeat"] = said.repeat.rule + until_clause(said.repeat, tz)
         update["repeat_days"] = list(said.repeat.days)
@@ -460,7 +469,11 @@ def _create(draft: Draft, tz: ZoneInfo, *, search: dict[str, Any] | None = None)
     made = plan.add("plan_create", params, id="plan", summary=f"Plan {title}")
     apply = plan.add(
         "apply_changes",
-        {"changes": made.output, **({} if draft.location else {"then_ask": ASK_PLACE})},
+        {
+            "changes": made.output,
+            **({} if draft.location else {"then_ask": ASK_PLACE}),
+            **({"always_ask": True} if draft.either_half else {}),  # shown with its AM first
+        },
         id="apply",
         summary="Apply",
     )

@@ -70,6 +70,7 @@ class Draft(_State):
     repeat_days: list[int] = Field(default_factory=list, description="Weekdays it falls on (0=Monday).")
     all_day: bool = Field(default=False, description="An all-day event: a day, no time.")
     last_day: date | None = Field(default=None, description="An all-day event's last day (not its first).")
+    either_half: bool = Field(default=False, description="Its hour was said without am/pm, 7 or 8.")
 
     def missing(self) -> list[Asked]:
         """What must still be asked: a title and a start (a day, and a time unless it lasts all day);

@@ -179,3 +179,32 @@ def test_an_event_after_for_is_that_event_not_a_person(text: str, title: str) ->
     decision = _decide(text, titles=("Checkup", "Tea party", "Pottery"))
     assert decision.frame["titles"] == [title]
     assert decision.frame["person_names"] == []
+
+
+def _apply(decision: Decision) -> dict[str, Any]:
+    assert decision.workflow is not None, decision.text
+    [apply] = [t for t in decision.workflow.tasks if t.skill == "apply_changes"]
+    return dict(apply.params)
+
+
+@pytest.mark.django_db
+def test_an_hour_that_may_be_morning_or_evening_is_previewed_with_its_am() -> None:
+    decision = _decide("add an event called Book club on Tuesday at 7 at the library")
+    params = _created(decision)
+    assert (params["summary"], params["location"]) == ("Book club", "the library")
+    assert params["start"] == "2026-03-10T07:00:00-04:00"
+    assert _apply(decision).get("always_ask") is True  # shown first: 7 in the evening is as likely
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        ("dinner with Ann at 8 on Friday at Nopa", "2026-03-06T20:00:00-05:00"),  # dinner says evening
+        ("book club on Tuesday at 7pm at the library", "2026-03-10T19:00:00-04:00"),
+    ],
+)
+def test_an_hour_whose_half_is_said_is_not_held_back_for_it(text: str, start: str) -> None:
+    decision = _decide(text)
+    assert _created(decision)["start"] == start
+    assert "always_ask" not in _apply(decision)
