@@ -669,6 +669,7 @@ EVENING_EVENTS = frozenset(
         "opera",
         "gala",
         "karaoke",
+        "night",
     }
 )
 # Words that name "an event" in general: never a title on their own.
