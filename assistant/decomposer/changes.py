@@ -37,7 +37,7 @@ from assistant.lexicon import (
     weekday_of,
 )
 from assistant.nlu import Span, read_new_time
-from assistant.timeexpr import TimeMatch, find_times
+from assistant.timeexpr import TimeMatch, find_durations, find_times
 from skills.formatting import format_day
 from workflows.builder import Handle, Plan
 from workflows.definition import Decision, WorkflowDefinition
@@ -62,16 +62,10 @@ _SAME_ONE_VERBS = frozenset({"reschedule", "re-schedule", "schedule", "put", "mo
 _SAME_ONE = re.compile(
     r"^\s*(?:it|that|this one|that one|them|those|these)\s+(?:(?:for|to|on|at)\s+)?(?P<dest>\S.*)$"
 )
-# An offset: "an hour later", "back by 30 minutes", "by 1h" (then the verb says which way).
-_AMOUNT = r"(?P<n>an?|one|two|three|four|half an?|\d+(?:\.\d+)?) ?(?P<unit>hours?|hrs?|h|minutes?|mins?|m)\b"
-_SHIFTS = (
-    re.compile(rf"\b(?:by )?{_AMOUNT} (?P<dir>later|earlier|back|forward|ahead|sooner)\b"),
-    re.compile(rf"\b(?P<dir>later|earlier|back|forward|ahead|up|sooner) (?:by )?{_AMOUNT}"),
-    re.compile(rf"\bby {_AMOUNT}"),
-)
-_EARLIER = frozenset({"earlier", "forward", "ahead", "up", "sooner"})
-_EARLIER_VERBS = re.compile(r"\b(?:bring|pull|advance)\b")
-_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "half a": 0.5, "half an": 0.5}
+# Which way a length said beside it moves an event ("back 15 mins", "up an hour", "later by 45m"); a
+# length after "by" alone goes the way of the verb: earlier after these, later otherwise.
+_WAYS = {"later": 1, "back": 1, "earlier": -1, "forward": -1, "ahead": -1, "up": -1, "sooner": -1}
+_EARLIER_VERBS = frozenset({"bring", "pull", "advance"})
 _DEST = re.compile(
     r"\b(?:to|into|onto|until|till)\b (?P<dest>(?!do\b|be\b|make\b|leave\b|move\b|have\b|go\b).*)$"
 )
@@ -395,19 +389,34 @@ def _reason(norm: str, now: datetime, everything: bool) -> str:
     return away_kind(norm) or ""
 
 
-def _shift(norm: str) -> tuple[int, str]:
+def _shift(norm: str, now: datetime) -> tuple[int, str]:
     """The offset a move says ("an hour later", "back by 30 min", "by 1h") in minutes, signed, and the
-    text without it; a bare "by an hour" goes the way of the verb ("delay" later, "bring forward" earlier)."""
-    for pattern in _SHIFTS:
-        m = pattern.search(norm)
-        if m is None:
+    text without it; a bare "by an hour" goes the way of the verb ("delay" later, "bring forward" earlier).
+
+    The time resolver reads both: "an hour later" is a time an hour from now to it, "back 15 mins" a
+    length with a word of which way beside it."""
+    for match in find_times(norm, now=now):
+        offset = match.start is not None and match.grain in ("minute", "second")
+        if offset and match.start is not None and match.text.split()[-1] in _WAYS:
+            lo, hi = match.span
+            minutes = round((match.start - now).total_seconds() / 60)
+            return minutes, f"{norm[:lo].strip()} {norm[hi:].strip()}".strip()
+    for length in find_durations(norm):
+        lo, hi = length.span
+        before, after = norm[:lo].split(), norm[hi:].split()
+        by = bool(before) and before[-1] == "by"
+        if by:
+            before.pop()
+        way = _WAYS.get(after[0]) if after else None
+        if way is not None:
+            after.pop(0)
+        elif before and before[-1] in _WAYS:
+            way = _WAYS[before.pop()]
+        elif not by:
             continue
-        amount = _NUMBERS.get(m["n"]) or float(m["n"])
-        minutes = int(amount * (60 if m["unit"].startswith("h") else 1))
-        way = m.groupdict().get("dir")
-        earlier = way in _EARLIER if way else bool(_EARLIER_VERBS.search(norm))
-        rest = f"{norm[: m.start()].strip()} {norm[m.end() :].strip()}".strip()
-        return (-minutes if earlier else minutes), rest
+        if way is None:
+            way = -1 if _EARLIER_VERBS & set(tokens(norm)) else 1
+        return way * length.minutes, " ".join([*before, *after])
     return 0, norm
 
 
@@ -562,7 +571,7 @@ def compile_change(r: Reading) -> Decision | None:
     excluded, norm = _exception(norm)
     shift = 0
     if operation == "move" and not destination:
-        shift, norm = _shift(norm)
+        shift, norm = _shift(norm, now)
         if not shift:
             destination, norm = _destination(norm, now, r.said if r.text == r.said else None)
         said = _MAKE_IT.search(norm) if not shift else None

@@ -172,3 +172,20 @@ def test_the_evaluation_scores_unseen_dialogues_apart_from_the_shipped_tagger() 
 def test_fewer_than_two_folds_are_refused() -> None:
     with pytest.raises(CommandError, match="at least 2"):
         call_command("eval_moves", "--folds", "1")
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("text", "minutes"),
+    [
+        ("move my call with Erin an hour later", 60),
+        ("push my call with Erin back 15 mins", 15),
+        ("bring my call with Erin forward by half an hour", -30),
+        ("move my call with Erin up 2 hrs", -120),
+        ("push my call with Erin back 2 days", 2880),  # lengths the resolver reads, days too
+    ],
+)
+def test_an_offset_is_read_by_the_time_resolver_with_the_word_that_says_which_way(
+    text: str, minutes: int
+) -> None:
+    assert _moved(text)["shift_minutes"] == minutes
