@@ -399,7 +399,9 @@ def _shift(norm: str, now: datetime) -> tuple[int, str]:
         offset = match.start is not None and match.grain in ("minute", "second")
         if offset and match.start is not None and match.text.split()[-1] in _WAYS:
             lo, hi = match.span
-            minutes = round((match.start - now).total_seconds() / 60)
+            # from now as the resolver counted it: to the minute (or second) the match is read at
+            said_from = now.replace(second=now.second if match.grain == "second" else 0, microsecond=0)
+            minutes = round((match.start - said_from).total_seconds() / 60)
             return minutes, f"{norm[:lo].strip()} {norm[hi:].strip()}".strip()
     for length in find_durations(norm):
         lo, hi = length.span
