@@ -396,13 +396,14 @@ def _shift(norm: str, now: datetime) -> tuple[int, str]:
     The time resolver reads both: "an hour later" is a time an hour from now to it, "back 15 mins" a
     length with a word of which way beside it."""
     for match in find_times(norm, now=now):
-        offset = match.start is not None and match.grain in ("minute", "second")
-        if offset and match.start is not None and match.text.split()[-1] in _WAYS:
-            lo, hi = match.span
-            # from now as the resolver counted it: to the minute (or second) the match is read at
-            said_from = now.replace(second=now.second if match.grain == "second" else 0, microsecond=0)
-            minutes = round((match.start - said_from).total_seconds() / 60)
-            return minutes, f"{norm[:lo].strip()} {norm[hi:].strip()}".strip()
+        said_way = match.text.split()[-1] in _WAYS
+        if match.start is None or match.grain not in ("minute", "second") or not said_way:
+            continue
+        lo, hi = match.span
+        # from now as the resolver counted it: to the minute (or second) the match is read at
+        said_from = now.replace(second=now.second if match.grain == "second" else 0, microsecond=0)
+        minutes = round((match.start - said_from).total_seconds() / 60)
+        return minutes, f"{norm[:lo].strip()} {norm[hi:].strip()}".strip()
     for length in find_durations(norm):
         lo, hi = length.span
         before, after = norm[:lo].split(), norm[hi:].split()

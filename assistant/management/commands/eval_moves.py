@@ -19,6 +19,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from assistant.management.folds import add_fold_arguments, folds_of
 from assistant.nlu.corpora import CORPORA
 from assistant.nlu.evaluation import dialogue_fold
 from assistant.nlu.examples import Example
@@ -35,13 +36,10 @@ class Command(BaseCommand):
     help = "Score the move tagger on SMCalFlow's moves: on unseen dialogues and as shipped."
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--folds", type=int, default=4, help="cross-validation folds (default 4)")
-        parser.add_argument("--json", action="store_true", help="print one JSON object")
+        add_fold_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        folds: int = options["folds"]
-        if folds < 2:
-            raise CommandError("--folds must be at least 2.")
+        folds = folds_of(options)
         if not CORPORA["smcalflow"].is_file():
             raise CommandError(f"No such file: {CORPORA['smcalflow']}")
         moves = load_moves(CORPORA["smcalflow"])

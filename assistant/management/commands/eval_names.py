@@ -19,8 +19,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
+from assistant.management.folds import add_fold_arguments, folds_of
 from assistant.nlu.corpora import CORPORA, load_corpus
 from assistant.nlu.evaluation import Scores, dialogue_fold, score
 from assistant.nlu.examples import Example
@@ -43,13 +44,10 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--folds", type=int, default=4, help="cross-validation folds (default 4)")
-        parser.add_argument("--json", action="store_true", help="print one JSON object")
+        add_fold_arguments(parser)
 
     def handle(self, *args: Any, **options: Any) -> None:
-        folds: int = options["folds"]
-        if folds < 2:
-            raise CommandError("--folds must be at least 2.")
+        folds = folds_of(options)
         corpora = {name: load_corpus(name) for name in CORPORA}
         shipped = shipped_reader()
 

@@ -20,6 +20,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from assistant.management.folds import add_fold_arguments, folds_of
 from assistant.nlu.corpora import chosen_corpora, load_corpus
 from assistant.nlu.evaluation import dialogue_fold
 from assistant.nlu.examples import Example
@@ -38,8 +39,7 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--folds", type=int, default=4, help="cross-validation folds (default 4)")
-        parser.add_argument("--json", action="store_true", help="print one JSON object")
+        add_fold_arguments(parser)
         parser.add_argument(
             "--corpus",
             action="append",
@@ -49,9 +49,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        folds: int = options["folds"]
-        if folds < 2:
-            raise CommandError("--folds must be at least 2.")
+        folds = folds_of(options)
         try:
             chosen = chosen_corpora(options["corpus"])
         except ValueError as error:
