@@ -10,7 +10,7 @@ from assistant.nlu.acts import INFORM, ActModel
 from assistant.nlu.features import operation_features, token_features, turn_features
 from assistant.nlu.operations import OperationModel
 from assistant.nlu.reading import ASKED, NAME_SLOTS, Asked, Span, TurnReading
-from assistant.nlu.spans import SpanTagger, spans_from_tags
+from assistant.nlu.spans import SpanTagger, items_of, spans_from_tags
 from assistant.nlu.words import Words, words_of
 
 __all__ = ["TurnReader"]
@@ -48,7 +48,7 @@ class TurnReader:
             if self.operations is not None
             else (None, 0.0)
         )
-        features = token_features(words, asked, informs=INFORM in acts)
+        features = items_of(token_features(words, asked, informs=INFORM in acts))
         spans = spans_from_tags(text, words.tokens, self.spans.tags(features))
         found = list(spans)
         if self.names is not None:
@@ -71,7 +71,7 @@ class TurnReader:
             return None, 0.0
         words = words_of(text)
         acts, _ = self.acts.predict(turn_features(words, asked))
-        features = token_features(words, asked, informs=INFORM in acts)
+        features = items_of(token_features(words, asked, informs=INFORM in acts))
         tagged = spans_from_tags(text, words.tokens, self.moves.tags(features))
         return _likeliest(text, words, self.moves.inside(features), tagged[-1:])
 

@@ -8,16 +8,27 @@ they keep the text exactly as typed.
 from __future__ import annotations
 
 import threading
+from typing import TypeAlias
 
 import pycrfsuite
 
 from assistant.nlu.reading import CHANGE_SLOTS, SLOTS, Slot, Span
 from assistant.nlu.tokens import Token
 
-__all__ = ["SpanTagger", "spans_from_tags", "tags_from_spans"]
+__all__ = ["Items", "SpanTagger", "items_of", "spans_from_tags", "tags_from_spans"]
 
 _OUTSIDE = "O"
 _SLOTS: dict[str, Slot] = {slot: slot for slot in (*SLOTS, *CHANGE_SLOTS)}
+
+# Each word's features as crfsuite takes them: a list of feature names a word, or those lists converted
+# once (see :func:`items_of`).
+Items: TypeAlias = "list[list[str]] | pycrfsuite.ItemSequence"
+
+
+def items_of(features: list[list[str]]) -> pycrfsuite.ItemSequence:
+    """``features`` converted once for every tagger that reads the same words: crfsuite converts a
+    list at each call, and that costs more than the tagging (60 and 40 microseconds for 19 words)."""
+    return pycrfsuite.ItemSequence(features)
 
 
 class SpanTagger:
@@ -36,16 +47,16 @@ class SpanTagger:
         self._tagger.open_inmemory(self._model)
         self._lock = threading.Lock()
 
-    def tags(self, features: list[list[str]]) -> list[str]:
+    def tags(self, features: Items) -> list[str]:
         """The most likely tag of each word, given each word's features."""
-        if not features:
+        if not len(features):
             return []
         with self._lock:
             return list(self._tagger.tag(features))
 
-    def inside(self, features: list[list[str]]) -> list[float]:
+    def inside(self, features: Items) -> list[float]:
         """Each word's probability of lying in some span (of being tagged other than O)."""
-        if not features:
+        if not len(features):
             return []
         with self._lock:
             self._tagger.set(features)
