@@ -65,7 +65,8 @@ def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetim
             return DECLINE
         if _DONT.match(text):  # "don't do it" is no yes, and "don't let anyone see ..." a new request
             return DECLINE if _NO_LEAD.match(text) else NOT_AN_ANSWER
-        if operation == "yes" or _affirms(text):
+        # "No, it's fine": agreeing words after a no never approve (the no is what was asked)
+        if operation == "yes" or (_affirms(text) and not _NO_LEAD.match(text)):
             return options[0]["value"] if options else True
         if _ONLY_THIS.match(norm):
             # "only that one please": approves a preview of one occurrence, never a series' change
@@ -203,7 +204,12 @@ _NO_LEAD = re.compile(
     re.I,
 )
 _DONT = re.compile(r"^\s*(?:don't|do not)\b", re.I)
-_JUST_POLITE = re.compile(r"^(?:thanks|thank you|please|never ?mind|it'?s fine|that'?s all)?[\s.!]*$", re.I)
+# Closing words after a no that ask nothing more: "no, it's fine", "no, that's all, thanks".
+_JUST_POLITE = re.compile(
+    r"^(?:(?:thanks|thank you|please|never ?mind|(?:it|that)'?s (?:fine|ok|okay|all)|all good|i'?m good)"
+    r"[\s,.!]*)*$",
+    re.I,
+)
 # A turn that only holds the change back ("hold on, no", "no wait, don't", "not yet", "stop"): words of
 # waiting or refusing, and nothing else: declined, nothing changes (asked again, it can still be made).
 _HOLDING = re.compile(

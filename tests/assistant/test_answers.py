@@ -40,9 +40,19 @@ def test_approvals_carry_the_previews_digest(text: str) -> None:
     assert answer_for(text, CONFIRM, tz=NY, now=NOW) == {"approve": True, "digest": "abc"}
 
 
-@pytest.mark.parametrize("text", ["no", "cancel", "nope"])
+@pytest.mark.parametrize(
+    "text", ["no", "cancel", "nope", "no, it's fine", "No, that's fine thanks", "no, that's all"]
+)
 def test_refusals_decline(text: str) -> None:
+    # "No, it's fine" agrees to nothing: it once approved a preview of three deletions.
     assert answer_for(text, CONFIRM, tz=NY, now=NOW) is DECLINE
+    assert after_no(text) == ""  # and asks nothing else
+
+
+@pytest.mark.parametrize("text", ["that would be fine but make it 9", "that's perfect, but on Friday"])
+def test_agreeing_with_a_change_asked_for_does_not_approve_the_preview(text: str) -> None:
+    assert answer_for(text, CONFIRM, tz=NY, now=NOW) is not True
+    assert answer_for(text, CONFIRM, tz=NY, now=NOW) != {"approve": True, "digest": "abc"}
 
 
 def test_a_new_request_is_not_an_answer_to_a_confirmation() -> None:
