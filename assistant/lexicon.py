@@ -94,9 +94,6 @@ def weekday_of(word: str) -> int:
     return number
 
 
-_WORD_CHAR = re.compile(r"\w")
-
-
 def phrase_re(phrases: list[str] | tuple[str, ...]) -> re.Pattern[str]:
     """One regex matching any of the phrases as whole words (longest first).
 
@@ -107,7 +104,7 @@ def phrase_re(phrases: list[str] | tuple[str, ...]) -> re.Pattern[str]:
     matches as ``\\b(?:longest|...|shortest)\\b``.
     """
     ordered = sorted(phrases, key=len, reverse=True)
-    if not all(_WORD_CHAR.match(p) for p in ordered):
+    if not all(p[:1].isalnum() or p.startswith("_") for p in ordered):  # each starts with a word character
         return re.compile(r"\b(?:" + "|".join(re.escape(p).replace(r"\ ", r"\s+") for p in ordered) + r")\b")
     groups: dict[str, list[str]] = {}
     for p in ordered:

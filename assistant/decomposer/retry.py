@@ -16,7 +16,6 @@ from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.state import DECLINED
 from assistant.timeexpr import find_times
-from skills.schemas import DAY_PARTS
 from workflows.builder import Plan
 from workflows.definition import Decision
 
@@ -27,7 +26,6 @@ _ANOTHER = re.compile(
     r"|\bsomewhere else\b|\belsewhere\b"
     r"|\b(?:later|earlier) (?:that|the same) day\b|\bfind (?:a |me a )?(?:free )?(?:time|slot)\b"
 )
-_PART = re.compile(r"\b(" + "|".join(DAY_PARTS) + r")\b")
 
 
 def another_time(r: Reading) -> Decision | None:
@@ -40,7 +38,8 @@ def another_time(r: Reading) -> Decision | None:
     row = rows[0]
     start = datetime.fromisoformat(row["after"]["start"]).astimezone(tz)
     end = datetime.fromisoformat(row["after"]["end"]).astimezone(tz)
-    named = [m for m in find_times(norm, now=now, daytime=True) if m.has_date and not m.error and m.start]
+    found = find_times(norm, now=now, daytime=True)
+    named = [m for m in found if m.has_date and not m.error and m.start]
     day = named[0].start.astimezone(tz).date() if named and named[0].start else start.date()
     lo = max(datetime.combine(day, time(), tz), now)
     search: dict[str, Any] = {
@@ -50,8 +49,8 @@ def another_time(r: Reading) -> Decision | None:
         "people": list(row.get("attendees") or []),
         "limit": 1,
     }
-    if part := _PART.search(norm):
-        search["day_part"] = part.group(1)
+    if part := next((m.day_part for m in found if m.day_part), None):  # "another time that evening"
+        search["day_part"] = part
     plan = Plan()
     slots = plan.add("free_slots", search, id="slots", summary="Find another free time")
     new = {

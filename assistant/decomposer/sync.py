@@ -71,7 +71,6 @@ _CATEGORY = (
     (re.compile(r"\b(?:class(?:es)?|lectures?|seminars?|labs?|tutorials?)\b"), "class"),
     (re.compile(r"\ball[- ]day\b"), "all_day"),
 )
-_DAY_PART = re.compile(r"\b(morning|afternoon|evening)s?\b")
 # Words that say how much to copy, not what: what is left of the object names an event.
 _GENERIC = re.compile(
     r"\b(?:my|the|our|a|an|all|any|of|everything|anything|whatever|every|each|both|events?|appointments?|"
@@ -158,6 +157,8 @@ def _range(norm: str, now: datetime, tz: ZoneInfo, world: World) -> tuple[dateti
             return match.error
         if match.start is None or match.end is None:
             continue
+        if match.day_part and not match.has_date:
+            continue  # "my afternoons", "the morning events": which events, read by ``_only``, not when
         if match.is_interval or (match.has_date and not match.has_time):
             span = span or (match.start, match.end)
         elif match.has_time and clock is None:
@@ -186,9 +187,10 @@ def _only(what: str, norm: str, now: datetime, world: World) -> dict[str, Any]:
         if pattern.search(norm):
             only["category"] = category
             break
-    part = _DAY_PART.search(norm)
+    # "copy my mornings", "sync the afternoon events": the day part the resolver reads
+    part = next((m.day_part for m in find_times(norm, now=now) if m.day_part), None)
     if part:
-        only["day_part"] = part.group(1)
+        only["day_part"] = part
     for match in find_times(what, now=now):
         lo, hi = match.span
         what = what[:lo] + " " * (hi - lo) + what[hi:]

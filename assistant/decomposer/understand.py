@@ -333,23 +333,21 @@ _TAG_QUESTION = re.compile(r"\b(?:right|correct|isn't it|is it not|no|yes|true)$
 
 # "a free hour", "90 free minutes", "two spare hours", "a free hour-long slot": a length with a word of
 # free time between the number and the unit, which the duration reader does not read ("an hour", "90
-# minutes" it does). "A half hour" it does not read either ("half an hour" it does).
+# minutes", "a half hour" it does).
 _FREE_WORD = r"(?:free|spare|open|clear|available|empty|uninterrupted|unbooked|quiet|solid)"
 _UNIT = r"(?:hours?|hrs?|minutes?|mins?)\b"
 _FREE_BEFORE_UNIT = re.compile(rf"\b{_FREE_WORD}\s+(?=(?:half[- ]?)?{_UNIT})")
-_HALF_HOUR = re.compile(r"\b(?:(?:a|an|one)\s+)?half[- ]?hour\b")
 
 
 def _durations(norm: str) -> list[DurationMatch]:
     """The lengths said in ``norm``, read by the duration reader with the word of free time between a
-    number and its unit blanked ("two free hours" as "two      hours") and "a half hour" as "30 mins";
+    number and its unit blanked ("two free hours" as "two      hours");
     positions are kept, and each length's span covers the words set aside, so none is left for a title.
     """
     text, rewritten = norm, list[tuple[int, int]]()
-    for pattern, words in ((_FREE_BEFORE_UNIT, ""), (_HALF_HOUR, "30 mins")):
-        for m in reversed(list(pattern.finditer(text))):
-            rewritten.append(m.span())
-            text = text[: m.start()] + words.ljust(m.end() - m.start()) + text[m.end() :]
+    for m in reversed(list(_FREE_BEFORE_UNIT.finditer(text))):
+        rewritten.append(m.span())
+        text = text[: m.start()] + " " * (m.end() - m.start()) + text[m.end() :]
     found = find_durations(text)
     if not rewritten:
         return found

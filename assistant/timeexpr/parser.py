@@ -327,7 +327,8 @@ class Parser:
             j, dur = more[0], dur.plus(more[1])
 
     def _amount(self, i: int) -> tuple[int, float] | None:
-        """How many units: a number, "a", "a few", "half a", "a quarter of an", "three-quarters of an"."""
+        """How many units: a number, "a", "a few", "half a", "a half", "a quarter of an", "three-quarters of
+        an"."""
         word = self.words[i]
         if word not in _AMOUNT_WORDS and self.kinds[i] not in ("num", "slash"):
             return None  # most words: none of the readings below starts with them
@@ -339,6 +340,8 @@ class Parser:
         if word == "half" and self.words[i + 1] in ("a", "an"):
             return i + 2, 0.5
         j = self.skip(i, "a", "an", "one")
+        if self.words[j] == "half":  # "a half hour", "half-hour": half of the unit that follows
+            return (j + 2 if self.puncts[j + 1] == "-" else j + 1), 0.5
         if self.words[j] == "quarter" and self.words[j + 1] == "of" and self.words[j + 2] in ("a", "an"):
             return j + 3, 0.25
         j = i + 3 if self.puncts[i + 1] == "-" else i + 2  # "three-quarters of an hour"

@@ -137,6 +137,16 @@ def test_words_that_hold_a_preview_back_decline_it(week: Any, holding: str) -> N
     assert Event.objects.count() == 3
 
 
+@pytest.mark.parametrize(("asked", "at"), [("in the evening", "5:00 PM"), ("that afternoon", "12:00 PM")])
+def test_a_declined_new_event_goes_to_a_free_time_in_the_day_part_asked_for(
+    week: Any, asked: str, at: str
+) -> None:
+    user, conversation = week
+    assert say(user, conversation, "Schedule a meeting with Bob tomorrow at 8").kind == "confirm"
+    reply = say(user, conversation, f"no, find another time {asked}")
+    assert f"Create 'Meeting with Bob': Thursday, March 5 {at}" in reply.text, reply.text
+
+
 def test_my_next_one_is_the_one_next_and_the_next_few_are_a_few(week: Any) -> None:
     user, conversation = week
     calendar = Event.objects.get(summary="Standup").calendar

@@ -338,6 +338,11 @@ def test_two_previews_of_the_same_sync_never_make_two_copies(calendars: Setup) -
         ("mirror this week's work events into my personal calendar", ["Sprint planning"], ["Piano lesson"]),
         ("duplicate all my work appointments onto personal for the next 3 weeks", ["Quarterly review"], []),
         ("copy tomorrow at 10am to my personal calendar", ["Sprint planning"], ["Piano lesson"]),
+        (
+            "copy my work afternoons to personal for the next 3 weeks",
+            ["Quarterly review"],
+            ["Sprint planning"],
+        ),
     ],
 )
 def test_ways_of_asking_for_a_copy(calendars: Setup, text: str, copied: list[str], left: list[str]) -> None:
@@ -348,7 +353,7 @@ def test_ways_of_asking_for_a_copy(calendars: Setup, text: str, copied: list[str
         assert "Nothing left to copy from Personal to Work" in reply.text
         assert "1 private event left out" in reply.text
         return
-    assert reply.kind == "confirm"
+    assert reply.kind == "confirm", reply.text
     for title in copied:
         assert f"Copy '{title}'" in reply.text
     for title in left:

@@ -252,6 +252,9 @@ def test_naive_reference_is_refused() -> None:
     [
         ("for an hour", 60),
         ("half an hour", 30),
+        ("a half hour", 30),
+        ("half-hour", 30),
+        ("a half day", 720),
         ("90 minutes", 90),
         ("1.5 hours", 90),
         ("an hour and a half", 90),
