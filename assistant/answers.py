@@ -8,6 +8,7 @@ not an answer, and the chat treats it as a new request.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -19,10 +20,23 @@ from skills.change_skills import ALL
 from skills.filtering import in_day_part
 from skills.schemas import DAY_PARTS
 
-__all__ = ["DECLINE", "NOT_AN_ANSWER", "after_no", "answer_for"]
+__all__ = ["DECLINE", "NOT_AN_ANSWER", "Amended", "after_no", "answer_for"]
 
 NOT_AN_ANSWER: Any = object()
 DECLINE: Any = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Amended:
+    """A yes to a preview with a change asked in the same breath ("fine, but make it 9", "yes but keep
+    the standup"): approving the preview as shown would do what the user just said not to, so it is
+    not approved, and ``change`` is what they asked for instead."""
+
+    change: str
+
+
+# A word that takes back part of the agreement before it: "yes but ...", "ok, except ...".
+_CONTRAST = re.compile(r"\b(?:but|except|instead|rather|though|however)\b", re.I)
 
 _ORDINALS = {
     "first": 0,
@@ -65,6 +79,8 @@ def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetim
             return DECLINE
         if _DONT.match(text):  # "don't do it" is no yes, and "don't let anyone see ..." a new request
             return DECLINE if _NO_LEAD.match(text) else NOT_AN_ANSWER
+        if amended := _amended(text, norm):
+            return amended
         # "No, it's fine": agreeing words after a no never approve (the no is what was asked)
         if operation == "yes" or (_affirms(text) and not _NO_LEAD.match(text)):
             return options[0]["value"] if options else True
@@ -97,6 +113,15 @@ _AGREEING = re.compile(
     r"do it|that's it|this is it|that is it)\b"
 )
 _BUT = re.compile(r"\b(?:but|except|instead|rather|change|make it|move)\b|\d")
+
+
+def _amended(text: str, norm: str) -> Amended | None:
+    """The change asked for after words of agreement ("fine, but make it 9"), if the turn asks one."""
+    agreeing, contrast = _AGREEING.search(norm), _CONTRAST.search(norm)
+    if agreeing is None or contrast is None or contrast.start() < agreeing.start() or _NO_LEAD.match(text):
+        return None
+    said = _CONTRAST.search(text)
+    return Amended((text[said.start() :] if said else norm[contrast.start() :]).strip(" .!"))
 
 
 def _affirms(text: str) -> bool:

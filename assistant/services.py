@@ -10,7 +10,7 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from assistant.answers import DECLINE, NOT_AN_ANSWER, after_no, answer_for
+from assistant.answers import DECLINE, NOT_AN_ANSWER, Amended, after_no, answer_for
 from assistant.decomposer.changes import undo_workflow
 from assistant.decomposer.state import DECLINED, PASSING
 from assistant.models import Conversation, Message, ReplyKind
@@ -69,6 +69,18 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str, undo: str | N
     if waiting is not None and undo is None:
         tz = ZoneInfo(waiting.timezone)
         answer = answer_for(text, waiting.pause_payload or {}, tz=tz, now=timezone.now().astimezone(tz))
+        if isinstance(answer, Amended):
+            run_cancel(run_id=waiting.pk, user=user)
+            _pending_clear(conversation)
+            return _message_add(
+                conversation,
+                role=Message.Role.ASSISTANT,
+                kind=ReplyKind.CLARIFY,
+                text=(
+                    f'I left your calendar as it was: "{answer.change}" changes what I showed you. '
+                    "Say the request again with the change in it, and I'll show you the new version first."
+                ),
+            )
         if answer is DECLINE:
             run_cancel(run_id=waiting.pk, user=user)
             _pending_clear(conversation)

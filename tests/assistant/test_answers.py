@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from assistant.answers import DECLINE, NOT_AN_ANSWER, after_no, answer_for
+from assistant.answers import DECLINE, NOT_AN_ANSWER, Amended, after_no, answer_for
 
 NY = ZoneInfo("America/New_York")
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=NY)
@@ -49,10 +49,23 @@ def test_refusals_decline(text: str) -> None:
     assert after_no(text) == ""  # and asks nothing else
 
 
-@pytest.mark.parametrize("text", ["that would be fine but make it 9", "that's perfect, but on Friday"])
-def test_agreeing_with_a_change_asked_for_does_not_approve_the_preview(text: str) -> None:
-    assert answer_for(text, CONFIRM, tz=NY, now=NOW) is not True
-    assert answer_for(text, CONFIRM, tz=NY, now=NOW) != {"approve": True, "digest": "abc"}
+@pytest.mark.parametrize(
+    ("text", "change"),
+    [
+        ("that would be fine but make it 9", "but make it 9"),
+        ("that's perfect, but on Friday", "but on Friday"),
+        ("yes but keep the standup", "but keep the standup"),
+        ("ok, except the one with Ann.", "except the one with Ann"),
+        ("sure, though at 9 instead", "though at 9 instead"),
+    ],
+)
+def test_agreeing_with_a_change_asked_for_does_not_approve_the_preview(text: str, change: str) -> None:
+    assert answer_for(text, CONFIRM, tz=NY, now=NOW) == Amended(change)
+
+
+@pytest.mark.parametrize("text", ["fine, it's important, do it", "yes please, go ahead", "sure, move it"])
+def test_agreeing_with_more_words_that_change_nothing_approves(text: str) -> None:
+    assert answer_for(text, CONFIRM, tz=NY, now=NOW) == {"approve": True, "digest": "abc"}
 
 
 def test_a_new_request_is_not_an_answer_to_a_confirmation() -> None:

@@ -137,6 +137,18 @@ def test_words_that_hold_a_preview_back_decline_it(week: Any, holding: str) -> N
     assert Event.objects.count() == 3
 
 
+@pytest.mark.parametrize("amended", ["yes but keep the standup", "fine, but not the design review"])
+def test_a_yes_that_asks_for_a_change_changes_nothing_and_says_so(week: Any, amended: str) -> None:
+    user, conversation = week
+    assert say(user, conversation, "cancel everything on Thursday").kind == "confirm"
+    reply = say(user, conversation, amended)
+    assert reply.kind == "clarify"
+    assert "I left your calendar as it was" in reply.text
+    assert amended.split(" ", 1)[1].lstrip("but ") in reply.text  # the change it did not make
+    assert Event.objects.count() == 3  # the preview deleted three: nothing deleted
+    assert "nothing waiting" in say(user, conversation, "yes").text  # and no preview still waits
+
+
 @pytest.mark.parametrize(("asked", "at"), [("in the evening", "5:00 PM"), ("that afternoon", "12:00 PM")])
 def test_a_declined_new_event_goes_to_a_free_time_in_the_day_part_asked_for(
     week: Any, asked: str, at: str
