@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -89,7 +90,7 @@ def find_times(text: str, *, now: datetime, daytime: bool = False) -> list[TimeM
     """
     if now.tzinfo is None:
         raise ValueError("find_times needs an aware reference time")
-    norm = normalize(text)
+    norm = _sentence(normalize(text))
     reading = _READING.get()
     grammar = Grammar(tokenize(norm), now) if reading is None else reading.grammar(norm, now)
     tokens = grammar.toks
@@ -117,6 +118,17 @@ def find_times(text: str, *, now: datetime, daytime: bool = False) -> list[TimeM
             matches.append(match)
             i = j
     return matches
+
+
+# The punctuation that ends a sentence, and what it follows when it is part of an abbreviation: "p.m."
+_ENDING = re.compile(r"(?<!\.\w)[\s.!?]+$")
+
+
+def _sentence(norm: str) -> str:
+    """``norm`` without the punctuation that ends it ("at 5." and "at 5" read alike): no expression
+    ends on a full stop, and the same sentence, typed with or without one, is parsed once in a reading
+    ("p.m." keeps its dot)."""
+    return _ENDING.sub("", norm)
 
 
 def _to_match(

@@ -359,3 +359,17 @@ def test_loose_says_whether_the_clock_time_left_am_or_pm_open(text: str, loose: 
 )
 def test_one_after_a_day_is_a_time_only_when_said_as_one(text: str, said: str) -> None:
     assert [m.text for m in find_times(text, now=NOW)][:1] == [said]
+
+
+@pytest.mark.parametrize("ending", [".", "!", "?!", " . "])
+def test_the_punctuation_that_ends_a_sentence_is_no_part_of_a_time(ending: str) -> None:
+    fixed = datetime(2026, 3, 4, 9, tzinfo=ZoneInfo("UTC"))
+    plain = [(m.text, m.start) for m in find_times("lunch at 5pm", now=fixed)]
+    assert [(m.text, m.start) for m in find_times(f"lunch at 5pm{ending}", now=fixed)] == plain
+
+
+def test_the_dot_of_pm_at_the_end_stays() -> None:
+    fixed = datetime(2026, 3, 4, 9, tzinfo=ZoneInfo("UTC"))
+    [match] = find_times("lunch at 5 p.m.", now=fixed)
+    assert match.text == "at 5 p.m."
+    assert match.start == datetime(2026, 3, 4, 17, tzinfo=ZoneInfo("UTC"))
