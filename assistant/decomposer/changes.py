@@ -149,10 +149,12 @@ _EXCEPTIONS = (
     re.compile(
         r"(?:^|[.!?]\s+|[,;]\s*)(?:but\s+)?not\s+(?P<what>(?:the|my|that|those)\s+[^,.;!?]+?)" + _CLAUSE_END
     ),
-    # "Leave the design crit where it is.", "but keep the 1:1 as it is"
+    # "Leave the design crit where it is.", "but keep the 1:1 as it is", "but keep the standup" (after
+    # "but", keeping needs no "as it is"; after "and" it does: "and keep it short" keeps no event)
     re.compile(
-        r"(?:^|[.!?]\s+|[,;]\s*|\s+(?:but|and)\s+)(?:please\s+)?(?:leave|keep)\s+(?P<what>[^,.;!?]+?)\s+"
-        r"(?:where (?:it is|they are)|alone|as (?:it is|they are|is)|in place|untouched)" + _CLAUSE_END
+        r"(?:(?:^|[.!?]\s+|[,;]\s*|\s+(?:but|and)\s+)(?:please\s+)?(?:leave|keep)\s+(?P<what>[^,.;!?]+?)\s+"
+        r"(?:where (?:it is|they are)|alone|as (?:it is|they are|is)|in place|untouched)"
+        r"|\s+but\s+(?:please\s+)?(?:leave|keep)\s+(?P<kept>[^,.;!?]+?))" + _CLAUSE_END
     ),
     # "don't move the standup", "but do not touch the lab"
     re.compile(
@@ -169,10 +171,11 @@ def _exception(norm: str) -> tuple[str, str]:
     the text: the target's reading takes it as excluded weekdays."""
     for pattern in _EXCEPTIONS:
         m = pattern.search(norm)
-        if m is None or _WEEKDAY_WORD.search(m["what"]):
+        what = m and next(g for g in m.groups() if g is not None)
+        if m is None or not what or _WEEKDAY_WORD.search(what):
             continue
         rest = f"{norm[: m.start()].strip()} {norm[m.end() :].strip()}".strip(" ,;")
-        return m["what"].strip(), rest
+        return what.strip(), rest
     return "", norm
 
 

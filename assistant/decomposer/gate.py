@@ -80,13 +80,13 @@ _CUES: dict[str, str] = {
     "time can make",
     "plan_move.other_day": "lighter lighten light free up busy packed less",
     "plan_delete": "delete remove cancel clear drop",
-    "find_events.exclude_weekdays": "except excluding apart besides but not don't dont leave skip without "
-    "though touch alone other than",
-    "find_events.exclude_text": "except excluding apart besides but not don't dont leave skip without "
-    "though touch alone other than where it is",
-    "filter_events.exclude_attendees": "except excluding apart besides but not don't dont leave skip "
+    "find_events.exclude_weekdays": "except excluding apart besides but not don't dont leave keep skip "
     "without though touch alone other than",
-    "filter_events.exclude_text": "except excluding apart besides but not don't dont leave skip without "
+    "find_events.exclude_text": "except excluding apart besides but not don't dont leave keep skip without "
+    "though touch alone other than where it is",
+    "filter_events.exclude_attendees": "except excluding apart besides but not don't dont leave keep skip "
+    "without though touch alone other than",
+    "filter_events.exclude_text": "except excluding apart besides but not don't dont leave keep skip without "
     "though touch alone other than where it is",
     "find_events.category": "class classes lecture lectures seminar seminars lab labs tutorial tutorials "
     "meeting meetings",

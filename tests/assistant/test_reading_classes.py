@@ -137,6 +137,24 @@ def test_words_that_hold_a_preview_back_decline_it(week: Any, holding: str) -> N
     assert Event.objects.count() == 3
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cancel everything on Thursday but keep the standup",
+        "cancel everything on Thursday except the standup",
+        "cancel everything on Thursday, but leave the standup alone",
+        "cancel everything on Thursday. Don't touch the standup",
+    ],
+)
+def test_an_exception_however_said_is_left_out_of_the_change(week: Any, text: str) -> None:
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert reply.kind == "confirm", reply.text
+    assert "Delete 'Design review'" in reply.text
+    assert "Standup" not in reply.text
+    assert "did not use" not in reply.text  # every word of it understood
+
+
 @pytest.mark.parametrize("amended", ["yes but keep the standup", "fine, but not the design review"])
 def test_a_yes_that_asks_for_a_change_changes_nothing_and_says_so(week: Any, amended: str) -> None:
     user, conversation = week
