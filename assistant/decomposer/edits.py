@@ -155,7 +155,8 @@ _END_AT = re.compile(
 )
 _END_TAIL = re.compile(r"(?:,?\s+(?:now|instead|please|today|from now on))+\s*$", re.IGNORECASE)
 _INVITE = re.compile(
-    rf"\b(?:add|invite|include)\s+(?P<who>{_NAME})\s+(?:to|on|in|into)\s+(?P<target>.+)$", re.IGNORECASE
+    rf"\b(?:add|invite|include)\s+(?P<who>{_NAME}(?:,\s*{_NAME})*)\s+(?:to|on|in|into)\s+(?P<target>.+)$",
+    re.IGNORECASE,
 )
 _INVITE_IT = re.compile(
     rf"{_LEAD}(?P<verb>add|invite|include)\s+(?P<who>{_NAME})(?:\s+(?:too|as well|also))?\s*[.!]*$",

@@ -89,8 +89,16 @@ def test_a_note_to_the_calendar_is_no_note_on_an_event_called_calendar(week: Any
     assert "Call mom" in reply.text, reply.text
 
 
-def test_each_person_invited_is_asked_about_alone(week: Any) -> None:
-    reply = say(week, "invite Ann and Raj to the design review")
+@pytest.mark.parametrize(
+    "text",
+    [
+        "invite Ann and Raj to the design review",
+        "invite Ann, Raj & Wei to the design review",  # once read as a new event called 'Design review'
+        "invite Ann, Raj and Wei to the design review",
+    ],
+)
+def test_each_person_invited_is_asked_about_alone(week: Any, text: str) -> None:
+    reply = say(week, text)
     assert reply.kind == "clarify"
     assert "Ann and Raj" not in reply.text
     assert "Who is Ann?" in reply.text
