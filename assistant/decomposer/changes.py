@@ -897,7 +897,21 @@ def _clause_split(text: str, now: datetime) -> tuple[str, str, str]:
             m = period
     if m is None:
         return text, "", ""
-    return text[: m.start()].strip(), m.group(0), text[m.start() :].strip()
+    first = text[: m.start()].strip()
+    clock = _only_a_time(text[m.end() :], now)
+    if clock and not any(t.has_time for t, _ in _times(first, now)):
+        # "to Friday, at 10 please", "to Friday, but at 10": the clause after only gives the time
+        return f"{first} {clock}", "", ""
+    return first, m.group(0), text[m.start() :].strip()
+
+
+def _only_a_time(clause: str, now: datetime) -> str:
+    """The clock time ``clause`` says when it says nothing else but an afterthought ("at 10 please"),
+    else ""."""
+    words = _AFTERTHOUGHT.sub("", re.sub(r"^[\s,]*(?:but\s+)?", "", clause)).strip(" .!?")
+    found = _times(words, now)
+    whole = len(found) == 1 and found[0][0].has_time and found[0][0].span == (0, len(words))
+    return words if whole else ""
 
 
 def format_hhmm(moment: datetime) -> str:

@@ -138,6 +138,16 @@ def test_words_that_hold_a_preview_back_decline_it(week: Any, holding: str) -> N
 
 
 @pytest.mark.parametrize(
+    "text", ["move the design review to Friday, at 10 please", "move the design review to Friday but at 10"]
+)
+def test_a_clock_time_said_after_the_day_in_a_clause_of_its_own_is_the_new_time(week: Any, text: str) -> None:
+    user, conversation = week
+    reply = say(user, conversation, text)  # the "at 10" once narrowed the target: "couldn't find"
+    assert "Move 'Design review'" in reply.text, reply.text
+    assert "→ Friday, March 6 10:00 AM – 11:00 AM" in reply.text
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "cancel everything on Thursday but keep the standup",
