@@ -36,7 +36,7 @@ class Amended:
 
 
 # A word that takes back part of the agreement before it: "yes but ...", "ok, except ...".
-_CONTRAST = re.compile(r"\b(?:but|except|instead|rather|though|however)\b", re.I)
+_CONTRAST = re.compile(r"\b(?:but|except|instead|rather|(?:al)?though|however)\b", re.I)
 
 _ORDINALS = {
     "first": 0,
@@ -79,7 +79,7 @@ def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetim
             return DECLINE
         if _DONT.match(text):  # "don't do it" is no yes, and "don't let anyone see ..." a new request
             return DECLINE if _NO_LEAD.match(text) else NOT_AN_ANSWER
-        if amended := _amended(text, norm):
+        if amended := _amended(text, norm, payload, tz=tz, now=now):
             return amended
         # "No, it's fine": agreeing words after a no never approve (the no is what was asked)
         if operation == "yes" or (_affirms(text) and not _NO_LEAD.match(text)):
@@ -115,13 +115,51 @@ _AGREEING = re.compile(
 _BUT = re.compile(r"\b(?:but|except|instead|rather|change|make it|move)\b|\d")
 
 
-def _amended(text: str, norm: str) -> Amended | None:
-    """The change asked for after words of agreement ("fine, but make it 9"), if the turn asks one."""
-    agreeing, contrast = _AGREEING.search(norm), _CONTRAST.search(norm)
-    if agreeing is None or contrast is None or contrast.start() < agreeing.start() or _NO_LEAD.match(text):
+def _amended(text: str, norm: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetime) -> Amended | None:
+    """The change asked for after words of agreement, if the turn asks one: after a word that takes
+    part of it back ("fine, but make it 9"), or a time, day or person the preview does not have
+    ("yes, at 9", "yes please and invite Ann"); "yes, Thursday at 8 works" for a preview on
+    Thursday at 8 changes nothing."""
+    agreeing = _AGREEING.search(norm)
+    if agreeing is None or _NO_LEAD.match(text):
         return None
-    said = _CONTRAST.search(text)
-    return Amended((text[said.start() :] if said else norm[contrast.start() :]).strip(" .!"))
+    if contrast := _CONTRAST.search(norm, agreeing.start()):
+        said = _CONTRAST.search(text)
+        return Amended((text[said.start() :] if said else norm[contrast.start() :]).strip(" .!"))
+    rest = norm[agreeing.end() :]
+    found = find_times(rest, now=now, daytime=True)
+    said_times = [m for m in found if not m.error and m.start is not None]
+    # a number no time expression takes ("sure, move it to 9"): an hour or a count the preview lacks
+    bare_number = any(c.isdigit() for c in _blanked(rest, [m.span for m in found]))
+    people = [s for s in read_turn(text, asked="confirm").spans if s.slot == "person"]
+    if not people and not bare_number and all(_in_preview(m, payload, tz) for m in said_times):
+        return None
+    change = re.sub(r"^[\s,.!]*(?:please\b)?[\s,]*", "", rest).strip(" .!")
+    typed = re.search(re.escape(change).replace(r"\ ", r"\s+"), text, re.I) if change else None
+    return Amended(typed.group(0) if typed else change or text.strip())
+
+
+def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
+    for lo, hi in spans:
+        text = text[:lo] + " " * (hi - lo) + text[hi:]
+    return text
+
+
+def _in_preview(said: Any, payload: dict[str, Any], tz: ZoneInfo) -> bool:
+    """Whether a day or time said in a yes is one the preview already shows (its new times, or the
+    times of what it removes)."""
+    starts = []
+    for row in payload.get("preview") or []:
+        for side in ("after", "before"):
+            value = (row.get(side) or {}).get("start") if isinstance(row, dict) else None
+            if isinstance(value, str):
+                starts.append(datetime.fromisoformat(value).astimezone(tz))
+    moment = said.start.astimezone(tz)
+    return any(
+        (not said.has_date or start.date() == moment.date())
+        and (not said.has_time or (start.hour, start.minute) == (moment.hour, moment.minute))
+        for start in starts
+    )
 
 
 def _affirms(text: str) -> bool:

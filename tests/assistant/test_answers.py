@@ -68,6 +68,39 @@ def test_agreeing_with_more_words_that_change_nothing_approves(text: str) -> Non
     assert answer_for(text, CONFIRM, tz=NY, now=NOW) == {"approve": True, "digest": "abc"}
 
 
+# A new event on Thursday, March 5 at 8 AM, waiting for its yes.
+MEETING = {
+    **CONFIRM,
+    "preview": [
+        {
+            "action": "create",
+            "before": None,
+            "after": {"start": "2026-03-05T08:00:00-05:00", "end": "2026-03-05T09:00:00-05:00"},
+        }
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    ("text", "change"),
+    [
+        ("yes, at 9", "at 9"),
+        ("yes 9am", "9am"),
+        ("sure, move it to 9", "move it to 9"),  # a bare hour no time expression takes
+        ("yes please and invite Ann", "and invite Ann"),
+        ("ok, on Friday", "on Friday"),
+        ("sure, although keep it short", "although keep it short"),
+    ],
+)
+def test_a_yes_that_names_what_the_preview_lacks_is_a_change(text: str, change: str) -> None:
+    assert answer_for(text, MEETING, tz=NY, now=NOW) == Amended(change)
+
+
+@pytest.mark.parametrize("text", ["yes, 8am is right", "yes, Thursday at 8 works", "yes, the 5th, go ahead"])
+def test_a_yes_that_repeats_the_previews_day_or_time_approves(text: str) -> None:
+    assert answer_for(text, MEETING, tz=NY, now=NOW) == {"approve": True, "digest": "abc"}
+
+
 def test_a_new_request_is_not_an_answer_to_a_confirmation() -> None:
     assert answer_for("What's my week look like?", CONFIRM, tz=NY, now=NOW) is NOT_AN_ANSWER
 
