@@ -8,10 +8,11 @@ asked first: several changes at once are a bulk change) and applies them as one 
 turn any of whose parts the rules cannot plan as a change is left to be read whole.
 
 A clause is a part of its own when it starts with a verb of change ("cancel ...", "add ...",
-"reschedule ...") or, after a move, names another event and where it goes ("... and the review to
-Monday"), which takes the first clause's verb. A clause that points back at the first ("and put it on
-Friday instead", "and schedule a new one at 2") depends on it: that is one request, which the change
-compiler reads whole (a replacement); "cancel the gym and add yoga on Sunday" is two.
+"reschedule ...") or names another event for the first clause's verb: after a move, with where it goes
+("... and the review to Monday"), after a cancel, alone ("cancel the standup and the design review"),
+in a list (after "and" or a comma, not a new sentence). A clause that points back at the first ("and
+put it on Friday instead", "and schedule a new one at 2") depends on it: that is one request, which
+the change compiler reads whole (a replacement); "cancel the gym and add yoga on Sunday" is two.
 """
 
 from __future__ import annotations
@@ -114,14 +115,28 @@ def _parts(norm: str) -> list[str]:
     start = 0
     for cut in _BREAK.finditer(head):
         clause = _opening(head[cut.end() :])
-        if _verb(clause) is not None or (first_verb == "move" and _ANOTHER_MOVE.match(clause)):
+        listed = not any(mark in cut.group(0) for mark in ".;")  # "the other guy never replied." is no item
+        if _verb(clause) is not None or (listed and _another_event(clause, first_verb)):
             parts.append(head[start : cut.start()])
             start = cut.end()
     parts.append(head[start:])
     parts = [_opening(p).strip(" ,.;!") for p in parts]
     if len(parts) < 2 or any(not p for p in parts) or any(_POINTS_BACK.search(p) for p in parts[1:]):
         return []
-    return [p if _verb(p) is not None else f"move {p}" for p in parts]
+    return [p if _verb(p) is not None else f"{_SAID_AGAIN[first_verb]} {p}" for p in parts]
+
+
+# The verb a clause that names only another event takes from the first: "... and the review to Monday"
+# is moved, "cancel the standup and the design review" cancels both.
+_SAID_AGAIN = {"move": "move", "delete": "cancel"}
+
+
+def _another_event(clause: str, first_verb: str) -> bool:
+    """Whether ``clause`` names another event for the first clause's verb: after a move, with where it
+    goes ("the review to Monday"); after a cancel, alone ("the design review")."""
+    if first_verb == "move":
+        return bool(_ANOTHER_MOVE.match(clause))
+    return first_verb == "delete" and clause.startswith(("the ", "my "))
 
 
 def _opening(clause: str) -> str:

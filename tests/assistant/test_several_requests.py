@@ -104,6 +104,10 @@ def test_more_than_four_requests_are_asked_about_and_nothing_changes(me: Any) ->
         ("move the dentist to friday and the review to monday", ["move the dentist to friday", "move the review to monday"]),  # noqa: E501
         ("please cancel my 3pm call; then add yoga on sunday at 9", ["cancel my 3pm call", "add yoga on sunday at 9"]),  # noqa: E501
         ("cancel the gym and add yoga on sunday at 9", ["cancel the gym", "add yoga on sunday at 9"]),
+        ("cancel the standup and the design review", ["cancel the standup", "cancel the design review"]),
+        ("delete the gym, my 1:1 and the crit", ["delete the gym", "cancel my 1:1", "cancel the crit"]),
+        ("delete the meetings with ann and bob", []),  # people joined by "and", one request
+        ("delete the video chat on tuesday. the other guy never responded", []),  # a sentence, no item
         # one request: a clause that points back, a replacement, names joined by "and", no verb at all
         ("cancel thursday's call with bill and put it on friday at 10 instead", []),
         ("cancel the standup and schedule a new one at 2pm", []),
