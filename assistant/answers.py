@@ -134,7 +134,7 @@ def _amended(text: str, norm: str, payload: dict[str, Any], *, tz: ZoneInfo, now
     people = [s for s in read_turn(text, asked="confirm").spans if s.slot == "person"]
     if not people and not bare_number and all(_in_preview(m, payload, tz) for m in said_times):
         return None
-    change = re.sub(r"^[\s,.!]*(?:please\b)?[\s,]*", "", rest).strip(" .!")
+    change = rest.lstrip(" ,.!").removeprefix("please").strip(" ,.!")
     typed = re.search(re.escape(change).replace(r"\ ", r"\s+"), text, re.I) if change else None
     return Amended(typed.group(0) if typed else change or text.strip())
 

@@ -908,7 +908,7 @@ def _clause_split(text: str, now: datetime) -> tuple[str, str, str]:
 def _only_a_time(clause: str, now: datetime) -> str:
     """The clock time ``clause`` says when it says nothing else but an afterthought ("at 10 please"),
     else ""."""
-    words = _AFTERTHOUGHT.sub("", re.sub(r"^[\s,]*(?:but\s+)?", "", clause)).strip(" .!?")
+    words = _AFTERTHOUGHT.sub("", clause.lstrip(" ,").removeprefix("but ")).strip(" .!?")
     found = _times(words, now)
     whole = len(found) == 1 and found[0][0].has_time and found[0][0].span == (0, len(words))
     return words if whole else ""
