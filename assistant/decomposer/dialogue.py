@@ -54,6 +54,8 @@ NOTHING_WAITING = "There is nothing waiting for your answer right now."
 # Below this the rule classifier only guessed (calendar words, no cue), and the learned intent decides.
 _SURE = 0.7
 _SOCIAL_ACTS = frozenset({"THANK_YOU", "GOODBYE", "AFFIRM", "NEGATE", "SELECT", "REQ_MORE"})
+# What the operation model reads as a request of the calendar: a SELECT read so is not answered "Great!".
+_REQUESTS = frozenset({"create", "query", "attribute", "move", "edit", "delete"})
 
 
 _READER_ASKED: dict[str, ReaderAsked] = {
@@ -282,5 +284,7 @@ def small_talk(frame: RequestFrame, reading: TurnReading, *, waiting: bool = Fal
     if "THANK_YOU" in acts:
         return "You're welcome!"
     if "SELECT" in acts and frame.operation not in ("yes", "no"):
+        if reading.operation in _REQUESTS:
+            return None  # "show me my events", "find another time that evening": a request, not a yes
         return "Great!"  # "That sounds great.": taking up what was said, not a yes to a question
     return NOTHING_WAITING

@@ -482,6 +482,16 @@ def test_a_bare_yes_or_no_with_nothing_waiting_says_so(text: str) -> None:
     assert rows(user) == before
 
 
+@pytest.mark.parametrize("text", ["show me my events", "any upcoming events", "check calendar"])
+def test_a_request_the_acts_read_as_taking_something_up_is_answered_not_cheered(text: str) -> None:
+    # The act classifier reads these as SELECT ("That sounds great."), and they were answered "Great!"
+    with time_machine.travel(monday_9am(SYDNEY), tick=False):
+        user, conversation = a_user(SYDNEY)
+        reply = say(user, conversation, text)
+    assert reply.text != "Great!"
+    assert reply.kind == "answer"
+
+
 _GIBBERISH_AS_THANKS = "gibberish without letters is answered 'Great!' (kind answer) as if it agreed"
 
 
