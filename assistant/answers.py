@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 from assistant.decomposer.intent import classify, normalise
 from assistant.nlu import read_turn
-from assistant.timeexpr import find_times
+from assistant.timeexpr import TimeMatch, find_times
 from skills.change_skills import ALL
 from skills.filtering import in_day_part
 from skills.schemas import DAY_PARTS
@@ -145,7 +145,7 @@ def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
     return text
 
 
-def _in_preview(said: Any, payload: dict[str, Any], tz: ZoneInfo) -> bool:
+def _in_preview(said: TimeMatch, payload: dict[str, Any], tz: ZoneInfo) -> bool:
     """Whether a day or time said in a yes is one the preview already shows (its new times, or the
     times of what it removes)."""
     starts = []
@@ -154,6 +154,8 @@ def _in_preview(said: Any, payload: dict[str, Any], tz: ZoneInfo) -> bool:
             value = (row.get(side) or {}).get("start") if isinstance(row, dict) else None
             if isinstance(value, str):
                 starts.append(datetime.fromisoformat(value).astimezone(tz))
+    if said.start is None:
+        return False
     moment = said.start.astimezone(tz)
     return any(
         (not said.has_date or start.date() == moment.date())

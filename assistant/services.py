@@ -69,9 +69,10 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str, undo: str | N
     if waiting is not None and undo is None:
         tz = ZoneInfo(waiting.timezone)
         answer = answer_for(text, waiting.pause_payload or {}, tz=tz, now=timezone.now().astimezone(tz))
-        if isinstance(answer, Amended):
+        if answer is DECLINE or isinstance(answer, Amended):  # the preview is set aside, unapplied
             run_cancel(run_id=waiting.pk, user=user)
             _pending_clear(conversation)
+        if isinstance(answer, Amended):
             return _message_add(
                 conversation,
                 role=Message.Role.ASSISTANT,
@@ -82,8 +83,6 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str, undo: str | N
                 ),
             )
         if answer is DECLINE:
-            run_cancel(run_id=waiting.pk, user=user)
-            _pending_clear(conversation)
             rest = after_no(text)
             if not rest:
                 return _message_add(
