@@ -635,12 +635,13 @@ STREET_ADDRESS = re.compile(
     r"(?:\s*(?:#|apt\.?|suite|ste\.?|unit)\s*[\w-]+)?",
     re.IGNORECASE,
 )
-# A name given outright: "call it Dental check-up", "the title is X", "label it as X", "under the name
-# X", "the name of the event to be X"; or before its cue: "put X as the title", "use X for the name".
+# A name given outright: "call it Dental check-up", "the title is X", "label it as X", "put it under
+# X", "under the name X", "the name of the event to be X"; or before its cue: "put X as the title",
+# "use X for the name".
 NAMED_OUTRIGHT = re.compile(
     r"\b(?:(?:the )?(?:event |activity )?(?:name|title)"
     r"(?: of (?:the|this|my) (?:event|activity|appointment))? (?:is|should be|will be|would be|to be)|"
-    r"(?:call|name|title|label) it(?: as)?|under the name|"
+    r"(?:call|name|title|label) it(?: as)?|(?:put|file|save) it under(?! the name)|under the name|"
     r"(?:it's|it is) (?:called|named|titled)|called|named|titled|entitled)\s+(?P<title>\S.*)"
     r"|\b(?:put|use|make|set|save)\s+(?P<before>\S.*?)\s+(?:as|for) (?:the |its )?(?:event |activity )?"
     r"(?:title|name)\b",

@@ -108,6 +108,13 @@ def test_a_move_said_with_the_words_of_a_new_event_is_previewed_as_that_move(
     assert Event.objects.count() == 3  # nothing moved, and no copy made, before the yes
 
 
+def test_put_it_under_a_name_names_the_event_being_made(week: Any) -> None:
+    user, conversation = week
+    assert say(user, conversation, "Schedule something tomorrow at 3").kind == "clarify"  # what is it?
+    reply = say(user, conversation, "put it under Budget sync")
+    assert "Create 'Budget sync': Thursday, March 5 3:00 PM" in reply.text, reply.text
+
+
 def test_shorthand_with_is_read_as_with(week: Any) -> None:
     user, conversation = week
     reply = say(user, conversation, "tea w/ sam fri 4pm")
