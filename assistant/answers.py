@@ -14,7 +14,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from assistant.decomposer.intent import classify, normalise
-from assistant.nlu import read_turn
+from assistant.nlu import TurnReading, read_turn
 from assistant.timeexpr import TimeMatch, find_times
 from skills.change_skills import ALL
 from skills.filtering import in_day_part
@@ -79,10 +79,16 @@ def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetim
             return DECLINE
         if _DONT.match(text):  # "don't do it" is no yes, and "don't let anyone see ..." a new request
             return DECLINE if _NO_LEAD.match(text) else NOT_AN_ANSWER
-        if amended := _amended(text, norm, payload, tz=tz, now=now):
-            return amended
-        # "No, it's fine": agreeing words after a no never approve (the no is what was asked)
-        if operation == "yes" or (_affirms(text) and not _NO_LEAD.match(text)):
+        # "No, it's fine": agreeing words after a no agree to nothing (the no is what was asked)
+        agreeing = None if _NO_LEAD.match(text) else _AGREEING.search(norm)
+        reading: TurnReading | None = None
+        if agreeing is not None:
+            if contrast := _CONTRAST.search(norm, agreeing.start()):
+                return _taken_back(text, norm, contrast)
+            reading = read_turn(text, asked="confirm")  # read once, for the change and for the yes
+            if amended := _amended(text, norm[agreeing.end() :], reading, payload, tz=tz, now=now):
+                return amended
+        if operation == "yes" or (reading is not None and _affirms(norm, reading)):
             return options[0]["value"] if options else True
         if _ONLY_THIS.match(norm):
             # "only that one please": approves a preview of one occurrence, never a series' change
@@ -115,23 +121,24 @@ _AGREEING = re.compile(
 _BUT = re.compile(r"\b(?:but|except|instead|rather|change|make it|move)\b|\d")
 
 
-def _amended(text: str, norm: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetime) -> Amended | None:
-    """The change asked for after words of agreement, if the turn asks one: after a word that takes
-    part of it back ("fine, but make it 9"), or a time, day or person the preview does not have
-    ("yes, at 9", "yes please and invite Ann"); "yes, Thursday at 8 works" for a preview on
-    Thursday at 8 changes nothing."""
-    agreeing = _AGREEING.search(norm)
-    if agreeing is None or _NO_LEAD.match(text):
-        return None
-    if contrast := _CONTRAST.search(norm, agreeing.start()):
-        said = _CONTRAST.search(text)
-        return Amended((text[said.start() :] if said else norm[contrast.start() :]).strip(" .!"))
-    rest = norm[agreeing.end() :]
+def _taken_back(text: str, norm: str, contrast: re.Match[str]) -> Amended:
+    """A yes with part of it taken back ("fine, but make it 9"): the change, from the word that takes
+    it back, as typed."""
+    said = _CONTRAST.search(text)
+    return Amended((text[said.start() :] if said else norm[contrast.start() :]).strip(" .!"))
+
+
+def _amended(
+    text: str, rest: str, reading: TurnReading, payload: dict[str, Any], *, tz: ZoneInfo, now: datetime
+) -> Amended | None:
+    """The change a yes asks for in ``rest``, the words after its agreement: a time, day or person the
+    preview does not have ("yes, at 9", "yes please and invite Ann"); None when it names none ("yes,
+    Thursday at 8 works" for a preview on Thursday at 8 changes nothing)."""
     found = find_times(rest, now=now, daytime=True)
     said_times = [m for m in found if not m.error and m.start is not None]
     # a number no time expression takes ("sure, move it to 9"): an hour or a count the preview lacks
     bare_number = any(c.isdigit() for c in _blanked(rest, [m.span for m in found]))
-    people = [s for s in read_turn(text, asked="confirm").spans if s.slot == "person"]
+    people = [s for s in reading.spans if s.slot == "person"]
     if not people and not bare_number and all(_in_preview(m, payload, tz) for m in said_times):
         return None
     change = rest.lstrip(" ,.!").removeprefix("please").strip(" ,.!")
@@ -164,14 +171,12 @@ def _in_preview(said: TimeMatch, payload: dict[str, Any], tz: ZoneInfo) -> bool:
     )
 
 
-def _affirms(text: str) -> bool:
-    """Whether a turn agrees to a preview in words the yes-words do not cover ("That would be fine",
-    "That is perfect"), as the turn reader learnt from people answering read-backs: an AFFIRM that
-    says a word of agreement, and nothing else asked, named or changed."""
-    norm = normalise(text)
-    if not _AGREEING.search(norm) or _BUT.search(norm):
+def _affirms(norm: str, reading: TurnReading) -> bool:
+    """Whether a turn that says a word of agreement agrees to a preview in words the yes-words do not
+    cover ("That would be fine", "That is perfect"), as the turn reader learnt from people answering
+    read-backs (``reading``, after a read-back): an AFFIRM, and nothing else asked, named or changed."""
+    if _BUT.search(norm):
         return False
-    reading = read_turn(text, asked="confirm")
     return "AFFIRM" in reading.acts and not reading.acts & _NOT_ONLY_AGREEING and not reading.spans
 
 
