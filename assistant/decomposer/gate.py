@@ -53,6 +53,11 @@ _TARGET_PARAMS = {
     "plan_sync": ("source", "target", "calendars"),
 }
 
+# The words that say what a change leaves out, whichever filter leaves it out ("where it is" as well
+# for a leave-out by title: "leave the design crit where it is").
+_EXCLUDING = (
+    "except excluding apart besides but not don't dont leave keep skip without though touch alone other than"
+)
 # The words that ask for a step of a plan or say which field a value fills, by skill ("skill") and by
 # parameter the plan sets ("skill.param"): a word the plan does not need stays unplaced.
 _CUES: dict[str, str] = {
@@ -80,14 +85,10 @@ _CUES: dict[str, str] = {
     "time can make",
     "plan_move.other_day": "lighter lighten light free up busy packed less",
     "plan_delete": "delete remove cancel clear drop",
-    "find_events.exclude_weekdays": "except excluding apart besides but not don't dont leave keep skip "
-    "without though touch alone other than",
-    "find_events.exclude_text": "except excluding apart besides but not don't dont leave keep skip without "
-    "though touch alone other than where it is",
-    "filter_events.exclude_attendees": "except excluding apart besides but not don't dont leave keep skip "
-    "without though touch alone other than",
-    "filter_events.exclude_text": "except excluding apart besides but not don't dont leave keep skip without "
-    "though touch alone other than where it is",
+    "find_events.exclude_weekdays": _EXCLUDING,
+    "find_events.exclude_text": f"{_EXCLUDING} where it is",
+    "filter_events.exclude_attendees": _EXCLUDING,
+    "filter_events.exclude_text": f"{_EXCLUDING} where it is",
     "find_events.category": "class classes lecture lectures seminar seminars lab labs tutorial tutorials "
     "meeting meetings",
     "notify_attendees": "notify notified know tell told email emails mail message inform send heads up "
