@@ -82,11 +82,13 @@ def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetim
         # "No, it's fine": agreeing words after a no agree to nothing (the no is what was asked)
         agreeing = None if _NO_LEAD.match(text) else _AGREEING.search(norm)
         reading: TurnReading | None = None
-        if agreeing is not None:
-            if contrast := _CONTRAST.search(norm, agreeing.start()):
+        if agreeing is not None or (operation == "yes" and not _NO_LEAD.match(text)):
+            # a yes in words the agreement words lack ("absolutely, at 9") is checked from its start
+            start, end = (agreeing.start(), agreeing.end()) if agreeing else (0, 0)
+            if contrast := _CONTRAST.search(norm, start):
                 return _taken_back(text, norm, contrast)
             reading = read_turn(text, asked="confirm")  # read once, for the change and for the yes
-            if amended := _amended(text, norm[agreeing.end() :], reading, payload, tz=tz, now=now):
+            if amended := _amended(text, norm[end:], reading, payload, tz=tz, now=now):
                 return amended
         if operation == "yes" or (reading is not None and _affirms(norm, reading)):
             return options[0]["value"] if options else True

@@ -581,7 +581,7 @@ def compile_change(r: Reading) -> Decision | None:
         if not shift:
             destination, norm = _destination(norm, now, r.said if r.text == r.said else None)
         said = _MAKE_IT.search(norm) if not shift else None
-        if not destination and said is not None and said.start() > 0:
+        if not destination and said is not None and said.start() > 0 and not _IT.search(norm):
             # "Thursday's planning huddle, can you make it 5 instead?": the event named, then "it"
             destination, norm = said["dest"], norm[: said.start()].strip(" ,;")
     if operation == "move":

@@ -48,7 +48,7 @@ from assistant.decomposer.sync import sync_decision
 from assistant.decomposer.understand import understand
 from assistant.decomposer.unsupported import conditional_or_double, setting_as_event
 from assistant.decomposer.world import World
-from assistant.lexicon import spelled_out
+from assistant.lexicon import QUESTION_STARTERS, spelled_out
 from assistant.nlu import read_turn
 from assistant.timeexpr import find_times
 from workflows.definition import Decision
@@ -78,6 +78,8 @@ _RESTATED = 0.75
 _CORRECTION = re.compile(
     r"\b(?:actually|instead|rather|better|can we do|could we do|let's do|let's say|how about|what about)\b"
 )
+# A no that leads a time alone right after a change corrects it ("no, 11", "nope, Friday at 3").
+_NO_WORDS = (["no"], ["nope"], ["nah"])
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,7 +186,7 @@ def read(
     learned = read_turn(said, asked=reader_asked(state.asked))
     world = World(user=user, now=now)
     frame = bounded(heed_intent(understand(said, now=now, world=world, reading=learned), said, learned), now)
-    restated = _restated(said, frame, context, now)
+    restated = _restated(text, said, frame, context, now)
     if restated is not None:
         frame = understand(restated, now=now, world=world)
     text = restated or said
@@ -205,21 +207,49 @@ def read(
     )
 
 
-def _restated(text: str, frame: RequestFrame, context: dict[str, Any], now: datetime) -> str | None:
+def _restated(
+    typed: str, text: str, frame: RequestFrame, context: dict[str, Any], now: datetime
+) -> str | None:
     """The request a turn says in the words of another, or None: a new time said without a verb right
-    after one event was made or changed is a move of that event ("how about 3pm instead?"); "cancel it"
-    after events were shown deletes (nothing waits for a "no"); ending a series after a period cancels
-    it from then on ("end the seminar after April")."""
+    after the turn before made or changed one event is a move of that event ("how about 3pm instead?",
+    "no, 11"); "cancel it" after events were shown deletes (nothing waits for a "no"); ending a series
+    after a period cancels it from then on ("end the seminar after April")."""
     norm = normalise(text)
     if (
-        frame.operation in ("unknown", "query")
-        and frame.at_time is not None
+        frame.operation in ("unknown", "query", "no")
         and not frame.title_words
         and len(context.get("last_events") or []) == 1
-        and _CORRECTION.search(norm)
+        and context.get("made")  # the turn before changed it: after a look-up, "what about Friday?" asks
+        and (moved := _corrected(normalise(typed), norm, frame, now))
     ):
-        return "move it to " + " ".join(m.text for m in find_times(text, now=now, daytime=True))
+        return moved
     cancel = _CANCEL_SHOWN.match(norm) if context.get("last_events") else None
     if frame.operation == "no" and cancel is not None:
         return "delete " + norm[cancel.end() :]
     return ending_as_cancel(text, now)
+
+
+def _corrected(typed: str, norm: str, frame: RequestFrame, now: datetime) -> str | None:
+    """The move a correction of the event just made or changed says, or None.  ``typed`` is the turn as
+    typed (normalised): a leading "no" that the acknowledgements took from ``norm`` still counts.  Words
+    of correction with a clock time ("how about 3pm instead?") move it there; a "no", or those words,
+    before a time alone ("no, 11", "no, Friday", "actually Friday instead") too; anything more ("no
+    that's all for now", "what about events on the 10th?", "actually what's on Friday at 3?") is read
+    as it stands."""
+    first = typed.replace(",", " ").replace(".", " ").split()[:1]
+    led_by_no = first in _NO_WORDS
+    worded = _CORRECTION.search(norm) is not None
+    if not worded and not led_by_no:
+        return None
+    words = _CORRECTION.sub(" ", norm).replace(",", " ").split()
+    if led_by_no and words[:1] == first:
+        words = words[1:]
+    rest = " ".join(words).removesuffix(" please")
+    if not rest or QUESTION_STARTERS.match(rest):
+        return None
+    if worded and frame.at_time is not None:
+        return "move it to " + " ".join(m.text for m in find_times(norm, now=now, daytime=True))
+    times = [m.text for m in find_times(rest, now=now, daytime=True) if not m.error]
+    if (times and " ".join(times) == rest) or (len(rest) <= 5 and rest.replace(":", "").isdigit()):
+        return "move it to " + rest
+    return None

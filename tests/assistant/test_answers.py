@@ -90,13 +90,26 @@ MEETING = {
         ("yes please and invite Ann", "and invite Ann"),
         ("ok, on Friday", "on Friday"),
         ("sure, although keep it short", "although keep it short"),
+        # a yes in words the agreement words lack is checked as well
+        ("absolutely, at 9", "absolutely, at 9"),
+        ("of course, on Friday", "of course, on Friday"),
+        ("absolutely, but on Friday", "but on Friday"),
     ],
 )
 def test_a_yes_that_names_what_the_preview_lacks_is_a_change(text: str, change: str) -> None:
     assert answer_for(text, MEETING, tz=NY, now=NOW) == Amended(change)
 
 
-@pytest.mark.parametrize("text", ["yes, 8am is right", "yes, Thursday at 8 works", "yes, the 5th, go ahead"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "yes, 8am is right",
+        "yes, Thursday at 8 works",
+        "yes, the 5th, go ahead",
+        "absolutely",
+        "of course, go for it",
+    ],
+)
 def test_a_yes_that_repeats_the_previews_day_or_time_approves(text: str) -> None:
     assert answer_for(text, MEETING, tz=NY, now=NOW) == {"approve": True, "digest": "abc"}
 

@@ -133,7 +133,9 @@ def test_a_verbless_correction_moves_the_event_just_made(user: Any) -> None:
             "end": "2026-03-10T14:00:00-04:00",
         }
     ]
-    decision = decide(user, "Actually 12:30 works better", context={"last_events": last})
+    # as the chat remembers a turn that made one event: shown, and made (a look-up only shows it)
+    made = {**last[0], "location": ""}
+    decision = decide(user, "Actually 12:30 works better", context={"last_events": last, "made": made})
     assert task(decision, "plan_move")["at_time"] == "12:30"
 
 

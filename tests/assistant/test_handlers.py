@@ -17,15 +17,10 @@ from workflows.definition import Decision
 
 NEW_YORK = ZoneInfo("America/New_York")
 NOW = datetime(2026, 3, 4, 9, 0, tzinfo=NEW_YORK)  # a Wednesday
-_MADE = {
-    "last_events": [
-        {
-            "summary": "Dentist",
-            "start": "2026-03-05T10:00:00-05:00",
-            "end": "2026-03-05T11:00:00-05:00",
-        }
-    ]
-}
+_DENTIST = {"summary": "Dentist", "start": "2026-03-05T10:00:00-05:00", "end": "2026-03-05T11:00:00-05:00"}
+# The context after a turn that made the dentist appointment, and after one that only showed it.
+_MADE = {"last_events": [_DENTIST], "made": {**_DENTIST, "location": ""}}
+_SHOWN = {"last_events": [_DENTIST]}
 
 pytestmark = pytest.mark.django_db
 
@@ -73,6 +68,53 @@ def test_a_new_time_said_without_a_verb_after_an_event_was_made_is_restated_as_i
     alone = _reading("how about 3pm instead?")
     assert alone.text == alone.said
     assert alone.frame.operation != "move"
+
+
+@pytest.mark.parametrize(
+    ("text", "restated"),
+    [
+        ("no, 11", "move it to 11"),
+        ("actually 11 instead", "move it to 11"),
+        ("no, at 11", "move it to at 11"),
+        ("no, Friday", "move it to friday"),
+        ("what about Friday at 3?", "move it to about friday at 3"),
+    ],
+)
+def test_a_no_or_a_bare_hour_after_an_event_was_made_is_its_move(text: str, restated: str) -> None:
+    reading = _reading(text, _MADE)
+    assert reading.text.casefold() == restated
+    assert reading.frame.operation == "move"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "actually what is on Friday at 3?",
+        "no, what's on Friday?",
+        "no, thanks",
+        "No that's all for now thanks.",  # "for now" is a time, the turn a goodbye
+        "What about events on the 10th of this month?",
+    ],
+)
+def test_a_question_or_a_plain_no_after_an_event_was_made_moves_nothing(text: str) -> None:
+    # "actually what is on Friday at 3?" used to move the event just made to Friday at 3
+    assert _reading(text, _MADE).frame.operation != "move"
+
+
+@pytest.mark.parametrize("text", ["What about Thursday next week?", "how about 3pm instead?", "no, 11"])
+def test_a_time_said_after_a_look_up_showed_one_event_moves_nothing(text: str) -> None:
+    # after "what's on Thursday?" showed one event, "what about Thursday next week?" asks again
+    assert _reading(text, _SHOWN).frame.operation != "move"
+
+
+@pytest.mark.parametrize("text", ["no, make it 11", "ok, make it 11 instead"])
+def test_make_it_after_a_word_of_correction_moves_the_event_just_made(text: str) -> None:
+    # "no, make it 11" used to look for an event called "no" and ask which one was meant
+    decision = decide(_reading(text, _MADE))
+    assert decision.kind == "workflow"
+    assert decision.workflow is not None
+    found = next(t for t in decision.workflow.tasks if t.skill == "find_events")
+    assert found.params["text"] == "Dentist"
 
 
 def test_ending_a_series_is_restated_as_cancelling_it_from_then_on() -> None:
