@@ -32,6 +32,7 @@ def filter_items(
     attendee = (criteria.attendee or "").casefold().strip()
     excluded_words = [w.casefold() for w in criteria.exclude_text if w.strip()]
     excluded_people = {a.casefold() for a in criteria.exclude_attendees}
+    starts = set(criteria.starts)
     kept = []
     for item in items:
         local = item.start.astimezone(tz)
@@ -39,6 +40,8 @@ def filter_items(
         if text and not all(word in haystack for word in text.split()):
             continue
         if criteria.starts_at and (item.all_day or f"{local:%H:%M}" != criteria.starts_at):
+            continue
+        if starts and item.start not in starts:
             continue
         if (
             calendars

@@ -124,6 +124,10 @@ class EventCriteria(SkillInput):
         pattern=r"^([01]\d|2[0-3]):[0-5]\d$",
         description="Keep events starting at this wall time, HH:MM ('my 9am coffee': 09:00).",
     )
+    starts: list[datetime] = Field(
+        default_factory=list,
+        description="Keep only events starting at one of these moments ('delete them': those a list showed).",
+    )
     exclude_weekdays: list[int] = Field(default_factory=list, description="Drop these weekdays (0=Monday).")
     exclude_text: list[str] = Field(
         default_factory=list, description="Drop events whose title has any of these."

@@ -104,12 +104,14 @@ _IT = re.compile(
     r"^(?:(?:actually|ok|okay|no|then|oh|hmm|wait|sorry|so)[\s,]+)*"
     r"(?:make|move|change|push|put|set|shift|bump|reschedule) (?:it|that|this|the time|the start(?: time)?)\b"
 )
-# "delete it", "remove them": the events the conversation last showed, when it names no other.
+# "delete it", "remove them", "cancel both", "delete all of them": the events the conversation last
+# showed, when it names no other (one, or all of them: ``every``, ``both`` and a plural ``which``).
 _SHOWN_ONES = re.compile(
     r"\b(?:delete|remove|cancel|drop|erase|scrap|clear|get rid of|take out)\s+"
-    r"(?:it|that|this|them|those|these|both)\b"
+    r"(?:(?P<every>all|both|each)(?:\s+of)?\s+)?(?P<which>it|that|this|them|those|these|both)\b(?P<both>\s+(?:all|both))?"
     r"(?!\s+(?:week|month|year|weekend|morning|afternoon|evening|night|\w+day|time|one)\b)"
 )
+_THEY = frozenset({"them", "those", "these", "both"})
 _NTH = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3}
 _NTH |= {"fifth": 4, "5th": 4, "last": -1}
 _PLURAL = re.compile(r"\b(?:all|every|everything|each|both)\b|\b\w+(?:ings|es|s)\b")
@@ -601,15 +603,23 @@ def compile_change(r: Reading) -> Decision | None:
     offered = False  # no event named or shown: the coming ones offered to pick from
     picked = _picked(norm, shown)
     among: tuple[datetime, datetime] | None = None  # "delete that" after a list: the span it showed
-    if picked is None and shown and operation == "delete" and _SHOWN_ONES.search(norm):
+    every_shown = False  # "delete them" after a list: each event it showed, and no other
+    they = _SHOWN_ONES.search(norm) if picked is None and shown and operation == "delete" else None
+    if they is not None:
         if len(shown) == 1:
             picked = shown[0]
         elif not frame.title_words and not frame.range_explicit:
             starts = [datetime.fromisoformat(e["start"]) for e in shown]
             among = min(starts), max(datetime.fromisoformat(e["end"]) for e in shown)
+            every_shown = bool(they["every"] or they["both"]) or they["which"] in _THEY
     use_context = (picked is not None or bool(_IT.search(norm))) and bool(shown)
     by_words: _Said | None = None
-    if use_context:
+    if among is not None and every_shown:
+        start, end = among
+        find = {"start": start.isoformat(), "end": end.isoformat(), "starts": [e["start"] for e in shown]}
+        plural, everything, use_context = True, False, True  # the events themselves, as "it" is one
+        target = RequestFrame(operation=operation, confidence=0.9)
+    elif use_context:
         last = picked or shown[0]
         start, end = datetime.fromisoformat(last["start"]), datetime.fromisoformat(last["end"])
         find = {"start": start.isoformat(), "end": end.isoformat(), "text": last["summary"]}

@@ -108,3 +108,42 @@ def test_delete_that_with_one_event_coming_is_previewed_not_done(calendar: Any) 
         assert Event.objects.count() == 1
         say(user, conversation, "no")
     assert Event.objects.count() == 1
+
+
+@pytest.mark.parametrize("text", ["delete them", "cancel both", "delete all of them", "remove them both"])
+def test_them_after_a_list_previews_deleting_each_event_it_showed_and_no_other(
+    calendar: Any, text: str
+) -> None:
+    # "delete all of them" previewed deleting every event of the coming year, as whole series;
+    # "cancel both" looked for an event called "both"; "delete them" asked which one.
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        shown = say(user, conversation, "what's on this week?")
+        assert "Haircut" in shown.text
+        assert "John's birthday" in shown.text
+        # added elsewhere after the list, between the two: not one of "them"
+        event_create(
+            calendar=Event.objects.first().calendar,
+            summary="Gym",
+            start=datetime(2026, 3, 5, 7, 0, tzinfo=TORONTO),
+            end=datetime(2026, 3, 5, 8, 0, tzinfo=TORONTO),
+            timezone="America/Toronto",
+        )
+        reply = say(user, conversation, text)
+        assert reply.kind == "confirm", reply.text
+        assert "Haircut" in reply.text
+        assert "John's birthday" in reply.text
+        assert "Gym" not in reply.text
+        assert "Coffee" not in reply.text
+        assert Event.objects.count() == 4  # nothing goes before the yes
+        say(user, conversation, "yes")
+    assert sorted(Event.objects.values_list("summary", flat=True)) == ["Coffee", "Gym"]
+
+
+def test_that_after_a_list_of_several_asks_which_one(calendar: Any) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        say(user, conversation, "what's on this week?")
+        reply = say(user, conversation, "delete that")
+    assert reply.kind == "choose", reply.text
+    assert Event.objects.count() == 3

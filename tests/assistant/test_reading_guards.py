@@ -70,11 +70,12 @@ def test_a_repetition_for_a_number_of_weeks_ends_after_them(week: Any) -> None:
     assert "every Monday until April 1" in reply.text, reply.text  # March 9, 16, 23 and 30
 
 
-def test_delete_them_after_a_list_picks_among_the_events_shown(week: Any) -> None:
+def test_delete_them_after_a_list_previews_the_events_shown(week: Any) -> None:
     say(week, "what's on tomorrow?")
     reply = say(week, "delete them")
-    assert reply.kind == "choose"
-    assert "I found 3" in reply.text  # the three shown, not the gym on Friday too
+    assert reply.kind == "confirm", reply.text  # all three, asked first (it asked which one before)
+    assert reply.text.count("Delete '") == 3  # the three shown, not the gym on Friday too
+    assert "Gym" not in reply.text
     assert Event.objects.count() == 4
 
 

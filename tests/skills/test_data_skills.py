@@ -90,6 +90,14 @@ def test_find_events_keeps_those_starting_at_a_wall_time(ctx: SkillContext) -> N
         call(ctx, "find_events", **span, starts_at="2pm")
 
 
+def test_find_events_keeps_those_starting_at_the_moments_given(ctx: SkillContext) -> None:
+    span = {"start": at(2, 0).isoformat(), "end": at(16, 0).isoformat()}
+    # the coffee, and a moment given in another zone's offset: the same instant
+    moments = [at(4, 9).isoformat(), at(4, 9).astimezone(UTC).isoformat(), at(4, 11).isoformat()]
+    found = call(ctx, "find_events", **span, starts=moments)
+    assert [e["summary"] for e in found["events"]] == ["Coffee with Lee"]
+
+
 def test_free_slots_respect_events_and_preferences(ctx: SkillContext) -> None:
     preference_set(user=ctx.user, key="lunch_hours", value={"start": "12:00", "end": "13:00"})
     preference_set(
