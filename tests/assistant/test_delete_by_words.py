@@ -123,7 +123,7 @@ def test_them_after_a_list_previews_deleting_each_event_it_showed_and_no_other(
         assert "John's birthday" in shown.text
         # added elsewhere after the list, between the two: not one of "them"
         event_create(
-            calendar=Event.objects.first().calendar,
+            calendar=Event.objects.get(summary="Haircut").calendar,
             summary="Gym",
             start=datetime(2026, 3, 5, 7, 0, tzinfo=TORONTO),
             end=datetime(2026, 3, 5, 8, 0, tzinfo=TORONTO),
