@@ -80,6 +80,8 @@ _CORRECTION = re.compile(
 )
 # A no that leads a time alone right after a change corrects it ("no, 11", "nope, Friday at 3").
 _NO_WORDS = (["no"], ["nope"], ["nah"])
+# Words of making that place the event just made at a time alone: "put it on Friday", "set it for 5".
+_PLACING = ("put it ", "set it ", "have it ", "schedule it ", "book it ")
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,7 +218,7 @@ def _restated(
     after a period cancels it from then on ("end the seminar after April")."""
     norm = normalise(text)
     if (
-        frame.operation in ("unknown", "query", "no")
+        frame.operation in ("unknown", "query", "no", "create")
         and not frame.title_words
         and len(context.get("last_events") or []) == 1
         and context.get("made")  # the turn before changed it: after a look-up, "what about Friday?" asks
@@ -232,19 +234,24 @@ def _restated(
 def _corrected(typed: str, norm: str, frame: RequestFrame, now: datetime) -> str | None:
     """The move a correction of the event just made or changed says, or None.  ``typed`` is the turn as
     typed (normalised): a leading "no" that the acknowledgements took from ``norm`` still counts.  Words
-    of correction with a clock time ("how about 3pm instead?") move it there; a "no", or those words,
-    before a time alone ("no, 11", "no, Friday", "actually Friday instead") too; anything more ("no
+    of correction with a clock time ("how about 3pm instead?") move it there; a "no", those words, or
+    words of placing "it" before a time alone ("no, 11", "no, Friday", "actually Friday instead", "put
+    it on Friday") too; anything more ("no
     that's all for now", "what about events on the 10th?", "actually what's on Friday at 3?") is read
     as it stands."""
+    placing = next((lead for lead in _PLACING if norm.startswith(lead)), "")
+    if frame.operation == "create" and not placing:
+        return None  # "add lunch on Friday" is a new event
     first = typed.replace(",", " ").replace(".", " ").split()[:1]
     led_by_no = first in _NO_WORDS
     worded = _CORRECTION.search(norm) is not None
-    if not worded and not led_by_no:
+    if not worded and not led_by_no and not placing:
         return None
-    words = _CORRECTION.sub(" ", norm).replace(",", " ").split()
+    words = _CORRECTION.sub(" ", norm.removeprefix(placing)).replace(",", " ").split()
     if led_by_no and words[:1] == first:
         words = words[1:]
     rest = " ".join(words).removesuffix(" please")
+    rest = rest.removeprefix("for ").removeprefix("to ")  # "set it for 5pm", "no, to 11"
     if not rest or QUESTION_STARTERS.match(rest):
         return None
     if worded and frame.at_time is not None:

@@ -78,6 +78,8 @@ def test_a_new_time_said_without_a_verb_after_an_event_was_made_is_restated_as_i
         ("no, at 11", "move it to at 11"),
         ("no, Friday", "move it to friday"),
         ("what about Friday at 3?", "move it to about friday at 3"),
+        ("put it on Friday", "move it to on friday"),  # said with a verb of making
+        ("set it for 5pm", "move it to 5pm"),
     ],
 )
 def test_a_no_or_a_bare_hour_after_an_event_was_made_is_its_move(text: str, restated: str) -> None:
@@ -94,6 +96,8 @@ def test_a_no_or_a_bare_hour_after_an_event_was_made_is_its_move(text: str, rest
         "no, thanks",
         "No that's all for now thanks.",  # "for now" is a time, the turn a goodbye
         "What about events on the 10th of this month?",
+        "put it in room 4",
+        "add lunch on Friday at 1",
     ],
 )
 def test_a_question_or_a_plain_no_after_an_event_was_made_moves_nothing(text: str) -> None:
