@@ -13,6 +13,7 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from assistant.decomposer.blanks import blanked
 from assistant.decomposer.intent import classify, normalise
 from assistant.nlu import TurnReading, read_turn
 from assistant.timeexpr import TimeMatch, find_times
@@ -139,19 +140,13 @@ def _amended(
     found = find_times(rest, now=now, daytime=True)
     said_times = [m for m in found if not m.error and m.start is not None]
     # a number no time expression takes ("sure, move it to 9"): an hour or a count the preview lacks
-    bare_number = any(c.isdigit() for c in _blanked(rest, [m.span for m in found]))
+    bare_number = any(c.isdigit() for c in blanked(rest, [m.span for m in found]))
     people = [s for s in reading.spans if s.slot == "person"]
     if not people and not bare_number and all(_in_preview(m, payload, tz) for m in said_times):
         return None
     change = rest.lstrip(" ,.!").removeprefix("please").strip(" ,.!")
     typed = re.search(re.escape(change).replace(r"\ ", r"\s+"), text, re.I) if change else None
     return Amended(typed.group(0) if typed else change or text.strip())
-
-
-def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
-    for lo, hi in spans:
-        text = text[:lo] + " " * (hi - lo) + text[hi:]
-    return text
 
 
 def _in_preview(said: TimeMatch, payload: dict[str, Any], tz: ZoneInfo) -> bool:

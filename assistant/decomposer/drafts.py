@@ -21,6 +21,7 @@ from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
 
+from assistant.decomposer.blanks import blanked
 from assistant.decomposer.changes import everyone_window
 from assistant.decomposer.edits import edit_tasks
 from assistant.decomposer.frame import RequestFrame
@@ -234,11 +235,8 @@ class _Said:
         self.last_day: date | None = None
         norm = normalise(text)
         absence = away_kind(norm) is not None or bool(_DAY_LONG.search(text))
-        timed = text
         masked = [*(self.repeat.spans if self.repeat else ()), *(m.span() for m in _ALL_DAY.finditer(text))]
-        for lo, hi in masked:
-            # "every Tuesday" is no date to start on, and "all day" alone would be today's
-            timed = timed[:lo] + " " * (hi - lo) + timed[hi:]
+        timed = blanked(text, masked)  # "every Tuesday" is no date to start on, "all day" alone no today
         found = _times_between(timed, masked, now)
         if self.repeat is not None:
             found = [_as_hours(m, now) for m in found]

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from assistant.decomposer.blanks import blanked_matches
 from assistant.decomposer.changes import notify_step
 from assistant.decomposer.compiler import find_params
 from assistant.decomposer.guards import odd_length
@@ -280,7 +281,7 @@ def _end(target: str, said: str, now: datetime) -> _Edit | None:
 
 def _masked(place: str) -> str:
     """``place`` with its street addresses blanked: "12 Main St" holds no noon, "5th Ave" no 5th."""
-    return _ADDRESS.sub(lambda m: " " * len(m.group(0)), place)
+    return blanked_matches(_ADDRESS, place)
 
 
 def _timeish(place: str, now: datetime, *, at_start: bool = False) -> bool:

@@ -21,6 +21,7 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from assistant.decomposer.account import Account, Facts, account_for, stem
+from assistant.decomposer.blanks import blanked_matches
 from assistant.decomposer.dialogue import asks_question
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import normalise
@@ -300,8 +301,8 @@ def _days_said(norm: str, now: datetime) -> list[date]:
     most."""
     days: set[date] = set()
     # a street address's number is no date ("at 1722 First Street"), and a date in brackets is no second one
-    said = STREET_ADDRESS.sub(lambda m: " " * len(m.group(0)), norm).replace("(", " ").replace(")", " ")
-    said = PICK.sub(lambda m: " " * len(m.group(0)), said)  # "the first one" picks from a list, no date
+    said = blanked_matches(STREET_ADDRESS, norm).replace("(", " ").replace(")", " ")
+    said = blanked_matches(PICK, said)  # "the first one" picks from a list, no date
     for match in find_times(said, now=now, daytime=True):
         if match.error or not match.has_date or match.start is None:
             continue

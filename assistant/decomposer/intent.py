@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+from assistant.decomposer.blanks import blanked_matches
 from assistant.decomposer.frame import Operation
 from assistant.lexicon import (
     COUNT_CUES,
@@ -93,11 +94,6 @@ def normalise(text: str) -> str:
     return _SPACES.sub(" ", text).strip(" .!?")
 
 
-def _blank(pattern: re.Pattern[str], text: str) -> str:
-    """``text`` with the matches of ``pattern`` blanked out, positions kept."""
-    return pattern.sub(lambda m: " " * len(m.group(0)), text)
-
-
 def _first(pattern: re.Pattern[str], text: str) -> int:
     m = pattern.search(text)
     return m.start() if m else 10_000
@@ -123,7 +119,7 @@ def classify(text: str) -> tuple[Operation, float]:
         # "Thursday is too packed, can you help?": move something off that day ("free up all of
         # Friday" empties it instead).
         return ("delete", 0.8) if _WHOLE.search(core) else ("move", 0.8)
-    masked = _blank(_NOUN_USE, core)
+    masked = blanked_matches(_NOUN_USE, core)
     question = QUESTION_STARTERS.match(core)
     if question and _EMPHATIC_DO.match(core):
         emphatic = core[3:]
@@ -166,7 +162,7 @@ def classify(text: str) -> tuple[Operation, float]:
     if FREE_CUES.search(core) and write_pos > 1000:
         return "free", 0.75
     if write_pos < 1000:
-        query_pos = _first(QUERY_CUES, _blank(_DATE_PHRASE, masked))
+        query_pos = _first(QUERY_CUES, blanked_matches(_DATE_PHRASE, masked))
         opening = len(masked) - len(masked.lstrip())  # after a blanked "make a" of "make a list"
         if query_pos < write_pos and query_pos == opening and not leads_to_write:
             return "query", 0.7

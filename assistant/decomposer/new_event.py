@@ -11,6 +11,7 @@ import re
 from dataclasses import replace
 from datetime import timedelta
 
+from assistant.decomposer.blanks import blanked
 from assistant.decomposer.dialogue import asks_question, says_what
 from assistant.decomposer.drafts import amend, draft_turn
 from assistant.decomposer.frame import RequestFrame
@@ -126,10 +127,9 @@ def _unrepeated(frame: RequestFrame, r: Reading) -> RequestFrame:
     repeat = read_repeat(r.text, r.now)
     if repeat is None:
         return frame
-    text = r.text
-    for lo, hi in repeat.spans:
-        text = text[:lo] + " " * (hi - lo) + text[hi:]
-    reread = replace(understand(text, now=r.now, world=r.world), operation=frame.operation)
+    reread = replace(
+        understand(blanked(r.text, repeat.spans), now=r.now, world=r.world), operation=frame.operation
+    )
     if frame.at_time is not None and reread.at_time is None:
         # the repetition's words made a clock time of what, alone, reads as dates ("9-11 every weekday
         # in February" is 9 to 11; "9-11 in February" is the 9th to the 11th): the times stay the

@@ -15,6 +15,7 @@ import re
 from datetime import datetime
 from typing import Any
 
+from assistant.decomposer.blanks import blanked
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.recurrence import read_repeat
@@ -208,8 +209,7 @@ def _days(said: str, now: datetime) -> list[str]:
 def _span(said: str, now: datetime) -> tuple[str, str] | None:
     """The hours said ("from 6 to 7:30pm", "12:30-1:30", "9 to 11am"), as HH:MM, or None."""
     repeat = read_repeat(said, now)
-    for lo, hi in repeat.spans if repeat else ():
-        said = said[:lo] + " " * (hi - lo) + said[hi:]  # "every Monday" is no date
+    said = blanked(said, repeat.spans if repeat else ())  # "every Monday" is no date
     found: list[TimeMatch] = [m for m in find_times(said, now=now, daytime=True) if not m.error and m.start]
     ranged = next((m for m in found if m.is_interval and m.has_time and m.end is not None), None)
     if ranged is None or ranged.start is None or ranged.end is None:

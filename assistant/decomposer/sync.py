@@ -18,6 +18,7 @@ from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from assistant.decomposer.blanks import blanked
 from assistant.decomposer.dayparts import in_users_day_parts
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
@@ -191,9 +192,7 @@ def _only(what: str, norm: str, now: datetime, world: World) -> dict[str, Any]:
     part = next((m.day_part for m in find_times(norm, now=now) if m.day_part), None)
     if part:
         only["day_part"] = part
-    for match in find_times(what, now=now):
-        lo, hi = match.span
-        what = what[:lo] + " " * (hi - lo) + what[hi:]
+    what = blanked(what, [match.span for match in find_times(what, now=now)])
     words = _GENERIC.sub(" ", what)
     if re.search(r"[a-z]{3,}", words):
         frame = understand(what, now=now, world=world)
@@ -202,12 +201,6 @@ def _only(what: str, norm: str, now: datetime, world: World) -> dict[str, Any]:
         else:
             only["text"] = " ".join(words.split())
     return only
-
-
-def _blank(text: str, spans: list[tuple[int, int, CalendarInfo]]) -> str:
-    for lo, hi, _ in spans:
-        text = text[:lo] + " " * (hi - lo) + text[hi:]
-    return text
 
 
 def sync_decision(r: Reading) -> Decision | None:
@@ -282,8 +275,9 @@ def sync_decision(r: Reading) -> Decision | None:
     verb = COPY_VERBS.search(core) or _SYNC.search(core)
     assert verb is not None
     first_target = min((lo for lo, _, cal in mentions if cal in targets), default=len(core))
-    what = _blank(core, mentions)[verb.end() : first_target] if not both else ""
-    only = _only(_WITH_WHO.sub(" ", what), _blank(core, mentions), now, world)
+    unnamed = blanked(core, [(lo, hi) for lo, hi, _ in mentions])  # the calendars' names taken out
+    what = unnamed[verb.end() : first_target] if not both else ""
+    only = _only(_WITH_WHO.sub(" ", what), unnamed, now, world)
     if whom:  # "copy my meetings with Ann to personal": the events Ann attends
         found = world.people_named(whom[:1]).get(whom[0]) or []
         only["attendee"] = found[0].email if len(found) == 1 else whom[0]

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
 
+from assistant.decomposer.blanks import blanked
 from assistant.decomposer.dayparts import in_users_day_parts
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import classify, normalise
@@ -222,9 +223,7 @@ def understand(text: str, *, now: datetime, world: World, reading: TurnReading |
     # Durations are read on their own ("for an hour"), so they cannot stretch a time into an interval.
     durations = _durations(norm)
     # "Friday (the 13th)": a date put in brackets after another says which one, it is no second date
-    timed_text = norm.replace("(", " ").replace(")", " ")
-    for d in durations:
-        timed_text = timed_text[: d.span[0]] + " " * (d.span[1] - d.span[0]) + timed_text[d.span[1] :]
+    timed_text = blanked(norm.replace("(", " ").replace(")", " "), [d.span for d in durations])
     times = find_times(timed_text, now=now, daytime=True)
     for pick in PICK.finditer(norm):  # "delete the first one": a pick of the events shown, no date
         times = [t for t in times if not (pick.start() < t.span[1] and t.span[0] < pick.end())]
@@ -347,7 +346,7 @@ def _durations(norm: str) -> list[DurationMatch]:
     text, rewritten = norm, list[tuple[int, int]]()
     for m in reversed(list(_FREE_BEFORE_UNIT.finditer(text))):
         rewritten.append(m.span())
-        text = text[: m.start()] + " " * (m.end() - m.start()) + text[m.end() :]
+        text = blanked(text, [m.span()])
     found = find_durations(text)
     if not rewritten:
         return found
@@ -582,7 +581,7 @@ def _fill_people(
         frame.people.append(m.group(0))
         seen.add(m.group(0))
         take(*m.span())
-        unread = unread[: m.start()] + " " * (m.end() - m.start()) + unread[m.end() :]  # not "zoe" of zoe@…
+        unread = blanked(unread, [m.span()])  # not "zoe" of zoe@…
     candidates = [(name, span) for name, span in learned if unread[span[0] : span[1]] == name]
 
     def overlaps_learned(span: tuple[int, int]) -> bool:
