@@ -28,12 +28,21 @@ _ANOTHER = re.compile(
 )
 
 
+# What a turn that asks for another time for the event just made starts with, after any "no".
+_LOOKING = ("find", "pick", "choose", "try", "get", "give", "move", "put")
+
+
 def another_time(r: Reading) -> Decision | None:
-    """The declined new event planned at another free time, or None when the turn asks no such thing."""
+    """The declined new event planned at another free time, the event the turn before made or moved
+    moved to another free time, or None when the turn asks no such thing."""
     text, now, tz, context = r.text, r.now, r.tz, r.context
     rows = [r for r in context.get(DECLINED) or [] if isinstance(r, dict)]
     norm = normalise(text)
-    if len(rows) != 1 or rows[0].get("action") != "create" or not _ANOTHER.search(norm):
+    if not _ANOTHER.search(norm):
+        return None
+    if not rows and r.state.made is not None:
+        return _made_elsewhere(r, norm)
+    if len(rows) != 1 or rows[0].get("action") != "create":
         return None
     row = rows[0]
     start = datetime.fromisoformat(row["after"]["start"]).astimezone(tz)
@@ -64,5 +73,53 @@ def another_time(r: Reading) -> Decision | None:
     return Decision(
         kind="workflow",
         workflow=plan.build("create-elsewhere", summary=f"{row['summary']} at another time", output=apply),
+        confidence=0.85,
+    )
+
+
+def _made_elsewhere(r: Reading, norm: str) -> Decision | None:
+    """ "No, find another time in the evening" right after an event was made or moved: that event moved
+    to the first free time of its day (of the day part, or of the day the turn names), previewed first
+    (the time is the assistant's pick). A turn that only puts the question off ("maybe another time")
+    or asks something else is left to the other handlers."""
+    words = norm.replace(",", " ").split()
+    if words[:1] in (["no"], ["nope"], ["nah"], ["actually"]):
+        words = words[1:]
+    made = r.state.made
+    if made is None or words[:1] not in [[w] for w in _LOOKING]:
+        return None
+    tz, now = r.tz, r.now
+    found = find_times(norm, now=now, daytime=True)
+    named = [m for m in found if m.has_date and not m.error and m.start]
+    day = (
+        named[0].start.astimezone(tz).date() if named and named[0].start else made.start.astimezone(tz).date()
+    )
+    move: dict[str, Any] = {
+        "search_start": max(datetime.combine(day, time(), tz), now).isoformat(),
+        "search_end": datetime.combine(day + timedelta(days=1), time(), tz).isoformat(),
+    }
+    if part := next((m.day_part for m in found if m.day_part), None):  # "another time in the evening"
+        move["day_part"] = part
+    plan = Plan()
+    find = {"start": made.start.isoformat(), "end": made.end.isoformat(), "text": made.summary}
+    found_it = plan.add("find_events", find, id="find", summary="Find the event")
+    chose = plan.add(
+        "choose_event",
+        {"events": found_it["events"], "action": "Move", "expect_one": True},
+        id="choose",
+        summary="Make sure which one",
+    )
+    moved = plan.add(
+        "plan_move", {"events": chose["events"], **move}, id="plan", summary="Find it another time"
+    )
+    apply = plan.add(
+        "apply_changes",
+        {"changes": moved.output, "always_ask": True},
+        id="apply",
+        summary="Preview, then apply",
+    )
+    return Decision(
+        kind="workflow",
+        workflow=plan.build("move-elsewhere", summary=f"{made.summary} at another time", output=apply),
         confidence=0.85,
     )

@@ -194,6 +194,32 @@ def test_a_declined_new_event_goes_to_a_free_time_in_the_day_part_asked_for(
     assert f"Create 'Meeting with Bob': Thursday, March 5 {at}" in reply.text, reply.text
 
 
+@pytest.mark.parametrize(
+    ("asked", "at"),
+    [("no, find another time in the evening", "5:00 PM"), ("find another time", "8:00 AM")],
+)
+def test_another_time_right_after_a_move_previews_moving_it_to_a_free_time(
+    week: Any, asked: str, at: str
+) -> None:
+    # "no, find another time in the evening" listed the week's events; "find another time" said "Great!"
+    user, conversation = week
+    assert say(user, conversation, "move the standup to 10").kind == "done"
+    reply = say(user, conversation, asked)
+    assert reply.kind == "confirm", reply.text  # the time is the assistant's pick: asked first
+    assert f"Move 'Standup': Thursday, March 5 10:00 AM – 11:00 AM → Thursday, March 5 {at}" in reply.text
+    assert say(user, conversation, "yes").kind == "done"
+    moved = Event.objects.get(summary="Standup").start.astimezone(NEW_YORK)
+    assert f"{moved:%-I:%M %p}" == at
+
+
+def test_maybe_another_time_after_a_change_moves_nothing(week: Any) -> None:
+    user, conversation = week
+    say(user, conversation, "move the standup to 10")
+    reply = say(user, conversation, "Maybe another time. What's on Friday?")
+    assert reply.kind == "answer", reply.text
+    assert Event.objects.get(summary="Standup").start.astimezone(NEW_YORK).hour == 10
+
+
 def test_my_next_one_is_the_one_next_and_the_next_few_are_a_few(week: Any) -> None:
     user, conversation = week
     calendar = Event.objects.get(summary="Standup").calendar
