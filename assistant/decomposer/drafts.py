@@ -119,6 +119,25 @@ def _end_of_name(text: str, now: datetime) -> int:
     return min([e for e in ends if e > 0], default=len(text))
 
 
+def _after_time(span: Span, times: list[TimeMatch], addresses: list[tuple[int, int]], text: str) -> Span:
+    """A place the reader began inside a time expression that began before it ("on Monday at 11 in
+    room 5" read with the place "11 in room 5"): the place begins after the time, without the word
+    that leads it ("room 5"), and the time stays the event's.  Only where such a word parts them: in
+    "at 128 El Cerrito Plz" the number is the address's, whatever the resolver reads in it."""
+    if span.slot != "location" or any(lo < span.end and span.start < hi for lo, hi in addresses):
+        return span
+    for m in times:
+        lo, hi = m.span
+        if lo < span.start < hi < span.end:
+            words = text[hi : span.end].split()
+            if words[:1] not in (["in"], ["at"], ["on"]) or len(words) < 2:
+                return span  # "at 1 Embarcadero Center": the number is the address's, not a time
+            words = words[1:]
+            start = text.index(words[0], hi)
+            return Span(span.slot, start, span.end, text[start : span.end])
+    return span
+
+
 def _meaningful(title: str) -> bool:
     return any(w not in STOPWORDS and w not in _PLACEHOLDER for w in tokens(title))
 
@@ -249,7 +268,7 @@ class _Said:
         addresses = [m.span() for m in STREET_ADDRESS.finditer(text)]
         spans = [
             s
-            for s in reading.spans
+            for s in (_after_time(s, times, addresses, text) for s in reading.spans)
             if s.slot in ("title", "location")
             and not any(m.span[0] <= s.start and s.end <= m.span[1] and not _meal(s, m) for m in times)
             and not any(lo < s.end and s.start < hi for lo, hi in repeating)
@@ -319,7 +338,10 @@ class _Said:
             # may cut at a hyphen or a dot; "put X as the title": X, whole
             said = named["before"] or named["title"][: _end_of_name(named["title"], now)]
             whole = _clean(said)
-            if not self.title or whole.casefold().startswith(self.title.casefold()) or named["before"]:
+            learned = self.title.casefold()
+            # the reader's title may hold the naming word too ("Meeting named Budget review")
+            kept = whole.casefold().startswith(learned) or learned.endswith(whole.casefold())
+            if not learned or kept or named["before"]:
                 self.title = whole
         purpose = _BLOCK_FOR.search(text.strip()) if not self.title else None
         if purpose and not find_times(purpose["what"], now=now):

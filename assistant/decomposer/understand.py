@@ -32,6 +32,7 @@ from assistant.lexicon import (
     MEAL_LEAD,
     MEETING_VERBS,
     MOVE_VERBS,
+    NAMED_OUTRIGHT,
     NOT_ATTENDING,
     PICK,
     POLITE_PREFIX,
@@ -639,6 +640,7 @@ def _fill_people(
                 seen.add(found[0].email)
         elif (
             name.split()[0] in STOPWORDS
+            or NAMED_OUTRIGHT.match(name)  # "a meeting called roadmap sync": its title, no one's name
             or _looks_like_thing(name)
             or _NOT_SOMEONE & set(name.split())
             or (span not in tagged and words in world.folded_titles)

@@ -239,3 +239,27 @@ def test_a_bare_hour_before_dawn_is_read_in_the_afternoon(week: Any) -> None:
     assert "→ Thursday, March 5 4:00 PM" in reply.text, reply.text  # never 4 AM for a 9 AM standup
     early = say(user, conversation, "move the standup on Thursday to 8")
     assert "→ Thursday, March 5 8:00 AM" in early.text, early.text  # both halves waking: the nearer
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        # made 'Roadmap sync with called Roadmap' at once: "called roadmap" was read as a person
+        ("set up a meeting called Roadmap sync on Monday at 11", "Roadmap sync"),
+        ("set up a meeting named Budget review on Friday at 2", "Budget review"),  # was 'Meeting named ...'
+    ],
+)
+def test_a_meeting_called_something_takes_that_name_and_no_one_by_it(
+    week: Any, text: str, title: str
+) -> None:
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert f"Create '{title}':" in reply.text, reply.text
+    assert " with " not in reply.text.split("\n")[1]
+
+
+def test_a_place_after_a_time_leaves_the_time_to_the_event(week: Any) -> None:
+    # the reader took "11 in room 5" for the place, and the event had no day nor time: it asked when
+    user, conversation = week
+    reply = say(user, conversation, "schedule Roadmap sync on Monday at 11 in room 5")
+    assert "Create 'Roadmap sync': Monday, March 9 11:00 AM – 12:00 PM, at room 5" in reply.text, reply.text
