@@ -67,7 +67,7 @@ def filter_items(
             continue
         if any(w in item.summary.casefold() for w in excluded_words):
             continue
-        if excluded_people and any(a.casefold() in excluded_people for a in item.attendees):
-            continue
+        if excluded_people and any(x in a.casefold() for x in excluded_people for a in item.attendees):
+            continue  # a name or an address, as for ``attendee``: "except the ones with Ann"
         kept.append(item)
     return kept

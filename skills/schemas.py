@@ -133,5 +133,5 @@ class EventCriteria(SkillInput):
         default_factory=list, description="Drop events whose title has any of these."
     )
     exclude_attendees: list[str] = Field(
-        default_factory=list, description="Drop events any of these people (emails) attend."
+        default_factory=list, description="Drop events any of these people (emails, or names in them) attend."
     )

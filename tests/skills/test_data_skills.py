@@ -198,3 +198,9 @@ def test_events_that_named_people_attend_can_be_left_out(ctx: SkillContext) -> N
         exclude_attendees=["Ann@Example.com"],
     )
     assert [e["summary"] for e in out["events"]] == ["Coffee with Lee", "Calculus II Lecture"]
+    # a name the directory does not know stands for the addresses that hold it, as for ``attendee``
+    # ("except the ones with Ann" left Ann's review in, as no attendee is exactly "ann")
+    by_name = call(
+        ctx, "find_events", start=at(4, 0).isoformat(), end=at(5, 0).isoformat(), exclude_attendees=["ann"]
+    )
+    assert [e["summary"] for e in by_name["events"]] == ["Coffee with Lee", "Calculus II Lecture"]
