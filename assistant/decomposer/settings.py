@@ -51,7 +51,7 @@ _SET_HABIT = re.compile(
 _I_DO = re.compile(
     r"^(?:(?:btw|by the way|fyi|oh|also|and|just so you know|for the record)[\s,]+)*"
     r"i\s+(?:usually\s+|normally\s+|always\s+|generally\s+|tend to\s+)?"
-    r"(?:(?P<gym_schedule>go to the gym|work out|train)|(?P<working_hours>work)"
+    r"(?:(?P<gym_schedule>go to the gym|work out|train)|(?P<working_hours>(?:start |begin )?work(?:ing)?)"
     r"|(?P<lunch_hours>have lunch|eat lunch|lunch|eat(?!\s+(?:dinner|breakfast|supper))))"
     r"\s+(?P<rest>.+)$"
 )
@@ -83,7 +83,8 @@ _ZONE = re.compile(
 )
 _NO_MEETINGS = re.compile(
     r"\b(?:no|not any|don'?t (?:want|schedule|book)(?: any)?|(?:i'd|i|i would) (?:prefer|like|want) "
-    r"(?:not to have|no)(?: any)?|(?:prefer|would prefer) (?:not to have|no)(?: any)?)\s+meetings?\s+"
+    r"(?:not to have|no)(?: any)?|(?:prefer|would prefer) (?:not to have|no)(?: any)?)\s+"
+    r"(?:meetings?|anything|calls?|events?)\s+"
     r"(?P<how>before|earlier than|after|later than|on)\s+"
     r"(?P<what>.+?)\s*(?:please)?[.!]*$"
 )

@@ -66,6 +66,9 @@ def stored(user: Any, key: str) -> Any:
         ("change my time zone to tokyo", "timezone", "Asia/Tokyo", "Asia/Tokyo"),
         ("no meetings before 10am", "meeting_hours", {"earliest": "10:00"}, "10 AM"),
         ("I'd prefer no meetings on Fridays please", "meeting_hours", {"no_meeting_days": ["FR"]}, "Friday"),
+        # previewed a new event called "Don't" at 9 AM
+        ("don't book anything before 9am", "meeting_hours", {"earliest": "09:00"}, "9 AM"),
+        ("no calls after 6pm", "meeting_hours", {"latest": "18:00"}, "6 PM"),
     ],
 )
 def test_a_preference_said_is_stored_and_restated_in_words(
@@ -89,6 +92,22 @@ def test_meeting_hours_said_twice_add_up(chat: Any) -> None:
         say(user, conversation, "no meetings before 10am")
         say(user, conversation, "no meetings after 4pm")
     assert stored(user, "meeting_hours") == {"earliest": "10:00", "latest": "16:00"}
+
+
+@pytest.mark.parametrize("said", ["I usually start work at 9", "btw I start working at 9"])
+def test_when_work_starts_said_as_a_fact_asks_until_when_and_keeps_the_start(chat: Any, said: str) -> None:
+    # answered "You have no events on Wednesday", as if asked what was on
+    user, conversation = chat
+    with time_machine.travel(NOW, tick=False):
+        asked = say(user, conversation, said)
+        assert asked.kind == "clarify", asked.text
+        assert "working hours" in asked.text
+        say(user, conversation, "until 5")
+    assert stored(user, "working_hours") == {
+        "days": ["MO", "TU", "WE", "TH", "FR"],
+        "start": "09:00",
+        "end": "17:00",
+    }
 
 
 def test_removing_a_preference_says_what_it_was(chat: Any) -> None:
