@@ -105,6 +105,7 @@ def says_what(frame: RequestFrame, text: str, reading: TurnReading) -> bool:
         or COUNT_CUES.search(norm)
         or _SUBJECT.search(norm)
         or reading.intent in ("GetEvents", "GetAvailableTime")
+        or (frame.operation == "free" and frame.duration_minutes is not None)  # "find an hour on Friday"
     )
 
 

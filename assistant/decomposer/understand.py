@@ -223,6 +223,10 @@ def understand(text: str, *, now: datetime, world: World, reading: TurnReading |
 
     # Durations are read on their own ("for an hour"), so they cannot stretch a time into an interval.
     durations = _durations(norm)
+    if operation in ("query", "unknown") and any(_finds(norm[: d.span[0]]) for d in durations):
+        # "find me an hour with Ann on Friday": free time that long, not the day's events
+        operation, confidence = "free", max(confidence, 0.75)
+        frame.operation, frame.confidence = operation, confidence
     # "Friday (the 13th)": a date put in brackets after another says which one, it is no second date
     timed_text = blanked(norm.replace("(", " ").replace(")", " "), [d.span for d in durations])
     times = find_times(timed_text, now=now, daytime=True)
@@ -563,6 +567,12 @@ def _object_of(unread: str, start: int) -> bool:
     call", not "lunch with jane", "see jane" (a meeting), "jane and i" or a name after a time read away."""
     word = _word_before(unread, start)
     return word.isalpha() and word not in STOPWORDS and word not in MEETING_VERBS
+
+
+def _finds(before: str) -> bool:
+    """Whether the words before a length ask to find that much time: "find an hour", "find me 30 minutes"."""
+    words = before.split()
+    return words[-1:] == ["find"] or words[-2:] == ["find", "me"]
 
 
 def _fill_people(

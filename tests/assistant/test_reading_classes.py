@@ -263,3 +263,11 @@ def test_a_place_after_a_time_leaves_the_time_to_the_event(week: Any) -> None:
     user, conversation = week
     reply = say(user, conversation, "schedule Roadmap sync on Monday at 11 in room 5")
     assert "Create 'Roadmap sync': Monday, March 9 11:00 AM – 12:00 PM, at room 5" in reply.text, reply.text
+
+
+@pytest.mark.parametrize("text", ["find an hour on Friday", "can you find me 30 minutes on Friday?"])
+def test_find_a_length_of_time_answers_with_free_time_not_the_days_events(week: Any, text: str) -> None:
+    # it listed Friday's events, as if asked what was on
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert "You are free all day on Friday, March 6" in reply.text, reply.text  # nothing on that day
