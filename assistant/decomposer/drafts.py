@@ -34,7 +34,7 @@ from assistant.decomposer.guards import (
     unread_time,
 )
 from assistant.decomposer.intent import normalise
-from assistant.decomposer.recurrence import first_day, read_repeat, until_clause
+from assistant.decomposer.recurrence import as_hours, first_day, read_repeat, until_clause
 from assistant.decomposer.state import Asked, DialogueState, Draft, EventRef
 from assistant.decomposer.world import tokens
 from assistant.decomposer.zones import said_zone
@@ -96,7 +96,6 @@ _ALL_DAY = re.compile(r"\b(?:all[- ]day|all the day|the whole day|whole day|the 
 _DAY_LONG = re.compile(
     r"\b(?:birthday|anniversary|holiday|day off|vacation day|public holiday|bank holiday)\b", re.IGNORECASE
 )
-_DASH_PAIR = re.compile(r"(?P<a>\d{1,2})\s*-\s*(?P<b>\d{1,2})")
 _END_CUE = re.compile(
     r"(?:\b(?:to|till|til|until|through|ends?|ending|finish(?:es|ing)?)|[-–])\s*(?:at\s*)?$", re.IGNORECASE
 )
@@ -203,18 +202,6 @@ def _with_people(title: str, names: list[str]) -> str:
     return f"{title} with {people}"  # "Lunch with Ines, Tom and Wei"
 
 
-def _as_hours(match: TimeMatch, now: datetime) -> TimeMatch:
-    """A bare "12-1" read as December 1 in a repeating event's words is its hours ("block 12-1 every
-    day for lunch"): the repetition, not a date, says which days."""
-    pair = _DASH_PAIR.fullmatch(match.text.strip())
-    if pair is None or match.has_time:
-        return match
-    hours = find_times(f"from {pair['a']} to {pair['b']}", now=now, daytime=True)
-    if len(hours) != 1 or hours[0].error or not hours[0].has_time:
-        return match
-    return replace(hours[0], text=match.text, span=match.span)
-
-
 def _times_between(text: str, masked: list[tuple[int, int]], now: datetime) -> list[TimeMatch]:
     """The times of each stretch of ``text`` between the masked spans, read apart: no expression joins
     words across a repetition ("9-11 every weekday in February" is "9-11" and "in February", never
@@ -258,7 +245,7 @@ class _Said:
         timed = blanked(text, masked)  # "every Tuesday" is no date to start on, "all day" alone no today
         found = _times_between(timed, masked, now)
         if self.repeat is not None:
-            found = [_as_hours(m, now) for m in found]
+            found = [as_hours(m, now) for m in found]
         times = [m for m in found if not m.error and m.start is not None]
         # A name or place the reader found wholly inside a time expression is the time ("at 3"), but
         # for a meal that opens it ("Lunch at 12 PM"), which names the event; a time expression

@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import calendar
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
 from dateutil.rrule import rrulestr
 
 from assistant.lexicon import WEEKDAY, weekday_number
-from assistant.timeexpr import find_times
+from assistant.timeexpr import TimeMatch, find_times
 
-__all__ = ["Repeat", "first_day", "read_repeat", "until_clause"]
+__all__ = ["Repeat", "as_hours", "first_day", "read_repeat", "until_clause"]
+
+_DASH_PAIR = re.compile(r"(?P<a>\d{1,2})\s*-\s*(?P<b>\d{1,2})")
 
 _CODES = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
 _DAY = WEEKDAY
@@ -229,3 +231,16 @@ def until_clause(repeat: Repeat, tz: ZoneInfo) -> str:
         return ""
     last = datetime.combine(repeat.until, time(23, 59, 59), tz).astimezone(UTC)
     return f";UNTIL={last:%Y%m%dT%H%M%SZ}"
+
+
+def as_hours(match: TimeMatch, now: datetime) -> TimeMatch:
+    """A bare "12-1" read as December 1 in a repeating event's or a habit's words is its hours ("block
+    12-1 every day for lunch", "my writing block is Tuesdays 9-11"): the repetition, not a date, says
+    which days."""
+    pair = _DASH_PAIR.fullmatch(match.text.strip())
+    if pair is None or match.has_time:
+        return match
+    hours = find_times(f"from {pair['a']} to {pair['b']}", now=now, daytime=True)
+    if len(hours) != 1 or hours[0].error or not hours[0].has_time:
+        return match
+    return replace(hours[0], text=match.text, span=match.span)

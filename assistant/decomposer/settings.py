@@ -18,7 +18,7 @@ from typing import Any
 from assistant.decomposer.blanks import blanked
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
-from assistant.decomposer.recurrence import read_repeat
+from assistant.decomposer.recurrence import as_hours, read_repeat
 from assistant.lexicon import WEEKDAY, WEEKDAY_STEM, weekday_of
 from assistant.timeexpr import TimeMatch, find_times
 from preferences.schema import DAY_CODES, known_zones
@@ -99,6 +99,10 @@ _WRITING_RULE = re.compile(
 )
 _EXCEPTIONS_OK = re.compile(r"\b(?:approve|approval|ask me|let me (?:decide|approve)|exceptions?)\b")
 _NO_EXCEPTIONS = re.compile(r"\b(?:no exceptions|never|under no circumstances)\b")
+# The writing block's rule said alone, as a fact: "I can approve exceptions when something is urgent".
+_APPROVING_EXCEPTIONS = re.compile(
+    r"\b(?:approve|allow|ok|okay|fine with)\s+(?:an?\s+|the\s+|some\s+)?exceptions?\b"
+)
 _DAY_WORD = re.compile(rf"\b({WEEKDAY})\b")
 _DAY_RANGE = re.compile(rf"\b({WEEKDAY})\s*(?:-|–|to|through|thru|until)\s*({WEEKDAY})\b")
 
@@ -125,7 +129,7 @@ def setting_decision(r: Reading) -> Decision | None:
         return _workflow(
             f"remove-{key}", f"Remove the {preference_label(key)}", "set_preference", {"key": key}
         )
-    if _WRITING_RULE.search(norm):
+    if _WRITING_RULE.search(norm) or (_APPROVING_EXCEPTIONS.search(norm) and not _NO_EXCEPTIONS.search(norm)):
         allow = bool(_EXCEPTIONS_OK.search(norm)) and not _NO_EXCEPTIONS.search(norm)
         block = world.preferences.get("writing_block")
         if block:
@@ -211,7 +215,9 @@ def _span(said: str, now: datetime) -> tuple[str, str] | None:
     """The hours said ("from 6 to 7:30pm", "12:30-1:30", "9 to 11am"), as HH:MM, or None."""
     repeat = read_repeat(said, now)
     said = blanked(said, repeat.spans if repeat else ())  # "every Monday" is no date
-    found: list[TimeMatch] = [m for m in find_times(said, now=now, daytime=True) if not m.error and m.start]
+    found: list[TimeMatch] = [
+        as_hours(m, now) for m in find_times(said, now=now, daytime=True) if not m.error and m.start
+    ]
     ranged = next((m for m in found if m.is_interval and m.has_time and m.end is not None), None)
     if ranged is None or ranged.start is None or ranged.end is None:
         return None

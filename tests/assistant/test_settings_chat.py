@@ -110,6 +110,22 @@ def test_when_work_starts_said_as_a_fact_asks_until_when_and_keeps_the_start(cha
     }
 
 
+def test_approving_exceptions_said_as_a_fact_is_the_writing_blocks_rule(chat: Any) -> None:
+    # "I can approve exceptions when something is urgent" showed the week's events
+    user, conversation = chat
+    with time_machine.travel(NOW, tick=False):
+        asked = say(user, conversation, "I can approve exceptions when something is urgent")
+        assert asked.kind == "clarify", asked.text
+        assert "writing block" in asked.text
+        say(user, conversation, "Tuesdays 9-11")  # a bare 9-11 is the hours, not September 11
+    assert stored(user, "writing_block") == {
+        "days": ["TU"],
+        "start": "09:00",
+        "end": "11:00",
+        "allow_exceptions_with_approval": True,
+    }
+
+
 def test_removing_a_preference_says_what_it_was(chat: Any) -> None:
     user, conversation = chat
     preference_set(user=user, key="gym_schedule", value=[{"day": "MO", "start": "07:00", "end": "08:00"}])
