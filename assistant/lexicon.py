@@ -31,6 +31,7 @@ __all__ = [
     "NAMED_OUTRIGHT",
     "NEW_TIME_LEADS",
     "NOT_ATTENDING",
+    "NO_LEADS",
     "NO_WORDS",
     "OUT_OF_SCOPE",
     "PICK",
@@ -395,9 +396,7 @@ AWAY: dict[str, str] = {
     ),
     **dict.fromkeys(["vacation", "holiday", "holidays"], "vacation"),
     **dict.fromkeys(["conference", "offsite", "off-site"], "conference"),
-    **dict.fromkeys(
-        ["out of office", "out of the office", "ooo", "pto", "day off", "sick"], "out of office"
-    ),
+    **dict.fromkeys(["out of office", "out of the office", "ooo", "pto", "day off", "sick"], "out of office"),
 }
 
 
@@ -430,6 +429,9 @@ YES_WORDS = re.compile(
     r"^(?:yes|yeah|yep|yup|sure|ok|okay|k|fine|go ahead|go for it|do it|confirm|confirmed|approve|approved|"
     r"sounds good|that works|please do|absolutely|of course|correct|right|y)\b"
 )
+# The words of a no that may lead a correction ("no, 11", "nope, find another time"); a word of a
+# no answer that is also a request of its own ("cancel", "stop") is not one of them.
+NO_LEADS = frozenset({"no", "nope", "nah"})
 NO_WORDS = re.compile(
     r"^(?:no|nope|nah|don't|do not|cancel|stop|never ?mind|abort|decline|forget (?:it|that)|not now|n)"
     r"(?:[\s,.!]+(?:thanks|thank you|please|it|that|this|way|don't|do not|do it|do that|never ?mind|"

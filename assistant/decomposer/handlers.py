@@ -48,7 +48,7 @@ from assistant.decomposer.sync import sync_decision
 from assistant.decomposer.understand import understand
 from assistant.decomposer.unsupported import conditional_or_double, setting_as_event
 from assistant.decomposer.world import World
-from assistant.lexicon import QUESTION_STARTERS, spelled_out
+from assistant.lexicon import NO_LEADS, QUESTION_STARTERS, spelled_out
 from assistant.nlu import read_turn
 from assistant.timeexpr import find_times
 from workflows.definition import Decision
@@ -78,8 +78,6 @@ _RESTATED = 0.75
 _CORRECTION = re.compile(
     r"\b(?:actually|instead|rather|better|can we do|could we do|let's do|let's say|how about|what about)\b"
 )
-# A no that leads a time alone right after a change corrects it ("no, 11", "nope, Friday at 3").
-_NO_WORDS = (["no"], ["nope"], ["nah"])
 # Words of making that place the event just made at a time alone: "put it on Friday", "set it for 5".
 _PLACING = ("put it ", "set it ", "have it ", "schedule it ", "book it ")
 
@@ -243,7 +241,7 @@ def _corrected(typed: str, norm: str, frame: RequestFrame, now: datetime) -> str
     if frame.operation == "create" and not placing:
         return None  # "add lunch on Friday" is a new event
     first = typed.replace(",", " ").replace(".", " ").split()[:1]
-    led_by_no = first in _NO_WORDS
+    led_by_no = bool(first) and first[0] in NO_LEADS  # "no, 11", "nope, Friday at 3"
     worded = _CORRECTION.search(norm) is not None
     if not worded and not led_by_no and not placing:
         return None

@@ -15,6 +15,7 @@ from typing import Any
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.state import DECLINED
+from assistant.lexicon import NO_LEADS
 from assistant.timeexpr import find_times
 from workflows.builder import Plan
 from workflows.definition import Decision
@@ -83,7 +84,7 @@ def _made_elsewhere(r: Reading, norm: str) -> Decision | None:
     (the time is the assistant's pick). A turn that only puts the question off ("maybe another time")
     or asks something else is left to the other handlers."""
     words = norm.replace(",", " ").split()
-    if words[:1] in (["no"], ["nope"], ["nah"], ["actually"]):
+    if words and (words[0] in NO_LEADS or words[0] == "actually"):
         words = words[1:]
     made = r.state.made
     if made is None or words[:1] not in [[w] for w in _LOOKING]:
