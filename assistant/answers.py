@@ -15,6 +15,7 @@ from zoneinfo import ZoneInfo
 
 from assistant.decomposer.blanks import blanked
 from assistant.decomposer.intent import classify, normalise
+from assistant.lexicon import HOLDING, JUST_POLITE
 from assistant.nlu import TurnReading, read_turn
 from assistant.timeexpr import TimeMatch, find_times
 from skills.change_skills import ALL
@@ -76,7 +77,7 @@ def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetim
     options = [o for o in payload.get("options") or [] if isinstance(o, dict)]
     operation, _ = classify(text)
     if payload.get("kind") == "confirm":
-        if _HOLDING.match(text):
+        if HOLDING.match(text):
             return DECLINE
         if _DONT.match(text):  # "don't do it" is no yes, and "don't let anyone see ..." a new request
             return DECLINE if _NO_LEAD.match(text) else NOT_AN_ANSWER
@@ -271,20 +272,6 @@ _NO_LEAD = re.compile(
     re.I,
 )
 _DONT = re.compile(r"^\s*(?:don't|do not)\b", re.I)
-# Closing words after a no that ask nothing more: "no, it's fine", "no, that's all, thanks".
-_JUST_POLITE = re.compile(
-    r"^(?:(?:thanks|thank you|please|never ?mind|(?:it|that)'?s (?:fine|ok|okay|all)|all good|i'?m good)"
-    r"[\s,.!]*)*$",
-    re.I,
-)
-# A turn that only holds the change back ("hold on, no", "no wait, don't", "not yet", "stop"): words of
-# waiting or refusing, and nothing else: declined, nothing changes (asked again, it can still be made).
-_HOLDING = re.compile(
-    r"^(?:[\s,.!;:-]*(?:no|nope|nah|hold on|hang on|wait(?: a (?:sec|second|minute|moment))?|stop|"
-    r"actually|hmm+|not (?:yet|now|right now|that)|don'?t(?: do (?:it|that)(?: yet)?)?|do not|"
-    r"let me think(?: about it)?|never ?mind|thanks|thank you|please))+[\s,.!;:-]*$",
-    re.I,
-)
 
 
 def after_no(text: str) -> str:
@@ -292,4 +279,4 @@ def after_no(text: str) -> str:
     that day"); empty when it only declines."""
     m = _NO_LEAD.match(text)
     rest = text[m.end() :].strip() if m else ""
-    return "" if _JUST_POLITE.match(rest) or _HOLDING.match(rest) else rest
+    return "" if JUST_POLITE.match(rest) or HOLDING.match(rest) else rest

@@ -25,6 +25,8 @@ __all__ = [
     "FREE_CUES",
     "GENERIC_EVENT_WORDS",
     "GREETINGS",
+    "HOLDING",
+    "JUST_POLITE",
     "LIGHTEN_CUES",
     "MEAL_LEAD",
     "MOVE_VERBS",
@@ -881,4 +883,19 @@ FILLER = phrase_re(
         "the calendar",
         "calendar",
     ]
+)
+
+# Closing words after a no that ask nothing more: "no, it's fine", "no, that's all, thanks".
+JUST_POLITE = re.compile(
+    r"^(?:(?:thanks|thank you|please|never ?mind|(?:it|that)'?s (?:fine|ok|okay|all)|all good|i'?m good)"
+    r"[\s,.!]*)*$",
+    re.I,
+)
+# A turn that only holds the change back ("hold on, no", "no wait, don't", "not yet", "stop"): words of
+# waiting or refusing, and nothing else: declined, nothing changes (asked again, it can still be made).
+HOLDING = re.compile(
+    r"^(?:[\s,.!;:-]*(?:no|nope|nah|hold on|hang on|wait(?: a (?:sec|second|minute|moment))?|stop|"
+    r"actually|hmm+|not (?:yet|now|right now|that)|don'?t(?: do (?:it|that)(?: yet)?)?|do not|"
+    r"let me think(?: about it)?|never ?mind|thanks|thank you|please))+[\s,.!;:-]*$",
+    re.I,
 )

@@ -340,6 +340,16 @@ def _title_doubts(
     taken = [tokens[i].text for i in positions]
     if "verb" in roles:
         doubts.append("it takes the request's verb")
+    verb = next((i for i, role in enumerate(before) if role == "verb"), None)
+    if (
+        positions
+        and verb is not None
+        and max(positions) < verb
+        and _names_after(tokens, verb)
+        and not NAMED_OUTRIGHT.search(norm)  # "Label it Apartment visit and put the time for 12:30"
+    ):
+        # "Sam said he'd add lunch at 1": the words before the verb are who asked, what it makes after
+        doubts.append("it is said before what you asked for")
     crossed = [w for w, role in zip(taken, roles, strict=True) if role == "time"]
     if crossed:
         doubts.append(f"it takes {' '.join(crossed)!r}, which says when")
@@ -355,6 +365,18 @@ def _title_doubts(
     if any(w.isdigit() and len(w) > 2 and role != "time" for w, role in zip(taken, roles, strict=True)):
         doubts.append("it has a number I could not read")
     return doubts
+
+
+def _names_after(tokens: Sequence[_Token], verb: int) -> bool:
+    """Whether the request's verb is followed by words of its own ("add lunch"), not by "it" ("lunch
+    with Sam, add it for Friday": the title said first, then the request about it) nor by nothing
+    ("Will call Tracy at 8 pm tonight. Remind me.")."""
+    after = [
+        t.text
+        for t in tokens[verb + 1 :]
+        if t.role in ("", "title", "daypart") and t.text not in STOPWORDS and t.text not in _FUNCTION
+    ]
+    return bool(after) and after[0] not in ("it", "that", "this", "one", "them")
 
 
 def _named(tokens: Sequence[_Token], norm: str, roles: list[str]) -> list[str]:

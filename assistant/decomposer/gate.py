@@ -28,7 +28,7 @@ from assistant.decomposer.intent import normalise
 from assistant.decomposer.state import Draft
 from assistant.decomposer.world import World, tokens
 from assistant.decomposer.zones import said_zone
-from assistant.lexicon import EVERYONE_CUE, PICK, STREET_ADDRESS
+from assistant.lexicon import EVERYONE_CUE, HOLDING, PICK, STREET_ADDRESS
 from assistant.timeexpr import find_times
 from skills.critic import Action, Expectation
 from skills.formatting import format_day, format_time
@@ -216,6 +216,12 @@ def gate(
         return _refused(
             decision, "That reads as a question, so I haven't changed anything. What should I do?"
         )
+    if _taken_back(text):
+        return _refused(
+            decision,
+            "You took that back in the same message, so I haven't changed anything. "
+            "Tell me what you'd like instead.",
+        )
     account = account_for(text, facts_of(definition), now=now, earlier=earlier)
     created = _plain_create(definition)
     if created is not None and account.doubts:
@@ -235,6 +241,18 @@ def gate(
     if decision.confidence >= ACT and account.complete:
         return decision
     return decision.model_copy(update={"workflow": _previewed(definition, account)})
+
+
+def _taken_back(text: str) -> bool:
+    """Whether the turn ends by taking its request back: "move the standup to Friday? actually no",
+    "add lunch at 1, never mind" (words of waiting or refusing after a clause; thanks alone are not)."""
+    for i, c in enumerate(text):
+        rest = text[i + 1 :]
+        if c in ",.!?;" and rest.strip() and HOLDING.match(rest):
+            words = set(rest.casefold().replace(",", " ").replace(".", " ").replace("!", " ").split())
+            if not words <= {"thanks", "thank", "you", "please"}:
+                return True
+    return False
 
 
 # A new event said as a change of one that exists: "make my dentist on Thursday be at 5pm", "have the

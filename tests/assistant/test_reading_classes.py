@@ -271,3 +271,45 @@ def test_find_a_length_of_time_answers_with_free_time_not_the_days_events(week: 
     user, conversation = week
     reply = say(user, conversation, text)
     assert "You are free all day on Friday, March 6" in reply.text, reply.text  # nothing on that day
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "move the standup to friday? actually no",
+        "cancel the standup. no wait",
+        "add tea at 4 tomorrow, never mind",
+    ],
+)
+def test_a_request_taken_back_in_the_same_message_changes_nothing(week: Any, text: str) -> None:
+    # "move the standup to friday? actually no" moved it
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert "You took that back" in reply.text, reply.text
+    assert Event.objects.count() == 3
+    assert Event.objects.get(summary="Standup").start.astimezone(NEW_YORK).day == 5
+
+
+def test_thanks_after_a_request_takes_nothing_back(week: Any) -> None:
+    user, conversation = week
+    reply = say(user, conversation, "move the standup to Friday, thanks")
+    assert reply.kind == "done", reply.text
+    assert Event.objects.get(summary="Standup").start.astimezone(NEW_YORK).day == 6
+
+
+@pytest.mark.parametrize(
+    "text", ["Sam said he'd add lunch tomorrow at 1", "he said to add lunch tomorrow at 1"]
+)
+def test_words_said_before_the_request_are_no_title(week: Any, text: str) -> None:
+    # made "Sam said he'd" at 1 PM at once: the words before "add" were taken for the title
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert reply.kind == "clarify", reply.text
+    assert "What should I call it?" in reply.text
+    assert Event.objects.count() == 3
+
+
+def test_a_title_said_before_a_request_about_it_stands(week: Any) -> None:
+    user, conversation = week
+    reply = say(user, conversation, "Lunch with Sam, add it for tomorrow at 1")
+    assert "Create 'Lunch with Sam': Thursday, March 5 1:00 PM" in reply.text, reply.text
