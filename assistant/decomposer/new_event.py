@@ -59,12 +59,31 @@ def draft_named_it(r: Reading) -> Decision | None:
     return draft_turn(r.frame, r.text, r.state, r.learned, r.now, r.tz, continuing=True)
 
 
+# How sure a detail said as a correction ("not X, Y") of the event just made may be: below acting.
+_CORRECTED = 0.75
+
+
 def amended(r: Reading) -> Decision | None:
-    """Details for the event just made ("put it in room 4", "invite Ann too")."""
+    """Details for the event just made ("put it in room 4", "invite Ann too"); a question when the
+    turn says it was the wrong event ("not that one, the design review")."""
     made = r.state.made
     if made is None or _other_request(r) or r.frame.operation == "create":
         return None
-    return amend(made, r.frame, r.text, r.learned, r.now, r.tz, r.state.asked)
+    words = r.norm.replace(",", " ").split()
+    if (words[:1] == ["not"] and "one" in words[1:3]) or words[:2] in (["wrong", "one"], ["wrong", "event"]):
+        # renaming the event just changed after the name of another (it was done) is no fix of it
+        return Decision(
+            kind="clarify",
+            reply_kind="clarify",
+            text=f"I just changed '{made.summary}'. If that was the wrong event, say \"undo\" to put it "
+            "back, then tell me which one you meant.",
+            confidence=0.9,
+        )
+    decision = amend(made, r.frame, r.text, r.learned, r.now, r.tz, r.state.asked)
+    if words[:1] == ["not"] and decision is not None and decision.kind == "workflow":
+        # "not at home, at the office": what replaces what is the rules' guess, so it is shown first
+        return decision.model_copy(update={"confidence": min(decision.confidence, _CORRECTED)})
+    return decision
 
 
 def asked_for(r: Reading) -> Decision | None:

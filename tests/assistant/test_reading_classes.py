@@ -313,3 +313,22 @@ def test_a_title_said_before_a_request_about_it_stands(week: Any) -> None:
     user, conversation = week
     reply = say(user, conversation, "Lunch with Sam, add it for tomorrow at 1")
     assert "Create 'Lunch with Sam': Thursday, March 5 1:00 PM" in reply.text, reply.text
+
+
+def test_not_that_one_after_a_change_renames_nothing(week: Any) -> None:
+    # "not that one, the design review" renamed the standup just moved to 'Design review'
+    user, conversation = week
+    say(user, conversation, "move the standup to Friday")
+    reply = say(user, conversation, "not that one, the design review")
+    assert reply.kind == "clarify", reply.text
+    assert '"undo"' in reply.text
+    assert sorted(Event.objects.values_list("summary", flat=True)) == ["Dentist", "Design review", "Standup"]
+
+
+def test_a_detail_said_as_a_correction_of_the_event_made_is_previewed(week: Any) -> None:
+    # "not at home, at the office" wrote the place 'home, at the office' at once
+    user, conversation = week
+    say(user, conversation, "add tea with Sam tomorrow at 4pm")
+    reply = say(user, conversation, "not at home, at the office")
+    assert reply.kind == "confirm", reply.text
+    assert Event.objects.get(summary="Tea with Sam").location == ""
