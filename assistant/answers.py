@@ -79,12 +79,13 @@ def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetim
     if payload.get("kind") == "confirm":
         if HOLDING.match(text):
             return DECLINE
+        declining = _NO_LEAD.match(text) is not None
         if _DONT.match(text):  # "don't do it" is no yes, and "don't let anyone see ..." a new request
-            return DECLINE if _NO_LEAD.match(text) else NOT_AN_ANSWER
+            return DECLINE if declining else NOT_AN_ANSWER
         # "No, it's fine": agreeing words after a no agree to nothing (the no is what was asked)
-        agreeing = None if _NO_LEAD.match(text) else _AGREEING.search(norm)
+        agreeing = None if declining else _AGREEING.search(norm)
         reading: TurnReading | None = None
-        if agreeing is not None or (operation == "yes" and not _NO_LEAD.match(text)):
+        if agreeing is not None or (operation == "yes" and not declining):
             # a yes in words the agreement words lack ("absolutely, at 9") is checked from its start
             start, end = (agreeing.start(), agreeing.end()) if agreeing else (0, 0)
             if contrast := _CONTRAST.search(norm, start):
@@ -100,7 +101,7 @@ def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetim
             if len(rows) == 1 and not rows[0].get("series"):
                 return options[0]["value"] if options else True
             return NOT_AN_ANSWER
-        if operation == "no" or _NO_LEAD.match(text):
+        if operation == "no" or declining:
             return DECLINE  # "No, find another time that day" declines and asks something else
         return NOT_AN_ANSWER
     if payload.get("kind") == "choose" and options:

@@ -247,8 +247,10 @@ def _taken_back(text: str) -> bool:
     """Whether the turn ends by taking its request back: "move the standup to Friday? actually no",
     "add lunch at 1, never mind" (words of waiting or refusing after a clause; thanks alone are not)."""
     for i, c in enumerate(text):
+        if c not in ",.!?;":
+            continue
         rest = text[i + 1 :]
-        if c in ",.!?;" and rest.strip() and HOLDING.match(rest):
+        if rest.strip() and HOLDING.match(rest):
             words = set(rest.casefold().replace(",", " ").replace(".", " ").replace("!", " ").split())
             if not words <= {"thanks", "thank", "you", "please"}:
                 return True

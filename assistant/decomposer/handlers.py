@@ -234,9 +234,8 @@ def _corrected(typed: str, norm: str, frame: RequestFrame, now: datetime) -> str
     typed (normalised): a leading "no" that the acknowledgements took from ``norm`` still counts.  Words
     of correction with a clock time ("how about 3pm instead?") move it there; a "no", those words, or
     words of placing "it" before a time alone ("no, 11", "no, Friday", "actually Friday instead", "put
-    it on Friday") too; anything more ("no
-    that's all for now", "what about events on the 10th?", "actually what's on Friday at 3?") is read
-    as it stands."""
+    it on Friday") too; anything more ("no that's all for now", "what about events on the 10th?",
+    "actually what's on Friday at 3?") is read as it stands."""
     placing = next((lead for lead in _PLACING if norm.startswith(lead)), "")
     if frame.operation == "create" and not placing:
         return None  # "add lunch on Friday" is a new event

@@ -48,18 +48,15 @@ def another_time(r: Reading) -> Decision | None:
     row = rows[0]
     start = datetime.fromisoformat(row["after"]["start"]).astimezone(tz)
     end = datetime.fromisoformat(row["after"]["end"]).astimezone(tz)
-    found = find_times(norm, now=now, daytime=True)
-    named = [m for m in found if m.has_date and not m.error and m.start]
-    day = named[0].start.astimezone(tz).date() if named and named[0].start else start.date()
-    lo = max(datetime.combine(day, time(), tz), now)
+    lo, hi, part = _where_to_look(norm, start, now)
     search: dict[str, Any] = {
         "start": lo.isoformat(),
-        "end": datetime.combine(day + timedelta(days=1), time(), tz).isoformat(),
+        "end": hi.isoformat(),
         "duration_minutes": max(5, int((end - start).total_seconds() // 60)),
         "people": list(row.get("attendees") or []),
         "limit": 1,
     }
-    if part := next((m.day_part for m in found if m.day_part), None):  # "another time that evening"
+    if part:  # "another time that evening"
         search["day_part"] = part
     plan = Plan()
     slots = plan.add("free_slots", search, id="slots", summary="Find another free time")
@@ -87,19 +84,11 @@ def _made_elsewhere(r: Reading, norm: str) -> Decision | None:
     if words and (words[0] in NO_LEADS or words[0] == "actually"):
         words = words[1:]
     made = r.state.made
-    if made is None or words[:1] not in [[w] for w in _LOOKING]:
+    if made is None or not words or words[0] not in _LOOKING:
         return None
-    tz, now = r.tz, r.now
-    found = find_times(norm, now=now, daytime=True)
-    named = [m for m in found if m.has_date and not m.error and m.start]
-    day = (
-        named[0].start.astimezone(tz).date() if named and named[0].start else made.start.astimezone(tz).date()
-    )
-    move: dict[str, Any] = {
-        "search_start": max(datetime.combine(day, time(), tz), now).isoformat(),
-        "search_end": datetime.combine(day + timedelta(days=1), time(), tz).isoformat(),
-    }
-    if part := next((m.day_part for m in found if m.day_part), None):  # "another time in the evening"
+    lo, hi, part = _where_to_look(norm, made.start.astimezone(r.tz), r.now)
+    move: dict[str, Any] = {"search_start": lo.isoformat(), "search_end": hi.isoformat()}
+    if part:  # "another time in the evening"
         move["day_part"] = part
     plan = Plan()
     find = {"start": made.start.isoformat(), "end": made.end.isoformat(), "text": made.summary}
@@ -124,3 +113,15 @@ def _made_elsewhere(r: Reading, norm: str) -> Decision | None:
         workflow=plan.build("move-elsewhere", summary=f"{made.summary} at another time", output=apply),
         confidence=0.85,
     )
+
+
+def _where_to_look(norm: str, was: datetime, now: datetime) -> tuple[datetime, datetime, str | None]:
+    """Where another time is looked for: from now on the day the turn names, or else the day of ``was``
+    (the time given up, in the user's zone), to that day's end; and the part of the day it names."""
+    tz = was.tzinfo
+    found = find_times(norm, now=now, daytime=True)
+    named = [m.start for m in found if m.has_date and not m.error and m.start]
+    day = named[0].astimezone(tz).date() if named else was.date()
+    lo = max(datetime.combine(day, time(), tz), now)
+    hi = datetime.combine(day + timedelta(days=1), time(), tz)
+    return lo, hi, next((m.day_part for m in found if m.day_part), None)
