@@ -356,6 +356,7 @@ def _remember(conversation: Conversation, run: WorkflowRun, data: dict[str, Any]
             context["made"] = {
                 **context["last_events"][0],
                 "location": place if place is not None else change.get("location", ""),
+                "created": change.get("action") == "create",  # "do the same for Monday" makes another
             }
     elif data.get("events"):
         context["last_events"] = [

@@ -1,6 +1,6 @@
 """A new event like one the calendar has, at its own weekday and time weeks later: "book the same time
 next week for the dentist", "add another one at the same time next week", "same time in two weeks for
-yoga".
+yoga"; or on another day right after one was made: "do the same for Monday".
 
 "The same time next week" is the event's time, not the turn's: a new event on next Monday at an unknown
 hour (what the create path read) or a question about the time would both miss it.  The event is named
@@ -13,16 +13,18 @@ dentist to the same time next week") stays a move (:mod:`assistant.decomposer.ch
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from dataclasses import replace
+from datetime import datetime, timedelta
 
 from assistant.decomposer.compiler import find_params
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.understand import understand
+from assistant.lexicon import SAME_AGAIN
 from workflows.builder import Plan
 from workflows.definition import Decision
 
-__all__ = ["same_time_later"]
+__all__ = ["same_for_another_day", "same_time_later"]
 
 _HORIZON = timedelta(days=365)
 _WEEKS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4}
@@ -97,6 +99,52 @@ def same_time_later(r: Reading) -> Decision | None:
         workflow=plan.build("copy-event", summary=f"Copy an event to {when}", output=apply),
         confidence=0.8,
     )
+
+
+def same_for_another_day(r: Reading) -> Decision | None:
+    """ "Do the same for Monday" right after an event was made: another like it on the day said (at
+    the time said, else at its own), planned as any new event is; None for any other turn.  A change
+    made just before is not repeated this way: which event "the same" would move is not said."""
+    made = r.context.get("made") or {}
+    frame = r.frame
+    if not made.get("created") or not frame.range_explicit or frame.start is None or frame.title_words:
+        return None
+    said = SAME_AGAIN.search(r.norm)
+    if said is None or "same" not in said.group(0) or r.said.rstrip().endswith("?"):
+        return None  # "what about Friday?" asks; only "the same for ..." says to do it again
+    before = datetime.fromisoformat(made["start"]).astimezone(r.tz)
+    day = frame.start.astimezone(r.tz).date()
+    at = frame.at_time.astimezone(r.tz).time() if frame.at_time is not None else before.time()
+    start = datetime.combine(day, at, r.tz)
+    plan = Plan()
+    found = plan.add(
+        "find_events",
+        {"start": made["start"], "end": made["end"], "text": made["summary"]},
+        id="find",
+        summary="Find the event just made",
+    )
+    chose = plan.add(
+        "choose_event",
+        {"events": found["events"], "action": "Copy", "outcome": "on the day said"},
+        id="choose",
+        summary="Make sure which one",
+    )
+    copy = plan.add(
+        "plan_create",
+        {"like": chose["events"], "start": start.isoformat()},
+        id="plan",
+        summary="Plan the copy",
+    )
+    apply = plan.add(
+        "apply_changes", {"changes": copy.output, "approved": chose["chosen"]}, id="apply", summary="Apply"
+    )
+    decision = Decision(
+        kind="workflow",
+        workflow=plan.build("copy-event", summary="Make another like it on the day said", output=apply),
+        confidence=0.8,
+    )
+    # read as the new event it makes: "do the same for ..." begins like a question ("do I have ...")
+    return decision.model_copy(update={"frame": replace(frame, operation="create", confidence=0.8).as_json()})
 
 
 def _ask() -> Decision:

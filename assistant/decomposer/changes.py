@@ -770,7 +770,8 @@ def compile_change(r: Reading) -> Decision | None:
             "changes": changes.output,
             "approved": chose["chosen"],
             **({"notify": True} if notify else {}),  # servers that can (Google) tell them too
-            **({"always_ask": True} if offered else {}),  # one event, never named: still asked
+            # one event, never named, or what a bulk change's exception left: still asked
+            **({"always_ask": True} if offered or leave_out else {}),
         },
         id="apply",
         summary="Apply after approval",

@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.utils import timezone
 
-from assistant.decomposer.again import same_time_later
+from assistant.decomposer.again import same_for_another_day, same_time_later
 from assistant.decomposer.changes import compile_change, ending_as_cancel, undo_decision
 from assistant.decomposer.compiler import look_up
 from assistant.decomposer.copies import copy_decision
@@ -143,6 +143,7 @@ HANDLERS: tuple[Handler, ...] = (
     Handler("several requests", _several, framed=False),  # "cancel the gym and add yoga at 9"
     Handler("condition or two moves", conditional_or_double),  # "move it to Friday if Ann is free"
     Handler("same time later", same_time_later),  # "book the same time next week for the dentist"
+    Handler("the same another day", same_for_another_day, framed=False),  # "do the same for Monday"
     Handler("copies", copy_decision),  # "copy my standups to next week"
     Handler("edit", edit_decision),  # "rename the standup to Sync", "add a note to the dentist"
     Handler("move said as a new event", _change_said_as_new, framed=False),  # "make my X be at 2"
@@ -189,6 +190,8 @@ def read(
     restated = _restated(text, said, frame, context, now)
     if restated is not None:
         frame = understand(restated, now=now, world=world)
+        if said.rstrip().endswith("?"):  # "what about Monday?" may ask what is on Monday: previewed
+            frame = replace(frame, confidence=min(frame.confidence, _RESTATED))
     text = restated or said
     return Reading(
         said=said,

@@ -332,3 +332,46 @@ def test_a_detail_said_as_a_correction_of_the_event_made_is_previewed(week: Any)
     reply = say(user, conversation, "not at home, at the office")
     assert reply.kind == "confirm", reply.text
     assert Event.objects.get(summary="Tea with Sam").location == ""
+
+
+def test_do_the_same_for_another_day_after_a_new_event_makes_another_like_it(week: Any) -> None:
+    # "do the same for Monday" answered with Monday's events: the request just made was not repeated
+    user, conversation = week
+    say(user, conversation, "add lunch with Sam on Friday at 1")
+    reply = say(user, conversation, "do the same for Monday")
+    assert "Create 'Lunch with Sam': Monday, March 9 1:00 PM – 2:00 PM" in reply.text, reply.text
+    reply = say(user, conversation, "same for Tuesday at 2")
+    assert "Create 'Lunch with Sam': Tuesday, March 10 2:00 PM – 3:00 PM" in reply.text, reply.text
+    starts = Event.objects.filter(summary="Lunch with Sam").values_list("start", flat=True)
+    assert sorted(s.astimezone(NEW_YORK).day for s in starts) == [6, 9, 10]
+
+
+def test_do_the_same_after_a_move_moves_nothing_more(week: Any) -> None:
+    # which event "the same" would move is not said: the day is read as it stands
+    user, conversation = week
+    say(user, conversation, "move the standup to Friday at 10")
+    reply = say(user, conversation, "do the same for Monday")
+    assert reply.kind != "confirm", reply.text
+    assert sorted(Event.objects.values_list("summary", flat=True)) == ["Dentist", "Design review", "Standup"]
+
+
+def test_a_day_asked_as_a_question_after_a_new_event_is_previewed_as_its_move(week: Any) -> None:
+    # "what about Monday?" moved the lunch just made at once; it may ask what is on Monday
+    user, conversation = week
+    say(user, conversation, "add lunch with Sam on Friday at 1")
+    reply = say(user, conversation, "what about Monday?")
+    assert reply.kind == "confirm", reply.text
+    lunch = Event.objects.get(summary="Lunch with Sam")
+    assert lunch.start.astimezone(NEW_YORK) == datetime(2026, 3, 6, 13, 0, tzinfo=NEW_YORK)
+
+
+def test_a_bulk_move_left_with_one_event_by_its_exception_is_previewed(week: Any) -> None:
+    # "... except the ones with Ann" moved the one event left at once: what was left out was never shown
+    user, conversation = week
+    Event.objects.filter(summary="Design review").update(attendees=["ann@example.com"])
+    reply = say(user, conversation, "move all my Thursday events to Friday except the ones with Ann")
+    assert reply.kind == "confirm", reply.text
+    assert "Move 'Standup'" in reply.text
+    assert "Design review" not in reply.text
+    standup = Event.objects.get(summary="Standup")
+    assert standup.start.astimezone(NEW_YORK) == datetime(2026, 3, 5, 9, 0, tzinfo=NEW_YORK)
