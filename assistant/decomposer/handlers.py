@@ -244,6 +244,8 @@ def _corrected(typed: str, norm: str, frame: RequestFrame, now: datetime) -> str
         return None  # "add lunch on Friday" is a new event
     first = typed.replace(",", " ").replace(".", " ").split()[:1]
     led_by_no = bool(first) and first[0] in NO_LEADS  # "no, 11", "nope, Friday at 3"
+    if first == ["not"] and "," in norm:  # "not at 3, at 4": what follows the comma replaces it
+        norm, led_by_no = norm.partition(",")[2].strip(), True
     worded = _CORRECTION.search(norm) is not None
     if not worded and not led_by_no and not placing:
         return None

@@ -12,7 +12,7 @@ from dataclasses import replace
 from datetime import timedelta
 
 from assistant.decomposer.blanks import blanked
-from assistant.decomposer.dialogue import asks_question, says_what
+from assistant.decomposer.dialogue import asks_question, reader_asked, says_what
 from assistant.decomposer.drafts import amend, draft_turn
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.reading import Reading
@@ -20,6 +20,7 @@ from assistant.decomposer.recurrence import read_repeat
 from assistant.decomposer.understand import understand
 from assistant.decomposer.unsupported import unsupported_write
 from assistant.lexicon import NAMED_OUTRIGHT, POLITE_PREFIX, QUESTION_STARTERS
+from assistant.nlu import read_turn
 from workflows.definition import Decision
 
 __all__ = [
@@ -79,9 +80,18 @@ def amended(r: Reading) -> Decision | None:
             "back, then tell me which one you meant.",
             confidence=0.9,
         )
-    decision = amend(made, r.frame, r.text, r.learned, r.now, r.tz, r.state.asked)
-    if words[:1] == ["not"] and decision is not None and decision.kind == "workflow":
-        # "not at home, at the office": what replaces what is the rules' guess, so it is shown first
+    if words[:1] != ["not"]:
+        return amend(made, r.frame, r.text, r.learned, r.now, r.tz, r.state.asked)
+    # "not at home, at the office": the detail is what follows the comma; what replaces what is the
+    # rules' guess, so it is shown first
+    said = r.text.partition(",")[2].strip()
+    if not said:
+        decision = amend(made, r.frame, r.text, r.learned, r.now, r.tz, r.state.asked)
+    else:  # the words after the comma read on their own: they are the whole detail
+        learned = read_turn(said, asked=reader_asked(r.state.asked))
+        frame = understand(said, now=r.now, world=r.world, reading=learned)
+        decision = amend(made, frame, said, learned, r.now, r.tz, r.state.asked)
+    if decision is not None and decision.kind == "workflow":
         return decision.model_copy(update={"confidence": min(decision.confidence, _CORRECTED)})
     return decision
 

@@ -80,12 +80,16 @@ def test_a_new_time_said_without_a_verb_after_an_event_was_made_is_restated_as_i
         ("what about Friday at 3?", "move it to about friday at 3"),
         ("put it on Friday", "move it to on friday"),  # said with a verb of making
         ("set it for 5pm", "move it to 5pm"),
+        ("not at 3, at 4", "move it to at 4"),  # what follows the comma replaces what was
+        ("not Thursday, Friday", "move it to friday"),
     ],
 )
 def test_a_no_or_a_bare_hour_after_an_event_was_made_is_its_move(text: str, restated: str) -> None:
     reading = _reading(text, _MADE)
     assert reading.text.casefold() == restated
     assert reading.frame.operation == "move"
+    # said as a question ("what about Friday at 3?"), it may ask what is then: held below acting
+    assert (reading.frame.confidence < 0.8) is text.endswith("?")
 
 
 @pytest.mark.parametrize(

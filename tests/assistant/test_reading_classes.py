@@ -331,6 +331,7 @@ def test_a_detail_said_as_a_correction_of_the_event_made_is_previewed(week: Any)
     say(user, conversation, "add tea with Sam tomorrow at 4pm")
     reply = say(user, conversation, "not at home, at the office")
     assert reply.kind == "confirm", reply.text
+    assert "place: 'the office'" in reply.text  # the words after the comma, read on their own
     assert Event.objects.get(summary="Tea with Sam").location == ""
 
 
