@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 from assistant.decomposer.blanks import blanked
 from assistant.decomposer.intent import classify, normalise
-from assistant.lexicon import HOLDING, JUST_POLITE
+from assistant.lexicon import HOLDING, JUST_POLITE, tokens
 from assistant.nlu import TurnReading, read_turn
 from assistant.timeexpr import TimeMatch, find_times
 from skills.change_skills import ALL
@@ -238,9 +238,9 @@ def _pick(
         return options[index]["value"]
     if operation == "no":
         return DECLINE
-    words = set(re.findall(r"[a-z0-9]+", norm)) - {"the", "one", "a", "an", "please", "cancel", "move"}
+    words = set(tokens(norm)) - {"the", "one", "a", "an", "please", "cancel", "move"}
     if words:
-        scores = [len(words & set(re.findall(r"[a-z0-9]+", label))) for label in labels]
+        scores = [len(words & set(tokens(label))) for label in labels]
         best = max(scores)
         if best and scores.count(best) == 1:
             return options[scores.index(best)]["value"]

@@ -18,6 +18,7 @@ __all__ = [
     "CREATE_VERBS",
     "DELETE_VERBS",
     "DETAIL_ASKED",
+    "EMAIL",
     "EVENING_EVENTS",
     "EVENT_NOUNS",
     "EVERYONE_CUE",
@@ -48,9 +49,11 @@ __all__ = [
     "UNDO_CUES",
     "WEEKDAY",
     "WEEKDAY_STEM",
+    "WEEKDAY_WORD",
     "YES_WORDS",
     "phrase_re",
     "spelled_out",
+    "tokens",
     "weekday_number",
     "weekday_of",
 ]
@@ -58,12 +61,26 @@ __all__ = [
 # Shorthand written for a word ("tea w/ sam", "w/o the kids"): read as the word, by the rules and the
 # learned reader alike (neither learnt the shorthand: the shared corpora hold it once).
 _SHORTHAND = {"w/o": "without", "w/": "with"}
-_SHORTHAND_RE = re.compile(r"(?<!\S)(?:w/o|w/)(?=\s)", re.IGNORECASE)
+_SHORTHAND_RE = re.compile(r"\bw/o?(?=\s|$)", re.IGNORECASE)
 
 
 def spelled_out(text: str) -> str:
     """``text`` with its shorthand written out ("tea w/ sam fri 4pm" -> "tea with sam fri 4pm")."""
+    if "w/" not in text and "W/" not in text:  # none to write out, and a sub still tries every position
+        return text
     return _SHORTHAND_RE.sub(lambda m: _SHORTHAND[m.group(0).lower()], text)
+
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
+
+
+def tokens(text: str) -> list[str]:
+    """The words of ``text``, casefolded: letters and digits, with an apostrophe's ending ("don't")."""
+    return _TOKEN.findall(text.casefold())
+
+
+# An email address said in a turn ("invite ann@example.com"): it names a person outright.
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 
 # "the second one", "the last meeting", "that one": an event of the list the conversation last showed
@@ -79,6 +96,7 @@ _WEEKDAY_STEMS = {(name[:-3] if name.endswith("day") else name): n for name, n i
 WEEKDAY_STEM = "(?:" + "|".join(sorted(_WEEKDAY_STEMS, key=lambda stem: (-len(stem), stem))) + ")"
 # One weekday as said: "monday", "mondays", "mon", "tues", "thurs", "weds".
 WEEKDAY = rf"{WEEKDAY_STEM}(?:day)?s?"
+WEEKDAY_WORD = re.compile(rf"\b({WEEKDAY})\b")  # any spelling, as a word of its own
 _ONE_WEEKDAY = re.compile(rf"({WEEKDAY_STEM})(?:day)?s?")
 
 

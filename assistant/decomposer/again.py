@@ -64,7 +64,7 @@ def same_time_later(r: Reading) -> Decision | None:
     weeks = _weeks(said)
     rest = f"{norm[: said.start()]} {norm[said.end() :]}"
     rest = _ANOTHER.sub(" ", _VERB.sub("", rest.strip(), count=1))
-    target = _EDGE.sub("", re.sub(r"\s+", " ", rest).strip())
+    target = _EDGE.sub("", " ".join(rest.split()))
     frame = understand(target, now=now, world=world) if target else None
     shown = context.get("last_events") or []
     if frame is not None and frame.title_words:

@@ -21,7 +21,7 @@ from assistant.decomposer.guards import unread_time
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.understand import understand
-from assistant.decomposer.world import World, tokens
+from assistant.decomposer.world import World
 from assistant.lexicon import (
     DELETE_VERBS,
     EVERYONE_CUE,
@@ -34,6 +34,7 @@ from assistant.lexicon import (
     WEEKDAY,
     WEEKDAY_STEM,
     away_kind,
+    tokens,
     weekday_of,
 )
 from assistant.nlu import Span, read_new_time
@@ -114,6 +115,8 @@ _SHOWN_ONES = re.compile(
 _THEY = frozenset({"them", "those", "these", "both"})
 _NTH = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3}
 _NTH |= {"fifth": 4, "5th": 4, "last": -1}
+# Words that make a target more than one event whatever it names: "all my standups", "both".
+_ALL_OF = frozenset({"all", "every", "both"})
 _PLURAL = re.compile(r"\b(?:all|every|everything|each|both)\b|\b\w+(?:ings|es|s)\b")
 _EVERYTHING = re.compile(
     r"\b(?:everything|(?<!from )(?<!off )(?<!in )(?<!on )my (?:whole |entire )?calendar|clear|"
@@ -362,9 +365,9 @@ def _is_plural(target: str, frame: RequestFrame) -> bool:
     if frame.title_words:
         # "all my standups", "the biology labs": every occurrence of the title
         said_plural = any(re.search(rf"\b{re.escape(w)}(?:s|es)\b", target) for w in frame.title_words)
-        return said_plural or bool(re.search(r"\b(?:all|every|both)\b", target))
+        return said_plural or bool(_ALL_OF & set(tokens(target)))
     words = set(tokens(target))
-    if words & _SINGULAR_NOUNS and not re.search(r"\b(?:all|every|both)\b", target):
+    if words & _SINGULAR_NOUNS and not _ALL_OF & words:
         return False
     return bool(_PLURAL.search(target))
 

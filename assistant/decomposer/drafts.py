@@ -36,7 +36,6 @@ from assistant.decomposer.guards import (
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.recurrence import as_hours, first_day, read_repeat, until_clause
 from assistant.decomposer.state import Asked, DialogueState, Draft, EventRef
-from assistant.decomposer.world import tokens
 from assistant.decomposer.zones import said_zone
 from assistant.lexicon import (
     EVENING_EVENTS,
@@ -47,6 +46,7 @@ from assistant.lexicon import (
     STOPWORDS,
     STREET_ADDRESS,
     away_kind,
+    tokens,
 )
 from assistant.nlu import Span, TurnReading
 from assistant.timeexpr import TimeMatch, find_times

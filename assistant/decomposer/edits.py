@@ -26,6 +26,7 @@ from assistant.decomposer.guards import odd_length
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
+from assistant.lexicon import EMAIL
 from assistant.timeexpr import find_durations, find_times
 from workflows.builder import Handle, Plan
 from workflows.definition import Decision
@@ -190,7 +191,6 @@ _NOTIFY = re.compile(
 _EVERYONE = re.compile(r"\b(?:everyone|everybody|all|attendees|the others|the team)\b", re.IGNORECASE)
 _IT = re.compile(r"^(?:it|its|it's|that|this|this one|that one|the event|the meeting)$", re.IGNORECASE)
 _NAMES = re.compile(r"\s*(?:,|\band\b|&)\s*")
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
 # A place is not a time: "move it to 3pm" moves; "put it in room 4B" does not.
 _TIMEISH_PLACE = re.compile(r"^(?:the )?(?:morning|afternoon|evening|night|next|same|later|earlier)\b")
 
@@ -221,9 +221,9 @@ def _people(who: str, world: World) -> tuple[list[str], list[str]]:
     emails: list[str] = []
     unknown: list[str] = []
     names = [n for n in _NAMES.split(who.strip()) if n]
-    directory = world.people_named([n.casefold() for n in names if not _EMAIL.fullmatch(n)])
+    directory = world.people_named([n.casefold() for n in names if not EMAIL.fullmatch(n)])
     for name in names:
-        if _EMAIL.fullmatch(name):
+        if EMAIL.fullmatch(name):
             emails.append(name)
         elif directory.get(name.casefold()):
             emails.append(directory[name.casefold()][0].email)

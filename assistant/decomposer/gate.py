@@ -26,9 +26,9 @@ from assistant.decomposer.dialogue import asks_question
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.state import Draft
-from assistant.decomposer.world import World, tokens
+from assistant.decomposer.world import World
 from assistant.decomposer.zones import said_zone
-from assistant.lexicon import EVERYONE_CUE, HOLDING, PICK, STREET_ADDRESS
+from assistant.lexicon import EVERYONE_CUE, HOLDING, PICK, STREET_ADDRESS, tokens
 from assistant.timeexpr import find_times
 from skills.critic import Action, Expectation
 from skills.formatting import format_day, format_time

@@ -28,6 +28,7 @@ from assistant.lexicon import (
     UNDO_CUES,
     WEEKDAY_STEM,
     YES_WORDS,
+    spelled_out,
 )
 
 __all__ = ["classify", "normalise"]
@@ -82,16 +83,11 @@ _CAN_ALL_MEET = re.compile(
     r"[a-z][a-z'-]*(?:,? [a-z][a-z'-]*)*,? (?:and|&) [a-z][a-z'-]*(?: (?:all|both))?)"
     r" (?:meet|make it|get together)\b"
 )
-_SPACES = re.compile(r"\s+")
-_SHORTHAND = ((re.compile(r"\bw/o(?=\s|$)"), "without"), (re.compile(r"\bw/(?=\s|$)"), "with"))
 
 
 def normalise(text: str) -> str:
     text = text.casefold().replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
-    if "w/" in text:  # no shorthand otherwise, and a sub still tries every position
-        for shorthand, word in _SHORTHAND:
-            text = shorthand.sub(word, text)
-    return _SPACES.sub(" ", text).strip(" .!?")
+    return " ".join(spelled_out(text).split()).strip(" .!?")
 
 
 def _first(pattern: re.Pattern[str], text: str) -> int:

@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 
 from dateutil.rrule import rrulestr
 
-from assistant.lexicon import WEEKDAY, weekday_number
+from assistant.lexicon import WEEKDAY, tokens, weekday_number
 from assistant.timeexpr import TimeMatch, find_times
 
 __all__ = ["Repeat", "as_hours", "first_day", "read_repeat", "until_clause"]
@@ -86,7 +86,7 @@ class Repeat:
 
 def _days(words: str) -> list[str]:
     found = []
-    for word in re.findall(r"[a-z]+", words.casefold()):
+    for word in tokens(words):
         number = weekday_number(word)
         code = _CODES[number] if number is not None else None
         if code and code not in found:

@@ -19,7 +19,7 @@ from assistant.decomposer.blanks import blanked
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.recurrence import as_hours, read_repeat
-from assistant.lexicon import WEEKDAY, WEEKDAY_STEM, weekday_of
+from assistant.lexicon import WEEKDAY, WEEKDAY_STEM, WEEKDAY_WORD, weekday_of
 from assistant.timeexpr import TimeMatch, find_times
 from preferences.schema import DAY_CODES, known_zones
 from preferences.wording import preference_label
@@ -103,7 +103,6 @@ _NO_EXCEPTIONS = re.compile(r"\b(?:no exceptions|never|under no circumstances)\b
 _APPROVING_EXCEPTIONS = re.compile(
     r"\b(?:approve|allow|ok|okay|fine with)\s+(?:an?\s+|the\s+|some\s+)?exceptions?\b"
 )
-_DAY_WORD = re.compile(rf"\b({WEEKDAY})\b")
 _DAY_RANGE = re.compile(rf"\b({WEEKDAY})\s*(?:-|–|to|through|thru|until)\s*({WEEKDAY})\b")
 
 
@@ -206,7 +205,7 @@ def _days(said: str, now: datetime) -> list[str]:
     for m in _DAY_RANGE.finditer(said):
         first, last = weekday_of(m[1]), weekday_of(m[2])
         found += [DAY_CODES[i % 7] for i in range(first, last + (1 if last >= first else 8))]
-    for m in _DAY_WORD.finditer(said):
+    for m in WEEKDAY_WORD.finditer(said):
         found.append(DAY_CODES[weekday_of(m[1])])
     return [code for code in DAY_CODES if code in found]
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.world import World
+from assistant.lexicon import EMAIL
 from assistant.timeexpr import find_times
 from preferences.wording import describe_preference
 from workflows.builder import Plan
@@ -46,7 +47,6 @@ _ALL = re.compile(
 )
 _ONLY = re.compile(r"\bonly\b|\bjust\b")
 _ALSO = re.compile(r"\b(?:also|too|as well|add)\b")
-_EMAIL = re.compile(r"[^@\s,;]+@[^@\s,;]+\.[a-z]{2,}")
 # Where names stand: "with Ann and Raj", "let Ann and Raj see", "to Ann", "only Ann can see".
 _NAMES = re.compile(
     r"\b(?:with|to|for)\s+(?P<with>.+?)(?:\s+(?:only|too|as well|again))?\s*$"
@@ -106,7 +106,7 @@ def sharing_decision(r: Reading) -> Decision | None:
 
 def _named(text: str, norm: str) -> list[str]:
     """The people said as the ones who may see, as written ("Ann", "raj@example.com")."""
-    emails = _EMAIL.findall(text)
+    emails = EMAIL.findall(text)
     m = _NAMES.search(norm)
     if m is None:
         return emails
@@ -114,15 +114,15 @@ def _named(text: str, norm: str) -> list[str]:
     if _TOPIC.search(words) or _ALL.search(words) or _NOT_NAMES.search(words):
         return emails
     names = [_FILLER.sub("", part).strip(" .!?") for part in _SPLIT.split(words)]
-    names = [n for n in names if n and not _EMAIL.fullmatch(n)]
+    names = [n for n in names if n and not EMAIL.fullmatch(n)]
     return [*names, *emails]
 
 
 def _addresses(named: list[str], world: World) -> tuple[list[str], list[str]]:
     """The addresses of the people named (emails as said; names through the directory) and the names
     that are nobody here or more than one person."""
-    emails = [n.lower() for n in named if _EMAIL.fullmatch(n)]
-    names = [n for n in named if not _EMAIL.fullmatch(n)]
+    emails = [n.lower() for n in named if EMAIL.fullmatch(n)]
+    names = [n for n in named if not EMAIL.fullmatch(n)]
     directory = world.people_named(names) if names else {}
     unknown = []
     for name in names:

@@ -24,7 +24,7 @@ from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
-from assistant.lexicon import COPY_VERBS, POLITE_PREFIX, WEEKDAY_STEM
+from assistant.lexicon import COPY_VERBS, POLITE_PREFIX, WEEKDAY_STEM, tokens
 from assistant.timeexpr import find_times
 from skills.providers.base import CalendarInfo
 from skills.sync_skills import ROLES, calendar_named
@@ -194,7 +194,7 @@ def _only(what: str, norm: str, now: datetime, world: World) -> dict[str, Any]:
         only["day_part"] = part
     what = blanked(what, [match.span for match in find_times(what, now=now)])
     words = _GENERIC.sub(" ", what)
-    if re.search(r"[a-z]{3,}", words):
+    if any(len(word) >= 3 and word.isalpha() for word in tokens(words)):
         frame = understand(what, now=now, world=world)
         if frame.titles and frame.title_words:
             only["text"] = frame.titles[0]

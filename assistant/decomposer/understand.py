@@ -17,7 +17,7 @@ from assistant.decomposer.blanks import blanked
 from assistant.decomposer.dayparts import in_users_day_parts
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.intent import classify, normalise
-from assistant.decomposer.world import World, tokens
+from assistant.decomposer.world import World
 from assistant.lexicon import (
     ABOUT_OTHERS,
     CATEGORY_WORDS,
@@ -25,6 +25,7 @@ from assistant.lexicon import (
     CREATE_VERBS,
     DELETE_VERBS,
     DETAIL_ASKED,
+    EMAIL,
     EVENT_NOUNS,
     EVERYONE_CUE,
     FILLER,
@@ -41,8 +42,9 @@ from assistant.lexicon import (
     QUESTION_STARTERS,
     REMINDER_CUES,
     STOPWORDS,
-    WEEKDAY,
     WEEKDAY_STEM,
+    WEEKDAY_WORD,
+    tokens,
     weekday_number,
 )
 from assistant.nlu import TurnReading
@@ -133,7 +135,6 @@ _FIRST_PERSON = re.compile(r"\b(?:i|me|myself|we|us|ourselves|i'm|we're|i'll|we'
 # Said of the time, not part of a name: "and zoe free" is Zoe.
 _PREDICATE_WORDS = frozenset(["free", "available", "busy", "around", "both"])
 _LIST_MEMBER = re.compile(_ONE)
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]+")
 _CHANGE_LEAD = re.compile(r"\b(?:to|into|until|till|for|at|onto)\s*$")
 _QUANTIFIERS = frozenset(
     [
@@ -175,7 +176,6 @@ _NEXT_ONE = re.compile(
     r"(?:[\w'-]+\s+){0,3}?[\w'-]*[^s\W](?=[\s?.!,]*$|\s+(?:with|at|in|on)\b)"
 )
 _NEXT_CUE = re.compile(r"\b(?:next|upcoming|when is|when's|when are|how soon|coming up)\b")
-_WEEKDAY_WORDS = re.compile(rf"\b{WEEKDAY}\b")
 # A day of the month said without its month ("the 3rd", "on the 21st").
 _DAY_OF_MONTH = re.compile(r"(?:on\s+)?(?:the\s+)?\d{1,2}(?:st|nd|rd|th)", re.IGNORECASE)
 _BARE_PERIOD = re.compile(r"\b(?:my|the|this|whole|entire)\s+(week|weekend|month|day)\b")
@@ -275,7 +275,7 @@ def understand(text: str, *, now: datetime, world: World, reading: TurnReading |
             continue
         targets.append(t)
     for lo, hi in exception_spans:
-        for m in _WEEKDAY_WORDS.finditer(norm, lo, hi):
+        for m in WEEKDAY_WORD.finditer(norm, lo, hi):
             day = weekday_number(m[0])
             if day is not None and day not in frame.exclude_weekdays:
                 frame.exclude_weekdays.append(day)
@@ -399,7 +399,7 @@ def _most_recent(t: TimeMatch, now: datetime, *, month_day: bool) -> TimeMatch:
     Monday?", "what was on the 3rd?"), not the next."""
     if t.start is None or t.start <= now or _THIS_OR_NEXT.search(t.text):
         return t
-    if t.weekdays or _WEEKDAY_WORDS.search(t.text):
+    if t.weekdays or WEEKDAY_WORD.search(t.text):
         week = timedelta(days=7)
         return replace(t, start=t.start - week, end=t.end - week if t.end is not None else None)
     if month_day and _DAY_OF_MONTH.fullmatch(t.text.strip()):
@@ -588,7 +588,7 @@ def _fill_people(
     earlier layers consumed blanked), so "with Priya Thursday at 3" does not make "Priya Thursday" a
     name; where the tagger's bounds and the cues' differ, the tagger's stand."""
     seen: set[str] = set()
-    for m in _EMAIL.finditer(norm):
+    for m in EMAIL.finditer(norm):
         frame.people.append(m.group(0))
         seen.add(m.group(0))
         take(*m.span())
@@ -672,7 +672,7 @@ def _not_someone(name: str) -> bool:
 def _about_others(unread: str, frame: RequestFrame) -> bool:
     """Whether a free-time question is about the people named alone: "are Ann and Raj free?", "is Ann
     free?", not "are Ann, Raj and I free?", "can we all meet with Ann?", "is Ann free to meet me?"."""
-    said = _EMAIL.sub(lambda m: "x" * len(m.group(0)), unread)  # an address stands for a name
+    said = EMAIL.sub(lambda m: "x" * len(m.group(0)), unread)  # an address stands for a name
     subjects = [m.group("list") for m in _TOGETHER_FREE.finditer(said)]
     subjects += [m.group("list") for m in _ONE_FREE.finditer(said) if not _not_someone(m.group("list"))]
     return bool(subjects) and bool(frame.people or frame.person_names) and not _FIRST_PERSON.search(unread)

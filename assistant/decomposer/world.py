@@ -5,7 +5,6 @@ Built once per turn and read lazily, so a turn that needs no titles never lists 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cached_property
@@ -19,7 +18,6 @@ __all__ = ["World"]
 
 _TITLE_HORIZON_BEFORE = timedelta(days=30)
 _TITLE_HORIZON_AFTER = timedelta(days=180)
-_TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 
 
 @dataclass
@@ -60,7 +58,3 @@ class World:
     def people_named(self, names: list[str]) -> dict[str, list[Person]]:
         """The directory's people for each candidate name, in one query."""
         return people_matching(user=self.user, names=names)
-
-
-def tokens(text: str) -> list[str]:
-    return _TOKEN.findall(text.casefold())
