@@ -124,6 +124,8 @@ _AGREEING = re.compile(
     r"do it|that's it|this is it|that is it)\b"
 )
 _BUT = re.compile(r"\b(?:but|except|instead|rather|change|make it|move)\b|\d")
+# Words after a yes that add to what it approves: "yes and also the standup", "ok, the review too".
+_ADDING = re.compile(r"\b(?:also|too|as well|plus|additionally)\b|\band (?:the|my|his|her|their|our)\b")
 
 
 def _taken_back(text: str, norm: str, contrast: re.Match[str]) -> Amended:
@@ -137,14 +139,16 @@ def _amended(
     text: str, rest: str, reading: TurnReading, payload: dict[str, Any], *, tz: ZoneInfo, now: datetime
 ) -> Amended | None:
     """The change a yes asks for in ``rest``, the words after its agreement: a time, day or person the
-    preview does not have ("yes, at 9", "yes please and invite Ann"); None when it names none ("yes,
+    preview does not have ("yes, at 9", "yes please and invite Ann"), or more of what it does ("yes and
+    also the standup"); None when it names none ("yes,
     Thursday at 8 works" for a preview on Thursday at 8 changes nothing)."""
     found = find_times(rest, now=now, daytime=True)
     said_times = [m for m in found if not m.error and m.start is not None]
     # a number no time expression takes ("sure, move it to 9"): an hour or a count the preview lacks
     bare_number = any(c.isdigit() for c in blanked(rest, [m.span for m in found]))
     people = [s for s in reading.spans if s.slot == "person"]
-    if not people and not bare_number and all(_in_preview(m, payload, tz) for m in said_times):
+    adding = _ADDING.search(rest) is not None
+    if not people and not bare_number and not adding and all(_in_preview(m, payload, tz) for m in said_times):
         return None
     change = rest.lstrip(" ,.!").removeprefix("please").strip(" ,.!")
     typed = re.search(re.escape(change).replace(r"\ ", r"\s+"), text, re.I) if change else None

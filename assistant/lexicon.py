@@ -43,11 +43,13 @@ __all__ = [
     "QUERY_CUES",
     "QUESTION_STARTERS",
     "REMINDER_CUES",
+    "SOMEONES_PLACE",
     "STOPWORDS",
     "STREET_ADDRESS",
     "TITLES_OF_ADDRESS",
     "UNDO_CUES",
     "WEEKDAY",
+    "WEEKDAYS_EVERY",
     "WEEKDAY_STEM",
     "WEEKDAY_WORD",
     "YES_WORDS",
@@ -97,6 +99,10 @@ WEEKDAY_STEM = "(?:" + "|".join(sorted(_WEEKDAY_STEMS, key=lambda stem: (-len(st
 # One weekday as said: "monday", "mondays", "mon", "tues", "thurs", "weds".
 WEEKDAY = rf"{WEEKDAY_STEM}(?:day)?s?"
 WEEKDAY_WORD = re.compile(rf"\b({WEEKDAY})\b")  # any spelling, as a word of its own
+# A weekday said in the plural, every such day: "mondays", "on Tuesdays". A spelling of one day that
+# ends in "s" ("tues", "weds", "thurs") is that one day, never the plural of a shorter one ("tue").
+_ONE_DAY_IN_S = "|".join(sorted((w for w in WEEKDAYS if w.endswith("s")), key=len, reverse=True))
+WEEKDAYS_EVERY = rf"(?!(?:{_ONE_DAY_IN_S})\b){WEEKDAY_STEM}(?:day)?s"
 _ONE_WEEKDAY = re.compile(rf"({WEEKDAY_STEM})(?:day)?s?")
 
 
@@ -655,6 +661,12 @@ _NOT_A_STREET_WORD = r"(?!(?:on|at|in|for|to|from|and|or|the|a|an|by|hours?|minu
 STREET_ADDRESS = re.compile(
     rf"\b\d{{1,6}}[a-z]?(?:-\d+)?\s+(?:{_NOT_A_STREET_WORD}[\w'.-]+\s+){{0,4}}?(?:{_STREET_KINDS})\b\.?"
     r"(?:\s*(?:#|apt\.?|suite|ste\.?|unit)\s*[\w-]+)?",
+    re.IGNORECASE,
+)
+# Someone's home as where an event is: "at Ana's place", "at Ms. Kim's house" (Ana is not invited by it).
+SOMEONES_PLACE = re.compile(
+    rf"\b(?:at|to|in)\s+(?P<place>(?:(?:{'|'.join(TITLES_OF_ADDRESS)})\.?\s+)?[\w-]+'s\s+"
+    r"(?:place|house|home|apartment|flat|condo|studio|office|room))\b",
     re.IGNORECASE,
 )
 # A name given outright: "call it Dental check-up", "the title is X", "label it as X", "put it under

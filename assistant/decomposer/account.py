@@ -29,7 +29,7 @@ import itertools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from functools import lru_cache
 
 from assistant.decomposer.intent import normalise
@@ -46,8 +46,10 @@ from assistant.lexicon import (
     NAMED_OUTRIGHT,
     POLITE_PREFIX,
     STOPWORDS,
+    STREET_ADDRESS,
+    tokens,
 )
-from assistant.timeexpr import find_durations, find_times
+from assistant.timeexpr import TimeMatch, find_durations, find_times
 
 __all__ = ["Account", "Facts", "account_for", "stem"]
 
@@ -100,6 +102,9 @@ class Facts:
     # also name the event ("gym time at 6")
     kept: frozenset[str] = frozenset()
     hours: frozenset[int] = frozenset()  # the clock hours (0-23) of the times the plan sets
+    # When the new events of a plan that only makes new ones may start (from, until): a day said that
+    # none of them is on was not used ("add gym on saturday and sunday at 9am" planned for Saturday).
+    created: tuple[tuple[datetime, datetime], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -294,6 +299,14 @@ def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str
             )
         ):
             token.role = "function"
+    addresses = [m.span() for m in STREET_ADDRESS.finditer(norm)]  # "at 1722 First Street": no day
+    for said in when:  # a day the plan did not use is words unused, though no title may take them
+        if not any(lo < said.span[1] and said.span[0] < hi for lo, hi in addresses) and not _used(
+            said, facts.created, now
+        ):
+            for token in tokens:
+                if token.role == "time" and said.span[0] <= token.start < said.span[1]:
+                    token.role = ""
     roles: dict[str, list[str]] = {}
     for token in tokens:
         role = _SHOWN_AS.get(token.role, token.role)
@@ -301,6 +314,28 @@ def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str
             roles.setdefault(role, []).append(token.text)
     ordered = {r: tuple(roles[r]) for r in _ROLE_ORDER if r in roles}
     return Account(roles=ordered, leftover=_phrases(tokens, norm), doubts=tuple(dict.fromkeys(doubts)))
+
+
+def _used(said: TimeMatch, created: tuple[tuple[datetime, datetime], ...], now: datetime) -> bool:
+    """Whether the plan used a day said: any, unless the plan makes new events and none of them may
+    start on that day.  Today, unless named ("now", "all day" are no day said), is always used."""
+    if not created or not said.has_date or said.start is None or said.end is None:
+        return True
+    zone = said.start.tzinfo
+    first, last = said.start.date(), (said.end - timedelta(microseconds=1)).date()
+    if first == last == now.astimezone(zone).date():
+        named = (
+            said.weekdays
+            or any(c.isdigit() for c in said.text)
+            or {"today", "tonight"} & set(tokens(said.text))
+        )
+        if not named:
+            return True
+    return any(
+        since.astimezone(zone).date() <= last
+        and first <= (until - timedelta(microseconds=1)).astimezone(zone).date()
+        for since, until in created
+    )
 
 
 def _title_doubts(

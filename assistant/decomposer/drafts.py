@@ -43,6 +43,7 @@ from assistant.lexicon import (
     GENERIC_EVENT_WORDS,
     MEAL_LEAD,
     NAMED_OUTRIGHT,
+    SOMEONES_PLACE,
     STOPWORDS,
     STREET_ADDRESS,
     away_kind,
@@ -153,19 +154,38 @@ def _some_day_of(match: TimeMatch, absence: bool) -> bool:
     return not absence and match.has_date and not match.has_time and match.grain in ("week", "month", "year")
 
 
-def _rule_title(frame: RequestFrame, text: str = "") -> str:
-    """The leftover words of a create request ("lunch with Sam"), when the reader found no title.
+# The words that lead to a place: "at", "in", "to the".
+_TO_A_PLACE = frozenset({"at", "in", "on", "to", "the", "into"})
+
+
+def _rule_title(frame: RequestFrame, text: str = "", place: str = "") -> str:
+    """The leftover words of a create request ("lunch with Sam"), when the reader found no title,
+    without the ``place`` found ("Meeting in Conference Room B monday 10am" is a meeting there).
 
     Words left over around "an event" ("I want an event put on", "add an event during that time") are
     the request's wording, not a name: the event has none yet, and is asked for one.
     """
-    phrase = frame.titles[0] if frame.titles else ""
+    phrase = _without(frame.titles[0], place) if frame.titles else ""
     phrase = re.sub(r"\b(?:with|for|a|an|the|new)\b\s*$", "", phrase).strip()
     for said in _COLON_NAME.finditer(text):  # the words came apart at the colon: "1:1 with Ann"
         phrase = re.sub(rf"\b{said['a']} {said['b']}\b", f"{said['a']}:{said['b']}", phrase)
     if not phrase or not _meaningful(phrase) or _UNNAMED & set(tokens(phrase)) or _FIELD.match(phrase):
         return ""
     return _clean(phrase)
+
+
+def _without(phrase: str, place: str) -> str:
+    """``phrase`` without the words of ``place`` where they stand in it whole, and the words that led
+    to it ("cab to 3111 Mission College Boulevard" is a cab)."""
+    words, gone = phrase.split(), place.casefold().split()
+    folded = [w.casefold() for w in words]
+    for at in range(len(words) - len(gone) + 1) if gone else ():
+        if folded[at : at + len(gone)] == gone:
+            before = at
+            while before and folded[before - 1] in _TO_A_PLACE:
+                before -= 1
+            return " ".join(words[:before] + words[at + len(gone) :])
+    return phrase
 
 
 def _meal(span: Span, match: TimeMatch) -> bool:
@@ -244,6 +264,12 @@ class _Said:
         masked = [*(self.repeat.spans if self.repeat else ()), *(m.span() for m in _ALL_DAY.finditer(text))]
         timed = blanked(text, masked)  # "every Tuesday" is no date to start on, "all day" alone no today
         found = _times_between(timed, masked, now)
+        # A time read from the end of a place on ("in room 4 on friday at 8" is no 4 o'clock): the
+        # times read again with the place set apart
+        places = [(s.start, s.end) for s in reading.spans if s.slot == "location"]
+        cut = [p for p in places if any(p[0] <= m.span[0] < p[1] < m.span[1] for m in found)]
+        if cut:
+            found = _times_between(timed, [*masked, *cut], now)
         if self.repeat is not None:
             found = [as_hours(m, now) for m in found]
         times = [m for m in found if not m.error and m.start is not None]
@@ -349,6 +375,9 @@ class _Said:
                     "", text[min(lo, place.start if place else lo) : max(hi, place.end if place else hi)]
                 )
                 break
+        home = SOMEONES_PLACE.search(text) if not self.location else None
+        if home is not None:
+            self.location = home["place"]  # "at Ana's place", which the reader may take for a person's
         if asked is not None and self.day is None and self.at is None and not self.title:
             # The answer to "where does it take place?" in words the reader has not learnt ("it's at
             # the salon on main street"), or more of it than the reader took ("Luigi's on 5th Street")
@@ -507,15 +536,15 @@ def draft_turn(
     if not said.title and not continuing and frame.operation == "create":
         # A new request names its own event ("add a meeting with Ann on Friday"), even while another
         # is being described: it is not more of that one ("Deep work with Ann")
-        said.title = _rule_title(frame, text)
+        said.title = _rule_title(frame, text, said.location)
     if earlier is not None and not (said.title and earlier.title and said.title != earlier.title):
         continuing = True  # "can you add it, at quarter to 7": the same event, asked for again
     if not said.title and not continuing:
-        said.title = _rule_title(frame, text)
+        said.title = _rule_title(frame, text, said.location)
     if continuing and state.asked in ("title", "what") and not said.title:
         # "let's call it lunch", "Dinner with Mom at 7pm" answer "what is it?"; the leftover words of
         # "It will begin at 7 pm" do not, and are taken only from a turn that says nothing else
-        rule = _rule_title(frame, text)
+        rule = _rule_title(frame, text, said.location)
         if rule and (not said.anything() or _LEAD.sub("", normalise(text)).startswith(rule.casefold())):
             said.title = rule
     draft = _merge(state.draft if continuing and state.draft else Draft(), said, tz)

@@ -12,7 +12,7 @@ by name, keeping its day, time and place, so that the answer completes it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -101,6 +101,8 @@ _CUES: dict[str, str] = {
 # by every create and move): "leave time for lunch", "I can't miss the gym".
 _KEPT = "lunch gym writing block working hours break keep leave protect free clear miss can't cannot"
 _FINDS_A_TIME = {"plan_create", "plan_move"}
+# The steps of a plan that only makes new events.
+_MAKES_ONLY = frozenset({"plan_create", "combine_changes", "apply_changes"})
 
 
 def _strings(value: Any) -> list[str]:
@@ -160,7 +162,33 @@ def facts_of(definition: WorkflowDefinition) -> Facts:
         kept=frozenset(stem(w) for w in _KEPT.split())
         if any(t.skill in _FINDS_A_TIME for t in definition.tasks)
         else frozenset(),
+        created=_created(definition.tasks),
     )
+
+
+def _created(tasks: Sequence[TaskSpec]) -> tuple[tuple[datetime, datetime], ...]:
+    """When the new events may start (from, until: the time set, the range searched, the days an
+    all-day event covers), for a plan whose only writes are new events; none for any other plan (a
+    move's days are the event's and its new one's)."""
+    if any(t.skill not in _MAKES_ONLY for t in tasks):
+        return ()
+    spans = []
+    for task in tasks:
+        params = task.params
+        if task.skill != "plan_create":
+            continue
+        if not isinstance(params.get("start"), str) or params.get("rrule"):
+            return ()  # a time to be found, or days a rule repeats on
+        start = datetime.fromisoformat(params["start"])
+        if isinstance(params.get("search_end"), str):
+            until = datetime.fromisoformat(params["search_end"])
+        elif params.get("all_day"):
+            last = date.fromisoformat(params["last_day"]) if params.get("last_day") else start.date()
+            until = start + timedelta(days=(last - start.date()).days + 1)
+        else:
+            until = start + timedelta(minutes=1)
+        spans.append((start, until))
+    return tuple(spans)
 
 
 _CLOCK = re.compile(r"^(?:\d{4}-\d{2}-\d{2}T)?(?P<hour>\d{2}):\d{2}")

@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 
 from dateutil.rrule import rrulestr
 
-from assistant.lexicon import WEEKDAY, tokens, weekday_number
+from assistant.lexicon import WEEKDAY, WEEKDAYS_EVERY, tokens, weekday_number
 from assistant.timeexpr import TimeMatch, find_times
 
 __all__ = ["Repeat", "as_hours", "first_day", "read_repeat", "until_clause"]
@@ -26,12 +26,12 @@ _DASH_PAIR = re.compile(r"(?P<a>\d{1,2})\s*-\s*(?P<b>\d{1,2})")
 _CODES = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
 _DAY = WEEKDAY
 _DAY_LIST = rf"{_DAY}(?:\s*(?:,|and|&|or|/)\s*{_DAY})*"
-# "on Mondays", "tues and thurs": every such day; but "next tues" is one Tuesday ("tues" and "thurs"
-# look like plurals of "tue" and "thur").
+# "on Mondays", "tuesdays and thursdays", "mondays and weds", "tues and thurs": every such day; "tues"
+# or "thurs" alone is one day.
 _REPEAT = re.compile(
     rf"\b(?:(?:every|each)\s+(?:(?P<other>other|second)\s+)?(?P<unit>{_DAY_LIST}|weekdays?|weekend|day|week|month)"
     rf"|(?:on\s+)?(?<!next )(?<!this )(?<!last )(?<!coming )"
-    rf"(?P<plural>(?:{_DAY}s)(?:\s*(?:,|and|&)\s*{_DAY}s)*)\b"
+    rf"(?P<plural>(?:{WEEKDAYS_EVERY})(?:\s*(?:,|and|&)\s*{_DAY})*|{_DAY}s(?:\s*(?:,|and|&)\s*{_DAY}s)+)\b"
     rf"|(?:on\s+)(?P<weekdays>weekdays)|(?P<daily>daily)|(?P<weekly>weekly|biweekly|fortnightly))\b",
     re.IGNORECASE,
 )

@@ -376,3 +376,63 @@ def test_a_bulk_move_left_with_one_event_by_its_exception_is_previewed(week: Any
     assert "Design review" not in reply.text
     standup = Event.objects.get(summary="Standup")
     assert standup.start.astimezone(NEW_YORK) == datetime(2026, 3, 5, 9, 0, tzinfo=NEW_YORK)
+
+
+@pytest.mark.parametrize(("text", "day"), [("add dinner thurs 7pm", 5), ("add piano tues 5pm", 10)])
+def test_a_weekday_spelled_short_with_an_s_is_one_day_not_every_week(week: Any, text: str, day: int) -> None:
+    # "thurs", "tues" made a weekly series at once: read as plurals of "thur" and "tue"
+    user, conversation = week
+    say(user, conversation, text)
+    made = Event.objects.exclude(summary__in=["Dentist", "Standup", "Design review"]).get()
+    assert made.rrule == ""
+    assert made.start.astimezone(NEW_YORK).day == day
+
+
+def test_a_plural_weekday_carries_the_days_listed_after_it(week: Any) -> None:
+    # "mondays and weds" repeated on Mondays alone, and "weds" went unsaid
+    user, conversation = week
+    reply = say(user, conversation, "add swim mondays and weds at 6am")
+    assert "every Monday and Wednesday" in reply.text, reply.text
+    assert reply.kind == "done", reply.text
+    assert "BYDAY=MO,WE" in Event.objects.get(summary="Swim").rrule
+
+
+def test_a_yes_that_adds_to_what_the_preview_shows_approves_nothing(week: Any) -> None:
+    # "yes and also the standup" deleted the dentist alone and said nothing of the standup
+    user, conversation = week
+    say(user, conversation, "delete the design review")
+    reply = say(user, conversation, "yes and also the standup")
+    assert reply.kind == "clarify", reply.text
+    assert Event.objects.count() == 3
+
+
+def test_a_second_day_for_a_new_event_is_never_dropped_unsaid(week: Any) -> None:
+    # "add gym on saturday and sunday at 9am" made Saturday's gym at once and said nothing of Sunday
+    user, conversation = week
+    reply = say(user, conversation, "add gym on saturday and sunday at 9am")
+    assert reply.kind == "confirm", reply.text
+    assert 'I did not use "sunday' in reply.text
+    assert not Event.objects.filter(summary="Gym").exists()
+
+
+def test_the_place_is_no_part_of_a_new_events_title(week: Any) -> None:
+    # made 'Meeting conference room b' at Conference Room B
+    user, conversation = week
+    say(user, conversation, "Meeting in Conference Room B monday 10am")
+    made = Event.objects.get(location="Conference Room B")
+    assert made.summary == "Meeting"
+
+
+def test_a_number_ending_a_place_is_no_time(week: Any) -> None:
+    # "in room 4 on friday at 8" was read as Friday at 4, set aside, and the event put tonight at 8
+    user, conversation = week
+    reply = say(user, conversation, "add standup prep in room 4 on friday at 8")
+    assert "Create 'Standup prep': Friday, March 6 8:00 AM" in reply.text, reply.text
+
+
+def test_someones_home_is_the_place_not_a_guest(week: Any) -> None:
+    # made 'Book club with Ana' with no place: "Ana's" was taken for a person to meet
+    user, conversation = week
+    say(user, conversation, "schedule Book club on Tuesday 7pm at Ana's place")
+    made = Event.objects.get(summary="Book club")
+    assert made.location == "Ana's place"
