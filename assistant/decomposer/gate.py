@@ -366,7 +366,8 @@ def _expectation(
     """What the reading says the planned changes must keep to (see :mod:`skills.critic`).
 
     A turn of several requests (``parts``: the operation of each) holds its changes to what any part
-    asked for: the actions of all parts, the days named anywhere in it, never "one event".
+    asked for: the actions of all parts, the days named anywhere in it (none when a part names none:
+    ``undated``), never "one event".
     """
     operation = frame.get("operation", "")
     parts: list[str] = list(frame.get("parts") or [operation])
@@ -382,7 +383,7 @@ def _expectation(
         actions = [*actions, "create"] if "create" not in actions else actions  # "clear Friday for travel"
     if actions is not None and any(t.skill == "plan_edit" for t in definition.tasks):
         actions = [*actions, "update"] if "update" not in actions else actions  # "rename", "invite"
-    on_days = any(op in _ON_DAYS for op in parts)
+    on_days = any(op in _ON_DAYS for op in parts) and not frame.get("undated")
     single = len(parts) == 1
     return Expectation(
         actions=actions,

@@ -88,8 +88,14 @@ def several_requests(text: str, *, decide: Callable[[str], Decision]) -> Decisio
         workflow=plan.build("several-changes", summary=summary[:200], output=apply),
         confidence=min(min(d.confidence for d in decisions), 0.75),
         notes=tuple(f"part {i + 1}: {part}" for i, part in enumerate(parts)),
-        frame={"parts": [_operation(d) for d in decisions]},
+        # a part that names no day ("... and delete lunch with Omar") is held to none another names
+        frame={"parts": [_operation(d) for d in decisions], "undated": not all(_dated(d) for d in decisions)},
     )
+
+
+def _dated(decision: Decision) -> bool:
+    """Whether a part's reading names a day or time of its own."""
+    return bool(decision.frame.get("range_explicit") or decision.frame.get("at_time"))
 
 
 def _operation(decision: Decision) -> str:

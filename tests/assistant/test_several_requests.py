@@ -84,6 +84,14 @@ def test_a_cancel_and_a_move_in_one_turn(me: Any) -> None:
     assert after["Team sync"] == datetime(2026, 3, 5, 15, 0, tzinfo=TORONTO)  # the Thursday coming
 
 
+def test_a_part_that_names_no_day_is_not_held_to_anothers_day(me: Any) -> None:
+    # "... and delete the gym" left the gym alone: "it is not on Friday, which you named"
+    _previewed_then_approved(me, "move the dentist to friday 3pm, and delete the gym")
+    after = _starts(me)
+    assert after.get("Gym") is None
+    assert after["Dentist"] == datetime(2026, 3, 6, 15, 0, tzinfo=TORONTO)
+
+
 def test_more_than_four_requests_are_asked_about_and_nothing_changes(me: Any) -> None:
     before = _starts(me)
     text = (
