@@ -171,7 +171,17 @@ def _rule_title(frame: RequestFrame, text: str = "", place: str = "") -> str:
         phrase = re.sub(rf"\b{said['a']} {said['b']}\b", f"{said['a']}:{said['b']}", phrase)
     if not phrase or not _meaningful(phrase) or _UNNAMED & set(tokens(phrase)) or _FIELD.match(phrase):
         return ""
-    return _clean(phrase)
+    return _clean(_as_typed(phrase, text))
+
+
+def _as_typed(phrase: str, text: str) -> str:
+    """``phrase`` with the capitals the user typed it with ("flight to Boston", not "flight to boston"),
+    where its words stand together in ``text``; as it is otherwise."""
+    words = phrase.split()
+    if not words or text.islower() or text.isupper():  # "CALL PRIYA NOW" shouts; no capitals to keep
+        return phrase
+    said = re.search(r"(?<!\w)" + r"\s+".join(map(re.escape, words)) + r"(?!\w)", text, re.IGNORECASE)
+    return " ".join(said[0].split()) if said else phrase
 
 
 def _without(phrase: str, place: str) -> str:

@@ -436,3 +436,10 @@ def test_someones_home_is_the_place_not_a_guest(week: Any) -> None:
     say(user, conversation, "schedule Book club on Tuesday 7pm at Ana's place")
     made = Event.objects.get(summary="Book club")
     assert made.location == "Ana's place"
+
+
+def test_a_new_events_title_keeps_the_capitals_typed(week: Any) -> None:
+    # made 'Flight to boston': the rules' title was built from the folded words
+    user, conversation = week
+    reply = say(user, conversation, "flight to Boston sat 6am")
+    assert "Create 'Flight to Boston'" in reply.text, reply.text
