@@ -21,6 +21,7 @@ from assistant.decomposer.understand import understand
 from assistant.decomposer.unsupported import unsupported_write
 from assistant.lexicon import NAMED_OUTRIGHT, POLITE_PREFIX, QUESTION_STARTERS
 from assistant.nlu import read_turn
+from assistant.timeexpr import find_times
 from workflows.definition import Decision
 
 __all__ = [
@@ -120,8 +121,9 @@ def described(r: Reading) -> Decision | None:
 
 def model_reads_new(r: Reading) -> Decision | None:
     """A new event by the operation model's reading, in a turn the rules read no write in ("I have a
-    hike with Polly at 3:30"): previewed, never made at once; the decision's frame says "create"."""
-    if r.state.draft is not None or not _model_reads_create(r):
+    hike with Polly at 3:30"), or written as shorthand ("gym mon 7am"): previewed, never made at once;
+    the decision's frame says "create"."""
+    if r.state.draft is not None or not (_model_reads_create(r) or _shorthand(r)):
         return None
     frame = replace(r.frame, operation="create")
     guarded = unsupported_write(frame, r.text, r.now, r.world)
@@ -188,6 +190,26 @@ def _model_reads_create(r: Reading) -> bool:
         and not r.frame.wants_next
         and not QUESTION_STARTERS.match(POLITE_PREFIX.sub("", r.norm))
         and not _only_a_range(r.frame)
+    )
+
+
+def _shorthand(r: Reading) -> bool:
+    """A new event written as a calendar entry is: what, then a day and a clock time, and no word of a
+    request or a question ("gym mon 7am 1hr", "brainstorm with Ana & Ben thursday 11")."""
+    frame = r.frame
+    return (
+        frame.operation == "unknown"
+        and bool(frame.titles)
+        and not frame.title_words  # "standup thursday 9am" names the standup the calendar has
+        and frame.at_time is not None
+        and frame.range_explicit
+        and "?" not in r.said
+        and not QUESTION_STARTERS.match(POLITE_PREFIX.sub("", r.norm))
+        # a day and a clock time said together ("mon 7am"): "for now" is no time to book
+        and any(
+            m.has_date and m.has_time and m.grain in ("hour", "minute")
+            for m in find_times(r.norm, now=r.now, daytime=True)
+        )
     )
 
 

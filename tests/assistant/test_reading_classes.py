@@ -443,3 +443,27 @@ def test_a_new_events_title_keeps_the_capitals_typed(week: Any) -> None:
     user, conversation = week
     reply = say(user, conversation, "flight to Boston sat 6am")
     assert "Create 'Flight to Boston'" in reply.text, reply.text
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("gym mon 7am 1hr", "Create 'Gym': Monday, March 9 7:00 AM – 8:00 AM"),
+        ("dr appt tuesday 8:45am", "Create 'Dr appt': Tuesday, March 10 8:45 AM"),
+    ],
+)
+def test_an_event_written_as_shorthand_is_previewed(week: Any, text: str, shown: str) -> None:
+    # answered "You have no events on Monday, March 9": what, a day and a clock time is an entry
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert reply.kind == "confirm", reply.text
+    assert shown in reply.text
+    assert Event.objects.count() == 3
+
+
+@pytest.mark.parametrize("text", ["standup thursday 9am", "Thanks. That's all for now."])
+def test_an_event_the_calendar_has_or_a_goodbye_is_no_shorthand_entry(week: Any, text: str) -> None:
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert reply.kind != "confirm", reply.text
+    assert Event.objects.count() == 3
