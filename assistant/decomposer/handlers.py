@@ -64,8 +64,15 @@ _CANCEL_SHOWN = re.compile(
 _LEAD = r"^(?:(?:please|can you|could you|would you)\s+)*"
 _MAKE_IT_BE = re.compile(
     _LEAD
-    + r"(?:make|have|get|let)\s+(?P<target>(?:my|the|our)\s+.+?)\s+be\s+"
+    + r"(?:(?:make|have|get|let)|(?:can|could|should|would|will))\s+(?P<target>(?:my|the|our)\s+.+?)\s+be\s+"
     + r"(?:at\s+|on\s+)?(?P<dest>.+?)[\s.!?]*$"
+)
+# The same as a wish: "I want the design review to start at 3 rather than 2", "I'd like my 1:1 to be on
+# Friday" (what it was, after "rather than" or "instead of", is the event's own time).
+_WANT_IT_TO_BE = re.compile(
+    r"^(?:i|we)(?:\s+(?:want|need|would like)|'d like)\s+(?P<target>(?:my|the|our)\s+.+?)\s+to\s+"
+    r"(?:be|start|begin|happen)\s+(?:at\s+|on\s+)?(?P<dest>.+?)"
+    r"(?:\s+(?:rather than|instead of)\s+.+?)?[\s.!?]*$"
 )
 _INSTEAD = re.compile(
     _LEAD
@@ -74,9 +81,11 @@ _INSTEAD = re.compile(
 )
 # How sure a move restated from the words of a new event may be: below acting, so it is previewed.
 _RESTATED = 0.75
-# A new time said without a verb ("how about 3pm instead?", "actually 12:30 works better").
+# A new time said without a verb ("how about 3pm instead?", "actually 12:30 works better", "oops, I
+# meant Saturday").
 _CORRECTION = re.compile(
-    r"\b(?:actually|instead|rather|better|can we do|could we do|let's do|let's say|how about|what about)\b"
+    r"\b(?:actually|instead|rather|better|can we do|could we do|let's do|let's say|how about|what about"
+    r"|i meant|i mean|oops|sorry|wait|hmm+)\b"
 )
 # Words of making that place the event just made at a time alone: "put it on Friday", "set it for 5".
 _PLACING = ("put it ", "set it ", "have it ", "schedule it ", "book it ")
@@ -94,14 +103,15 @@ class Handler:
 
 
 def _change_said_as_new(r: Reading) -> Decision | None:
-    """ "Make my standup on Thursday be at 2", "my Friday yoga on Saturday instead": a move of an event
+    """ "Make my standup on Thursday be at 2", "my Friday yoga on Saturday instead", "can the standup be
+    at 9:30", "I want the review to start at 3 rather than 2": a move of an event
     the calendar has, said with the words of a new one; read as the move it says, and previewed (the
     reading is the rules' restatement, not the user's words)."""
-    if r.frame.operation not in ("create", "unknown", "query") or not r.frame.titles:
+    if r.frame.operation not in ("create", "unknown", "query", "free") or not r.frame.titles:
         return None
-    said = _MAKE_IT_BE.match(r.norm) or _INSTEAD.match(r.norm)
-    if said is None:
-        return None
+    said = _MAKE_IT_BE.match(r.norm) or _INSTEAD.match(r.norm) or _WANT_IT_TO_BE.match(r.norm)
+    if said is None or not any(find_times(f"at {said['dest']}", now=r.now, daytime=True)):
+        return None  # "can the standup be late?" says no time to move it to
     move = read(
         f"move {said['target']} to {said['dest']}",
         user=r.user,
@@ -246,7 +256,7 @@ def _corrected(typed: str, norm: str, frame: RequestFrame, now: datetime) -> str
     led_by_no = bool(first) and first[0] in NO_LEADS  # "no, 11", "nope, Friday at 3"
     if first == ["not"] and "," in norm:  # "not at 3, at 4": what follows the comma replaces it
         norm, led_by_no = norm.partition(",")[2].strip(), True
-    worded = _CORRECTION.search(norm) is not None
+    worded = _CORRECTION.search(norm) is not None or _CORRECTION.search(typed) is not None  # "sorry, 5pm"
     if not worded and not led_by_no and not placing:
         return None
     words = _CORRECTION.sub(" ", norm.removeprefix(placing)).replace(",", " ").split()

@@ -49,6 +49,7 @@ from assistant.lexicon import (
 )
 from assistant.nlu import TurnReading
 from assistant.timeexpr import DurationMatch, TimeMatch, find_durations, find_times
+from assistant.timeexpr.lexicon import MONTHS
 
 __all__ = ["understand"]
 
@@ -399,22 +400,40 @@ def _most_recent(t: TimeMatch, now: datetime, *, month_day: bool) -> TimeMatch:
     Monday?", "what was on the 3rd?"), not the next."""
     if t.start is None or t.start <= now or _THIS_OR_NEXT.search(t.text):
         return t
+    named_month = not MONTHS.keys().isdisjoint(tokens(t.text))  # "friday, march 13th" is that one
+    if (t.weekdays or WEEKDAY_WORD.search(t.text)) and _DAY_OF_MONTH.search(t.text) and not named_month:
+        # "monday the 2nd": the last month whose 2nd was a Monday, not the week before the next one
+        said = t.start
+        earlier = next(
+            (
+                day
+                for back in range(1, 41)  # the weekday of a day of the month comes round within 40 months
+                if (day := _months_before(said, back)) is not None
+                and day <= now
+                and day.weekday() == said.weekday()
+            ),
+            None,
+        )
+        if earlier is None:
+            return t
+        return replace(t, start=earlier, end=earlier + (t.end - t.start) if t.end is not None else None)
     if t.weekdays or WEEKDAY_WORD.search(t.text):
         week = timedelta(days=7)
         return replace(t, start=t.start - week, end=t.end - week if t.end is not None else None)
     if month_day and _DAY_OF_MONTH.fullmatch(t.text.strip()):
-        earlier = _month_before(t.start)
+        earlier = _months_before(t.start, 1)
         if earlier is None:
             return t
         return replace(t, start=earlier, end=earlier + (t.end - t.start) if t.end is not None else None)
     return t
 
 
-def _month_before(moment: datetime) -> datetime | None:
-    """The same day and time a month earlier (None when that month has no such day: "the 31st")."""
-    year, month = (moment.year, moment.month - 1) if moment.month > 1 else (moment.year - 1, 12)
+def _months_before(moment: datetime, back: int) -> datetime | None:
+    """The same day and time ``back`` months earlier (None when that month has no such day: "the
+    31st")."""
+    index = moment.year * 12 + moment.month - 1 - back
     try:
-        return moment.replace(year=year, month=month)
+        return moment.replace(year=index // 12, month=index % 12 + 1)
     except ValueError:
         return None
 

@@ -467,3 +467,39 @@ def test_an_event_the_calendar_has_or_a_goodbye_is_no_shorthand_entry(week: Any,
     reply = say(user, conversation, text)
     assert reply.kind != "confirm", reply.text
     assert Event.objects.count() == 3
+
+
+def test_a_past_weekday_with_a_day_of_the_month_is_the_last_such_date(week: Any) -> None:
+    # "was there anything on monday the 2nd" answered for Monday, October 26
+    user, conversation = week
+    reply = say(user, conversation, "was there anything on monday the 2nd")
+    assert "Monday, March 2" in reply.text, reply.text
+    assert "Dentist" in reply.text
+
+
+@pytest.mark.parametrize(
+    ("correction", "shown"),
+    [
+        ("sorry, 5pm", "Tuesday, March 10 5:00 PM"),
+        ("oops, I meant 6pm", "Tuesday, March 10 6:00 PM"),
+        ("no wait, 3", "Tuesday, March 10 3:00 PM"),
+    ],
+)
+def test_a_correction_in_other_words_moves_the_event_just_made(
+    week: Any, correction: str, shown: str
+) -> None:
+    # "sorry, 5pm", "oops i meant ..." and "no wait, 3" were not understood
+    user, conversation = week
+    say(user, conversation, "add tea with Sam on Tuesday at 4pm")
+    reply = say(user, conversation, correction)
+    assert f"→ {shown}" in reply.text, reply.text
+
+
+@pytest.mark.parametrize(
+    "text", ["can the standup be at 9:30 instead", "I want the standup to start at 9:30 rather than 9"]
+)
+def test_a_move_asked_as_a_wish_or_question_is_previewed(week: Any, text: str) -> None:
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert reply.kind == "confirm", reply.text
+    assert "Move 'Standup': Thursday, March 5 9:00 AM – 10:00 AM → Thursday, March 5 9:30 AM" in reply.text
