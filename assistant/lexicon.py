@@ -62,14 +62,22 @@ __all__ = [
 
 # Shorthand written for a word ("tea w/ sam", "w/o the kids"): read as the word, by the rules and the
 # learned reader alike (neither learnt the shorthand: the shared corpora hold it once).
-_SHORTHAND = {"w/o": "without", "w/": "with"}
-_SHORTHAND_RE = re.compile(r"\bw/o?(?=\s|$)", re.IGNORECASE)
+# So is a question word's "'s" typed without its apostrophe ("whens my next dentist", "whos at lunch").
+_SHORTHAND = {
+    "w/o": "without",
+    "w/": "with",
+    "whens": "when's",
+    "whos": "who's",
+    "wheres": "where's",
+}
+_SHORTHAND_RE = re.compile(r"\b(?:w/o?|whens|whos|wheres)(?=\s|$)", re.IGNORECASE)
 
 
 def spelled_out(text: str) -> str:
     """``text`` with its shorthand written out ("tea w/ sam fri 4pm" -> "tea with sam fri 4pm")."""
-    if "w/" not in text and "W/" not in text:  # none to write out, and a sub still tries every position
-        return text
+    folded = text.lower()
+    if "w/" not in folded and "wh" not in folded:
+        return text  # none to write out, and a sub still tries every position
     return _SHORTHAND_RE.sub(lambda m: _SHORTHAND[m.group(0).lower()], text)
 
 

@@ -69,7 +69,7 @@ def set_preference(ctx: SkillContext, params: PreferenceChange) -> Reply:
         raise SkillError(f"I couldn't save your {label}: " + "; ".join(exc.messages)) from exc
     data["preference"]["value"] = stored
     said = describe_preference(params.key, stored)
-    return Reply(kind="done", text=f"Saved: your {label} is {said}.{was}", data=data)
+    return Reply(kind="done", text=f"Saved your {label}: {said}.{was}", data=data)
 
 
 class NoInput(SkillInput):

@@ -82,7 +82,8 @@ _ZONE = re.compile(
     re.IGNORECASE,
 )
 _NO_MEETINGS = re.compile(
-    r"\b(?:no|not any|don'?t (?:want|schedule|book)(?: any)?|(?:i'd|i|i would) (?:prefer|like|want) "
+    r"\b(?:no|not any|don'?t (?:want|schedule|book|take|have)(?: any)?|never (?:take|have|book|schedule)"
+    r"|(?:i'd|i|i would) (?:prefer|like|want) "
     r"(?:not to have|no)(?: any)?|(?:prefer|would prefer) (?:not to have|no)(?: any)?)\s+"
     r"(?:meetings?|anything|calls?|events?)\s+"
     r"(?P<how>before|earlier than|after|later than|on)\s+"

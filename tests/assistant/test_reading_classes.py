@@ -503,3 +503,19 @@ def test_a_move_asked_as_a_wish_or_question_is_previewed(week: Any, text: str) -
     reply = say(user, conversation, text)
     assert reply.kind == "confirm", reply.text
     assert "Move 'Standup': Thursday, March 5 9:00 AM – 10:00 AM → Thursday, March 5 9:30 AM" in reply.text
+
+
+def test_a_question_word_typed_without_its_apostrophe_asks(week: Any) -> None:
+    # "whens my next dentist appt" asked when to schedule a 'Dentist appt'
+    user, conversation = week
+    reply = say(user, conversation, "whens my next dentist appt")
+    assert reply.kind == "answer", reply.text
+    assert "Monday, March 2" not in reply.text
+    assert Event.objects.count() == 3
+
+
+def test_a_meeting_habit_said_as_never_is_the_meeting_hours(week: Any) -> None:
+    # "fyi i never take meetings before 10" answered with Wednesday's meetings
+    user, conversation = week
+    reply = say(user, conversation, "fyi i never take meetings before 10")
+    assert reply.text == "Saved your meeting hours: No meetings before 10 AM.", reply.text
