@@ -124,8 +124,12 @@ _AGREEING = re.compile(
     r"do it|that's it|this is it|that is it)\b"
 )
 _BUT = re.compile(r"\b(?:but|except|instead|rather|change|make it|move)\b|\d")
-# Words after a yes that add to what it approves: "yes and also the standup", "ok, the review too".
-_ADDING = re.compile(r"\b(?:also|too|as well|plus|additionally)\b|\band (?:the|my|his|her|their|our)\b")
+# Words after a yes that add to what it approves: "yes and also the standup", "ok, the review too",
+# "sure, and add Ann".
+_ADDING = re.compile(
+    r"\b(?:also|too|as well|plus|additionally)\b"
+    r"|\band (?:the|my|his|her|their|our|add|invite|include|bring)\b"
+)
 
 
 def _taken_back(text: str, norm: str, contrast: re.Match[str]) -> Amended:

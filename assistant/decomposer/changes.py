@@ -701,6 +701,8 @@ def compile_change(r: Reading) -> Decision | None:
                 move["to_date"] = weekday.isoformat()
         else:
             move = _move_params(destination, shift, target, now, tz, frame)
+        if move is not None and move.get("other_day") and not lighten:
+            move = None  # "postpone the standup", "move the dentist later": where to is not said
         if move is None:
             return _clarify(
                 'Where should it go? Say a day, a time or a part of the day, e.g. "to Friday at 3pm".'

@@ -92,6 +92,8 @@ _NAME_CLAUSE = re.compile(
 
 # What comes before a time said as the end of the event: "to 3pm", "that ends at 3:30", "- 5".
 _COLON_NAME = re.compile(r"\b(?P<a>\d{1,2}):(?P<b>\d{1,2})\b(?!\s*(?:am|pm|a\.m|p\.m))")
+# A clock time said as the end of a day, which people mean as the end of their working day.
+_NO_HOUR_SAID = re.compile(r"\beod\b|\bend of (?:the )?(?:work ?|business )?day\b", re.IGNORECASE)
 _ALL_DAY = re.compile(r"\b(?:all[- ]day|all the day|the whole day|whole day|the entire day)\b", re.IGNORECASE)
 # Events that take a day, not an hour, when no time is said ("Ann's birthday on May 3").
 _DAY_LONG = re.compile(
@@ -309,6 +311,9 @@ class _Said:
             self.problem = self.problem or too_long_overnight(match) or missing_wall_time(match, tz)
             assert match.start is not None
             local = match.start.astimezone(tz)
+            if match.has_time and (local.hour, local.minute) == (0, 0) and _NO_HOUR_SAID.search(match.text):
+                # "at eod", "at the end of the day": midnight to the resolver, the afternoon to a person
+                self.problem = self.problem or 'At what time should it start? Say a time, e.g. "at 5pm".'
             if evening and match.loose and local.hour < 12:
                 local += timedelta(hours=12)  # "dinner at 8": the evening's 8, as a person means it
             if match.has_time and started is not None and _END_CUE.search(timed[: match.span[0]]):
@@ -324,7 +329,8 @@ class _Said:
                 continue  # "a neighbor party next week": a day of that week, to be asked, not all of it
             if match.has_date and self.day is None:
                 self.day = local.date()
-                if not match.has_time and match.is_interval and match.end is not None:
+                whole_days = match.day_part is None and (absence or (local.hour, local.minute) == (0, 0))
+                if not match.has_time and match.is_interval and match.end is not None and whole_days:
                     # "vacation from Aug 20 to Aug 25": those days, all day
                     last = (match.end - timedelta(microseconds=1)).astimezone(tz).date()
                     if last > self.day:
@@ -350,7 +356,7 @@ class _Said:
                 there = there.astimezone(tz)
             self.day, self.at = there.date(), f"{there:%H:%M}"
         self.problem = self.problem or odd_length(self.minutes) or long_ago(self.day, tz)
-        if self.at is None and self.day is not None and _DAY_LONG.search(text):
+        if self.at is None and self.part is None and self.day is not None and _DAY_LONG.search(text):
             self.all_day = True
         title = next((s for s in spans if s.slot == "title"), None)
         self.title = _clean(title.text) if title is not None else ""

@@ -29,7 +29,7 @@ from assistant.decomposer.state import Draft
 from assistant.decomposer.world import World
 from assistant.decomposer.zones import said_zone
 from assistant.lexicon import EVERYONE_CUE, HOLDING, PICK, STREET_ADDRESS, tokens
-from assistant.timeexpr import find_times
+from assistant.timeexpr import find_times, misspelt_weekdays
 from skills.critic import Action, Expectation
 from skills.formatting import format_day, format_time
 from workflows.definition import Decision, TaskSpec, WorkflowDefinition
@@ -266,9 +266,10 @@ def gate(
             f"I'm not sure what you want me to do with {unsure}, so I haven't changed anything. "
             "Could you say it another way?",
         )
-    if decision.confidence >= ACT and account.complete:
+    guessed = misspelt_weekdays(text)  # "fridy": read as Friday, which the user sees before it is written
+    if decision.confidence >= ACT and account.complete and not guessed:
         return decision
-    return decision.model_copy(update={"workflow": _previewed(definition, account)})
+    return decision.model_copy(update={"workflow": _previewed(definition, account, guessed)})
 
 
 def _taken_back(text: str) -> bool:
@@ -418,13 +419,19 @@ def _expecting(definition: WorkflowDefinition, expect: Expectation) -> WorkflowD
     return definition.model_copy(update={"tasks": tasks})
 
 
-def _previewed(definition: WorkflowDefinition, account: Account) -> WorkflowDefinition:
-    """The workflow with its writes asking first, the words left over named in the preview."""
+def _previewed(
+    definition: WorkflowDefinition, account: Account, guessed: Sequence[tuple[str, str]] = ()
+) -> WorkflowDefinition:
+    """The workflow with its writes asking first, the words left over (or read as a misspelt
+    weekday) named in the preview."""
     unsure = ""
     if account.leftover:
         unsure = f"I did not use {_quoted(account.leftover)}: check this before I go ahead."
     elif account.doubts:
         unsure = "I'm not sure I read all of that right: check this before I go ahead."
+    elif guessed:
+        read = ", ".join(f'"{word}" as {day.capitalize()}' for word, day in guessed)
+        unsure = f"I read {read}: check this before I go ahead."
     tasks = tuple(
         task.model_copy(update={"params": {**task.params, "always_ask": True, "unsure": unsure}})
         if task.skill == "apply_changes"

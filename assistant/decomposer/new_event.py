@@ -81,6 +81,18 @@ def amended(r: Reading) -> Decision | None:
             "back, then tell me which one you meant.",
             confidence=0.9,
         )
+    other = next(
+        (t for t in r.frame.titles if r.frame.title_words and t.casefold() != made.summary.casefold()), None
+    )
+    if other is not None:
+        # "and the design review too": another event the calendar has, not a new name for this one
+        return Decision(
+            kind="clarify",
+            reply_kind="clarify",
+            text=f"I just changed '{made.summary}'. To change '{other}' too, say what to do with it, e.g. "
+            f'"move the {other.casefold()} to Friday at 3pm".',
+            confidence=0.9,
+        )
     if words[:1] != ["not"]:
         return amend(made, r.frame, r.text, r.learned, r.now, r.tz, r.state.asked)
     # "not at home, at the office": the detail is what follows the comma; what replaces what is the

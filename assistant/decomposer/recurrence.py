@@ -29,10 +29,10 @@ _DAY_LIST = rf"{_DAY}(?:\s*(?:,|and|&|or|/)\s*{_DAY})*"
 # "on Mondays", "tuesdays and thursdays", "mondays and weds", "tues and thurs": every such day; "tues"
 # or "thurs" alone is one day.
 _REPEAT = re.compile(
-    rf"\b(?:(?:every|each)\s+(?:(?P<other>other|second)\s+)?(?P<unit>{_DAY_LIST}|weekdays?|weekend|day|week|month)"
+    rf"\b(?:(?:every|each)\s+(?:(?P<other>other|second)\s+)?(?P<unit>{_DAY_LIST}|weekdays?|weekend|day|week|month|morning|afternoon|evening|night)"
     rf"|(?:on\s+)?(?<!next )(?<!this )(?<!last )(?<!coming )"
     rf"(?P<plural>(?:{WEEKDAYS_EVERY})(?:\s*(?:,|and|&)\s*{_DAY})*|{_DAY}s(?:\s*(?:,|and|&)\s*{_DAY}s)+)\b"
-    rf"|(?:on\s+)(?P<weekdays>weekdays)|(?P<daily>daily)|(?P<weekly>weekly|biweekly|fortnightly))\b",
+    rf"|(?:on\s+)?(?P<weekdays>weekdays)|(?P<daily>daily)|(?P<weekly>weekly|biweekly|fortnightly))\b",
     re.IGNORECASE,
 )
 _ORDINALS = {
@@ -70,6 +70,7 @@ _WITHIN = re.compile(
     r"\b(?:in|during|throughout)\s+(?P<period>(?:this|next)\s+(?:week|month)|(?:the\s+month\s+of\s+)?[a-z]+)\b",
     re.IGNORECASE,
 )
+_PARTS = frozenset({"morning", "afternoon", "evening", "night"})  # "every morning": every day, then
 _NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10, "twelve": 12}
 
 
@@ -166,14 +167,17 @@ def read_repeat(text: str, now: datetime) -> Repeat | None:
         return None
     # "a weekly reading group every Thursday": the days say more than "weekly"
     m = next((f for f in found if f["unit"] or f["plural"] or f["weekdays"]), found[0])
-    spans = [f.span() for f in found]
+    # "every morning at 7": "morning" stays for the time of day to read (7 AM), "every" is the repetition
+    spans = [
+        (f.start(), f.start("unit")) if (f["unit"] or "").casefold() in _PARTS else f.span() for f in found
+    ]
     every_other = any(
         f["other"] or (f["weekly"] or "").casefold() in ("biweekly", "fortnightly") for f in found
     )
     interval = 2 if every_other else 1
     unit = (m["unit"] or "").casefold()
     days: list[str] = []
-    if m["daily"] or unit == "day":
+    if m["daily"] or unit == "day" or unit in _PARTS:
         freq = "DAILY"
     elif m["weekdays"] or unit in ("weekday", "weekdays"):
         freq, days = "WEEKLY", ["MO", "TU", "WE", "TH", "FR"]

@@ -9,11 +9,14 @@ and the like become ``junk`` so that "at 650-650-6500" is not read as a time.
 from __future__ import annotations
 
 import re
+from difflib import get_close_matches
+from functools import lru_cache
 from typing import NamedTuple
 
 from assistant.timeexpr.holidays import HOLIDAY_STARTS, match_holiday
+from assistant.timeexpr.lexicon import WEEKDAY_PLURALS, WEEKDAYS
 
-__all__ = ["Token", "normalize", "tokenize"]
+__all__ = ["Token", "misspelt_weekdays", "normalize", "tokenize"]
 
 # Same-length replacements only, so that offsets into the normalized text are offsets into the input.
 _FOLD = str.maketrans(
@@ -72,6 +75,40 @@ class Token(NamedTuple):
     key: str = ""  # the holiday's key for "hol" tokens
 
 
+# The first two letters of every weekday, for the cheap test before a word is compared with them.
+_DAY_STARTS = frozenset(name[:2] for name in WEEKDAYS)
+_FULL_DAYS = [name for name in WEEKDAYS if name.endswith("day")]
+
+
+def _maybe_misspelt(word: str) -> bool:
+    """Whether a word is worth comparing with the weekdays: begun like one, not one, nor their plural."""
+    return (
+        word[:2] in _DAY_STARTS
+        and 5 <= len(word) <= 10
+        and word not in WEEKDAYS
+        and word not in WEEKDAY_PLURALS
+    )
+
+
+@lru_cache(maxsize=4096)
+def _weekday_misspelt(word: str) -> str | None:
+    """The weekday a word misspells ("fridy", "satruday", "thursdy"), or None: one as close as a typo
+    makes it (not "sundae" for "sunday")."""
+    close = get_close_matches(word, _FULL_DAYS, n=1, cutoff=0.85)
+    return close[0] if close else None
+
+
+def misspelt_weekdays(text: str) -> list[tuple[str, str]]:
+    """The words of ``text`` read as a weekday they misspell, with that weekday: ("fridy", "friday")."""
+    found = []
+    for word in re.findall(r"[a-z]+", normalize(text)):
+        if _maybe_misspelt(word):
+            day = _weekday_misspelt(word)
+            if day is not None:
+                found.append((word, day))
+    return found
+
+
 def normalize(text: str) -> str:
     """Lower-case ``text`` without changing its length, folding typographic quotes and dashes."""
     folded = text.translate(_FOLD)
@@ -91,6 +128,8 @@ def tokenize(text: str) -> list[Token]:
         kind = m.lastgroup
         if kind == "word":
             word = m.group()
+            if _maybe_misspelt(word):
+                word = _weekday_misspelt(word) or word  # "fridy", "thrusday": the day meant
             if word in HOLIDAY_STARTS:
                 holidays.append(len(tokens))
             append(new(Token, ("word", word, m.start(), m.end(), (), "")))

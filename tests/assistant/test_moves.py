@@ -4,7 +4,7 @@ here, none from the corpora; the programs follow SMCalFlow's shapes."""
 from __future__ import annotations
 
 import json
-from datetime import datetime
+from datetime import datetime, timedelta
 from io import StringIO
 from pathlib import Path
 from typing import Any
@@ -127,9 +127,17 @@ def test_a_new_time_after_for_is_where_the_event_goes() -> None:
 
 @pytest.mark.django_db
 def test_a_time_after_on_stays_the_events_own() -> None:
-    params = _moved("reschedule my call with Erin on Monday")
-    assert "to_date" not in params  # somewhere lighter, never "to Monday"
-    assert params["find_start"] == "2026-03-09T00:00:00-04:00"
+    # never "to Monday"; and no time of its own to go to, so where is asked (it was moved at once to
+    # the first free time that week, earlier as often as later)
+    with time_machine.travel(NOW, tick=False):
+        me = get_user_model().objects.create_user("mover", "mover@example.com")
+        cal = calendar_create(owner=me, key="home", name="Home", timezone="America/New_York", is_default=True)
+        start = datetime(2026, 3, 9, 14, tzinfo=NEW_YORK)
+        event_create(calendar=cal, summary="Call with Erin", start=start, end=start + timedelta(hours=1))
+        text = "reschedule my call with Erin on Monday"
+        decision = decompose(DecomposeRequest(text=text, user=me, timezone="America/New_York"))
+    assert decision.kind == "clarify"
+    assert decision.text.startswith("Where should it go?")
 
 
 @pytest.mark.django_db

@@ -519,3 +519,65 @@ def test_a_meeting_habit_said_as_never_is_the_meeting_hours(week: Any) -> None:
     user, conversation = week
     reply = say(user, conversation, "fyi i never take meetings before 10")
     assert reply.text == "Saved your meeting hours: No meetings before 10 AM.", reply.text
+
+
+@pytest.mark.parametrize("text", ["postpone the standup", "push the standup", "move the standup later"])
+def test_a_move_that_says_no_time_asks_where(week: Any, text: str) -> None:
+    # moved the standup at once to today 9:15, earlier, not later
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert reply.kind == "clarify", reply.text
+    assert "Where should it go?" in reply.text
+    standup = Event.objects.get(summary="Standup")
+    assert standup.start.astimezone(NEW_YORK) == datetime(2026, 3, 5, 9, 0, tzinfo=NEW_YORK)
+
+
+def test_another_event_named_after_a_change_renames_nothing(week: Any) -> None:
+    # "and the design review too" renamed the standup just moved 'Design review too'
+    user, conversation = week
+    say(user, conversation, "move the standup to Friday")
+    reply = say(user, conversation, "and the design review too")
+    assert reply.kind == "clarify", reply.text
+    assert sorted(Event.objects.values_list("summary", flat=True)) == ["Dentist", "Design review", "Standup"]
+
+
+def test_a_misspelt_weekday_is_read_and_shown_before_anything_is_made(week: Any) -> None:
+    # "fridy" was dropped: 'Lunch with Ann Fridy' made today at 1
+    user, conversation = week
+    reply = say(user, conversation, "add lunch with ann fridy at 1")
+    assert reply.kind == "confirm", reply.text
+    assert 'I read "fridy" as Friday' in reply.text
+    assert "Create 'Lunch with Ann': Friday, March 6 1:00 PM" in reply.text
+
+
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("add call tonight", "Create 'Call': Wednesday, March 4"),  # a time tonight, not two whole days
+        (
+            "add gym every morning at 7",
+            "Create 'Gym': Thursday, March 5 7:00 AM – 8:00 AM, repeating (every day)",
+        ),
+    ],
+)
+def test_a_part_of_the_day_is_a_time_in_it(week: Any, text: str, shown: str) -> None:
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert shown in reply.text, reply.text
+    assert "all day" not in reply.text
+
+
+def test_the_end_of_the_day_is_asked_not_midnight(week: Any) -> None:
+    # "add call with ann at eod" made the call at 12:00 AM
+    user, conversation = week
+    reply = say(user, conversation, "add call with ann at eod")
+    assert reply.kind == "clarify", reply.text
+    assert Event.objects.count() == 3
+
+
+def test_a_yes_that_adds_a_person_approves_nothing(week: Any) -> None:
+    user, conversation = week
+    say(user, conversation, "delete the design review")
+    reply = say(user, conversation, "sure, and add Ann")
+    assert reply.kind == "clarify", reply.text
+    assert Event.objects.count() == 3
