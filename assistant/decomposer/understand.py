@@ -780,7 +780,12 @@ def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str) ->
         # "lectures, labs and classes", "every class" name the category; "the lab" may name a title.
         said = CATEGORY_WORDS[frame.category]
         every = {w for m in _EVERY.finditer(norm) for w in m.groups() if w}  # "every afternoon class"
-        content -= {_stem(w) for w in residual_tokens if said.fullmatch(w) and (_stem(w) != w or w in every)}
+        titled = {t.casefold() for t in world.titles}  # "every standup" with a "Standup": that title
+        content -= {
+            _stem(w)
+            for w in residual_tokens
+            if said.fullmatch(w) and (_stem(w) != w or w in every) and _stem(w) not in titled
+        }
     best: list[tuple[float, str, list[str]]] = []
     with_names: set[str] = set()  # titles that were said whole only with the people's names in them
     if frame.operation not in ("free", "preference_get", "out_of_scope"):

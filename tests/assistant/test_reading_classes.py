@@ -581,3 +581,11 @@ def test_a_yes_that_adds_a_person_approves_nothing(week: Any) -> None:
     reply = say(user, conversation, "sure, and add Ann")
     assert reply.kind == "clarify", reply.text
     assert Event.objects.count() == 3
+
+
+def test_every_said_before_a_title_that_is_also_a_kind_of_event_is_that_title(week: Any) -> None:
+    # "cancel every standup" previewed deleting the design review: "standup" was read as "meetings"
+    user, conversation = week
+    reply = say(user, conversation, "cancel every standup")
+    assert "Standup" in reply.text, reply.text
+    assert "Design review" not in reply.text
