@@ -105,6 +105,9 @@ class Facts:
     # When the new events of a plan that only makes new ones may start (from, until): a day said that
     # none of them is on was not used ("add gym on saturday and sunday at 9am" planned for Saturday).
     created: tuple[tuple[datetime, datetime], ...] = ()
+    # The wall times (hour, minute) those new events start and, where their length was said, end at,
+    # when each is set (none is searched for): another clock time said was not used ("3 or 4pm").
+    clock: frozenset[tuple[int, int]] = frozenset()
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,9 +303,9 @@ def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str
         ):
             token.role = "function"
     addresses = [m.span() for m in STREET_ADDRESS.finditer(norm)]  # "at 1722 First Street": no day
-    for said in when:  # a day the plan did not use is words unused, though no title may take them
-        if not any(lo < said.span[1] and said.span[0] < hi for lo, hi in addresses) and not _used(
-            said, facts.created, now
+    for said in when:  # a day or hour the plan did not use is words unused, though no title may take them
+        if not any(lo < said.span[1] and said.span[0] < hi for lo, hi in addresses) and not (
+            _used(said, facts.created, now) and _at_a_time_used(said, facts.clock)
         ):
             for token in tokens:
                 if token.role == "time" and said.span[0] <= token.start < said.span[1]:
@@ -336,6 +339,20 @@ def _used(said: TimeMatch, created: tuple[tuple[datetime, datetime], ...], now: 
         and first <= (until - timedelta(microseconds=1)).astimezone(zone).date()
         for since, until in created
     )
+
+
+# A clock time said as one: "4pm", "15:15", "five p.m.", "noon".
+_CLOCK_SAID = re.compile(r"\d[:.]\d|\b[ap]\.?m\b|\d[ap]m\b|\b(?:noon|midnight)\b")
+
+
+def _at_a_time_used(said: TimeMatch, clock: frozenset[tuple[int, int]]) -> bool:
+    """Whether the plan used a clock time said alone ("4pm" of "thursday 3 or 4pm"): any, unless the
+    plan sets its new events' times and none of them starts or ends then."""
+    if not clock or said.has_date or not said.has_time or said.start is None or said.is_interval:
+        return True
+    if not _CLOCK_SAID.search(said.text):
+        return True  # "at 128 El Cerrito Plz", "about 2 hours": a number, no clock time said as one
+    return (said.start.hour, said.start.minute) in clock
 
 
 def _title_doubts(

@@ -163,7 +163,28 @@ def facts_of(definition: WorkflowDefinition) -> Facts:
         if any(t.skill in _FINDS_A_TIME for t in definition.tasks)
         else frozenset(),
         created=_created(definition.tasks),
+        clock=_clock(definition.tasks),
     )
+
+
+def _clock(tasks: Sequence[TaskSpec]) -> frozenset[tuple[int, int]]:
+    """The wall times new events start at and, their length said, end at, for a plan whose only
+    writes are new events at times it sets (none for any other, nor for a time searched for)."""
+    if any(t.skill not in _MAKES_ONLY for t in tasks):
+        return frozenset()
+    times: set[tuple[int, int]] = set()
+    for task in tasks:
+        params = task.params
+        if task.skill != "plan_create":
+            continue
+        if not isinstance(params.get("start"), str) or params.get("search_end") or params.get("all_day"):
+            return frozenset()
+        start = datetime.fromisoformat(params["start"])
+        times.add((start.hour, start.minute))
+        if isinstance(params.get("duration_minutes"), int):
+            end = start + timedelta(minutes=params["duration_minutes"])
+            times.add((end.hour, end.minute))
+    return frozenset(times)
 
 
 def _created(tasks: Sequence[TaskSpec]) -> tuple[tuple[datetime, datetime], ...]:

@@ -589,3 +589,12 @@ def test_every_said_before_a_title_that_is_also_a_kind_of_event_is_that_title(we
     reply = say(user, conversation, "cancel every standup")
     assert "Standup" in reply.text, reply.text
     assert "Design review" not in reply.text
+
+
+def test_a_second_clock_time_for_a_new_event_is_never_dropped_unsaid(week: Any) -> None:
+    # "add coffee with raj thursday 3 or 4pm" made it at 3 at once, "or 4pm" unsaid
+    user, conversation = week
+    reply = say(user, conversation, "add coffee with raj thursday 3 or 4pm")
+    assert reply.kind == "confirm", reply.text
+    assert 'I did not use "4pm"' in reply.text
+    assert not Event.objects.filter(summary__startswith="Coffee").exists()
