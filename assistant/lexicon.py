@@ -69,14 +69,17 @@ _SHORTHAND = {
     "whens": "when's",
     "whos": "who's",
     "wheres": "where's",
+    "->": "to",  # "dentist -> thurs 3pm": to Thursday, never a title 'Dentist ->'
+    "→": "to",
+    "=>": "to",
 }
-_SHORTHAND_RE = re.compile(r"\b(?:w/o?|whens|whos|wheres)(?=\s|$)", re.IGNORECASE)
+_SHORTHAND_RE = re.compile(r"\b(?:w/o?|whens|whos|wheres)(?=\s|$)|(?<!\S)(?:->|→|=>)(?=\s)", re.IGNORECASE)
 
 
 def spelled_out(text: str) -> str:
     """``text`` with its shorthand written out ("tea w/ sam fri 4pm" -> "tea with sam fri 4pm")."""
     folded = text.lower()
-    if "w/" not in folded and "wh" not in folded:
+    if "w/" not in folded and "wh" not in folded and ">" not in folded and "→" not in folded:
         return text  # none to write out, and a sub still tries every position
     return _SHORTHAND_RE.sub(lambda m: _SHORTHAND[m.group(0).lower()], text)
 

@@ -598,3 +598,11 @@ def test_a_second_clock_time_for_a_new_event_is_never_dropped_unsaid(week: Any) 
     assert reply.kind == "confirm", reply.text
     assert 'I did not use "4pm"' in reply.text
     assert not Event.objects.filter(summary__startswith="Coffee").exists()
+
+
+def test_an_arrow_is_to_never_part_of_a_title(week: Any) -> None:
+    # "dentist -> thurs 3pm" made an event called 'Dentist ->'
+    user, conversation = week
+    reply = say(user, conversation, "standup -> friday 2pm")
+    assert "->" not in reply.text, reply.text
+    assert Event.objects.count() == 3
