@@ -449,7 +449,7 @@ def _destination(norm: str, now: datetime, said: str | None) -> tuple[str, str]:
         before = re.sub(r"\s+(?:for|to|into|at)$", "", norm[: everyone.start()].strip())
         return destination, f"{before} {rest}".strip()
     if dest is None:
-        return _learned_destination(norm, read_new_time(said)[0] if said else None)
+        return _learned_destination(norm, read_new_time(said, now=now)[0] if said else None)
     destination, _, rest = _clause_split(dest["dest"], now)
     return destination, f"{norm[: dest.start()].strip()} {rest}".strip()
 

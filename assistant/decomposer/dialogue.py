@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from assistant.decomposer.frame import RequestFrame
@@ -112,8 +112,6 @@ def says_what(frame: RequestFrame, text: str, reading: TurnReading) -> bool:
 _READ_INTENTS = {"GetEvents": "query", "GetAvailableTime": "free"}
 
 
-# Whether a clause names a time does not depend on the day it is read.
-_ANY_DAY = datetime(2026, 1, 5, 12, tzinfo=UTC)
 _DOING = re.compile(
     r"\b(?:make|set|change|put|move|add|book|schedule|cancel|delete|rename|invite|remove|update|show|check)\b",
     re.IGNORECASE,
@@ -130,10 +128,10 @@ _LIST_GOES_ON = (
 )
 
 
-def without_acknowledgements(text: str) -> str:
+def without_acknowledgements(text: str, *, now: datetime) -> str:
     """``text`` without the clauses before the request that only acknowledge ("Fine, now check the
     6th", "Sure. It's 17705 Hale Avenue", "That's awesome. When is my schedule clear?"): what follows
-    is the turn, and the rules would otherwise read the whole as a "yes"."""
+    is the turn, and the rules would otherwise read the whole as a "yes". ``now`` is the turn's clock."""
     clauses: list[str] = []
     for piece in (c for c in _CLAUSE.split(text.strip()) if c):
         if clauses and _ABBREVIATED.search(clauses[-1]):
@@ -141,7 +139,7 @@ def without_acknowledgements(text: str) -> str:
         else:
             clauses.append(piece)
     dropped = 0
-    while dropped < len(clauses) - 1 and _acknowledges(clauses[dropped]):
+    while dropped < len(clauses) - 1 and _acknowledges(clauses[dropped], now):
         if all(p.search(c) for p, c in zip(_LIST_GOES_ON, clauses[dropped : dropped + 2], strict=True)):
             break
         dropped += 1
@@ -152,7 +150,7 @@ def without_acknowledgements(text: str) -> str:
 _SOCIAL_OPERATIONS = frozenset({"approve", "decline", "small_talk"})
 
 
-def _acknowledges(clause: str) -> bool:
+def _acknowledges(clause: str, now: datetime) -> bool:
     operation = classify(clause)[0]
     if operation in ("yes", "no", "greet"):
         return True
@@ -160,15 +158,16 @@ def _acknowledges(clause: str) -> bool:
         # "I need to book a meeting with Priya,", "Also make the location Room B,": a request,
         # whatever acts the reader hears in it
         return False
-    reading = read_turn(clause)
-    if not reading.acts or not reading.acts <= _SOCIAL_ACTS or reading.spans:
-        return False
     if STREET_ADDRESS.search(clause):
         return False  # an address gives a place, whatever else the clause sounds like
-    if reading.operation not in _SOCIAL_OPERATIONS and reading.operation_confidence >= 0.5:
-        return False  # "I have to go to 1447 Cedarwood Lane # A,": more of the request, as the model reads it
-    # "For the rest of the month," says when, whatever the reader makes of it
-    return not find_times(clause, now=_ANY_DAY)
+    if find_times(clause, now=now):
+        return False  # "For the rest of the month," says when, whatever the reader makes of it
+    # the learned reading last: it costs the most, and the clauses that give a place or a time need none
+    reading = read_turn(clause, now=now)
+    if not reading.acts or not reading.acts <= _SOCIAL_ACTS or reading.spans:
+        return False
+    # "I have to go to 1447 Cedarwood Lane # A,": more of the request, as the model reads it
+    return reading.operation in _SOCIAL_OPERATIONS or reading.operation_confidence < 0.5
 
 
 def heed_intent(frame: RequestFrame, text: str, reading: TurnReading) -> RequestFrame:

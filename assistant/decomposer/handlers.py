@@ -193,8 +193,8 @@ def read(
     now = (now or timezone.now()).astimezone(tz)
     context = context or {}
     state = DialogueState.of(context)
-    said = spelled_out(without_acknowledgements(text))
-    learned = read_turn(said, asked=reader_asked(state.asked))
+    said = spelled_out(without_acknowledgements(text, now=now))
+    learned = read_turn(said, asked=reader_asked(state.asked), now=now)
     world = World(user=user, now=now)
     frame = bounded(heed_intent(understand(said, now=now, world=world, reading=learned), said, learned), now)
     restated = _restated(text, said, frame, context, now)

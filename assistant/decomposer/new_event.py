@@ -101,7 +101,7 @@ def amended(r: Reading) -> Decision | None:
     if not said:
         decision = amend(made, r.frame, r.text, r.learned, r.now, r.tz, r.state.asked)
     else:  # the words after the comma read on their own: they are the whole detail
-        learned = read_turn(said, asked=reader_asked(r.state.asked))
+        learned = read_turn(said, asked=reader_asked(r.state.asked), now=r.now)
         frame = understand(said, now=r.now, world=r.world, reading=learned)
         decision = amend(made, frame, said, learned, r.now, r.tz, r.state.asked)
     if decision is not None and decision.kind == "workflow":

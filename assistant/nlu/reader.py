@@ -5,6 +5,7 @@ names, people and move taggers and the operation model where they are given."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from assistant.nlu.acts import INFORM, ActModel
 from assistant.nlu.features import operation_features, token_features, turn_features
@@ -33,14 +34,15 @@ class TurnReader:
     # What the turn asks the calendar to do, learnt from every corpus (see assistant.nlu.operations).
     operations: OperationModel | None = None
 
-    def read(self, text: str, *, asked: Asked | None = None) -> TurnReading:
-        """What ``text`` does and gives, after the assistant asked for ``asked`` (None: nothing).
+    def read(self, text: str, *, asked: Asked | None = None, now: datetime | None = None) -> TurnReading:
+        """What ``text`` does and gives, after the assistant asked for ``asked`` (None: nothing), read
+        at the turn's clock ``now`` where there is one (see :func:`assistant.nlu.timemarks.time_marks`).
 
         An ``asked`` the models do not know would silently count as nothing asked: it is refused.
         """
         if asked is not None and asked not in ASKED:
             raise ValueError(f"asked must be one of {', '.join(ASKED)} or None, not {asked!r}")
-        words = words_of(text)
+        words = words_of(text, now=now)
         turn = turn_features(words, asked)
         acts, intent = self.acts.predict(turn)
         operation, sure = (
@@ -61,7 +63,9 @@ class TurnReader:
             acts=acts, intent=intent, spans=spans, operation=operation, operation_confidence=sure
         )
 
-    def new_time(self, text: str, *, asked: Asked | None = None) -> tuple[Span | None, float]:
+    def new_time(
+        self, text: str, *, asked: Asked | None = None, now: datetime | None = None
+    ) -> tuple[Span | None, float]:
         """Where ``text`` would take an event if it moves one, and the least chance the move tagger
         gives a word of it; (None, 0.0) without that model or when it reads no new time.
 
@@ -69,7 +73,7 @@ class TurnReader:
         is a move asks, and no other turn pays for it."""
         if self.moves is None:
             return None, 0.0
-        words = words_of(text)
+        words = words_of(text, now=now)
         acts, _ = self.acts.predict(turn_features(words, asked))
         features = items_of(token_features(words, asked, informs=INFORM in acts))
         tagged = spans_from_tags(text, words.tokens, self.moves.tags(features))

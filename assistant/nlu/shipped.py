@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Mapping
+from datetime import datetime
 from pathlib import Path
 
 from assistant.nlu.acts import ActModel
@@ -80,18 +81,22 @@ def shipped_reader() -> TurnReader:
     return _reader
 
 
-def read_new_time(text: str, *, asked: Asked | None = None) -> tuple[Span | None, float]:
+def read_new_time(
+    text: str, *, asked: Asked | None = None, now: datetime | None = None
+) -> tuple[Span | None, float]:
     """Where ``text`` would take an event if it moves one, read with the shipped move tagger (see
     :meth:`assistant.nlu.reader.TurnReader.new_time`)."""
-    return shipped_reader().new_time(text, asked=asked)
+    return shipped_reader().new_time(text, asked=asked, now=now)
 
 
-def read_turn(text: str, *, asked: Asked | None = None) -> TurnReading:
+def read_turn(text: str, *, asked: Asked | None = None, now: datetime | None = None) -> TurnReading:
     """Read one user turn with the shipped models.
 
     ``asked`` is what the assistant's previous turn asked for: ``"date"``, ``"time"``, ``"title"``,
     ``"location"``, ``"confirm"`` (a read-back awaiting a yes or no), or ``None`` when it asked nothing
     of these. It changes the reading where the words alone do not decide: "That works for me."
     takes up what was offered (SELECT), but after a read-back (``"confirm"``) it agrees to it (AFFIRM).
+    ``now`` is the turn's clock, where there is one: the time resolver's parse of the turn is then shared
+    with the decomposer's.
     """
-    return shipped_reader().read(text, asked=asked)
+    return shipped_reader().read(text, asked=asked, now=now)

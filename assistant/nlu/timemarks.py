@@ -17,12 +17,12 @@ from assistant.timeexpr import TimeMatch, find_times
 __all__ = ["OUTSIDE", "time_marks", "word_kinds"]
 
 OUTSIDE = "O"
-# Whether words form a time expression does not depend on the day it is read; a fixed reference keeps
-# the reading of a turn the same whenever it is made.
+# Whether words form a time expression does not depend on the day it is read: the reference of a text
+# read without a turn's clock (the training examples, the single words of :func:`word_kinds`).
 _REFERENCE = datetime(2019, 3, 1, 8, tzinfo=UTC)
 
 
-def time_marks(text: str, tokens: list[Token]) -> list[str]:
+def time_marks(text: str, tokens: list[Token], *, now: datetime | None = None) -> list[str]:
     """One mark a token: ``O`` outside any expression, else what the expression it is in names.
 
     That is ``date``, ``time``, ``datetime`` (both at once: "now"), ``part`` (a day part: "in the
@@ -31,9 +31,12 @@ def time_marks(text: str, tokens: list[Token]) -> list[str]:
     expression's. An expression of a day and a time ("on Friday at 1pm") is marked in its two parts,
     as the resolver reads them apart ("on Friday": date, "at 1pm": time): a date and a time are two
     spans, and the examples hardly ever say both in one expression.
+
+    ``now`` is the turn's clock where there is one: the decomposer parses the turn at it too, so within
+    one reading (:func:`assistant.timeexpr.one_reading`) the marks cost no parse of their own.
     """
     marks = [OUTSIDE] * len(tokens)
-    for match in find_times(text, now=_REFERENCE):
+    for match in find_times(text, now=now or _REFERENCE):
         inside = [i for i, t in enumerate(tokens) if t.start < match.span[1] and t.end > match.span[0]]
         for i, kind in zip(inside, _parts(text, [tokens[i] for i in inside], _kind(match)), strict=True):
             marks[i] = kind

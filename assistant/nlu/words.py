@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 
 from assistant.nlu.timemarks import time_marks, word_kinds
 from assistant.nlu.tokens import Token, tokenize
@@ -20,6 +21,7 @@ class Words:
     kinds: list[str | None]
 
 
-def words_of(text: str) -> Words:
+def words_of(text: str, *, now: datetime | None = None) -> Words:
+    """``now``: the turn's clock, if it has one (see :func:`time_marks`)."""
     tokens = tokenize(text)
-    return Words(tokens, time_marks(text, tokens), word_kinds(tokens))
+    return Words(tokens, time_marks(text, tokens, now=now), word_kinds(tokens))
