@@ -972,6 +972,11 @@ class ApplyInput(SkillInput):
     then_ask: str = Field(
         default="", description="A question to end the reply with once applied (an optional detail)."
     )
+    answered: str = Field(
+        default="",
+        description="The answer to a question the same message asked besides the change (a look-up's "
+        "reply text), said first: above the preview, or above whatever this step replies instead.",
+    )
     notify: bool = Field(
         default=False,
         description="The user asked to tell the other attendees (a notify_attendees step follows): "
@@ -1092,7 +1097,18 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
     """Apply a change set as one unit, after asking where the policy says so (deletions, several
     events, other attendees, broken preferences).  Targets changed or deleted since they were read are
     left out and the user sees a fresh preview first.
+
+    A question the message asked besides (``answered``) is answered first, once: above the preview, or
+    above the reply when there is none; the reply to the user's approval does not repeat it.
     """
+    answered = params.answered if ctx.answer is NO_ANSWER else ""
+    reply = _apply(ctx, params, answered)
+    if answered:
+        return reply.model_copy(update={"text": f"{answered}\n\n{reply.text}"})
+    return reply
+
+
+def _apply(ctx: SkillContext, params: ApplyInput, answered: str) -> Reply:
     planned = params.changes.changes
     note = params.changes.note  # what the set amounts to ("3 events to copy: ..."), said first
     if not planned and note:
@@ -1134,6 +1150,7 @@ def apply_changes(ctx: SkillContext, params: ApplyInput) -> Reply:
     if verdict is False:
         return Reply(kind="answer", text="OK, I left your calendar as it was.", data={"declined": True})
     said_first = "\n".join(x for x in (note, params.unsure) if x)
+    said_first = "\n\n".join(x for x in (answered, said_first) if x)  # the question's answer above all
     if must_ask and verdict is not True:
         _ask_first(ctx, changes, skipped, said_first, changed=bool(dropped) or answer is not NO_ANSWER)
     if verdict is True:

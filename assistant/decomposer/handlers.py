@@ -134,8 +134,9 @@ def _several(r: Reading) -> Decision | None:
     if not r.whole or r.state.draft is not None:
         return None
 
-    def part(said: str) -> Decision:
-        return decide(read(said, user=r.user, timezone_name=r.timezone_name, context=r.context, whole=False))
+    def part(said: str, update: dict[str, Any]) -> Decision:
+        context = {**r.context, **update}
+        return decide(read(said, user=r.user, timezone_name=r.timezone_name, context=context, whole=False))
 
     joined = several_requests(r.text, decide=part)
     if joined is None:

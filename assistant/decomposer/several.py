@@ -19,24 +19,34 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from typing import Any, TypeAlias
 
+from assistant.decomposer.dialogue import READS
 from assistant.decomposer.intent import normalise
 from assistant.lexicon import CREATE_VERBS, DELETE_VERBS, MOVE_VERBS, POLITE_PREFIX
+from skills.registry import REGISTRY
 from workflows.builder import Handle, Plan, Ref
 from workflows.definition import Decision
 
 __all__ = ["MAX_PARTS", "several_requests"]
 
 MAX_PARTS = 4
+# Reads one part as a turn of its own, in the conversation as it would be after the update given (a
+# change after a question in the same turn follows that question).
+Decide: TypeAlias = Callable[[str, dict[str, Any]], Decision]
 
-# Where a clause may end and the next begin: ". ", "; ", ", then ", " and then ", " and also ", " and ",
-# ", " (not the dots of "a.m." or "Dr.").
+# Where a clause may end and the next begin: ". ", "? ", "! ", "; ", ", then ", " and then ", " and also ",
+# " and ", ", " (not the dots of "a.m." or "Dr.").
 _BREAK = re.compile(
-    r"(?<![ap]\.m)(?<!\bdr)(?<!\bst)\.\s+|\s*;\s*|,?\s+and\s+(?:then\s+|also\s+)?|,\s*then\s+|,\s+"
+    r"(?<![ap]\.m)(?<!\bdr)(?<!\bst)\.\s+|[?!]\s+|\s*;\s*|,?\s+and\s+(?:then\s+|also\s+)?|,\s*then\s+|,\s+"
 )
 _LEAD = re.compile(r"^(?:(?:please|also|then|and|now)\s+)*")
 # "the review to Monday", "my 3pm call to Thursday at 10": another event and where it goes.
 _ANOTHER_MOVE = re.compile(r"^(?:the|my)\s+[\w'’ :.-]+?\s+(?:to|until|till)\s+\w")
+# How sure the rules are that a clause asks about the calendar, at least, for it to be a question: a
+# question word or verb of its own gives 0.85; a day alone, or a "no" with a time, read as a look-up
+# only because nothing else fits, gives 0.75 or less.
+_ASKED = 0.8
 # A clause that points back at another: it is that one's second half, not a request of its own.
 _POINTS_BACK = re.compile(r"\b(?:it|them|instead|a new one|another one|a replacement)\b")
 # What a part's plan must end in to be joined: a preview of changes.
@@ -44,11 +54,15 @@ _APPLY = "apply_changes"
 _LEFT_OUT = frozenset({"apply", "notify"})
 
 
-def several_requests(text: str, *, decide: Callable[[str], Decision]) -> Decision | None:
+def several_requests(text: str, *, decide: Decide) -> Decision | None:
     """The turn as one plan of its requests, a question when it holds too many, or None when it is one
     request (or one the rules cannot cut into requests they each plan). ``decide`` reads one part as a
     turn of its own."""
-    parts = _parts(normalise(text))
+    norm = normalise(text)
+    asked = _question_first(norm)
+    if asked is not None:
+        return _answered_and_changed(*asked, decide=decide)
+    parts = _parts(norm)
     if len(parts) < 2:
         return None
     if len(parts) > MAX_PARTS:
@@ -59,10 +73,20 @@ def several_requests(text: str, *, decide: Callable[[str], Decision]) -> Decisio
             "has changed yet. Send them in two messages, e.g. the first "
             f"{MAX_PARTS} now and the rest after.",
         )
-    decisions = [decide(part) for part in parts]
+    decisions = [decide(part, {}) for part in parts]
     if not all(_plans_a_change(d) for d in decisions):
         return None
+    return _joined(parts, decisions)
+
+
+def _joined(parts: list[str], decisions: list[Decision], *, answered: Decision | None = None) -> Decision:
+    """One plan of the parts' changes, previewed together, with the answer to a question the turn
+    asked besides (``answered``: the look-up's plan, whose reply is said above them)."""
     plan = Plan()
+    answer: Ref | None = None
+    if answered is not None and answered.workflow is not None:  # the question's plan goes first
+        handles = plan.include(answered.workflow)
+        answer = handles[str(answered.workflow.output)]["text"]
     sets: list[Handle] = []
     for decision in decisions:
         changes = _changes_of(decision)
@@ -78,7 +102,7 @@ def several_requests(text: str, *, decide: Callable[[str], Decision]) -> Decisio
     )
     apply = plan.add(
         _APPLY,
-        {"changes": combined.output, "always_ask": True},
+        {"changes": combined.output, "always_ask": True, **({"answered": answer} if answer else {})},
         id="apply",
         summary="Preview them together, apply after approval",
     )
@@ -90,6 +114,65 @@ def several_requests(text: str, *, decide: Callable[[str], Decision]) -> Decisio
         notes=tuple(f"part {i + 1}: {part}" for i, part in enumerate(parts)),
         # a part that names no day ("... and delete lunch with Omar") is held to none another names
         frame={"parts": [_operation(d) for d in decisions], "undated": not all(_dated(d) for d in decisions)},
+    )
+
+
+def _question_first(norm: str) -> tuple[str, list[str]] | None:
+    """A question and then requests of change ("what's on friday and can you add a haircut at 4"):
+    the question and the change parts, or None when the turn does not open with something else than
+    a change and go on with one."""
+    head = POLITE_PREFIX.sub("", norm).strip()
+    if _verb(head) is not None:
+        return None
+    for cut in _BREAK.finditer(head):
+        rest = _opening(head[cut.end() :])
+        if _verb(rest) is not None:
+            question = head[: cut.start()].strip(" ,.;!")
+            changes = _parts(rest) or [rest.strip(" ,.;!")]
+            if not question or any(len(c.split()) < 2 or _POINTS_BACK.search(c) for c in changes):
+                return None  # "find dinner with mom and delete it": one request, read whole
+            return question, changes
+    return None
+
+
+def _answered_and_changed(question: str, parts: list[str], *, decide: Decide) -> Decision | None:
+    """The question answered above the preview of the changes, in one plan; None unless the rules
+    read the question as a look-up of the calendar and every other part as a change. The changes are
+    read as following the question: "add a haircut at 4" after "what's on friday" is on Friday."""
+    if len(parts) > MAX_PARTS - 1:
+        return None
+    asked = decide(question, {})
+    if not _looks_up(asked):
+        return None
+    decisions = [_after(part, asked.context_update, decide) for part in parts]
+    if not all(_plans_a_change(d) for d in decisions):
+        return None
+    joined = _joined(parts, decisions, answered=asked)
+    # the turn's operation is its change's: the whole turn reads as a question, which the gate refuses
+    # to write on
+    frame = {**joined.frame, "operation": joined.frame["parts"][0]}
+    return joined.model_copy(update={"notes": (f"question: {question}", *joined.notes), "frame": frame})
+
+
+def _after(part: str, update: dict[str, Any], decide: Decide) -> Decision:
+    """A change part read as following the question, or as a turn of its own where that finds nothing
+    to change ("what do I have tomorrow? also delete the dentist": the dentist is on Friday)."""
+    decision = decide(part, update)
+    return decision if _plans_a_change(decision) else decide(part, {})
+
+
+def _looks_up(decision: Decision) -> bool:
+    """A question about the calendar in its own words ("what's on friday", not "thursday of next
+    week" nor "thanks"): a plan that only reads the calendar and ends in a reply."""
+    workflow = decision.workflow
+    asks = decision.frame.get("operation") in READS and decision.frame.get("confidence", 0.0) >= _ASKED
+    if not asks or workflow is None or workflow.output is None:
+        return False
+    output = next((t for t in workflow.tasks if t.id == workflow.output), None)
+    return (
+        output is not None
+        and output.skill == "compose_reply"
+        and all(t.skill in REGISTRY and REGISTRY.get(t.skill).kind == "read" for t in workflow.tasks)
     )
 
 
@@ -121,7 +204,7 @@ def _parts(norm: str) -> list[str]:
     start = 0
     for cut in _BREAK.finditer(head):
         clause = _opening(head[cut.end() :])
-        listed = not any(mark in cut.group(0) for mark in ".;")  # "the other guy never replied." is no item
+        listed = not any(mark in cut.group(0) for mark in ".;?!")  # "the other guy never replied." is no item
         if _verb(clause) is not None or (listed and _another_event(clause, first_verb)):
             parts.append(head[start : cut.start()])
             start = cut.end()

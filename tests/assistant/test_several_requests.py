@@ -133,3 +133,65 @@ def test_a_cancel_and_an_unrelated_new_event_are_two_requests(me: Any) -> None:
     after = _starts(me)
     assert after.get("Gym") is None
     assert after["Yoga"] == datetime(2026, 3, 8, 9, 0, tzinfo=TORONTO)
+
+
+@pytest.mark.parametrize(
+    ("text", "listed", "changed", "new_start"),
+    [
+        # the change names no day: it is on the day the question asked about
+        (
+            "what's on friday and can you add a haircut at 4",
+            "Design review",
+            "Haircut",
+            datetime(2026, 3, 6, 16, 0),
+        ),
+        # the event named is found where it is, not on the day asked about
+        (
+            "what do I have tomorrow? also move the team sync to 3pm",
+            "Dentist",
+            "Team sync",
+            datetime(2026, 3, 10, 15, 0),
+        ),
+        (
+            "am I free on monday? then book a call with Ann at 3 on Monday",
+            "Gym",
+            "Call with Ann",
+            datetime(2026, 3, 9, 15, 0),
+        ),
+    ],
+)
+def test_a_question_and_a_change_in_one_turn_are_answered_and_previewed_together(
+    me: Any, text: str, listed: str, changed: str, new_start: datetime
+) -> None:
+    """Neither is dropped: the answer is said above the preview, nothing is written before the yes,
+    and the answer is not said again once the change is made."""
+    before = _starts(me)
+    conversation = conversation_create(user=me)
+    with time_machine.travel(NOW, tick=False):
+        preview = chat_turn(user=me, conversation=conversation, text=text)
+        assert preview is not None
+        assert preview.kind == "confirm", preview.text
+        answer, _, asked = preview.text.partition("Here is what I would do:")
+        assert listed in answer, preview.text
+        assert changed in asked, preview.text
+        assert _starts(me) == before
+        done = chat_turn(user=me, conversation=conversation, text="yes")
+        assert done is not None
+        assert done.kind == "done", done.text
+        assert listed not in done.text
+        assert _starts(me)[changed] == new_start.replace(tzinfo=TORONTO)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "find the team sync and delete it",  # one request: "it" is the event found
+        "thursday of next week, I want to book a haircut at 3pm",  # a day, not a question
+    ],
+)
+def test_a_request_that_only_opens_like_a_question_is_not_answered_first(me: Any, text: str) -> None:
+    conversation = conversation_create(user=me)
+    with time_machine.travel(NOW, tick=False):
+        reply = chat_turn(user=me, conversation=conversation, text=text)
+    assert reply is not None
+    assert "Here is your schedule" not in reply.text, reply.text
