@@ -604,6 +604,7 @@ def compile_change(r: Reading) -> Decision | None:
 
     shown = context.get("last_events") or []
     offered = False  # no event named or shown: the coming ones offered to pick from
+    day_talked_about = False  # no day said: the one the conversation is on, shown first
     picked = _picked(norm, shown)
     among: tuple[datetime, datetime] | None = None  # "delete that" after a list: the span it showed
     every_shown = False  # "delete them" after a list: each event it showed, and no other
@@ -635,6 +636,13 @@ def compile_change(r: Reading) -> Decision | None:
         target = _target_frame(norm, now, world)
         if why:
             target.category, target.title_words = None, []
+        focus = r.state.focus()
+        if focus is not None and not (target.range_explicit or target.title_words or target.category):
+            # "show me Thursday", then "cancel everything that day" or "move all my meetings to
+            # Friday": the day the conversation is on (an event named is found where it is), which
+            # this turn did not say, so the change is shown first
+            target.start, target.end, target.range_explicit = *focus, True
+            day_talked_about = True
         start, end = _range_of(target, now)
         if not target.range_explicit and not target.title_words and not target.category and not everything:
             by_words = _said_target(target, norm, now) if operation == "delete" else None
@@ -775,8 +783,8 @@ def compile_change(r: Reading) -> Decision | None:
             "changes": changes.output,
             "approved": chose["chosen"],
             **({"notify": True} if notify else {}),  # servers that can (Google) tell them too
-            # one event, never named, or what a bulk change's exception left: still asked
-            **({"always_ask": True} if offered or leave_out else {}),
+            # one event, never named, what a bulk change's exception left, or on a day not said: asked
+            **({"always_ask": True} if offered or leave_out or day_talked_about else {}),
         },
         id="apply",
         summary="Apply after approval",

@@ -209,6 +209,26 @@ def test_a_question_without_a_day_is_about_the_day_just_discussed(question: str)
     assert rows(user) == before
 
 
+@pytest.mark.parametrize(
+    ("change", "verb"),
+    [("cancel everything that day", "Delete"), ("move all my events to Friday", "Move")],
+)
+def test_a_change_that_names_no_day_or_event_is_of_the_day_just_discussed_and_shown_first(
+    change: str, verb: str
+) -> None:
+    """Not every event of the coming months: the day talked about, which the turn did not say, so the
+    change waits for a yes."""
+    with time_machine.travel(monday_9am(TOKYO), tick=False):
+        user, conversation = a_user(TOKYO)
+        say(user, conversation, "what's on the 4th?")
+        before = rows(user)
+        reply = say(user, conversation, change)
+    assert reply.kind == "confirm", reply.text
+    assert f"{verb} 'Standup'" in reply.text
+    assert "Piano lesson" not in reply.text
+    assert rows(user) == before
+
+
 def test_a_leading_acknowledgement_does_not_agree_to_anything() -> None:
     with time_machine.travel(monday_9am(TOKYO), tick=False):
         user, conversation = a_user(TOKYO)
