@@ -66,6 +66,7 @@ __all__ = [
 _SHORTHAND = {
     "w/o": "without",
     "w/": "with",
+    "w": "with",  # "lunch w priya": a lower-case w alone between words (never the W of "1234 W 7th St")
     "whens": "when's",
     "whos": "who's",
     "wheres": "where's",
@@ -73,14 +74,19 @@ _SHORTHAND = {
     "→": "to",
     "=>": "to",
 }
-_SHORTHAND_RE = re.compile(r"\b(?:w/o?|whens|whos|wheres)(?=\s|$)|(?<!\S)(?:->|→|=>)(?=\s)", re.IGNORECASE)
+_SHORTHAND_RE = re.compile(
+    r"\b(?:w/o?|whens|whos|wheres)(?=\s|$)|(?<!\S)(?:->|→|=>)(?=\s)|(?-i:(?<=[a-z] )w(?= [a-z]))",
+    re.IGNORECASE,
+)
+# What any shorthand holds, looked for before the pattern (which tries every position of a text).
+_SHORTHAND_MARKS = ("w/", "wh", ">", "→", " w ")
 
 
 def spelled_out(text: str) -> str:
     """``text`` with its shorthand written out ("tea w/ sam fri 4pm" -> "tea with sam fri 4pm")."""
     folded = text.lower()
-    if "w/" not in folded and "wh" not in folded and ">" not in folded and "→" not in folded:
-        return text  # none to write out, and a sub still tries every position
+    if not any(mark in folded for mark in _SHORTHAND_MARKS):
+        return text  # none to write out
     return _SHORTHAND_RE.sub(lambda m: _SHORTHAND[m.group(0).lower()], text)
 
 

@@ -13,6 +13,7 @@ import pytest
 import time_machine
 
 from assistant.decomposer.handlers import read
+from assistant.lexicon import spelled_out
 from assistant.models import Conversation
 from assistant.services import chat_turn, conversation_create
 from skills.models import Event
@@ -115,11 +116,24 @@ def test_put_it_under_a_name_names_the_event_being_made(week: Any) -> None:
     assert "Create 'Budget sync': Thursday, March 5 3:00 PM" in reply.text, reply.text
 
 
-def test_shorthand_with_is_read_as_with(week: Any) -> None:
+@pytest.mark.parametrize("said", ["tea w/ sam fri 4pm", "tea w sam fri 4pm"])
+def test_shorthand_with_is_read_as_with(week: Any, said: str) -> None:
     user, conversation = week
-    reply = say(user, conversation, "tea w/ sam fri 4pm")
+    reply = say(user, conversation, said)
     assert reply.kind == "confirm", reply.text  # begun on the model's reading: previewed
     assert "Create 'Tea with Sam': Friday, March 6 4:00 PM" in reply.text
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("coffee w ann fri", "coffee with ann fri"),
+        ("meeting at 1234 W 7th street", "meeting at 1234 W 7th street"),  # a street's W stays
+        ("gym w/o the kids", "gym without the kids"),
+    ],
+)
+def test_a_lone_lower_case_w_between_words_is_with(typed: str, read: str) -> None:
+    assert spelled_out(typed) == read
 
 
 def test_a_habit_said_as_a_fact_in_passing_is_a_preference(week: Any) -> None:
