@@ -637,10 +637,11 @@ def compile_change(r: Reading) -> Decision | None:
         if why:
             target.category, target.title_words = None, []
         focus = r.state.focus()
-        if focus is not None and not (target.range_explicit or target.title_words or target.category):
+        named = target.range_explicit or bool(target.title_words or target.category)
+        if focus is not None and among is None and not named:
             # "show me Thursday", then "cancel everything that day" or "move all my meetings to
-            # Friday": the day the conversation is on (an event named is found where it is), which
-            # this turn did not say, so the change is shown first
+            # Friday": the day the conversation is on, which this turn did not say, so shown first
+            # (a day or an event said is found where it is; "cancel it" picks among the events shown)
             target.start, target.end, target.range_explicit = *focus, True
             day_talked_about = True
         start, end = _range_of(target, now)
