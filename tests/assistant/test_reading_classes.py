@@ -411,11 +411,17 @@ def test_a_plural_weekday_carries_the_days_listed_after_it(week: Any) -> None:
     assert "BYDAY=MO,WE" in Event.objects.get(summary="Swim").rrule
 
 
-def test_a_yes_that_adds_to_what_the_preview_shows_approves_nothing(week: Any) -> None:
-    # "yes and also the standup" deleted the dentist alone and said nothing of the standup
+@pytest.mark.parametrize(
+    "yes",
+    [
+        "yes and also the standup",  # deleted the design review alone and said nothing of the standup
+        "sure, and add Ann",  # a person added to what it approves
+    ],
+)
+def test_a_yes_that_adds_to_what_the_preview_shows_approves_nothing(week: Any, yes: str) -> None:
     user, conversation = week
     say(user, conversation, "delete the design review")
-    reply = say(user, conversation, "yes and also the standup")
+    reply = say(user, conversation, yes)
     assert reply.kind == "clarify", reply.text
     assert Event.objects.count() == 3
 
@@ -585,14 +591,6 @@ def test_the_end_of_the_day_is_asked_not_midnight(week: Any) -> None:
     # "add call with ann at eod" made the call at 12:00 AM
     user, conversation = week
     reply = say(user, conversation, "add call with ann at eod")
-    assert reply.kind == "clarify", reply.text
-    assert Event.objects.count() == 3
-
-
-def test_a_yes_that_adds_a_person_approves_nothing(week: Any) -> None:
-    user, conversation = week
-    say(user, conversation, "delete the design review")
-    reply = say(user, conversation, "sure, and add Ann")
     assert reply.kind == "clarify", reply.text
     assert Event.objects.count() == 3
 
