@@ -21,8 +21,10 @@ pytestmark = [pytest.mark.integration, pytest.mark.reliability, pytest.mark.djan
 
 USERS = int(os.environ.get("LOAD_USERS", "50"))
 SECONDS = float(os.environ.get("LOAD_SECONDS", "60"))
-# On past the minute, if need be, until daphne's memory is read after 1,000 turns.
-MAX_SECONDS = float(os.environ.get("LOAD_MAX_SECONDS", "150"))
+# On past the minute, if need be, until daphne's memory is read after 1,000 turns. Alone on two cores
+# the stack serves about 20 turns a second (1,000 turns in under a minute); in CI it shares them with
+# both unit passes and served 7 a second (898 turns at 150 s), so the cap leaves room for that.
+MAX_SECONDS = float(os.environ.get("LOAD_MAX_SECONDS", "300"))
 MEMORY_MB = 20
 
 
