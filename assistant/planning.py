@@ -13,7 +13,7 @@ from django.conf import settings
 
 from assistant.decomposer.entry import EMPTY, DecomposeRequest, gated, read_by_rules
 from assistant.decomposer.gate import ACT
-from assistant.timeexpr import one_reading
+from assistant.turnmemo import one_turn
 from workflows.definition import Decision
 
 __all__ = ["DecomposeRequest", "Route", "decompose"]
@@ -27,7 +27,7 @@ Route = Literal["rules", "routed", "llm", "llm-single"]
 def decompose(request: DecomposeRequest, *, route: Route | None = None) -> Decision:
     if not request.text.strip():
         return Decision(kind="clarify", reply_kind="clarify", text=EMPTY)
-    with one_reading():  # the turn's texts are read by several parts of the rules: lexed and parsed once
+    with one_turn():  # the turn's texts are read by several parts of the rules: each read once
         rules = read_by_rules(request)
         route = (
             route or settings.ASSISTANT_DECOMPOSER or ("routed" if settings.LLM_MODEL.strip() else "rules")

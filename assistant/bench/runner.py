@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 
 from assistant.bench import (
@@ -204,11 +205,16 @@ def _load() -> float | None:
 
 
 def _machine(before: float | None, after: float | None) -> str:
-    """Wall-clock timings stretch when other processes want the CPUs; this line says whether they did."""
+    """Wall-clock timings stretch when other processes want the CPUs; this line says whether they did,
+    and whether DEBUG was on (Django then keeps every SQL query it runs: a few per cent of a turn)."""
     cpus = os.cpu_count() or 1
+    debug = f"DEBUG {'on' if settings.DEBUG else 'off'}"
     if before is None or after is None:
-        return f"Machine: {cpus} CPUs."
-    return f"Machine: {cpus} CPUs, 1-minute load average {before:.2f} before the run and {after:.2f} after."
+        return f"Machine: {cpus} CPUs, {debug}."
+    return (
+        f"Machine: {cpus} CPUs, 1-minute load average {before:.2f} before the run and {after:.2f} after, "
+        f"{debug}."
+    )
 
 
 def _measure(repeats: Repeats, committed: Timing) -> list[Row]:

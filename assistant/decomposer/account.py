@@ -376,7 +376,8 @@ def _title_doubts(
     generic = [w for w in words if w in GENERIC_EVENT_WORDS]
     words = [w for w in words if w not in GENERIC_EVENT_WORDS]
     pairs, missing = _align(tokens, words, "title")
-    said_before = {stem(w) for turn in earlier for w in _words(turn)}
+    # the earlier turns are read only for words this turn does not say (most titles have none)
+    said_before = {stem(w) for turn in earlier for w in _words(turn)} if missing else set()
     if not pairs and missing and all(stem(w) in said_before for w in missing):
         return []  # a title said in an earlier turn ("No, find another time that day"), checked then
     doubts: list[str] = []

@@ -12,7 +12,7 @@ from typing import Any
 
 from assistant.decomposer.gate import gate
 from assistant.decomposer.handlers import decide, read
-from assistant.timeexpr import one_reading
+from assistant.turnmemo import one_turn
 from workflows.definition import Decision
 
 __all__ = ["EMPTY", "DecomposeRequest", "gated", "read_by_rules", "rules_decision"]
@@ -55,6 +55,6 @@ def rules_decision(request: DecomposeRequest) -> Decision:
     """The turn as the rules alone plan it, gated: the offline reading."""
     if not request.text.strip():
         return Decision(kind="clarify", reply_kind="clarify", text=EMPTY)
-    with one_reading():  # the turn's texts are read by several parts of the rules: lexed and parsed once
+    with one_turn():  # the turn's texts are read by several parts of the rules: each read once
         rules = read_by_rules(request)
         return gated(rules, request, rules.frame)

@@ -30,6 +30,7 @@ from assistant.lexicon import (
     YES_WORDS,
     spelled_out,
 )
+from assistant.turnmemo import per_turn
 
 __all__ = ["classify", "normalise"]
 
@@ -85,6 +86,7 @@ _CAN_ALL_MEET = re.compile(
 )
 
 
+@per_turn
 def normalise(text: str) -> str:
     text = text.casefold().replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
     return " ".join(spelled_out(text).split()).strip(" .!?")

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta, tzinfo
 
 from assistant.timeexpr.grammar import Grammar
@@ -37,12 +38,14 @@ class _Reading:
     ("It's at 5." and "it's at 5"): each text is cut into tokens once, and parsed once at each time.
     """
 
-    __slots__ = ("durations", "grammars", "tokens")
+    __slots__ = ("durations", "grammars", "matches", "tokens")
 
     def __init__(self) -> None:
         self.tokens: dict[str, list[Token]] = {}
-        self.grammars: dict[tuple[str, datetime, int, tzinfo | None], Grammar] = {}
+        self.grammars: dict[_At, Grammar] = {}
         self.durations: dict[str, list[tuple[tuple[int, int], int]]] = {}
+        # What find_times made of a text at a time: the same text is asked about by several readers
+        self.matches: dict[tuple[_At, bool], list[TimeMatch]] = {}
 
     def tokens_of(self, norm: str) -> list[Token]:
         tokens = self.tokens.get(norm)
@@ -51,13 +54,20 @@ class _Reading:
         return tokens
 
     def grammar(self, norm: str, now: datetime) -> Grammar:
-        # The wall time, its fold and its zone: two aware times in one zone compare equal by wall time
-        # alone, whatever their fold.
-        key = (norm, now.replace(tzinfo=None), now.fold, now.tzinfo)
+        key = _at(norm, now)
         grammar = self.grammars.get(key)
         if grammar is None:
             grammar = self.grammars[key] = Grammar(self.tokens_of(norm), now)
         return grammar
+
+
+# A normalized text at a reference time: the text, the wall time, its fold and its zone (two aware
+# times in one zone compare equal by wall time alone, whatever their fold).
+_At = tuple[str, datetime, int, tzinfo | None]
+
+
+def _at(norm: str, now: datetime) -> _At:
+    return norm, now.replace(tzinfo=None), now.fold, now.tzinfo
 
 
 _READING: ContextVar[_Reading | None] = ContextVar("assistant.timeexpr.reading", default=None)
@@ -92,7 +102,21 @@ def find_times(text: str, *, now: datetime, daytime: bool = False) -> list[TimeM
         raise ValueError("find_times needs an aware reference time")
     norm = _sentence(normalize(text))
     reading = _READING.get()
-    grammar = Grammar(tokenize(norm), now) if reading is None else reading.grammar(norm, now)
+    if reading is None:
+        return _find_times(Grammar(tokenize(norm), now), text, now, daytime=daytime)
+    key = _at(norm, now), daytime
+    found = reading.matches.get(key)
+    if found is None:
+        found = reading.matches[key] = _find_times(reading.grammar(norm, now), text, now, daytime=daytime)
+    # the same words, perhaps cased or ended differently: each match quotes this text
+    return [_quoting(m, text[m.span[0] : m.span[1]]) for m in found]
+
+
+def _quoting(match: TimeMatch, said: str) -> TimeMatch:
+    return match if match.text == said else replace(match, text=said)
+
+
+def _find_times(grammar: Grammar, text: str, now: datetime, *, daytime: bool) -> list[TimeMatch]:
     tokens = grammar.toks
     matches = []
     i = 0

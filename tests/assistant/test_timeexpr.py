@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from assistant.timeexpr import DAY_PARTS, TimeMatch, find_durations, find_times
+from assistant.timeexpr import DAY_PARTS, TimeMatch, find_durations, find_times, one_reading
 
 NEW_YORK = ZoneInfo("America/New_York")
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=NEW_YORK)
@@ -373,3 +373,17 @@ def test_the_dot_of_pm_at_the_end_stays() -> None:
     [match] = find_times("lunch at 5 p.m.", now=fixed)
     assert match.text == "at 5 p.m."
     assert match.start == datetime(2026, 3, 4, 17, tzinfo=ZoneInfo("UTC"))
+
+
+def test_a_text_read_twice_in_one_reading_quotes_each_spelling_and_is_read_alike() -> None:
+    with one_reading():
+        first = find_times("Call FRIDAY at 1pm.", now=NOW)
+        again = find_times("call friday at 1pm", now=NOW)
+        daytime = find_times("call friday at 1", now=NOW, daytime=True)
+        night = find_times("call friday at 1", now=NOW)
+    assert [m.text for m in first] == ["FRIDAY at 1pm"]
+    assert [m.text for m in again] == ["friday at 1pm"]
+    assert first[0].start == again[0].start == at(2026, 3, 6, 13)
+    assert daytime[0].start == at(2026, 3, 6, 13)  # "at 1" as the calendar reads it
+    assert night[0].start == at(2026, 3, 6, 1)  # and as the evaluation does: not the same reading
+    assert find_times("Call FRIDAY at 1pm.", now=NOW) == first  # the same outside a reading

@@ -1,0 +1,56 @@
+"""Work done once per chat turn: a turn's text is read by many rules, and several of them normalise or
+classify the same words.
+
+Within :func:`one_turn` a function marked :func:`per_turn` is computed once per argument, and the time
+resolver lexes and parses each text once per reference time (:func:`assistant.timeexpr.one_reading`).
+Nothing is kept after the turn: the next one, at another clock and with another calendar, starts
+afresh. Only pure functions of their argument with immutable results may be marked.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from functools import wraps
+from typing import Any, TypeVar
+
+from assistant.timeexpr import one_reading
+
+__all__ = ["one_turn", "per_turn"]
+
+T = TypeVar("T")
+
+_MEMO: ContextVar[dict[tuple[Any, str], Any] | None] = ContextVar("assistant.turnmemo", default=None)
+
+
+@contextmanager
+def one_turn() -> Iterator[None]:
+    """The block reads one turn (inside another, it is that one's)."""
+    with one_reading():
+        if _MEMO.get() is not None:
+            yield
+            return
+        token = _MEMO.set({})
+        try:
+            yield
+        finally:
+            _MEMO.reset(token)
+
+
+def per_turn(fn: Callable[[str], T]) -> Callable[[str], T]:
+    """``fn`` computed once per text within a turn, and as it is outside one."""
+
+    @wraps(fn)
+    def wrapper(text: str) -> T:
+        memo = _MEMO.get()
+        if memo is None:
+            return fn(text)
+        key = (fn, text)
+        if key in memo:
+            result: T = memo[key]
+            return result
+        result = memo[key] = fn(text)
+        return result
+
+    return wrapper
