@@ -822,6 +822,10 @@ STOPWORDS = frozenset(
         "how",
         "there",
         "here",
+        # the same words run together with "is": "there's a webinar on Thursday" is a webinar
+        "there's",
+        "theres",
+        "here's",
         "up",
         "out",
         "off",

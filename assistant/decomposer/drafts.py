@@ -151,9 +151,20 @@ _FIELD = re.compile(r"(?:location|place|address|venue|title|name|time|date|day)\
 
 def _some_day_of(match: TimeMatch, absence: bool) -> bool:
     """Whether a week, month or year said alone as when a new event is ("a party next week", "lunch
-    with Bo next month") is a time to find in it rather than the event's own days, which it is for an
-    ``absence`` ("my vacation next week", "out of office next week")."""
-    return not absence and match.has_date and not match.has_time and match.grain in ("week", "month", "year")
+    with Bo next month"), or a stretch of days that does not run from midnight to midnight ("call Dad
+    this weekend": Friday evening to Monday), is a time to find in it rather than the event's own days,
+    which it is for an ``absence`` ("my vacation next week", "out of office next week")."""
+    if absence or not match.has_date or match.has_time:
+        return False
+    if match.grain in ("week", "month", "year"):
+        return True
+    return (
+        match.is_interval
+        and match.start is not None
+        and match.end is not None
+        and match.end - match.start > timedelta(days=1)
+        and match.start.time() != time(0)
+    )
 
 
 # The words that lead to a place: "at", "in", "to the".

@@ -1,7 +1,8 @@
 """Classes of reading the rules get right, each said in words written for this test: a repetition
 said with its hours and its month, a past question with a day of the month, "cancel it" or "the first
-one" after a list was shown, a move said with the words of a new event, shorthand, a habit said as a
-fact (and one lunch that is no habit), and words that hold a preview back."""
+one" after a list was shown, a move said with the words of a new event, shorthand, an event said to be
+there, a new event some time this weekend, a habit said as a fact (and one lunch that is no habit), and
+words that hold a preview back."""
 
 from __future__ import annotations
 
@@ -114,6 +115,23 @@ def test_put_it_under_a_name_names_the_event_being_made(week: Any) -> None:
     assert say(user, conversation, "Schedule something tomorrow at 3").kind == "clarify"  # what is it?
     reply = say(user, conversation, "put it under Budget sync")
     assert "Create 'Budget sync': Thursday, March 5 3:00 PM" in reply.text, reply.text
+
+
+@pytest.mark.parametrize("said", ["there's a webinar thursday 1-2pm", "there is a webinar thursday 1-2pm"])
+def test_an_event_said_to_be_there_is_named_without_the_there_is(week: Any, said: str) -> None:
+    user, conversation = week
+    reply = say(user, conversation, said)
+    assert "Create 'Webinar': Thursday, March 5 1:00 PM – 2:00 PM" in reply.text, reply.text
+
+
+def test_a_new_event_this_weekend_asks_which_day_not_a_time_on_friday(week: Any) -> None:
+    user, conversation = week
+    reply = say(user, conversation, "add call with dad this weekend")
+    assert reply.kind == "clarify"
+    assert "Friday" not in reply.text, reply.text
+    assert "Give me a day and a time" in reply.text, reply.text
+    reply = say(user, conversation, "saturday at 10")
+    assert "Create 'Call with Dad': Saturday, March 7 10:00 AM – 11:00 AM" in reply.text, reply.text
 
 
 @pytest.mark.parametrize("said", ["tea w/ sam fri 4pm", "tea w sam fri 4pm"])
