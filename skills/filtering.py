@@ -20,6 +20,15 @@ def in_day_part(moment: time, part: str, parts: Mapping[str, tuple[time, time]] 
     return moment >= lo or moment < hi  # night wraps past midnight
 
 
+def _with(item: EventItem, attendee: str) -> bool:
+    """Whether the event is with ``attendee`` (case-folded): an address or a name in one of its
+    attendees, or a name in its title ("my meeting with Corporate" is 'Meeting with Corporate', whoever
+    was invited)."""
+    if any(attendee in a.casefold() for a in item.attendees):
+        return True
+    return "@" not in attendee and all(word in item.summary.casefold().split() for word in attendee.split())
+
+
 def filter_items(
     items: Iterable[EventItem],
     criteria: EventCriteria,
@@ -57,7 +66,7 @@ def filter_items(
             continue
         if criteria.category == "timed" and item.all_day:
             continue
-        if attendee and not any(attendee in a.casefold() for a in item.attendees):
+        if attendee and not _with(item, attendee):
             continue
         if criteria.day_part and (item.all_day or not in_day_part(local.time(), criteria.day_part, parts)):
             continue

@@ -114,7 +114,9 @@ class EventCriteria(SkillInput):
     category: Literal["class", "meeting", "all_day", "timed"] | None = Field(
         default=None, description="class: lectures, seminars, labs...; meeting: has other attendees."
     )
-    attendee: str | None = Field(default=None, description="An attendee's email or name.")
+    attendee: str | None = Field(
+        default=None, description="An attendee's email or name (a name in the title counts: 'Lunch with Bo')."
+    )
     day_part: DayPart | None = Field(
         default=None, description="Keep events starting in this part of the day."
     )

@@ -11,7 +11,7 @@ from assistant.decomposer.dialogue import NOTHING_WAITING, follow_up, last_quest
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.guards import bounded
 from assistant.decomposer.reading import Reading
-from assistant.lexicon import ABOUT_OTHERS
+from assistant.lexicon import ABOUT_OTHERS, tokens
 from skills.formatting import format_day
 from workflows.builder import Handle, Plan
 from workflows.definition import Decision
@@ -145,8 +145,9 @@ def find_params(frame: RequestFrame, start: datetime, end: datetime) -> dict[str
         params["category"] = frame.category
     if frame.calendars:
         params["calendars"] = frame.calendars
-    if frame.people and not frame.named_in_title:
-        params["attendee"] = frame.people[0]
+    attendee = _attendee(frame)
+    if attendee:
+        params["attendee"] = attendee
     if frame.day_part:
         params["day_part"] = frame.day_part
     if frame.weekdays:
@@ -154,6 +155,18 @@ def find_params(frame: RequestFrame, start: datetime, end: datetime) -> dict[str
     if frame.exclude_weekdays:
         params["exclude_weekdays"] = sorted(set(frame.exclude_weekdays))
     return params
+
+
+def _attendee(frame: RequestFrame) -> str:
+    """Who the events looked for are with: a person of the directory, or one it does not know ("my
+    meeting with Bob": a Bob attends; a name found nowhere is no licence to take another event). Not
+    someone whose name is part of the title ("dinner with Ann")."""
+    if frame.named_in_title:
+        return ""
+    if frame.people:
+        return frame.people[0]
+    titled = {w.removesuffix("'s") for title in frame.titles for w in tokens(title)}
+    return next((n for n in frame.strangers if not set(tokens(n)) & titled), "")
 
 
 def _subject(frame: RequestFrame) -> str:

@@ -679,6 +679,9 @@ def _fill_people(
             continue
         if words not in frame.person_names:
             frame.person_names.append(words)
+        with_them = span in tagged or unread[: span[0]].split()[-1:] == ["with"]
+        if with_them and name not in owners and span not in in_phrase and words not in frame.strangers:
+            frame.strangers.append(words)
         if name not in owners and span not in in_phrase:
             take(*span)  # "John's birthday" keeps its owner in its title
 

@@ -134,6 +134,24 @@ def test_a_new_event_this_weekend_asks_which_day_not_a_time_on_friday(week: Any)
     assert "Create 'Call with Dad': Saturday, March 7 10:00 AM – 11:00 AM" in reply.text, reply.text
 
 
+@pytest.mark.parametrize("said", ["delete my meeting with bob", "move my meeting with bob to friday at 3"])
+def test_a_change_to_the_event_with_someone_nobody_attends_takes_no_other_event(week: Any, said: str) -> None:
+    user, conversation = week
+    start = datetime(2026, 3, 5, 11, 0, tzinfo=NEW_YORK)
+    calendar = Event.objects.get(summary="Standup").calendar
+    event_create(
+        calendar=calendar,
+        summary="Roadmap sync",
+        start=start,
+        end=start + timedelta(hours=1),
+        attendees=["ann@example.com"],
+    )
+    reply = say(user, conversation, said)
+    assert reply.kind == "clarify", reply.text  # not a preview of the one meeting there is, with Ann
+    assert "couldn't find" in reply.text, reply.text
+    assert Event.objects.get(summary="Roadmap sync").start == start
+
+
 @pytest.mark.parametrize("said", ["tea w/ sam fri 4pm", "tea w sam fri 4pm"])
 def test_shorthand_with_is_read_as_with(week: Any, said: str) -> None:
     user, conversation = week

@@ -63,6 +63,23 @@ def test_find_events_counts_occurrences_and_classifies(ctx: SkillContext) -> Non
     assert by_summary["Coffee with Lee"]["is_meeting"] is False
 
 
+@pytest.mark.parametrize(
+    ("attendee", "found"),
+    [
+        ("ann", ["Design review"]),  # in an attendee's address
+        ("ann@example.com", ["Design review"]),
+        ("lee", ["Coffee with Lee"]),  # in the title, whoever was invited
+        ("bob", []),  # with nobody of that name: nothing, never another event
+        ("lee@example.com", []),  # an address is looked for among the attendees only
+    ],
+)
+def test_find_events_with_someone_is_an_attendee_or_a_name_in_the_title(
+    ctx: SkillContext, attendee: str, found: list[str]
+) -> None:
+    out = call(ctx, "find_events", start=at(4, 0).isoformat(), end=at(5, 0).isoformat(), attendee=attendee)
+    assert [e["summary"] for e in out["events"]] == found
+
+
 def test_find_events_filters_by_day_part_category_and_weekday(ctx: SkillContext) -> None:
     afternoon_classes = call(
         ctx,
