@@ -8,6 +8,8 @@ changing; every entry is lower-case and matched on word boundaries.
 from __future__ import annotations
 
 import re
+from difflib import get_close_matches
+from functools import lru_cache
 
 from assistant.timeexpr.lexicon import WEEKDAYS
 
@@ -53,6 +55,7 @@ __all__ = [
     "WEEKDAY_STEM",
     "WEEKDAY_WORD",
     "YES_WORDS",
+    "misspelt_verb",
     "phrase_re",
     "spelled_out",
     "tokens",
@@ -83,11 +86,62 @@ _SHORTHAND_MARKS = ("w/", "wh", ">", "→", " w ")
 
 
 def spelled_out(text: str) -> str:
-    """``text`` with its shorthand written out ("tea w/ sam fri 4pm" -> "tea with sam fri 4pm")."""
+    """``text`` with its shorthand written out ("tea w/ sam fri 4pm" -> "tea with sam fri 4pm") and a
+    misspelt verb it starts with spelt right ("schdule call w ben" -> "schedule call with ben", see
+    :func:`misspelt_verb`)."""
     folded = text.lower()
+    misspelt = misspelt_verb(text)
+    if misspelt is not None:
+        at = folded.index(misspelt[0])
+        text = text[:at] + misspelt[1] + text[at + len(misspelt[0]) :]
+        folded = text.lower()
     if not any(mark in folded for mark in _SHORTHAND_MARKS):
         return text  # none to write out
     return _SHORTHAND_RE.sub(lambda m: _SHORTHAND[m.group(0).lower()], text)
+
+
+# The request verbs long enough to be known misspelt ("schdule", "cancle", "delte", "reschdule"); a
+# short one ("add", "move", "book") is too near other words to guess at.
+_LONG_VERBS = ("schedule", "reschedule", "cancel", "delete", "remove", "create", "postpone")
+# Endings of a verb's other forms, and of nouns near them ("scheduled", "deletes", "creation"): a word
+# ending so is read as it is.
+_INFLECTED = ("ed", "es", "s", "ing", "ion")
+
+
+def misspelt_verb(text: str) -> tuple[str, str] | None:
+    """The word a request starts with (after "please", "can you"...) when it misspells one of the long
+    request verbs, with that verb: ("schdule", "schedule").  Only the first word: a request leads with
+    its verb, and elsewhere a word near a verb is more often another word."""
+    first = text.lower().lstrip()
+    lead = POLITE_PREFIX.match(first)
+    words = first[lead.end() if lead else 0 :].split(maxsplit=1)
+    if not words:
+        return None
+    word = words[0].strip(",.!?")
+    verb = _verb_misspelt(word) if word.isalpha() and 4 <= len(word) <= 12 else None
+    return (word, verb) if verb is not None else None
+
+
+@lru_cache(maxsize=4096)
+def _verb_misspelt(word: str) -> str | None:
+    """The long verb ``word`` misspells, as close as a typo makes it, or None (kept: the same first words
+    come back turn after turn)."""
+    if word in _LONG_VERBS or word.endswith(_INFLECTED):
+        return None
+    swapped = next((verb for verb in _LONG_VERBS if _one_swap(word, verb)), None)  # "cancle"
+    close = get_close_matches(word, _LONG_VERBS, n=1, cutoff=0.85)
+    return swapped or (close[0] if close else None)
+
+
+def _one_swap(word: str, verb: str) -> bool:
+    """Whether ``word`` is ``verb`` with two letters side by side typed the other way round."""
+    if len(word) != len(verb):
+        return False
+    apart = [i for i, (a, b) in enumerate(zip(word, verb, strict=True)) if a != b]
+    if len(apart) != 2 or apart[1] != apart[0] + 1:
+        return False
+    i, j = apart
+    return word[i] == verb[j] and word[j] == verb[i]
 
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")

@@ -28,7 +28,7 @@ from assistant.decomposer.intent import normalise
 from assistant.decomposer.state import Draft
 from assistant.decomposer.world import World
 from assistant.decomposer.zones import said_zone
-from assistant.lexicon import EVERYONE_CUE, HOLDING, PICK, STREET_ADDRESS, tokens
+from assistant.lexicon import EVERYONE_CUE, HOLDING, PICK, STREET_ADDRESS, misspelt_verb, tokens
 from assistant.timeexpr import find_times, misspelt_weekdays
 from skills.critic import Action, Expectation
 from skills.formatting import format_day, format_time
@@ -287,7 +287,10 @@ def gate(
             f"I'm not sure what you want me to do with {unsure}, so I haven't changed anything. "
             "Could you say it another way?",
         )
-    guessed = misspelt_weekdays(text)  # "fridy": read as Friday, which the user sees before it is written
+    # "fridy" read as Friday, "schdule" as schedule: which the user sees before anything is written
+    guessed = [(word, day.capitalize()) for word, day in misspelt_weekdays(text)]
+    verb = misspelt_verb(text)
+    guessed += [verb] if verb is not None else []
     if decision.confidence >= ACT and account.complete and not guessed:
         return decision
     return decision.model_copy(update={"workflow": _previewed(definition, account, guessed)})
@@ -444,14 +447,14 @@ def _previewed(
     definition: WorkflowDefinition, account: Account, guessed: Sequence[tuple[str, str]] = ()
 ) -> WorkflowDefinition:
     """The workflow with its writes asking first, the words left over (or read as a misspelt
-    weekday) named in the preview."""
+    weekday or verb) named in the preview."""
     unsure = ""
     if account.leftover:
         unsure = f"I did not use {_quoted(account.leftover)}: check this before I go ahead."
     elif account.doubts:
         unsure = "I'm not sure I read all of that right: check this before I go ahead."
     elif guessed:
-        read = ", ".join(f'"{word}" as {day.capitalize()}' for word, day in guessed)
+        read = ", ".join(f'"{word}" as {meant}' for word, meant in guessed)
         unsure = f"I read {read}: check this before I go ahead."
     tasks = tuple(
         task.model_copy(update={"params": {**task.params, "always_ask": True, "unsure": unsure}})

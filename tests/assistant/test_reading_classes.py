@@ -14,7 +14,7 @@ import pytest
 import time_machine
 
 from assistant.decomposer.handlers import read
-from assistant.lexicon import spelled_out
+from assistant.lexicon import misspelt_verb, spelled_out
 from assistant.models import Conversation
 from assistant.services import chat_turn, conversation_create
 from skills.models import Event
@@ -132,6 +132,42 @@ def test_a_new_event_this_weekend_asks_which_day_not_a_time_on_friday(week: Any)
     assert "Give me a day and a time" in reply.text, reply.text
     reply = say(user, conversation, "saturday at 10")
     assert "Create 'Call with Dad': Saturday, March 7 10:00 AM – 11:00 AM" in reply.text, reply.text
+
+
+@pytest.mark.parametrize(
+    ("said", "read", "preview"),
+    [
+        ("schdule call w ben fri @ 2", '"schdule" as schedule', "Create 'Call with Ben': Friday, March 6"),
+        ("cancle the standup", '"cancle" as cancel', "Delete 'Standup'"),
+        ("please delte the design review", '"delte" as delete', "Delete 'Design review'"),
+    ],
+)
+def test_a_misspelt_request_verb_is_read_as_the_verb_and_previewed(
+    week: Any, said: str, read: str, preview: str
+) -> None:
+    user, conversation = week
+    reply = say(user, conversation, said)
+    assert reply.kind == "confirm", reply.text  # never made or deleted at once on a guess
+    assert f"I read {read}" in reply.text, reply.text
+    assert preview in reply.text, reply.text
+
+
+@pytest.mark.parametrize(
+    ("typed", "read"),
+    [
+        ("schdule call w ben", ("schdule", "schedule")),
+        ("Can you cancle it", ("cancle", "cancel")),  # two letters the other way round
+        ("reschdule the dentist", ("reschdule", "reschedule")),
+        ("remote meeting tomorrow", None),  # a word of its own, not "remove"
+        ("scheduled meetings today?", None),  # another form of the verb
+        ("cancel it", None),
+        ("book club at 7, delte the other one", None),  # only the word a request starts with
+    ],
+)
+def test_a_misspelt_verb_is_the_first_word_near_a_long_request_verb(
+    typed: str, read: tuple[str, str] | None
+) -> None:
+    assert misspelt_verb(typed) == read
 
 
 @pytest.mark.parametrize("said", ["delete my meeting with bob", "move my meeting with bob to friday at 3"])
