@@ -96,6 +96,10 @@ _COLON_NAME = re.compile(r"\b(?P<a>\d{1,2}):(?P<b>\d{1,2})\b(?!\s*(?:am|pm|a\.m|
 _NO_HOUR_SAID = re.compile(r"\beod\b|\bend of (?:the )?(?:work ?|business )?day\b", re.IGNORECASE)
 _ALL_DAY = re.compile(r"\b(?:all[- ]day|all the day|the whole day|whole day|the entire day)\b", re.IGNORECASE)
 # Events that take a day, not an hour, when no time is said ("Ann's birthday on May 3").
+# The absence that takes whole days unless hours are said, and its name when the turn gives none: the
+# rules' leftover words would make 'Office' of "out of office next week" ("vacation" or "holiday" name
+# themselves, and may be a party's: "a holiday party").
+_AWAY_TITLES = {"out of office": "Out of office"}
 _DAY_LONG = re.compile(
     r"\b(?:birthday|anniversary|holiday|day off|vacation day|public holiday|bank holiday)\b", re.IGNORECASE
 )
@@ -283,7 +287,8 @@ class _Said:
         self.all_day = bool(_ALL_DAY.search(text))
         self.last_day: date | None = None
         norm = normalise(text)
-        absence = away_kind(norm) is not None or bool(_DAY_LONG.search(text))
+        away = away_kind(norm)
+        absence = away is not None or bool(_DAY_LONG.search(text))
         masked = [*(self.repeat.spans if self.repeat else ()), *(m.span() for m in _ALL_DAY.finditer(text))]
         timed = blanked(text, masked)  # "every Tuesday" is no date to start on, "all day" alone no today
         found = _times_between(timed, masked, now)
@@ -367,10 +372,11 @@ class _Said:
                 there = there.astimezone(tz)
             self.day, self.at = there.date(), f"{there:%H:%M}"
         self.problem = self.problem or odd_length(self.minutes) or long_ago(self.day, tz)
-        if self.at is None and self.part is None and self.day is not None and _DAY_LONG.search(text):
-            self.all_day = True
+        whole_day = bool(_DAY_LONG.search(text)) or away in _AWAY_TITLES
+        if self.at is None and self.part is None and self.day is not None and whole_day:
+            self.all_day = True  # "out of office on Friday": the day, not a time on it
         title = next((s for s in spans if s.slot == "title"), None)
-        self.title = _clean(title.text) if title is not None else ""
+        self.title = _clean(title.text) if title is not None else _AWAY_TITLES.get(away or "", "")
         named = NAMED_OUTRIGHT.search(text.strip())
         self.named = named is not None
         if named:

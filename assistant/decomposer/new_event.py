@@ -19,7 +19,7 @@ from assistant.decomposer.reading import Reading
 from assistant.decomposer.recurrence import read_repeat
 from assistant.decomposer.understand import understand
 from assistant.decomposer.unsupported import unsupported_write
-from assistant.lexicon import NAMED_OUTRIGHT, POLITE_PREFIX, QUESTION_STARTERS
+from assistant.lexicon import NAMED_OUTRIGHT, POLITE_PREFIX, QUESTION_STARTERS, away_kind
 from assistant.nlu import read_turn
 from assistant.timeexpr import find_times
 from workflows.definition import Decision
@@ -128,6 +128,9 @@ def described(r: Reading) -> Decision | None:
         # details with no request and not enough for an event ("the location is my office"):
         # begun as one, but only a guess (a model, where there is one, may read it better)
         drafted = drafted.model_copy(update={"confidence": min(drafted.confidence, 0.6)})
+    elif r.state.draft is None and away_kind(r.norm) == "out of office":
+        # an absence begun on a statement alone ("out of office next week"): shown before it is made
+        drafted = drafted.model_copy(update={"confidence": min(drafted.confidence, _MODEL_LED)})
     return drafted
 
 
@@ -238,8 +241,9 @@ def _only_a_range(frame: RequestFrame) -> bool:
 
 
 def _describes_event(r: Reading) -> bool:
-    """A statement that names an event by its title or place, asking nothing ("The event is located at
-    801 Welch Road."): the start of a new event's description, even without "add"."""
+    """A statement that names an event by its title or place, or an absence on a day ("The event is
+    located at 801 Welch Road.", "out of office next week"), asking nothing: the start of a new event's
+    description, even without "add"."""
     learned = r.learned
     return (
         r.frame.operation in ("unknown", "query", "yes", "out_of_scope")
@@ -249,7 +253,9 @@ def _describes_event(r: Reading) -> bool:
         and "INFORM" in learned.acts
         and not learned.acts & {"REQUEST", "REQUEST_ALTS", "INFORM_INTENT"}
         and (
-            any(s.slot in ("title", "location") for s in learned.spans) or bool(NAMED_OUTRIGHT.search(r.text))
+            any(s.slot in ("title", "location") for s in learned.spans)
+            or bool(NAMED_OUTRIGHT.search(r.text))
+            or (away_kind(r.norm) is not None and r.frame.range_explicit)
         )
         and not _model_reads_another_request(r)
     )

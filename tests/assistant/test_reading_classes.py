@@ -170,6 +170,22 @@ def test_a_misspelt_verb_is_the_first_word_near_a_long_request_verb(
     assert misspelt_verb(typed) == read
 
 
+@pytest.mark.parametrize(
+    ("said", "preview"),
+    [
+        ("out of office next week", "Create 'Out of office': Monday, March 9 – Sunday, March 15, all day"),
+        ("I'm out of office on friday", "Create 'Out of office': Friday, March 6 all day"),
+    ],
+)
+def test_an_absence_said_as_a_fact_is_previewed_as_whole_days_out_of_office(
+    week: Any, said: str, preview: str
+) -> None:
+    user, conversation = week
+    reply = say(user, conversation, said)
+    assert reply.kind == "confirm", reply.text  # a statement, not a request: shown before it is made
+    assert preview in reply.text, reply.text
+
+
 @pytest.mark.parametrize("said", ["delete my meeting with bob", "move my meeting with bob to friday at 3"])
 def test_a_change_to_the_event_with_someone_nobody_attends_takes_no_other_event(week: Any, said: str) -> None:
     user, conversation = week
