@@ -69,7 +69,7 @@ _SCOPE = _vocabulary(
 # Words that carry no content of their own in a request: how it is asked, not what.
 _FUNCTION = _vocabulary(
     """
-    i'd i'm i'll i've we'd we're we'll let's lets want need needs like would love wanna gonna going get
+    i'd i'm i'll i've we'd we're we'll let's lets want need needs like would love wanna gonna going get grab
     got go could can you please pls plz kindly hey hi hello thanks thank yes yeah yep ok okay sure
     alright great good fine cool nice awesome perfect well actually oh um uh so then now as something
     anything thing things stuff new one it it's its that's there's there which my our your his her

@@ -81,6 +81,9 @@ _EITHER_HALF = (7, 8)
 # What ends a name or place at its end: spaces and marks, but not the full stop of an initial ("M.D.").
 _TRAILING = re.compile(r"(?:[\s,;:!?]|(?<!\b[A-Z])\.)+$")
 _LEADING = re.compile(r"^(?:called|titled|named|it's an?|it is an?|it's|it is)\s+", re.IGNORECASE)
+# A light verb the reader took into a title it found, typed in lower case ("let's get lunch with Ana" is
+# lunch; "Get Fit class" and a name in quotes keep theirs).
+_LIGHT_VERB = re.compile(r"^(?:get|grab|have)(?: an?)?\s+(?=\w)")
 # Where a name said after "call it" ends: a comma or the like, or a full stop that ends a sentence
 # (not the one of "Dr." or "St.").
 _NAME_END = re.compile(r"[,;!?]|(?<![A-Z][a-z])(?<![A-Z])\.(?=\s|$)")
@@ -376,7 +379,11 @@ class _Said:
         if self.at is None and self.part is None and self.day is not None and whole_day:
             self.all_day = True  # "out of office on Friday": the day, not a time on it
         title = next((s for s in spans if s.slot == "title"), None)
-        self.title = _clean(title.text) if title is not None else _AWAY_TITLES.get(away or "", "")
+        if title is None:
+            self.title = _AWAY_TITLES.get(away or "", "")
+        else:
+            quoted = text[title.start - 1 : title.start] in ("'", '"')
+            self.title = _clean(title.text if quoted else _LIGHT_VERB.sub("", title.text))
         named = NAMED_OUTRIGHT.search(text.strip())
         self.named = named is not None
         if named:

@@ -186,6 +186,21 @@ def test_an_absence_said_as_a_fact_is_previewed_as_whole_days_out_of_office(
     assert preview in reply.text, reply.text
 
 
+@pytest.mark.parametrize(
+    ("said", "made"),
+    [
+        ("let's get lunch with Ana friday at 1", "Lunch with Ana"),
+        ("let's grab coffee with Ana friday at 10", "Coffee with Ana"),
+        ('add "have dinner with mom" on friday at 7pm', "Have dinner with mom"),  # a name in quotes, whole
+        ("add Get Fit class on friday at 6pm", "Get Fit class"),  # a capital: the name's own word
+    ],
+)
+def test_a_light_verb_before_what_the_event_is_is_not_in_its_name(week: Any, said: str, made: str) -> None:
+    user, conversation = week
+    say(user, conversation, said)
+    assert Event.objects.filter(summary=made).exists(), list(Event.objects.values_list("summary", flat=True))
+
+
 @pytest.mark.parametrize("said", ["delete my meeting with bob", "move my meeting with bob to friday at 3"])
 def test_a_change_to_the_event_with_someone_nobody_attends_takes_no_other_event(week: Any, said: str) -> None:
     user, conversation = week
