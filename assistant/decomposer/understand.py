@@ -814,9 +814,10 @@ def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str) ->
                 best.append((1.0, title, hits + names))
             else:
                 best.append((len(hits) / len(distinct), title, hits))
-    if best and frame.operation == "create" and max(score for score, _, _ in best) < 1.0:
+    if best and frame.operation in ("create", "unknown") and max(score for score, _, _ in best) < 1.0:
         # "add a piano lesson" beside a "Surf lesson": a new event is named by the words said, and an
-        # existing title only when all of its own words were said ("another surf lesson")
+        # existing title only when all of its own words were said ("another surf lesson"); so is one
+        # said without a verb ("lunch with Priya thursday at 1" beside "Lunch with Omar")
         best = []
     if best:
         top = max(score for score, _, _ in best)

@@ -201,6 +201,15 @@ def test_a_light_verb_before_what_the_event_is_is_not_in_its_name(week: Any, sai
     assert Event.objects.filter(summary=made).exists(), list(Event.objects.values_list("summary", flat=True))
 
 
+def test_a_new_event_said_without_a_verb_is_not_named_after_one_that_shares_a_word(week: Any) -> None:
+    user, conversation = week
+    start = datetime(2026, 3, 9, 12, 0, tzinfo=NEW_YORK)
+    calendar = Event.objects.get(summary="Standup").calendar
+    event_create(calendar=calendar, summary="Lunch with Omar", start=start, end=start + timedelta(hours=1))
+    reply = say(user, conversation, "lunch with Priya thursday at 1")
+    assert "Create 'Lunch with Priya': Thursday, March 5 1:00 PM" in reply.text, reply.text
+
+
 @pytest.mark.parametrize("said", ["delete my meeting with bob", "move my meeting with bob to friday at 3"])
 def test_a_change_to_the_event_with_someone_nobody_attends_takes_no_other_event(week: Any, said: str) -> None:
     user, conversation = week
