@@ -62,6 +62,8 @@ _EXCLUDING = (
 # The words that ask for a step of a plan or say which field a value fills, by skill ("skill") and by
 # parameter the plan sets ("skill.param"): a word the plan does not need stays unplaced.
 _CUES: dict[str, str] = {
+    # a question answered above a preview ("how long is the design review and can you move it to 4")
+    "compose_reply.detail": "how long last lasts length duration where place location who attending coming",
     "plan_create": "add create schedule book set put make plan arrange organise organize block reserve hold "
     "include pencil jot note mark enter insert save setup event appointment start starts starting begin "
     "begins held happening taking place scheduled there",

@@ -49,6 +49,7 @@ _ANOTHER_MOVE = re.compile(r"^(?:the|my)\s+[\w'’ :.-]+?\s+(?:to|until|till)\s+
 _ASKED = 0.8
 # A clause that points back at another: it is that one's second half, not a request of its own.
 _POINTS_BACK = re.compile(r"\b(?:it|them|instead|a new one|another one|a replacement)\b")
+_IT = re.compile(r"\bit\b")
 # What a part's plan must end in to be joined: a preview of changes.
 _APPLY = "apply_changes"
 _LEFT_OUT = frozenset({"apply", "notify"})
@@ -129,8 +130,8 @@ def _question_first(norm: str) -> tuple[str, list[str]] | None:
         if _verb(rest) is not None:
             question = head[: cut.start()].strip(" ,.;!")
             changes = _parts(rest) or [rest.strip(" ,.;!")]
-            if not question or any(len(c.split()) < 2 or _POINTS_BACK.search(c) for c in changes):
-                return None  # "find dinner with mom and delete it": one request, read whole
+            if not question or any(len(c.split()) < 2 for c in changes):
+                return None
             return question, changes
     return None
 
@@ -144,6 +145,11 @@ def _answered_and_changed(question: str, parts: list[str], *, decide: Decide) ->
     asked = decide(question, {})
     if not _looks_up(asked):
         return None
+    if any(_POINTS_BACK.search(part) for part in parts):
+        named = _named_again(parts, asked)
+        if named is None:
+            return None  # "find dinner with mom and delete it": one request, read whole
+        parts = named
     decisions = [_after(part, asked.context_update, decide) for part in parts]
     if not all(_plans_a_change(d) for d in decisions):
         return None
@@ -152,6 +158,24 @@ def _answered_and_changed(question: str, parts: list[str], *, decide: Decide) ->
     # to write on
     frame = {**joined.frame, "operation": joined.frame["parts"][0]}
     return joined.model_copy(update={"notes": (f"question: {question}", *joined.notes), "frame": frame})
+
+
+def _named_again(parts: list[str], asked: Decision) -> list[str] | None:
+    """The change parts with "it" written as the one event a question about that event names ("how
+    long is the design review and can you move it to 4": move the design review), or None when a part
+    points back other than by "it" or the question asks nothing of one event ("find dinner with mom and
+    delete it" is one request, read whole): the plan of a change cannot yet take an event from the
+    look-up it follows."""
+    titles = asked.frame.get("titles") or []
+    if len(titles) != 1 or not asked.frame.get("detail"):
+        return None
+    named: list[str] = []
+    for part in parts:
+        pointed = [m.group(0) for m in _POINTS_BACK.finditer(part)]
+        if pointed and pointed != ["it"]:
+            return None
+        named.append(_IT.sub(f"the {titles[0]}", part, count=1) if pointed else part)
+    return named
 
 
 def _after(part: str, update: dict[str, Any], decide: Decide) -> Decision:

@@ -158,6 +158,13 @@ def test_a_cancel_and_an_unrelated_new_event_are_two_requests(me: Any) -> None:
             "Call with Ann",
             datetime(2026, 3, 9, 15, 0),
         ),
+        # "it" in the change is the one event the question asks about
+        (
+            "how long is the design review and can you move it to 4",
+            "1 hour",
+            "Design review",
+            datetime(2026, 3, 6, 16, 0),
+        ),
     ],
 )
 def test_a_question_and_a_change_in_one_turn_are_answered_and_previewed_together(
