@@ -49,7 +49,6 @@ _ANOTHER_MOVE = re.compile(r"^(?:the|my)\s+[\w'’ :.-]+?\s+(?:to|until|till)\s+
 _ASKED = 0.8
 # A clause that points back at another: it is that one's second half, not a request of its own.
 _POINTS_BACK = re.compile(r"\b(?:it|them|instead|a new one|another one|a replacement)\b")
-_IT = re.compile(r"\bit\b")
 # What a part's plan must end in to be joined: a preview of changes.
 _APPLY = "apply_changes"
 _LEFT_OUT = frozenset({"apply", "notify"})
@@ -171,10 +170,14 @@ def _named_again(parts: list[str], asked: Decision) -> list[str] | None:
         return None
     named: list[str] = []
     for part in parts:
-        pointed = [m.group(0) for m in _POINTS_BACK.finditer(part)]
-        if pointed and pointed != ["it"]:
+        pointed = list(_POINTS_BACK.finditer(part))
+        if not pointed:
+            named.append(part)
+            continue
+        if [m.group(0) for m in pointed] != ["it"]:
             return None
-        named.append(_IT.sub(f"the {titles[0]}", part, count=1) if pointed else part)
+        at = pointed[0]
+        named.append(f"{part[: at.start()]}the {titles[0]}{part[at.end() :]}")
     return named
 
 
