@@ -28,7 +28,7 @@ from assistant.decomposer.intent import normalise
 from assistant.decomposer.state import Draft
 from assistant.decomposer.world import World
 from assistant.decomposer.zones import said_zone
-from assistant.lexicon import EVERYONE_CUE, HOLDING, PICK, STREET_ADDRESS, misspelt_verb, tokens
+from assistant.lexicon import CREATE_VERBS, EVERYONE_CUE, HOLDING, PICK, STREET_ADDRESS, misspelt_verb, tokens
 from assistant.timeexpr import find_times, misspelt_weekdays
 from skills.critic import Action, Expectation
 from skills.formatting import format_day, format_time
@@ -313,7 +313,9 @@ def _taken_back(text: str) -> bool:
 
 
 # A new event said as a change of one that exists: "make my dentist on Thursday be at 5pm", "have the
-# review on Friday instead": a verb that changes (not one that adds), or "instead".
+# review on Friday instead": a verb that changes (not one that adds), or "instead". A turn with no verb
+# of making at all ("the design review needs to be on Monday now", "my dentist is at 2 now") says a
+# change of the event it names just as well.
 _CHANGES = re.compile(r"^(?:(?:please|can you|could you|would you)\s+)*(?:make|have|get|let)\b|\binstead\b")
 _DEFINITE = r"\b(?:my|the|our|this|that)\s+(?:[\w'-]+\s+)?"
 
@@ -321,7 +323,7 @@ _DEFINITE = r"\b(?:my|the|our|this|that)\s+(?:[\w'-]+\s+)?"
 def _changes_existing(params: dict[str, Any], text: str, world: World) -> str | None:
     """The title of an event the user has, when a create of it reads as a change of that event."""
     norm = normalise(text)
-    if not _CHANGES.search(norm):
+    if not _CHANGES.search(norm) and CREATE_VERBS.search(norm):
         return None
     title = str(params.get("summary") or "").rpartition(" with ")[0] or str(params.get("summary") or "")
     words = [stem(w) for w in tokens(title)]

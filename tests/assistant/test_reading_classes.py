@@ -210,6 +210,30 @@ def test_a_new_event_said_without_a_verb_is_not_named_after_one_that_shares_a_wo
     assert "Create 'Lunch with Priya': Thursday, March 5 1:00 PM" in reply.text, reply.text
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "the design review with ann needs to be on monday now",
+        "the design review should be on monday at 3",
+        "our design review is monday at 3 this week",
+    ],
+)
+def test_an_event_the_calendar_has_said_at_a_new_time_without_a_verb_of_making_adds_nothing(
+    week: Any, said: str
+) -> None:
+    user, conversation = week
+    reply = say(user, conversation, said)
+    assert reply.kind == "clarify", reply.text  # a change of the review, or another one: asked, not made
+    assert "You already have 'Design review'" in reply.text, reply.text
+    assert Event.objects.filter(summary__istartswith="Design review").count() == 1
+
+
+def test_an_event_the_calendar_has_asked_for_with_a_verb_of_making_is_another_one(week: Any) -> None:
+    user, conversation = week
+    reply = say(user, conversation, "add the design review on monday at 10")
+    assert "Create 'Design review': Monday, March 9 10:00 AM" in reply.text, reply.text
+
+
 @pytest.mark.parametrize("said", ["delete my meeting with bob", "move my meeting with bob to friday at 3"])
 def test_a_change_to_the_event_with_someone_nobody_attends_takes_no_other_event(week: Any, said: str) -> None:
     user, conversation = week
