@@ -36,6 +36,7 @@ from assistant.decomposer.intent import normalise
 from assistant.decomposer.recurrence import read_repeat
 from assistant.decomposer.zones import said_zone
 from assistant.lexicon import (
+    AWAY,
     COPY_VERBS,
     CREATE_VERBS,
     DELETE_VERBS,
@@ -47,6 +48,7 @@ from assistant.lexicon import (
     POLITE_PREFIX,
     STOPWORDS,
     STREET_ADDRESS,
+    away_kind,
     tokens,
 )
 from assistant.timeexpr import TimeMatch, find_durations, find_times
@@ -359,6 +361,14 @@ def _title_doubts(
     title: str, tokens: list[_Token], norm: str, facts: Facts, earlier: Sequence[str]
 ) -> list[str]:
     """Why ``title`` may not be a name the user gave (aligning its words to ``tokens`` as it goes)."""
+    kind = away_kind(norm)
+    if kind is not None and title.casefold() == kind:
+        # 'Out of office' of "ooo friday", 'Vacation' of "I'm on holiday next week": the absence the
+        # turn says, in any of its words, is the name
+        for words_of_it in (w for w, k in AWAY.items() if k == kind):
+            pairs, missing = _align(tokens, _words(words_of_it), "title")
+            if pairs and not missing:
+                return []
     words = _words(title)
     said = {stem(t.text) for t in tokens}
     names = {stem(w) for person in facts.people for w in _words(_PERSON_FORM.sub(r"\g<local>", person))}

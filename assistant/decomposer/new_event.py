@@ -128,7 +128,7 @@ def described(r: Reading) -> Decision | None:
         # details with no request and not enough for an event ("the location is my office"):
         # begun as one, but only a guess (a model, where there is one, may read it better)
         drafted = drafted.model_copy(update={"confidence": min(drafted.confidence, 0.6)})
-    elif r.state.draft is None and away_kind(r.norm) == "out of office":
+    elif r.state.draft is None and away_kind(r.norm) is not None:
         # an absence begun on a statement alone ("out of office next week"): shown before it is made
         drafted = drafted.model_copy(update={"confidence": min(drafted.confidence, _MODEL_LED)})
     return drafted

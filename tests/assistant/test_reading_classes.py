@@ -175,6 +175,9 @@ def test_a_misspelt_verb_is_the_first_word_near_a_long_request_verb(
     [
         ("out of office next week", "Create 'Out of office': Monday, March 9 – Sunday, March 15, all day"),
         ("I'm out of office on friday", "Create 'Out of office': Friday, March 6 all day"),
+        ("ooo friday", "Create 'Out of office': Friday, March 6 all day"),  # its short forms name it too
+        ("pto next monday", "Create 'Out of office': Monday, March 9 all day"),
+        ("I'm on vacation next week", "Create 'Vacation': Monday, March 9 – Sunday, March 15, all day"),
     ],
 )
 def test_an_absence_said_as_a_fact_is_previewed_as_whole_days_out_of_office(
