@@ -75,12 +75,15 @@ _FUNCTION = _vocabulary(
     got go could can you please pls plz kindly hey hi hello thanks thank yes yeah yep ok okay sure
     alright great good fine cool nice awesome perfect well actually oh um uh so then now as something
     anything thing things stuff new one it it's its that's there's there which my our your his her
-    their its me us him them they he she we i'd i think guess maybe probably down it'll that'll they'll
-    he'll she'll you'll there'll it'd that'd possible possibly
+    their its me us him them they he she we i'd i think guess down it'll that'll they'll
+    he'll she'll you'll there'll it'd that'd possible
     better best works rather prefer preferably wish help
     helping assistance appreciate
     """
 )
+# Words that say the request may not hold ("dinner at 7 tonight maybe"): nothing is left unread, but
+# what they ask for is shown before it is written.
+_HEDGES = _vocabulary("maybe perhaps probably possibly tentatively tentative")
 _DETERMINERS = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their", "some"})
 # Asking that people be told ("and tell her", "let him know"): content, unless the plan tells them.
 _TELLING = frozenset({"tell", "notify", "know", "email", "inform", "message", "text", "ping", "remind"})
@@ -120,10 +123,11 @@ class Account:
     roles: dict[str, tuple[str, ...]] = field(default_factory=dict)
     leftover: tuple[str, ...] = ()
     doubts: tuple[str, ...] = ()
+    hedges: tuple[str, ...] = ()  # words that say it may not hold ("maybe", "probably")
 
     @property
     def complete(self) -> bool:
-        return not self.leftover and not self.doubts
+        return not self.leftover and not self.doubts and not self.hedges
 
 
 @dataclass(slots=True)
@@ -293,6 +297,8 @@ def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str
     for token in tokens:
         if token.role in ("", "verb") and token.text in _SCOPE:
             token.role = "scope"
+        elif not token.role and (token.text in _HEDGES or (token.text == "might" and facts.created)):
+            token.role = "hedge"  # "I might have lunch with Ana": of a new event, not "events I might have"
         elif (
             not token.role
             and token.text not in _TELLING
@@ -318,7 +324,12 @@ def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str
         if role and role != "function":
             roles.setdefault(role, []).append(token.text)
     ordered = {r: tuple(roles[r]) for r in _ROLE_ORDER if r in roles}
-    return Account(roles=ordered, leftover=_phrases(tokens, norm), doubts=tuple(dict.fromkeys(doubts)))
+    return Account(
+        roles=ordered,
+        leftover=_phrases(tokens, norm),
+        doubts=tuple(dict.fromkeys(doubts)),
+        hedges=tuple(roles.get("hedge", ())),
+    )
 
 
 def _used(said: TimeMatch, created: tuple[tuple[datetime, datetime], ...], now: datetime) -> bool:

@@ -460,6 +460,8 @@ def _previewed(
     elif guessed:
         read = ", ".join(f'"{word}" as {meant}' for word, meant in guessed)
         unsure = f"I read {read}: check this before I go ahead."
+    elif account.hedges:
+        unsure = f"You said {_quoted(account.hedges)}: check this before I go ahead."
     tasks = tuple(
         task.model_copy(update={"params": {**task.params, "always_ask": True, "unsure": unsure}})
         if task.skill == "apply_changes"

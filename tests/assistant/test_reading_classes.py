@@ -255,6 +255,30 @@ def test_a_change_to_the_event_with_someone_nobody_attends_takes_no_other_event(
     assert Event.objects.get(summary="Roadmap sync").start == start
 
 
+@pytest.mark.parametrize(
+    ("said", "hedge"),
+    [
+        ("dinner at 7 tonight maybe", "maybe"),
+        ("probably lunch with Ana friday at 1", "probably"),
+        ("I might have lunch with Ana friday at 1", "might"),
+        ("perhaps move the standup to 10", "perhaps"),
+    ],
+)
+def test_a_request_said_with_a_hedge_is_shown_before_it_is_written(week: Any, said: str, hedge: str) -> None:
+    user, conversation = week
+    before = list(Event.objects.values_list("summary", "start"))
+    reply = say(user, conversation, said)
+    assert reply.kind == "confirm", reply.text
+    assert f'You said "{hedge}"' in reply.text, reply.text
+    assert list(Event.objects.values_list("summary", "start")) == before
+
+
+def test_might_in_what_a_change_looks_for_is_no_hedge(week: Any) -> None:
+    user, conversation = week
+    reply = say(user, conversation, "clear out any events I might have after 5pm tomorrow")
+    assert "You said" not in reply.text, reply.text
+
+
 @pytest.mark.parametrize("said", ["tea w/ sam fri 4pm", "tea w sam fri 4pm"])
 def test_shorthand_with_is_read_as_with(week: Any, said: str) -> None:
     user, conversation = week
