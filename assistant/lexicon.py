@@ -497,10 +497,16 @@ AWAY: dict[str, str] = {
 }
 
 
+def away_words(norm: str) -> str | None:
+    """The words of :data:`AWAY` a normalised text names an absence with ("ooo", "day off"), or None."""
+    said = " " + " ".join(word.strip(".,;:!?()\"'") for word in norm.split()) + " "
+    return next((words for words in AWAY if f" {words} " in said), None)
+
+
 def away_kind(norm: str) -> str | None:
     """The kind of absence a normalised text names (see :data:`AWAY`), or None."""
-    said = " " + " ".join(word.strip(".,;:!?()\"'") for word in norm.split()) + " "
-    return next((kind for words, kind in AWAY.items() if f" {words} " in said), None)
+    words = away_words(norm)
+    return AWAY[words] if words is not None else None
 
 
 # Titles written before a name and shortened with a dot ("Dr. Patel"): the dot ends no sentence.

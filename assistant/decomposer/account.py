@@ -48,7 +48,7 @@ from assistant.lexicon import (
     POLITE_PREFIX,
     STOPWORDS,
     STREET_ADDRESS,
-    away_kind,
+    away_words,
     tokens,
 )
 from assistant.timeexpr import TimeMatch, find_durations, find_times
@@ -372,14 +372,13 @@ def _title_doubts(
     title: str, tokens: list[_Token], norm: str, facts: Facts, earlier: Sequence[str]
 ) -> list[str]:
     """Why ``title`` may not be a name the user gave (aligning its words to ``tokens`` as it goes)."""
-    kind = away_kind(norm)
-    if kind is not None and title.casefold() == kind:
-        # 'Out of office' of "ooo friday", 'Vacation' of "I'm on holiday next week": the absence the
-        # turn says, in any of its words, is the name
-        for words_of_it in (w for w, k in AWAY.items() if k == kind):
-            pairs, missing = _align(tokens, _words(words_of_it), "title")
-            if pairs and not missing:
-                return []
+    away = away_words(norm)
+    if away is not None and title.casefold() == AWAY[away]:
+        # 'Out of office' of "ooo friday", 'Vacation' of "I'm on holiday next week": the words the turn
+        # says the absence with are the name
+        pairs, missing = _align(tokens, _words(away), "title")
+        if pairs and not missing:
+            return []
     words = _words(title)
     said = {stem(t.text) for t in tokens}
     names = {stem(w) for person in facts.people for w in _words(_PERSON_FORM.sub(r"\g<local>", person))}
