@@ -360,7 +360,8 @@ class _Said:
                 self.at = f"{local:%H:%M}"
                 # "book club at 7": the morning's 7 is the reading taken, the evening's as likely
                 self.either_half = match.loose and _EITHER_HALF[0] <= local.hour <= _EITHER_HALF[1]
-                if match.is_interval and match.end is not None and self.minutes is None:
+                ranged = match.is_interval and match.end is not None and not match.rest_of_day
+                if ranged and self.minutes is None:
                     self.minutes = int((match.end - match.start).total_seconds() // 60)
         other = said_zone(norm, lambda: _zones_of(frame.people))
         if other is not None and other.zone is None:

@@ -488,9 +488,10 @@ def _fill_range(frame: RequestFrame, targets: list[TimeMatch], now: datetime, no
             if frame.operation in ("query", "count"):
                 end = t.start + timedelta(minutes=1)
         elif t.has_time and t.end is not None and frame.operation == "create":
-            # "lunch from 1 to 2pm": the new event's start and length.
+            # "lunch from 1 to 2pm": the new event's start and length ("after 3pm tomorrow": its start)
             frame.at_time = t.start
-            frame.duration_minutes = int((t.end - t.start).total_seconds() // 60)
+            if not t.rest_of_day:
+                frame.duration_minutes = int((t.end - t.start).total_seconds() // 60)
         if t.day_part and t.has_date:
             frame.day_part = None
         frame.start = t.start if frame.start is None else min(frame.start, t.start)

@@ -81,7 +81,9 @@ class IntervalRules(Parser):
 
     # ------------------------------------------------------------------ resolved intervals
 
-    def interval(self, span: Span, grain: Grain, *parts: Node, open_end: bool = False) -> Node:
+    def interval(
+        self, span: Span, grain: Grain, *parts: Node, open_end: bool = False, rest_of_day: bool = False
+    ) -> Node:
         return Node(
             Fixed(span, grain),
             grain,
@@ -94,6 +96,7 @@ class IntervalRules(Parser):
             day_part=next((p.day_part for p in parts if p.day_part), None),
             weekdays=frozenset().union(*(p.weekdays for p in parts)),
             open_end=open_end,
+            rest_of_day=rest_of_day,
         )
 
     def lasting(self, node: Node, dur: Dur) -> Node | None:
@@ -129,6 +132,9 @@ class IntervalRules(Parser):
             found_range = self.range_core(k, context=node, between=self.words[k - 1] == "between")
             if found_range is not None and found_range[0] > best[0]:
                 best = found_range
+            opened = self.open_interval(j, context=node) if self.words[j] in _OPEN_BY_FIRST else None
+            if opened is not None and opened[0] > best[0]:  # "tomorrow after 3pm"
+                best = opened
         return best
 
     def _for_duration(self, j: int, node: Node) -> Parse | None:
@@ -326,8 +332,12 @@ class IntervalRules(Parser):
 
     # ------------------------------------------------------------------ open and relative intervals
 
-    def open_interval(self, i: int) -> Parse | None:
-        """Intervals open on one side: "until 2pm" (from now), "since 2014", "after 5pm" (no end)."""
+    def open_interval(self, i: int, context: Node | None = None) -> Parse | None:
+        """Intervals open on one side: "until 2pm" (from now), "since 2014", "after 5pm" (no end).
+
+        After a clock time on a day ("after 5pm tonight", "after 3pm tomorrow", or "tomorrow after 3pm",
+        whose day is ``context``) the interval is the rest of that day: the evening asked about, not
+        every day after it."""
         if self.words[i] == "after":  # "after 5 days": from then on
             dur = self.duration(i + 1)
             if dur is not None:
@@ -342,6 +352,11 @@ class IntervalRules(Parser):
             if found is None or (found[1].latent and found[1].tod is None and found[1].grain != "year"):
                 continue
             end, node = found
+            if context is not None:
+                on_day = self.merge(node, context) if words[-1] == "after" and TIME in node.fields else None
+                if on_day is None:
+                    continue
+                node = on_day
             span = self.resolve(node)
             if span is None or node.span is not None:
                 continue
@@ -352,6 +367,9 @@ class IntervalRules(Parser):
             lasting = self._for_duration(end, node)  # "starting Monday for 2 weeks"
             if lasting is not None:
                 return lasting
+            if words[-1] == "after" and TIME in node.fields and node.has_date:
+                rest_of_day = (span[0], add(truncate(span[0], "day"), "day", 1))
+                return end, self.interval(rest_of_day, node.grain, node, rest_of_day=True)
             return end, self.interval((span[0], span[0]), node.grain, node, open_end=True)
         return None
 

@@ -31,6 +31,9 @@ class TimeMatch:
     # The clock time (of a point, or an interval's start) was said without am/pm or a day part: "at 8"
     # could be either half of the day, and a caller that knows the event ("dinner") may take the other.
     loose: bool = False
+    # An interval from a time to the end of its day only because no word ended it sooner ("after 3pm
+    # tomorrow"): what it says is a start, and a new event there takes its own length.
+    rest_of_day: bool = False
 
 
 @dataclass(frozen=True, slots=True)

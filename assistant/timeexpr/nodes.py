@@ -113,5 +113,7 @@ class Node:
     alone: Span | None = None  # the value when the node stands alone ("in 3 years" is one instant)
     span: Span | None = None  # an already resolved interval (ranges, open intervals)
     open_end: bool = False  # "since 2014": no end
+    # "after 3pm tomorrow": to the end of that day, which no word said (an event then takes its own length)
+    rest_of_day: bool = False
     error: str | None = None
     tz: tzinfo | None = None  # the zone the text named ("4pm CET")

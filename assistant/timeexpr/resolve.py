@@ -167,7 +167,9 @@ def _to_match(
             return None
         wall_start, wall_end = resolved
         if daytime and loose and wall_start.hour in _SMALL_HOURS:
-            wall_start, wall_end = wall_start + timedelta(hours=12), wall_end + timedelta(hours=12)
+            wall_start += timedelta(hours=12)
+            if not node.rest_of_day:  # "after 5 today" is 5 PM to midnight, not to noon tomorrow
+                wall_end += timedelta(hours=12)
         start = wall_start.replace(tzinfo=now.tzinfo)
         end = None if node.open_end else wall_end.replace(tzinfo=now.tzinfo)
     return TimeMatch(
@@ -183,6 +185,7 @@ def _to_match(
         weekdays=node.weekdays,
         error=node.error,
         loose=loose,
+        rest_of_day=node.rest_of_day,
     )
 
 

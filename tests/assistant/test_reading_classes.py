@@ -279,6 +279,25 @@ def test_might_in_what_a_change_looks_for_is_no_hedge(week: Any) -> None:
     assert "You said" not in reply.text, reply.text
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "cancel everything after 1pm tomorrow",
+        "what do I have after 1pm tomorrow",
+        "what's on tomorrow after 1pm",
+    ],
+)
+def test_after_a_time_on_a_day_reaches_the_end_of_that_day_not_a_year(week: Any, said: str) -> None:
+    user, conversation = week
+    start = datetime(2026, 3, 6, 15, 0, tzinfo=NEW_YORK)
+    calendar = Event.objects.get(summary="Standup").calendar
+    event_create(calendar=calendar, summary="Pottery", start=start, end=start + timedelta(hours=1))
+    reply = say(user, conversation, said)
+    assert "Design review" in reply.text, reply.text
+    assert "Pottery" not in reply.text, reply.text  # Friday's, not after 1pm tomorrow
+    assert "Standup" not in reply.text, reply.text  # tomorrow's, before 1pm
+
+
 @pytest.mark.parametrize("said", ["tea w/ sam fri 4pm", "tea w sam fri 4pm"])
 def test_shorthand_with_is_read_as_with(week: Any, said: str) -> None:
     user, conversation = week

@@ -211,6 +211,34 @@ def test_open_intervals() -> None:
     assert (until.start, until.end) == (NOW, at(2026, 3, 2, 14))
 
 
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("after 5pm tonight", (2026, 3, 2, 17), (2026, 3, 3)),
+        ("after 3pm tomorrow", (2026, 3, 3, 15), (2026, 3, 4)),
+        ("tomorrow after 3pm", (2026, 3, 3, 15), (2026, 3, 4)),
+        ("friday anytime after 2pm", (2026, 3, 6, 14), (2026, 3, 7)),
+    ],
+)
+def test_after_a_clock_time_on_a_day_is_the_rest_of_that_day(
+    text: str, start: tuple[int, ...], end: tuple[int, ...]
+) -> None:
+    match = only(text)
+    assert (match.start, match.end) == (at(*start), at(*end))
+    assert match.rest_of_day  # no word said the end: a new event there takes its own length
+
+
+def test_after_a_bare_hour_today_in_the_daytime_runs_from_the_afternoon_to_midnight() -> None:
+    (match,) = find_times("after 5 today", now=NOW, daytime=True)
+    assert (match.start, match.end) == (at(2026, 3, 2, 17), at(2026, 3, 3))
+
+
+def test_after_a_clock_time_with_no_day_and_since_a_day_stay_open() -> None:
+    assert only("after 5pm").end is None
+    assert only("since monday at 9").end is None
+    assert not only("from 2 to 3pm tomorrow").rest_of_day
+
+
 def test_holidays() -> None:
     assert only("Thanksgiving").start == at(2026, 11, 26)
     assert only("Easter 2027").start == at(2027, 3, 28)
