@@ -360,9 +360,9 @@ class _Said:
                 self.at = f"{local:%H:%M}"
                 # "book club at 7": the morning's 7 is the reading taken, the evening's as likely
                 self.either_half = match.loose and _EITHER_HALF[0] <= local.hour <= _EITHER_HALF[1]
-                ranged = match.is_interval and match.end is not None and not match.rest_of_day
-                if ranged and self.minutes is None:
-                    self.minutes = int((match.end - match.start).total_seconds() // 60)
+                said_end = match.end if match.is_interval and not match.rest_of_day else None
+                if said_end is not None and self.minutes is None:
+                    self.minutes = int((said_end - match.start).total_seconds() // 60)
         other = said_zone(norm, lambda: _zones_of(frame.people))
         if other is not None and other.zone is None:
             self.problem = self.problem or 'Which time zone is that time in? Say e.g. "10am London time".'
