@@ -4,7 +4,8 @@ classify the same words.
 Within :func:`one_turn` a function marked :func:`per_turn` is computed once per argument, and the time
 resolver lexes and parses each text once per reference time (:func:`assistant.timeexpr.one_reading`).
 Nothing is kept after the turn: the next one, at another clock and with another calendar, starts
-afresh. Only pure functions of their argument with immutable results may be marked.
+afresh. Only pure functions of their argument with immutable results may be marked; :func:`shared`
+keeps one value the turn's parts all read (the user's world, looked up lazily) under a key.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from typing import Any, TypeVar
 
 from assistant.timeexpr import one_reading
 
-__all__ = ["one_turn", "per_turn"]
+__all__ = ["one_turn", "per_turn", "shared"]
 
 T = TypeVar("T")
 
@@ -54,3 +55,15 @@ def per_turn(fn: Callable[[str], T]) -> Callable[[str], T]:
         return result
 
     return wrapper
+
+
+def shared(key: str, make: Callable[[], T]) -> T:
+    """What ``make`` gives, made once within a turn under ``key`` (and each time outside one)."""
+    memo = _MEMO.get()
+    if memo is None:
+        return make()
+    slot = (shared, key)
+    if slot not in memo:
+        memo[slot] = make()
+    result: T = memo[slot]
+    return result

@@ -256,7 +256,7 @@ def gate(
     drafted = decision.context_update.get("draft") if decision.kind == "clarify" else None
     if isinstance(drafted, dict) and drafted.get("title"):
         # an event begun in this turn, still to be completed: not one that already exists
-        existing = _changes_existing({"summary": drafted["title"]}, text, World(user=user, now=now))
+        existing = _changes_existing({"summary": drafted["title"]}, text, World.of_turn(user, now))
         if existing is not None:
             return _existing(decision, existing)
     definition = decision.workflow
@@ -277,7 +277,7 @@ def gate(
     created = _plain_create(definition)
     if created is not None and account.doubts:
         return _ask_title(decision, created, account, tz)
-    existing = _changes_existing(created, text, World(user=user, now=now)) if created is not None else None
+    existing = _changes_existing(created, text, World.of_turn(user, now)) if created is not None else None
     if existing is not None:
         return _existing(decision, existing)
     definition = _expecting(definition, _expectation(frame, definition, text, now))

@@ -196,7 +196,7 @@ def read(
     state = DialogueState.of(context)
     said = spelled_out(without_acknowledgements(text, now=now))
     learned = read_turn(said, asked=reader_asked(state.asked), now=now)
-    world = World(user=user, now=now)
+    world = World.of_turn(user, now)
     frame = bounded(heed_intent(understand(said, now=now, world=world, reading=learned), said, learned), now)
     restated = _restated(text, said, frame, context, now)
     if restated is not None:

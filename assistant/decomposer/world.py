@@ -1,6 +1,7 @@
 """What the decomposer knows of the user's world: calendars, event titles, people.
 
-Built once per turn and read lazily, so a turn that needs no titles never lists events.
+Built once per turn (:meth:`World.of_turn`: the reading and the gate share it) and read lazily, so a
+turn that needs no titles never lists events and one that does lists them once.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from datetime import datetime, timedelta
 from functools import cached_property
 from typing import Any
 
+from assistant.turnmemo import shared
 from skills.people import Person, people_matching
 from skills.providers import provider_for
 from skills.providers.base import CalendarInfo, CalendarProvider
@@ -25,6 +27,11 @@ class World:
     user: Any
     now: datetime
     _provider: CalendarProvider | None = field(default=None, repr=False)
+
+    @classmethod
+    def of_turn(cls, user: Any, now: datetime) -> World:
+        """The user's world for the turn being read: one for all its parts, a new one outside a turn."""
+        return shared(f"world:{user.pk}", lambda: cls(user=user, now=now))
 
     @property
     def provider(self) -> CalendarProvider:

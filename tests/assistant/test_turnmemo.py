@@ -1,9 +1,20 @@
-"""Work done once per chat turn: within one turn a function marked per_turn runs once per text; outside
-a turn, and in the next one, it runs again."""
+"""Work done once per chat turn: within one turn a function marked per_turn runs once per text, and a
+shared value (the user's world) is made once; outside a turn, and in the next one, they are made again."""
 
 from __future__ import annotations
 
-from assistant.turnmemo import one_turn, per_turn
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+import pytest
+import time_machine
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from assistant.decomposer.entry import DecomposeRequest
+from assistant.planning import decompose
+from assistant.turnmemo import one_turn, per_turn, shared
+from tests.factories import user_with_calendar
 
 
 def test_a_per_turn_function_runs_once_per_text_within_a_turn_and_afresh_in_the_next() -> None:
@@ -25,3 +36,32 @@ def test_a_per_turn_function_runs_once_per_text_within_a_turn_and_afresh_in_the_
         shout("move it")
     shout("move it")
     assert calls == ["move it", "cancel it", "move it", "move it"]
+
+
+def test_a_shared_value_is_made_once_within_a_turn_and_afresh_in_the_next() -> None:
+    made: list[int] = []
+
+    def make() -> int:
+        made.append(len(made))
+        return len(made)
+
+    with one_turn():
+        assert shared("world:1", make) == 1
+        assert shared("world:1", make) == 1
+        assert shared("world:2", make) == 2
+    with one_turn():
+        assert shared("world:1", make) == 3
+    assert shared("world:1", make) == 4
+
+
+@pytest.mark.django_db
+def test_a_turn_lists_the_users_event_titles_once_though_the_gate_reads_them_too() -> None:
+    user, _ = user_with_calendar("titles")
+    request = DecomposeRequest(text="dinner with mom at 7 tonight", user=user, timezone="America/New_York")
+    with time_machine.travel(datetime(2026, 3, 4, 9, 0, tzinfo=ZoneInfo("America/New_York")), tick=False):
+        decompose(request)  # the first turn loads what any turn loads once per process
+        with CaptureQueriesContext(connection) as queries:
+            decision = decompose(request)
+    assert decision.kind == "workflow"
+    titles = [q["sql"] for q in queries.captured_queries if 'SELECT DISTINCT e."summary"' in q["sql"]]
+    assert len(titles) == 1, titles
