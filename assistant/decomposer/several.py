@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any, TypeAlias
 
 from assistant.decomposer.dialogue import READS
-from assistant.decomposer.intent import normalise
+from assistant.decomposer.intent import classify, normalise
 from assistant.lexicon import CREATE_VERBS, DELETE_VERBS, MOVE_VERBS, POLITE_PREFIX
 from skills.registry import REGISTRY
 from workflows.builder import Handle, Plan, Ref
@@ -139,7 +139,7 @@ def _answered_and_changed(question: str, parts: list[str], *, decide: Decide) ->
     """The question answered above the preview of the changes, in one plan; None unless the rules
     read the question as a look-up of the calendar and every other part as a change. The changes are
     read as following the question: "add a haircut at 4" after "what's on friday" is on Friday."""
-    if len(parts) > MAX_PARTS - 1:
+    if len(parts) > MAX_PARTS - 1 or not _may_ask(question):
         return None
     asked = decide(question, {})
     if not _looks_up(asked):
@@ -157,6 +157,16 @@ def _answered_and_changed(question: str, parts: list[str], *, decide: Decide) ->
     # to write on
     frame = {**joined.frame, "operation": joined.frame["parts"][0]}
     return joined.model_copy(update={"notes": (f"question: {question}", *joined.notes), "frame": frame})
+
+
+def _may_ask(question: str) -> bool:
+    """Whether the rules' operation of ``question`` leaves it a chance to be a look-up: the frame
+    :func:`_looks_up` reads starts from it, and only a question or an unread turn said surely enough
+    can end as one. A cheap test before the question is planned, which costs as much as a turn:
+    "The event is at 2290 California Street. Put it as Hairdresser" is no question and its first
+    sentence is not planned."""
+    operation, confidence = classify(question)
+    return (operation in READS or operation == "unknown") and confidence >= _ASKED
 
 
 def _named_again(parts: list[str], asked: Decision) -> list[str] | None:

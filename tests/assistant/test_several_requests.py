@@ -3,6 +3,7 @@ more than four are asked about, and a clause that points back at another stays o
 
 from __future__ import annotations
 
+import contextlib
 from datetime import datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -10,7 +11,7 @@ from zoneinfo import ZoneInfo
 import pytest
 import time_machine
 
-from assistant.decomposer.several import MAX_PARTS, _parts
+from assistant.decomposer.several import MAX_PARTS, _parts, several_requests
 from assistant.services import chat_turn, conversation_create
 from skills.models import Event
 from skills.services import event_create
@@ -202,3 +203,24 @@ def test_a_request_that_only_opens_like_a_question_is_not_answered_first(me: Any
         reply = chat_turn(user=me, conversation=conversation, text=text)
     assert reply is not None
     assert "Here is your schedule" not in reply.text, reply.text
+
+
+@pytest.mark.parametrize(
+    ("text", "planned"),
+    [
+        # a statement before a request is no question: only the question a turn opens with is planned
+        ("the event is at 2290 california street. put it as hairdresser", []),
+        ("every tuesday and thursday at 7am, add a 45 minute run", []),
+        ("what's on friday and can you add a haircut at 4", ["what's on friday"]),
+    ],
+)
+def test_only_a_clause_read_as_a_question_is_planned_as_one(text: str, planned: list[str]) -> None:
+    asked: list[str] = []
+
+    def decide(part: str, update: dict[str, Any]) -> Any:
+        asked.append(part)
+        raise LookupError("planned")  # the plan itself is not what is tested
+
+    with pytest.raises(LookupError) if planned else contextlib.nullcontext():
+        several_requests(text, decide=decide)
+    assert asked == planned
