@@ -823,8 +823,10 @@ def _move_params(
         return _everyone_params(destination, everyone, now, tz)
     if destination:
         part = _DAY_PART.search(destination)
-        # "make it 12.30", "to 3": a bare number after "to" is a clock time
-        matches = _times(destination, now) or _times(f"at {destination}", now)
+        # "make it 12.30", "to 3": a bare number after "to" is a clock time; "to wed", "to sat": a
+        # weekday name that is also a word is the day, as "on wed" would be
+        readings = (destination, f"at {destination}", f"on {destination}")
+        matches = next((found for said in readings if (found := _times(said, now))), [])
         dated = next((at for m, at in matches if m.has_date), None)
         timed = next((at for m, at in matches if m.has_time), None)
         params: dict[str, Any] = {}

@@ -52,6 +52,11 @@ _PART_LEADS = by_first_word(
 )
 
 
+# The words that make a weekday name that is also a word ("wed", "sat", "sun") a day when they lead it:
+# "moved to wed", "until sat", "from sun" ("on sat" is read with its "on").
+_DAY_LEADS = frozenset({"to", "till", "until", "til", "from", "by", "before", "after", "through", "thru"})
+
+
 class DayRules(Parser):
     """Rules for named days and day parts."""
 
@@ -186,7 +191,7 @@ class DayRules(Parser):
         elif mod is None and before > 0:
             k, span = before, self._nth_span(series, -2)
         elif mod is None:
-            latent = word in AMBIGUOUS_NAMES and not on
+            latent = word in AMBIGUOUS_NAMES and not on and self.words[i - 1] not in _DAY_LEADS
             return k, Node(series, "day", frozenset({WEEKDAY}), anchor=series, has_date=True, latent=latent)
         elif mod[1] in ("this", "next"):
             week = self.cycle("week", 0 if mod[1] == "this" else 1)

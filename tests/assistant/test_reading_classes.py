@@ -800,3 +800,11 @@ def test_an_arrow_is_to_never_part_of_a_title(week: Any) -> None:
     reply = say(user, conversation, "standup -> friday 2pm")
     assert "->" not in reply.text, reply.text
     assert Event.objects.count() == 3
+
+
+@pytest.mark.parametrize("text", ["move the design review to sat", "design review moved to sat"])
+def test_a_weekday_name_that_is_also_a_word_is_the_day_it_goes_to(week: Any, text: str) -> None:
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert "Where should it go" not in reply.text
+    assert "Saturday, March 7" in reply.text, reply.text

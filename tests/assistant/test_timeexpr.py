@@ -252,12 +252,21 @@ def test_a_time_inside_a_sentence() -> None:
     assert match.start == at(2026, 3, 3)
 
 
+@pytest.mark.parametrize(
+    ("text", "day"), [("moved to wed", 4), ("push it to sat", 7), ("from sun", 8), ("on sat", 7)]
+)
+def test_a_weekday_name_that_is_also_a_word_is_a_day_after_a_word_that_leads_one(text: str, day: int) -> None:
+    assert only(text).start.date() == at(2026, 3, day).date()  # type: ignore[union-attr]
+
+
 def test_text_without_time_gives_nothing() -> None:
     for text in (
         "asdf qwer",
         "book 2 rooms for 3 people",
         "good morning",
         "may I help you",
+        "I sat down with the sun behind me",
+        "wed",
         "lunch with Bob",
     ):
         assert find_times(text, now=NOW) == [], text
