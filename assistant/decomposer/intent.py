@@ -97,6 +97,7 @@ def _first(pattern: re.Pattern[str], text: str) -> int:
     return m.start() if m else 10_000
 
 
+@per_turn  # the turn's own reading asks it, and the gate and a part of several requests again
 def classify(text: str) -> tuple[Operation, float]:
     t = normalise(text)
     core = POLITE_PREFIX.sub("", t).strip() or t  # "ok" alone is an answer, not a polite opening

@@ -36,7 +36,7 @@ def time_marks(text: str, tokens: list[Token], *, now: datetime | None = None) -
     one reading (:func:`assistant.timeexpr.one_reading`) the marks cost no parse of their own.
     """
     marks = [OUTSIDE] * len(tokens)
-    for match in find_times(text, now=now or _REFERENCE):
+    for match in find_times(text, now=now or _REFERENCE, daytime=True):  # the decomposer's reading: shared
         inside = [i for i, t in enumerate(tokens) if t.start < match.span[1] and t.end > match.span[0]]
         for i, kind in zip(inside, _parts(text, [tokens[i] for i in inside], _kind(match)), strict=True):
             marks[i] = kind

@@ -65,3 +65,28 @@ def test_a_turn_lists_the_users_event_titles_once_though_the_gate_reads_them_too
     assert decision.kind == "workflow"
     titles = [q["sql"] for q in queries.captured_queries if 'SELECT DISTINCT e."summary"' in q["sql"]]
     assert len(titles) == 1, titles
+
+
+def test_the_learned_readers_time_marks_and_the_rules_times_are_one_parse(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from assistant.nlu.timemarks import time_marks
+    from assistant.nlu.tokens import tokenize
+    from assistant.timeexpr import find_times, resolve
+
+    walks: list[str] = []
+    walk = resolve._find_times
+
+    def counted(grammar: object, text: str, now: datetime, *, daytime: bool) -> object:
+        walks.append(text)
+        return walk(grammar, text, now, daytime=daytime)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(resolve, "_find_times", counted)
+    now = datetime(2026, 3, 4, 9, 0, tzinfo=ZoneInfo("America/New_York"))
+    text = "Move the dentist to Friday at 3"
+    with one_turn():
+        marks = time_marks(text, tokenize(text), now=now)
+        found = find_times(text.lower(), now=now, daytime=True)
+    assert [m.text for m in found] == ["friday at 3"]
+    assert marks == ["O", "O", "O", "O", "date", "time", "time"]
+    assert [w for w in walks if w.lower() == text.lower()] == [text]  # (the marks read 'at 3' alone too)
