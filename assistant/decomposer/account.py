@@ -244,6 +244,15 @@ def _phrases(tokens: Sequence[_Token], norm: str) -> tuple[str, ...]:
     return tuple(phrases)
 
 
+def _replaces_nothing(tokens: Sequence[_Token], facts: Facts) -> tuple[str, ...]:
+    """("instead",) when the turn says its event replaces another and the plan only makes a new one:
+    "dinner with mom at 7 instead" with no dinner to move reads as a change of something the plan does
+    not touch, which the user sees before it is made."""
+    if facts.created and not facts.targets and any(t.text == "instead" for t in tokens):
+        return ("instead",)
+    return ()
+
+
 def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str] = ()) -> Account:
     """The account of ``text`` against what a plan writes (``facts``); ``earlier`` are the user's
     previous turns of the conversation, where words of a title described over several turns come
@@ -328,7 +337,7 @@ def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str
         roles=ordered,
         leftover=_phrases(tokens, norm),
         doubts=tuple(dict.fromkeys(doubts)),
-        hedges=tuple(roles.get("hedge", ())),
+        hedges=(*roles.get("hedge", ()), *_replaces_nothing(tokens, facts)),
     )
 
 

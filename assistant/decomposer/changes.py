@@ -269,6 +269,14 @@ def _weekday_from(destination: str, onward: datetime) -> date | None:
     return day + timedelta(days=(weekday_of(said["day"]) - day.weekday()) % 7)
 
 
+def an_hour_first(text: str) -> bool:
+    """Whether ``text`` opens with a bare number that only a clock time is: alone, or before a word that
+    follows clock times and never goes on with an address ("2 instead of 12", "3 with Bo"; not "8
+    Hindustan Park")."""
+    said = re.match(r"^(?:at\s+)?\d{1,2}(?::\d\d)?(?:\s+(?P<word>[a-z][\w'-]*)|[\s.!?]*$)", text.casefold())
+    return said is not None and (said["word"] is None or bool(_AFTER_A_TIME.fullmatch(said["word"])))
+
+
 def _number_then_words(destination: str, now: datetime) -> str | None:
     """A question when a destination starts with a number followed by words no time reading takes:
     "to 12 Maple" may be an address, and a place that begins with a number is never a move."""

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from assistant.decomposer.blanks import blanked_matches
-from assistant.decomposer.changes import notify_step
+from assistant.decomposer.changes import an_hour_first, notify_step
 from assistant.decomposer.compiler import find_params
 from assistant.decomposer.guards import odd_length
 from assistant.decomposer.reading import Reading
@@ -291,9 +291,10 @@ def _timeish(place: str, now: datetime, *, at_start: bool = False) -> bool:
         return True
     masked = _masked(place)
     read = find_times(masked, now=now, daytime=True)
+    hour = an_hour_first(place)  # "have lunch at 2 instead": an hour, where "at 8 Hindustan Park" is a place
     if at_start:
-        return any(t.span[0] == 0 for t in read)
-    return bool(read or find_times(f"in {masked}", now=now, daytime=True))
+        return hour or any(t.span[0] == 0 for t in read)
+    return bool(hour or read or find_times(f"in {masked}", now=now, daytime=True))
 
 
 def _placeish(place: str, *, capitals: bool = False) -> bool:

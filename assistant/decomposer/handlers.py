@@ -74,10 +74,13 @@ _WANT_IT_TO_BE = re.compile(
     r"(?:be|start|begin|happen)\s+(?:at\s+|on\s+)?(?P<dest>.+?)"
     r"(?:\s+(?:rather than|instead of)\s+.+?)?[\s.!?]*$"
 )
+# "can we do lunch with Omar on Tuesday instead of Monday": what it was, after "instead of", is the event's
+# own time, which helps find it.
 _INSTEAD = re.compile(
     _LEAD
-    + r"(?:(?:make|have|put|get)\s+)?(?P<target>(?:my|the|our)\s+.+?)\s+(?:on|at|to|for)\s+(?P<dest>.+?)"
-    r"\s+instead[\s.!?]*$"
+    + r"(?:(?:make|have|put|get)\s+|(?:(?:can|could|shall)\s+we|let's)\s+(?:do|have|make|move)\s+)?"
+    r"(?P<target>.+?)\s+(?:on|at|to|for)\s+(?P<dest>.+?)"
+    r"\s+instead(?:\s+of\s+(?P<was>.+?))?[\s.!?]*$"
 )
 # How sure a move restated from the words of a new event may be: below acting, so it is previewed.
 _RESTATED = 0.75
@@ -112,8 +115,11 @@ def _change_said_as_new(r: Reading) -> Decision | None:
     said = _MAKE_IT_BE.match(r.norm) or _INSTEAD.match(r.norm) or _WANT_IT_TO_BE.match(r.norm)
     if said is None or not any(find_times(f"at {said['dest']}", now=r.now, daytime=True)):
         return None  # "can the standup be late?" says no time to move it to
+    was = _was(said.groupdict().get("was"), r.now)
+    if was is None:
+        return None  # "... instead of going to the gym": no time of its own
     move = read(
-        f"move {said['target']} to {said['dest']}",
+        f"move {said['target']}{was} to {said['dest']}",
         user=r.user,
         timezone_name=r.timezone_name,
         context=r.context,
@@ -126,6 +132,18 @@ def _change_said_as_new(r: Reading) -> Decision | None:
     if decision is None or decision.kind != "workflow":
         return None
     return move.decided(decision).model_copy(update={"confidence": min(decision.confidence, _RESTATED)})
+
+
+def _was(said: str | None, now: datetime) -> str | None:
+    """The words that say when an event moved "instead of" its time was, as they follow its name ("" when
+    none were said; None when they say no time: "instead of going to the gym"): "at 12", "on monday"."""
+    if not said:
+        return ""
+    for lead in ("at", "on"):
+        found = find_times(f"{lead} {said}", now=now, daytime=True)
+        if found and found[0].span == (0, len(lead) + 1 + len(said)):
+            return f" {lead} {said}"
+    return None
 
 
 def _several(r: Reading) -> Decision | None:

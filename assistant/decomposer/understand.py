@@ -133,8 +133,8 @@ _NOT_SOMEONE = frozenset(
 )
 # The user among those who must be free: "ann, raj and i", "can we all meet", "is ann free to meet me".
 _FIRST_PERSON = re.compile(r"\b(?:i|me|myself|we|us|ourselves|i'm|we're|i'll|we'll)\b")
-# Said of the time, not part of a name: "and zoe free" is Zoe.
-_PREDICATE_WORDS = frozenset(["free", "available", "busy", "around", "both"])
+# Said of the time or of the request, not part of a name: "and zoe free" is Zoe, "with mom instead" Mom.
+_PREDICATE_WORDS = frozenset(["free", "available", "busy", "around", "both", "instead", "again", "anyway"])
 _LIST_MEMBER = re.compile(_ONE)
 _CHANGE_LEAD = re.compile(r"\b(?:to|into|until|till|for|at|onto)\s*$")
 _QUANTIFIERS = frozenset(

@@ -808,3 +808,30 @@ def test_a_weekday_name_that_is_also_a_word_is_the_day_it_goes_to(week: Any, tex
     reply = say(user, conversation, text)
     assert "Where should it go" not in reply.text
     assert "Saturday, March 7" in reply.text, reply.text
+
+
+@pytest.mark.parametrize(
+    ("text", "moved"),
+    [
+        ("can we do the standup on friday instead of thursday", "Friday, March 6 9:00 AM"),
+        ("standup on friday instead", "Friday, March 6 9:00 AM"),
+        ("have the design review at 4 instead", "Thursday, March 5 4:00 PM"),  # an hour, never a place
+        ("let's do design review at 4 instead of 2", "Thursday, March 5 4:00 PM"),
+    ],
+)
+def test_an_event_said_at_another_time_instead_is_a_move_previewed(week: Any, text: str, moved: str) -> None:
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert reply.kind == "confirm", reply.text
+    assert f"→ {moved}" in reply.text, reply.text
+    assert Event.objects.filter(calendar__owner=user).count() == 3  # nothing made
+    assert not Event.objects.filter(calendar__owner=user).exclude(location="").exists()
+
+
+def test_a_new_event_said_instead_of_something_is_previewed_and_its_title_is_not_instead(week: Any) -> None:
+    user, conversation = week
+    reply = say(user, conversation, "dinner with mom at 7 instead")
+    assert reply.kind == "confirm", reply.text
+    assert 'You said "instead"' in reply.text
+    assert "'Dinner with Mom'" in reply.text
+    assert not Event.objects.filter(summary__icontains="dinner").exists()
