@@ -6,6 +6,7 @@ import calendar
 from dataclasses import replace
 from datetime import datetime
 
+from assistant.timeexpr.durations import grain_rank
 from assistant.timeexpr.lexicon import (
     MONTH_NAMES,
     UNITS,
@@ -298,6 +299,10 @@ class DateRules(Parser):
         k = max(rest, whole)
         if k > 0 and UNITS.get(self.words[k]) in ("day", "week", "month", "year"):
             grain = UNITS[self.words[k]]
+            said = self.atom(self.skip(k + 1, "of")) if whole > rest else None
+            if said is not None and said[1].has_date and grain_rank(said[1].grain) <= grain_rank(grain):
+                # "all week next week", "the whole day tomorrow": the whole of the one said after it
+                return said[0], replace(said[1], is_interval=True)
             span = self.cycle(grain, 0)
             if rest > 0:
                 span = (self.now, span[1])

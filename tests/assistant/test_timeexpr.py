@@ -259,6 +259,22 @@ def test_a_weekday_name_that_is_also_a_word_is_a_day_after_a_word_that_leads_one
     assert only(text).start.date() == at(2026, 3, day).date()  # type: ignore[union-attr]
 
 
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("all week next week", (2026, 3, 9), (2026, 3, 16)),
+        ("the whole day tomorrow", (2026, 3, 3), (2026, 3, 4)),
+        ("all day on friday", (2026, 3, 6), (2026, 3, 7)),
+        ("all week", (2026, 3, 2), (2026, 3, 9)),  # alone: this week
+    ],
+)
+def test_all_of_a_period_said_before_one_is_the_whole_of_that_one(
+    text: str, start: tuple[int, int, int], end: tuple[int, int, int]
+) -> None:
+    match = only(text)
+    assert (match.start, match.end) == (at(*start), at(*end))
+
+
 def test_text_without_time_gives_nothing() -> None:
     for text in (
         "asdf qwer",
