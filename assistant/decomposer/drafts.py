@@ -333,8 +333,11 @@ class _Said:
             if match.has_time and (local.hour, local.minute) == (0, 0) and _NO_HOUR_SAID.search(match.text):
                 # "at eod", "at the end of the day": midnight to the resolver, the afternoon to a person
                 self.problem = self.problem or 'At what time should it start? Say a time, e.g. "at 5pm".'
-            if evening and match.loose and local.hour < 12:
-                local += timedelta(hours=12)  # "dinner at 8": the evening's 8, as a person means it
+            past_morning = match.loose and local.hour < 12 and local < now <= local + timedelta(hours=12)
+            if match.loose and local.hour < 12 and (evening or past_morning):
+                # "dinner at 8": the evening's 8, as a person means it; "a call today at 8" said at 9 am:
+                # tonight's, the morning's being past (shown first: the morning's may be meant)
+                local += timedelta(hours=12)
             if match.has_time and started is not None and _END_CUE.search(timed[: match.span[0]]):
                 # "at 4pm that ends at 3:30", "3pm to 3pm": a second time said as the end
                 end = datetime.combine(started.date(), local.timetz())
@@ -359,7 +362,8 @@ class _Said:
             if match.has_time and self.at is None:
                 self.at = f"{local:%H:%M}"
                 # "book club at 7": the morning's 7 is the reading taken, the evening's as likely
-                self.either_half = match.loose and _EITHER_HALF[0] <= local.hour <= _EITHER_HALF[1]
+                either = match.loose and _EITHER_HALF[0] <= local.hour <= _EITHER_HALF[1]
+                self.either_half = past_morning or either
                 said_end = match.end if match.is_interval and not match.rest_of_day else None
                 if said_end is not None and self.minutes is None:
                     self.minutes = int((said_end - match.start).total_seconds() // 60)

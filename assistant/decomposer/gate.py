@@ -293,9 +293,10 @@ def gate(
     guessed = [(word, day.capitalize()) for word, day in misspelt_weekdays(text)]
     verb = misspelt_verb(text)
     guessed += [verb] if verb is not None else []
-    if decision.confidence >= ACT and account.complete and not guessed:
+    past = _in_the_past(created, now, tz) if created is not None else None
+    if decision.confidence >= ACT and account.complete and not guessed and past is None:
         return decision
-    return decision.model_copy(update={"workflow": _previewed(definition, account, guessed)})
+    return decision.model_copy(update={"workflow": _previewed(definition, account, guessed, past)})
 
 
 def _taken_back(text: str) -> bool:
@@ -447,21 +448,37 @@ def _expecting(definition: WorkflowDefinition, expect: Expectation) -> WorkflowD
     return definition.model_copy(update={"tasks": tasks})
 
 
+def _in_the_past(params: dict[str, Any], now: datetime, tz: ZoneInfo) -> str | None:
+    """When a new event said would start, if that is already past ("this Monday at 9am" on a Wednesday,
+    "Wednesday at 5 am" at 9): said so, or None. A day said without a time is past once it is over."""
+    said = params.get("start")
+    if not isinstance(said, str) or said.startswith("{{"):
+        return None  # none, or the time a step before it finds ("another time that day")
+    start = datetime.fromisoformat(said).astimezone(tz)
+    if params.get("all_day") or params.get("day_part") or params.get("search_end"):
+        last = date.fromisoformat(str(params["last_day"])) if params.get("last_day") else start.date()
+        return format_day(start.date()) if last < now.date() else None
+    return f"{format_day(start.date())} at {format_time(start, tz)}" if start < now else None
+
+
 def _previewed(
-    definition: WorkflowDefinition, account: Account, guessed: Sequence[tuple[str, str]] = ()
+    definition: WorkflowDefinition,
+    account: Account,
+    guessed: Sequence[tuple[str, str]] = (),
+    past: str | None = None,
 ) -> WorkflowDefinition:
-    """The workflow with its writes asking first, the words left over (or read as a misspelt
-    weekday or verb) named in the preview."""
-    unsure = ""
+    """The workflow with its writes asking first, saying why: a time already past, the words left
+    over (or read as a misspelt weekday or verb), a doubtful title, a hedge."""
+    reasons = [f"{past} is already past"] if past is not None else []
     if account.leftover:
-        unsure = f"I did not use {_quoted(account.leftover)}: check this before I go ahead."
+        reasons.append(f"I did not use {_quoted(account.leftover)}")
     elif account.doubts:
-        unsure = "I'm not sure I read all of that right: check this before I go ahead."
+        reasons.append("I'm not sure I read all of that right")
     elif guessed:
-        read = ", ".join(f'"{word}" as {meant}' for word, meant in guessed)
-        unsure = f"I read {read}: check this before I go ahead."
+        reasons.append("I read " + ", ".join(f'"{word}" as {meant}' for word, meant in guessed))
     elif account.hedges:
-        unsure = f"You said {_quoted(account.hedges)}: check this before I go ahead."
+        reasons.append(f"You said {_quoted(account.hedges)}")
+    unsure = f"{', and '.join(reasons)}: check this before I go ahead." if reasons else ""
     tasks = tuple(
         task.model_copy(update={"params": {**task.params, "always_ask": True, "unsure": unsure}})
         if task.skill == "apply_changes"

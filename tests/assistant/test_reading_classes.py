@@ -835,3 +835,25 @@ def test_a_new_event_said_instead_of_something_is_previewed_and_its_title_is_not
     assert 'You said "instead"' in reply.text
     assert "'Dinner with Mom'" in reply.text
     assert not Event.objects.filter(summary__icontains="dinner").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("book a meeting with ann this monday at 9am", "Monday, March 2 at 9:00 AM is already past"),
+        ("add a run today at 5am", "Wednesday, March 4 at 5:00 AM is already past"),
+    ],
+)
+def test_a_new_event_in_the_past_is_previewed_saying_so(week: Any, text: str, said: str) -> None:
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert reply.kind == "confirm", reply.text
+    assert said in reply.text
+    assert Event.objects.filter(calendar__owner=user).count() == 3  # nothing made yet
+
+
+def test_a_bare_hour_today_whose_morning_is_past_is_the_evenings_and_previewed(week: Any) -> None:
+    user, conversation = week
+    reply = say(user, conversation, "add a call today at 8")  # said at 9 AM
+    assert reply.kind == "confirm", reply.text
+    assert "Wednesday, March 4 8:00 PM" in reply.text
