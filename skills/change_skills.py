@@ -315,6 +315,13 @@ class PlanEditInput(SkillInput):
         "('add a note to the dentist: bring x-rays' keeps what the notes said).",
     )
     duration_minutes: int | None = Field(default=None, ge=5, le=24 * 60 * 14, description="New length.")
+    longer_minutes: int | None = Field(
+        default=None,
+        ge=-24 * 60 * 14,
+        le=24 * 60 * 14,
+        description="Minutes added to each event's own length ('extend it by 30 minutes': 30; 'shorten "
+        "it by 15 minutes': -15); the start stays.",
+    )
     end_at: str | None = Field(
         default=None,
         pattern=r"^\d{2}:\d{2}$",
@@ -377,6 +384,14 @@ def plan_edit(ctx: SkillContext, params: PlanEditInput) -> ChangeSet:
             change.new_description = new
         if params.duration_minutes:
             change.start, change.end = item.start, item.start + timedelta(minutes=params.duration_minutes)
+        if params.longer_minutes:
+            end = item.end + timedelta(minutes=params.longer_minutes)
+            if end - item.start < timedelta(minutes=5):
+                length = int((item.end - item.start).total_seconds() // 60)
+                reason = f"it is {length} minutes long, so that would leave it no time"
+                refused.append(Skipped(summary=item.summary, start=item.start, reason=reason))
+                continue
+            change.start, change.end = item.start, end
         if params.end_at is not None:
             end = _new_end(item, params.end_at, params.either_half, ctx.tz)
             if end is None:

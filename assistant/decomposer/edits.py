@@ -173,6 +173,13 @@ _LENGTH = re.compile(
     r"(?P<length>\d+(?:\.\d+)?\s*(?:minutes?|mins?|hours?|hrs?|h))(?:\s+long)?\s*[.!]*$",
     re.IGNORECASE,
 )
+# "extend the review by 30 minutes", "shorten the standup by 10 minutes", "make the review half an hour
+# longer": the event's own length, changed by that much (never set to it).
+_LONGER_BY = re.compile(
+    rf"\b(?P<verb>extend|lengthen|prolong|shorten|cut|trim)\s+(?P<target>{_NAME})\s+by\s+(?P<length>.+?)[\s.!]*$"
+    rf"|\b(?:make|keep)\s+(?P<both>{_NAME})\s+(?P<way>longer|shorter)[\s.!]*$",
+    re.IGNORECASE,
+)
 # "make the team sync biweekly", "change my 1:1 to every other week", "switch yoga to weekly"
 _REPEAT_EDIT = re.compile(
     rf"\b(?:make|change|set|switch|turn|move)\s+(?P<target>{_NAME})\s+(?:to\s+|into\s+)?(?:be\s+)?"
@@ -359,6 +366,15 @@ def _read(text: str, now: datetime) -> _Edit | None:
         weeks = 2 if m["two"] else 1 if m["one"] else {"three": 3, "four": 4}.get(n.casefold()) or int(n)
         said = {1: "every week", 2: "every other week"}.get(weeks, f"every {weeks} weeks")
         return _Edit(m["target"], {"every_weeks": weeks}, f"repeat {said}")
+    if m := _LONGER_BY.search(body):
+        said = m["length"] or m["both"]
+        length = next(iter(find_durations(said)[-1:]), None)  # the length ends what was said
+        target = m["target"] or said[: length.span[0]].strip() if length is not None else ""
+        if length is not None and length.minutes > 0 and length.span[1] == len(said) and target:
+            less = (m["verb"] or "").casefold() in ("shorten", "cut", "trim") or m["way"] == "shorter"
+            minutes = -length.minutes if less else length.minutes
+            what = f"{abs(minutes)} minutes {'shorter' if less else 'longer'}"
+            return _Edit(target, {"longer_minutes": minutes}, what, by_name_only=False)
     if m := _LENGTH.search(body):
         lengths = find_durations(m["length"])
         if lengths and lengths[0].minutes > 0:

@@ -79,6 +79,7 @@ _CUES: dict[str, str] = {
     "plan_edit.location": "location located address place venue where relocate room taking held happening",
     "plan_edit.description": "note notes description details detail add",
     "plan_edit.duration_minutes": "long last lasts lasting length duration shorten extend lengthen make",
+    "plan_edit.longer_minutes": "longer shorter extend lengthen prolong shorten cut trim by more less",
     "plan_edit.end_at": "end ends ending finish finishes done",
     "plan_edit.invite": "invite add include bring",
     "plan_edit.uninvite": "remove take off drop uninvite exclude",

@@ -857,3 +857,31 @@ def test_a_bare_hour_today_whose_morning_is_past_is_the_evenings_and_previewed(w
     reply = say(user, conversation, "add a call today at 8")  # said at 9 AM
     assert reply.kind == "confirm", reply.text
     assert "Wednesday, March 4 8:00 PM" in reply.text
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "end"),
+    [
+        ("extend the design review by 30 minutes", "Design review", datetime(2026, 3, 5, 15, 30)),
+        ("shorten the design review by 15 minutes", "Design review", datetime(2026, 3, 5, 14, 45)),
+        ("make the standup 10 minutes shorter", "Standup", datetime(2026, 3, 5, 9, 50)),
+        ("make the design review half an hour longer", "Design review", datetime(2026, 3, 5, 15, 30)),
+    ],
+)
+def test_a_length_changed_by_some_minutes_changes_the_events_own_length(
+    week: Any, text: str, title: str, end: datetime
+) -> None:
+    user, conversation = week
+    before = Event.objects.get(summary=title)
+    say(user, conversation, text)
+    after = Event.objects.get(summary=title)
+    assert after.start == before.start  # the start stays
+    assert after.end.astimezone(NEW_YORK) == end.replace(tzinfo=NEW_YORK)  # never set to that length
+
+
+def test_a_length_cut_by_more_than_it_lasts_changes_nothing_and_says_why(week: Any) -> None:
+    user, conversation = week
+    reply = say(user, conversation, "shorten the standup by 2 hours")
+    assert "it is 60 minutes long" in reply.text, reply.text
+    standup = Event.objects.get(summary="Standup")
+    assert standup.end - standup.start == timedelta(hours=1)
