@@ -385,13 +385,13 @@ def plan_edit(ctx: SkillContext, params: PlanEditInput) -> ChangeSet:
         if params.duration_minutes:
             change.start, change.end = item.start, item.start + timedelta(minutes=params.duration_minutes)
         if params.longer_minutes:
-            end = item.end + timedelta(minutes=params.longer_minutes)
-            if end - item.start < timedelta(minutes=5):
+            longer = item.end + timedelta(minutes=params.longer_minutes)
+            if longer - item.start < timedelta(minutes=5):
                 length = int((item.end - item.start).total_seconds() // 60)
                 reason = f"it is {length} minutes long, so that would leave it no time"
                 refused.append(Skipped(summary=item.summary, start=item.start, reason=reason))
                 continue
-            change.start, change.end = item.start, end
+            change.start, change.end = item.start, longer
         if params.end_at is not None:
             end = _new_end(item, params.end_at, params.either_half, ctx.tz)
             if end is None:
