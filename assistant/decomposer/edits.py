@@ -37,7 +37,9 @@ _HORIZON = timedelta(days=365)
 _NAME = r"[\w .'&+:/#@-]+?"
 _RENAME = re.compile(
     rf"\b(?:rename|retitle)\s+(?P<target>{_NAME})\s+(?:to|as)\s+(?P<title>.+)$"
-    rf"|\bchange\s+the\s+(?:name|title)\s+of\s+(?P<target2>{_NAME})\s+to\s+(?P<title2>.+)$",
+    rf"|\b(?:change|set)\s+the\s+(?:name|title)\s+of\s+(?P<target2>{_NAME})\s+to\s+(?P<title2>.+)$"
+    # "change the design review title to design crit", "change standup's name to daily sync"
+    rf"|\b(?:change|set)\s+(?P<target3>{_NAME})(?:'s)?\s+(?:name|title)\s+to\s+(?P<title3>.+)$",
     re.IGNORECASE,
 )
 _PLACE = re.compile(
@@ -352,8 +354,8 @@ def _read(text: str, now: datetime) -> _Edit | None:
     body = text[: told.start()] if told else text
     whom = told["whom"] if told else None
     if m := _RENAME.search(body):
-        title = _clean(m["title"] or m["title2"])
-        return _Edit(m["target"] or m["target2"], {"summary": title}, f"rename to {title}")
+        title = _clean(m["title"] or m["title2"] or m["title3"])
+        return _Edit(m["target"] or m["target2"] or m["target3"], {"summary": title}, f"rename to {title}")
     if m := _INVITE.search(body):
         return _Edit(m["target"], {}, "invite", m["who"], whom)
     if m := _INVITE_IT.match(body.strip()):

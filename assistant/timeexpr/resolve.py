@@ -170,6 +170,9 @@ def _to_match(
             wall_start += timedelta(hours=12)
             if not node.rest_of_day:  # "after 5 today" is 5 PM to midnight, not to noon tomorrow
                 wall_end += timedelta(hours=12)
+        elif daytime and loose and node.is_interval and _overnight(wall_start, wall_end):
+            # "from 8 to 4": the working day, 8 AM to 4 PM, not 8 PM to 4 AM
+            wall_start, wall_end = wall_start - timedelta(hours=12), wall_end - timedelta(hours=12)
         start = wall_start.replace(tzinfo=now.tzinfo)
         end = None if node.open_end else wall_end.replace(tzinfo=now.tzinfo)
     return TimeMatch(
@@ -187,6 +190,13 @@ def _to_match(
         loose=loose,
         rest_of_day=node.rest_of_day,
     )
+
+
+def _overnight(start: datetime, end: datetime) -> bool:
+    """Whether a stretch runs from an evening hour past midnight into the next morning, under 12 hours:
+    its clock times said without am/pm, the same stretch 12 hours earlier is a day's."""
+    short = end - start < timedelta(hours=12)
+    return start.hour >= 12 and end.date() > start.date() and end.hour < 12 and short
 
 
 def _loose(node: Node) -> bool:

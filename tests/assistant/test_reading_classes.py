@@ -885,3 +885,24 @@ def test_a_length_cut_by_more_than_it_lasts_changes_nothing_and_says_why(week: A
     assert "it is 60 minutes long" in reply.text, reply.text
     standup = Event.objects.get(summary="Standup")
     assert standup.end - standup.start == timedelta(hours=1)
+
+
+@pytest.mark.parametrize("text", ["my working hours are 8 to 4", "set my working hours to 8 to 4"])
+def test_hours_said_as_two_bare_numbers_are_the_hours_of_a_day(week: Any, text: str) -> None:
+    from preferences.selectors import preference_get
+
+    user, conversation = week
+    say(user, conversation, text)
+    hours = preference_get(user=user, key="working_hours")
+    assert (hours["start"], hours["end"]) == ("08:00", "16:00")  # 8 AM to 4 PM, never 8 PM to 4 AM
+
+
+@pytest.mark.parametrize(
+    "text", ["change the design review title to Design crit", "change design review's name to Design crit"]
+)
+def test_a_title_changed_by_naming_the_field_after_the_event_is_a_rename(week: Any, text: str) -> None:
+    user, conversation = week
+    reply = say(user, conversation, text)
+    if reply.kind == "confirm":
+        say(user, conversation, "yes")
+    assert Event.objects.filter(calendar__owner=user, summary="Design crit").exists()

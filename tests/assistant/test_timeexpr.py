@@ -275,6 +275,22 @@ def test_all_of_a_period_said_before_one_is_the_whole_of_that_one(
     assert (match.start, match.end) == (at(*start), at(*end))
 
 
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        ("from 8 to 4", (2026, 3, 2, 8), (2026, 3, 2, 16)),  # the working day, not 8 PM to 4 AM
+        ("from 11 to 1", (2026, 3, 2, 11), (2026, 3, 2, 13)),
+        ("from 7 to 11", (2026, 3, 2, 19), (2026, 3, 2, 23)),  # an evening stays one
+        ("from 10pm to 2", (2026, 3, 2, 22), (2026, 3, 3, 2)),  # said overnight, kept
+    ],
+)
+def test_a_range_of_bare_hours_reads_as_the_daytime_not_overnight(
+    text: str, start: tuple[int, ...], end: tuple[int, ...]
+) -> None:
+    match = find_times(text, now=NOW, daytime=True)[0]
+    assert (match.start, match.end) == (at(*start), at(*end))
+
+
 def test_text_without_time_gives_nothing() -> None:
     for text in (
         "asdf qwer",
