@@ -288,8 +288,15 @@ def understand(text: str, *, now: datetime, world: World, reading: TurnReading |
         frame.duration_minutes = d.minutes
         take(*d.span)
 
+    wisher = _wisher(norm, world)
+    if wisher is not None:
+        take(*wisher[1])  # "ann wants to meet tomorrow": a meeting with Ann, no 'Ann wants'
     unread = "".join(" " if mask[i] else ch for i, ch in enumerate(norm))
-    learned_people = _learned_people(reading, unread, world) or _named_after_meeting_verb(text, unread, world)
+    learned_people = (
+        _learned_people(reading, unread, world)
+        or _named_after_meeting_verb(text, unread, world)
+        or ([wisher[0]] if wisher is not None else [])
+    )
     _fill_people(frame, norm, unread, world, take, learned_people)
     seeing = _meets_someone(learned_people, unread, text, norm, targets)
     if seeing is not None and (frame.operation in ("query", "unknown") or frame.confidence < 0.6):
@@ -526,6 +533,27 @@ def _learned_people(
 _SUBJECTS = frozenset({"i'm", "im", "i'll", "we're", "we'll", "i've"})
 # The words after a verb of meeting, up to what was read away (two spaces) or the end: three at most.
 _SEEN = re.compile(rf"\b(?:{'|'.join(sorted(MEETING_VERBS))}) (?P<who>[^ ]+(?: [^ ]+){{0,2}}?)(?=  |\s*$)")
+
+
+# Someone else's wish that opens a turn: "ann wants to meet", "omar asked to catch up", "raj would like to
+# meet": the person, a verb said of them, "to", and a verb of making or meeting.
+_WISH = re.compile(
+    r"^(?P<who>[a-z][\w'-]*)\s+(?P<wish>\w+(?:s|ed)|would like|'d like)\s+(?:me\s+|us\s+)?to\s+"
+)
+
+
+def _wisher(norm: str, world: World) -> tuple[tuple[str, tuple[int, int]], tuple[int, int]] | None:
+    """Who opens the turn wishing for a meeting ("ann wants to meet tomorrow", "omar asked to catch up
+    friday") and where, with the words of the wish (up to "to"): the request is the meeting, with them.
+    None when the turn opens otherwise, or with a word no one is called (a title, "it", "standup
+    needs to be ...")."""
+    m = _WISH.match(norm)
+    if m is None or {m["who"]} & (STOPWORDS | GENERIC_EVENT_WORDS | world.folded_titles):
+        return None
+    rest = norm[m.end() :]
+    if not (CREATE_VERBS.match(rest) or any(rest.startswith(f"{verb} ") for verb in MEETING_VERBS)):
+        return None
+    return (m["who"], m.span("who")), (m.start("wish"), m.end())
 
 
 def _named_after_meeting_verb(text: str, unread: str, world: World) -> list[tuple[str, tuple[int, int]]]:

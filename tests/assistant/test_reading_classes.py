@@ -906,3 +906,16 @@ def test_a_title_changed_by_naming_the_field_after_the_event_is_a_rename(week: A
     if reply.kind == "confirm":
         say(user, conversation, "yes")
     assert Event.objects.filter(calendar__owner=user, summary="Design crit").exists()
+
+
+@pytest.mark.parametrize("text", ["ann wants to meet tomorrow at 3pm", "Ann asked to meet friday at 2pm"])
+def test_someone_elses_wish_to_meet_is_a_meeting_with_them_never_titled_with_the_wish(
+    week: Any, text: str
+) -> None:
+    user, conversation = week
+    reply = say(user, conversation, text)
+    if reply.kind == "confirm":
+        reply = say(user, conversation, "yes")
+    assert Event.objects.filter(calendar__owner=user, summary="Meeting with Ann").exists(), reply.text
+    assert not Event.objects.filter(summary__icontains="wants").exists()
+    assert not Event.objects.filter(summary__icontains="asked").exists()
