@@ -67,7 +67,8 @@ _END_OF = re.compile(r"^(?:the\s+)?end\s+of\s+(?:the\s+)?(?P<rest>.+)$", re.IGNO
 _FOR = re.compile(r"\bfor\s+(?P<n>\d+|two|three|four|five|six|eight|ten|twelve)\s+(?P<unit>weeks|months)\b")
 # "every weekday in February", "daily during next week": the period bounds the series.
 _WITHIN = re.compile(
-    r"\b(?:in|during|throughout)\s+(?P<period>(?:this|next)\s+(?:week|month)|(?:the\s+month\s+of\s+)?[a-z]+)\b",
+    r"\b(?:in|during|throughout)\s+(?P<period>(?:this|next)\s+(?:week|month)|(?:the\s+month\s+of\s+)?[a-z]+)\b"
+    r"|\b(?:this|next)\s+(?:week|month)\b",  # "every day this week": the week bounds it as "in" would
     re.IGNORECASE,
 )
 _PARTS = frozenset({"morning", "afternoon", "evening", "night"})  # "every morning": every day, then

@@ -919,3 +919,11 @@ def test_someone_elses_wish_to_meet_is_a_meeting_with_them_never_titled_with_the
     assert Event.objects.filter(calendar__owner=user, summary="Meeting with Ann").exists(), reply.text
     assert not Event.objects.filter(summary__icontains="wants").exists()
     assert not Event.objects.filter(summary__icontains="asked").exists()
+
+
+def test_a_repetition_said_with_this_week_ends_with_the_week(week: Any) -> None:
+    user, conversation = week
+    say(user, conversation, "pick up kids at 3pm every day this week")
+    made = Event.objects.get(summary="Pick up kids")
+    assert made.rrule.startswith("FREQ=DAILY")
+    assert made.rrule.endswith("UNTIL=20260309T035959Z")  # the end of Sunday, March 8, in New York
