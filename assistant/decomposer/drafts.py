@@ -333,8 +333,9 @@ class _Said:
             if match.has_time and (local.hour, local.minute) == (0, 0) and _NO_HOUR_SAID.search(match.text):
                 # "at eod", "at the end of the day": midnight to the resolver, the afternoon to a person
                 self.problem = self.problem or 'At what time should it start? Say a time, e.g. "at 5pm".'
-            past_morning = match.loose and local.hour < 12 and local < now <= local + timedelta(hours=12)
-            if match.loose and local.hour < 12 and (evening or past_morning):
+            morning = match.loose and local.hour < 12
+            past_morning = morning and local < now <= local + timedelta(hours=12)
+            if morning and (evening or past_morning):
                 # "dinner at 8": the evening's 8, as a person means it; "a call today at 8" said at 9 am:
                 # tonight's, the morning's being past (shown first: the morning's may be meant)
                 local += timedelta(hours=12)

@@ -371,7 +371,7 @@ def _read(text: str, now: datetime) -> _Edit | None:
     if m := _LONGER_BY.search(body):
         said = m["length"] or m["both"]
         length = next(iter(find_durations(said)[-1:]), None)  # the length ends what was said
-        target = m["target"] or said[: length.span[0]].strip() if length is not None else ""
+        target = (m["target"] or said[: length.span[0]].strip()) if length is not None else ""
         if length is not None and length.minutes > 0 and length.span[1] == len(said) and target:
             less = (m["verb"] or "").casefold() in ("shorten", "cut", "trim") or m["way"] == "shorter"
             minutes = -length.minutes if less else length.minutes

@@ -452,14 +452,13 @@ def _expecting(definition: WorkflowDefinition, expect: Expectation) -> WorkflowD
 def _in_the_past(params: dict[str, Any], now: datetime, tz: ZoneInfo) -> str | None:
     """When a new event said would start, if that is already past ("this Monday at 9am" on a Wednesday,
     "Wednesday at 5 am" at 9): said so, or None. A day said without a time is past once it is over."""
-    said = params.get("start")
-    if not isinstance(said, str) or said.startswith("{{"):
+    draft = _draft(params, tz)
+    if draft.day is None:
         return None  # none, or the time a step before it finds ("another time that day")
-    start = datetime.fromisoformat(said).astimezone(tz)
-    if params.get("all_day") or params.get("day_part") or params.get("search_end"):
-        last = date.fromisoformat(str(params["last_day"])) if params.get("last_day") else start.date()
-        return format_day(start.date()) if last < now.date() else None
-    return f"{format_day(start.date())} at {format_time(start, tz)}" if start < now else None
+    if draft.at is None or params.get("day_part"):
+        return format_day(draft.day) if (draft.last_day or draft.day) < now.date() else None
+    start = datetime.combine(draft.day, time.fromisoformat(draft.at), tz)
+    return f"{format_day(draft.day)} at {format_time(start, tz)}" if start < now else None
 
 
 def _previewed(

@@ -215,22 +215,22 @@ def _span(said: str, now: datetime) -> tuple[str, str] | None:
     """The hours said ("from 6 to 7:30pm", "12:30-1:30", "9 to 11am"), as HH:MM, or None."""
     repeat = read_repeat(said, now)
     said = blanked(said, repeat.spans if repeat else ())  # "every Monday" is no date
-    number = re.search(r"\b\d", said)
-    ranged = None
-    # "8 to 4" alone is two numbers; "from 8 to 4" the hours of a day (8 AM to 4 PM)
-    for text in (said, f"{said[: number.start()]}from {said[number.start() :]}" if number else ""):
-        found: list[TimeMatch] = [
-            as_hours(m, now) for m in find_times(text, now=now, daytime=True) if not m.error and m.start
-        ]
-        ranged = next((m for m in found if m.is_interval and m.has_time and m.end is not None), None)
-        if ranged is not None or not text:
-            break
+    ranged = _hours_in(said, now)
+    if ranged is None and (number := re.search(r"\b\d", said)):
+        # "8 to 4" alone is two numbers; "from 8 to 4" the hours of a day (8 AM to 4 PM)
+        ranged = _hours_in(f"{said[: number.start()]}from {said[number.start() :]}", now)
     if ranged is None or ranged.start is None or ranged.end is None:
         return None
     start, end = ranged.start.astimezone(now.tzinfo), ranged.end.astimezone(now.tzinfo)
     if end.date() != start.date() or end <= start:
         return None
     return f"{start:%H:%M}", f"{end:%H:%M}"
+
+
+def _hours_in(said: str, now: datetime) -> TimeMatch | None:
+    """The first stretch of hours ``said`` reads as, or None."""
+    found = [as_hours(m, now) for m in find_times(said, now=now, daytime=True) if not m.error and m.start]
+    return next((m for m in found if m.is_interval and m.has_time and m.end is not None), None)
 
 
 def _meeting_hours(how: str, what: str, now: datetime, current: dict[str, Any]) -> Decision:

@@ -548,7 +548,7 @@ def _wisher(norm: str, world: World) -> tuple[tuple[str, tuple[int, int]], tuple
     None when the turn opens otherwise, or with a word no one is called (a title, "it", "standup
     needs to be ...")."""
     m = _WISH.match(norm)
-    if m is None or {m["who"]} & (STOPWORDS | GENERIC_EVENT_WORDS | world.folded_titles):
+    if m is None or any(m["who"] in words for words in (STOPWORDS, GENERIC_EVENT_WORDS, world.folded_titles)):
         return None
     rest = norm[m.end() :]
     if not (CREATE_VERBS.match(rest) or any(rest.startswith(f"{verb} ") for verb in MEETING_VERBS)):
