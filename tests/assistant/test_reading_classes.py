@@ -44,6 +44,15 @@ def say(user: Any, conversation: Conversation, text: str) -> Any:
     return reply
 
 
+def preview_of(week: tuple[Any, Conversation], text: str) -> str:
+    """The preview ``text`` gets in the ``week`` fixture's conversation: asked first, and nothing
+    written before the yes (the week's three events stay three)."""
+    reply = say(*week, text)
+    assert reply.kind == "confirm", reply.text
+    assert Event.objects.count() == 3
+    return str(reply.text)
+
+
 def test_hours_said_before_a_repetition_in_a_month_are_its_hours_and_the_month_bounds_it(week: Any) -> None:
     user, conversation = week
     say(user, conversation, "block 9-11 every weekday in February for writing")
@@ -102,12 +111,9 @@ def test_the_first_one_after_a_list_is_that_event_not_a_date(week: Any) -> None:
 def test_a_move_said_with_the_words_of_a_new_event_is_previewed_as_that_move(
     week: Any, text: str, moved: str
 ) -> None:
-    user, conversation = week
-    reply = say(user, conversation, text)
-    assert reply.kind == "confirm", reply.text
-    assert reply.text.count("Move '") == 1
-    assert f"→ {moved}" in reply.text
-    assert Event.objects.count() == 3  # nothing moved, and no copy made, before the yes
+    shown = preview_of(week, text)  # nothing moved, and no copy made, before the yes
+    assert shown.count("Move '") == 1
+    assert f"→ {moved}" in shown
 
 
 def test_put_it_under_a_name_names_the_event_being_made(week: Any) -> None:
@@ -656,11 +662,7 @@ def test_a_new_events_title_keeps_the_capitals_typed(week: Any) -> None:
 )
 def test_an_event_written_as_shorthand_is_previewed(week: Any, text: str, shown: str) -> None:
     # answered "You have no events on Monday, March 9": what, a day and a clock time is an entry
-    user, conversation = week
-    reply = say(user, conversation, text)
-    assert reply.kind == "confirm", reply.text
-    assert shown in reply.text
-    assert Event.objects.count() == 3
+    assert shown in preview_of(week, text)
 
 
 @pytest.mark.parametrize("text", ["standup thursday 9am", "Thanks. That's all for now."])
@@ -820,11 +822,9 @@ def test_a_weekday_name_that_is_also_a_word_is_the_day_it_goes_to(week: Any, tex
     ],
 )
 def test_an_event_said_at_another_time_instead_is_a_move_previewed(week: Any, text: str, moved: str) -> None:
-    user, conversation = week
-    reply = say(user, conversation, text)
-    assert reply.kind == "confirm", reply.text
-    assert f"→ {moved}" in reply.text, reply.text
-    assert Event.objects.filter(calendar__owner=user).count() == 3  # nothing made
+    user, _ = week
+    shown = preview_of(week, text)  # nothing made
+    assert f"→ {moved}" in shown, shown
     assert not Event.objects.filter(calendar__owner=user).exclude(location="").exists()
 
 
@@ -845,11 +845,7 @@ def test_a_new_event_said_instead_of_something_is_previewed_and_its_title_is_not
     ],
 )
 def test_a_new_event_in_the_past_is_previewed_saying_so(week: Any, text: str, said: str) -> None:
-    user, conversation = week
-    reply = say(user, conversation, text)
-    assert reply.kind == "confirm", reply.text
-    assert said in reply.text
-    assert Event.objects.filter(calendar__owner=user).count() == 3  # nothing made yet
+    assert said in preview_of(week, text)  # nothing made yet
 
 
 def test_a_bare_hour_today_whose_morning_is_past_is_the_evenings_and_previewed(week: Any) -> None:
