@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import date, datetime, time, timedelta
 from itertools import groupby
 from typing import Any, Literal
@@ -91,8 +92,17 @@ class Reply(BaseModel):
     data: dict[str, Any] = Field(default_factory=dict)
 
 
-def _n_events(n: int, noun: str = "event") -> str:
-    return f"{n} {noun}{'' if n == 1 else 's'}"
+_OF_WHAT = re.compile(r" (?:with|about|at|in|for|on) ")
+
+
+def _n_events(n: int, subject: str = "events") -> str:
+    """ "1 spa day event", "2 meetings with bob": the number agrees with the noun the subject ends with,
+    or the one before what it says of it ("with bob")."""
+    said = _OF_WHAT.search(subject)
+    cut = said.start() if said else len(subject)
+    head, rest = subject[:cut], subject[cut:]
+    one = _singular(head)
+    return f"{n} {one if n == 1 else head if head != one else head + 's'}{rest}"
 
 
 def _agenda_lines(events: list[EventItem], tz: ZoneInfo, detail: str = "") -> list[str]:
@@ -133,19 +143,18 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
             text = f"You have no {subject} {period}."
         else:
             head = params.text or f"Here is your schedule {period}:"
-            summary = f"{_n_events(len(events), _singular(subject))} in all."
+            summary = f"{_n_events(len(events), subject)} in all."
             text = "\n".join([head, *_agenda_lines(events, tz, params.detail), summary])
     elif params.style == "count":
         n = params.count if params.count is not None else len(events)
         data["count"] = n
-        noun = _singular(subject)
         if n == 0:
             text = f"You have no {subject} {period}."
         else:
             listing = ", ".join(
                 f"{e.summary} ({format_span(e.start, e.end, tz, all_day=e.all_day)})" for e in events
             )
-            text = f"You have {_n_events(n, noun)} {period}" + (f": {listing}." if listing else ".")
+            text = f"You have {_n_events(n, subject)} {period}" + (f": {listing}." if listing else ".")
     elif params.style == "slots":
         data["slots"] = [s.model_dump(mode="json") for s in params.slots]
         if params.people or params.unseen:

@@ -672,6 +672,12 @@ def compile_change(r: Reading) -> Decision | None:
                 everything = by_words.everything
         # "everything with other people tomorrow" is narrowed by what it names; "clear Friday" is not
         everything = everything and not (target.category or target.title_words or target.people)
+        if everything and operation == "move" and not target.range_explicit:
+            # "modify my calendar for Wednesday", "move everything to Friday": the events of which days?
+            return _clarify(
+                'What should I change? Name the event or the day, e.g. "move the dentist to Friday" or '
+                '"move everything on Thursday to Friday".'
+            )
         if everything or why:
             find = {"start": start.isoformat(), "end": end.isoformat()}
         else:

@@ -297,7 +297,7 @@ def understand(text: str, *, now: datetime, world: World, reading: TurnReading |
         or _named_after_meeting_verb(text, unread, world)
         or ([wisher[0]] if wisher is not None else [])
     )
-    _fill_people(frame, norm, unread, world, take, learned_people)
+    _fill_people(frame, norm, unread, world, take, learned_people, text)
     seeing = _meets_someone(learned_people, unread, text, norm, targets)
     if seeing is not None and (frame.operation in ("query", "unknown") or frame.confidence < 0.6):
         # "I need to see Omar tomorrow at 3": a person the tagger found is who is seen, a meeting
@@ -630,6 +630,7 @@ def _fill_people(
     world: World,
     take: Callable[[int, int], None],
     learned: list[tuple[str, tuple[int, int]]],
+    text: str = "",
 ) -> None:
     """People named by email, where the people tagger found them (``learned``), after
     "with"/"invite"/..., or as a possessive.  Names are looked for in ``unread`` (``norm`` with what
@@ -683,6 +684,7 @@ def _fill_people(
     lookups = [c for c, _, _ in cleaned if c]
     directory = world.people_named(lookups + [c.split()[0] for c in lookups]) if lookups else {}
     tagged = {span for _, span in learned}
+    ends: list[int] = []  # where the names taken end: "with mom and dad" is two people
 
     for words, name, span in cleaned:
         if not words:
@@ -702,10 +704,16 @@ def _fill_people(
             or _looks_like_thing(name)
             or _NOT_SOMEONE & set(name.split())
             or (span not in tagged and words in world.folded_titles)
+            or (
+                span not in tagged
+                and not _after_with(unread, span, ends)
+                and _not_a_name_as_typed(name, text)
+            )
         ):
             # "search for birthday", "look for tea party event" with those on the calendar: the
             # events, where a cue stood before them and the tagger found no one
             continue
+        ends.append(span[1])
         if words not in frame.person_names:
             frame.person_names.append(words)
         with_them = span in tagged or unread[: span[0]].split()[-1:] == ["with"]
@@ -713,6 +721,32 @@ def _fill_people(
             frame.strangers.append(words)
         if name not in owners and span not in in_phrase:
             take(*span)  # "John's birthday" keeps its owner in its title
+
+
+# A word typed with a capital inside a sentence ("on Thursday", "at Britannia Arms"), not after its end.
+_CAPITAL_INSIDE = re.compile(r"(?<![.!?:;\n])\s+(?!I\b|I')[A-Z]")
+
+
+def _after_with(unread: str, span: tuple[int, int], ends: list[int]) -> bool:
+    """Whether a name stands after "with", or after "and" after a name taken ("with mom and dad"):
+    the people met, however they are typed ("lunch with sis")."""
+    before = unread[: span[0]].split()
+    if before[-1:] == ["with"]:
+        return True
+    return before[-1:] == ["and"] and any(unread[end : span[0]].strip() == "and" for end in ends)
+
+
+def _not_a_name_as_typed(name: str, text: str) -> bool:
+    """Whether a cue's words are no one's name by how the user typed them: a verb that takes "it"
+    ("and label it Movie show", "and call it X"), or words typed in lower case by someone who writes
+    names with capitals ("an appointment for nails on Thursday", "it starts at 7 and lasts 2 hours")."""
+    words = name.split()
+    if words[1:2] in (["it"], ["this"], ["that"]):
+        return True
+    if text.isupper() or not _CAPITAL_INSIDE.search(text):
+        return False  # all in lower case (or shouted): nothing told by the case
+    said = re.finditer(r"(?<!\w)" + re.escape(words[0]) + r"(?!\w)", text, re.IGNORECASE)
+    return all(m.group(0).islower() for m in said)
 
 
 def _not_someone(name: str) -> bool:
@@ -882,9 +916,18 @@ def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str) ->
     return False
 
 
+# The small words a name keeps inside it ("Book of the month", "Lunch with Omar").  "at" and "in" lead
+# to a place, which stays in the name only when said next to it ("an appointment at the salon", but no
+# 'in slot' of "an appointment with the dentist in this time slot").
+_CONNECTIVES = frozenset({"of", "and", "the", "a", "an", "out", "to", "for", "on", "with"})
+_TO_A_PLACE = frozenset({"at", "in"})
+_POSSESSIVES = frozenset({"my", "our", "your"})
+
+
 def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "") -> str:
     kept: list[str] = []
-    for w in words:
+    linking: list[str] = []  # "at the", waiting for the place's name
+    for at, w in enumerate(words):
         if any(p.fullmatch(w) for p in (CREATE_VERBS, DELETE_VERBS, MOVE_VERBS, QUERY_CUES, COUNT_CUES)):
             if kept:
                 break  # a second verb ends the object phrase ("remind me of X", "X i added")
@@ -893,11 +936,21 @@ def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "")
             continue
         if frame.operation == "free" and w in _PREDICATE_WORDS:
             continue  # "are Ann and Raj free for a session?": the question's words, not the session's
+        if w in _POSSESSIVES and kept[-1:] == ["to"] and at == len(words) - 2:
+            kept.pop()  # "lunch with mom to my datebook": where it is written, no part of its name
+            break
         if w in _QUANTIFIERS or (w in STOPWORDS and w not in GENERIC_EVENT_WORDS):
-            if kept and w in {"of", "and", "the", "a", "an", "out", "to", "for", "on", "with"}:
+            if kept and (w in _TO_A_PLACE or (linking and w in _CONNECTIVES)):
+                linking.append(w)
+            elif kept and w in _CONNECTIVES:
                 kept.append(w)
+            else:
+                linking.clear()
             continue
+        kept.extend(linking)
+        linking.clear()
         kept.append(w)
+    del kept[8:]
     while kept and kept[-1] in STOPWORDS and kept[-1] not in GENERIC_EVENT_WORDS:
         kept.pop()
-    return " ".join(kept[:8])
+    return " ".join(kept)

@@ -107,6 +107,8 @@ class ClockRules(Parser):
     def _oclock(self, i: int) -> int:
         if self.words[i] in ("o'clock", "oclock"):
             return i + 1
+        if self.words[i] == "o" and self.puncts[i + 1] == '"' and self.words[i + 2] == "clock":
+            return i + 3  # 'o"clock': the apostrophe typed as a quote (the others fold to it)
         return max(self.phrase(i, ("o", "clock")), i)
 
     def _ish(self, i: int) -> int:

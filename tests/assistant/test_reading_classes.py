@@ -25,6 +25,7 @@ pytestmark = pytest.mark.django_db
 
 NEW_YORK = ZoneInfo("America/New_York")
 NOW = datetime(2026, 3, 4, 9, 0, tzinfo=NEW_YORK)  # a Wednesday
+THE_WEEK = ["Dentist", "Standup", "Design review"]  # the events of the ``week`` fixture
 
 
 @pytest.fixture
@@ -923,3 +924,55 @@ def test_a_repetition_said_with_this_week_ends_with_the_week(week: Any) -> None:
     made = Event.objects.get(summary="Pick up kids")
     assert made.rrule.startswith("FREQ=DAILY")
     assert made.rrule.endswith("UNTIL=20260309T035959Z")  # the end of Sunday, March 8, in New York
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "hour"),
+    [
+        ("book an appointment at the barber for friday at 4pm", "Appointment at the barber", 16),
+        ("schedule a tasting in the cellar tomorrow at 6pm", "Tasting in the cellar", 18),
+        ('add yoga at 7 o"clock tomorrow', "Yoga", 7),  # the apostrophe typed as a quote
+    ],
+)
+def test_a_place_said_with_at_or_in_stays_whole_in_the_name_and_o_clock_is_never_one(
+    week: Any, text: str, title: str, hour: int
+) -> None:
+    user, conversation = week
+    reply = say(user, conversation, text)
+    if reply.kind == "confirm":
+        reply = say(user, conversation, "yes")
+    made = Event.objects.exclude(summary__in=THE_WEEK).get(calendar__owner=user)
+    assert made.summary == title, reply.text
+    assert made.start.astimezone(NEW_YORK).hour == hour
+
+
+@pytest.mark.parametrize(
+    "text", ["I would like to modify my calendar for Wednesday", "move everything to friday"]
+)
+def test_everything_moved_with_no_day_of_its_own_asks_which_events(week: Any, text: str) -> None:
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert reply.kind == "clarify", reply.text
+    assert "What should I change?" in reply.text
+    assert Event.objects.count() == 3
+    assert Event.objects.filter(summary="Standup", start__day=5).exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("Please book an appointment for nails on Friday at 4pm.", "Appointment for nails"),
+        ("Put down book club at the Library on Tuesday, it starts at 7 pm and lasts 2 hours", "Book club"),
+        ("Add it to my calendar for Friday at 5 pm and call it Hairdresser", "Hairdresser"),
+        ("add brunch with mom to my planner for Sunday at 11", "Brunch with Mom"),
+    ],
+)
+def test_words_typed_as_no_name_are_never_made_people_of_the_title(week: Any, text: str, title: str) -> None:
+    """Lower-case words from someone who types names with capitals, and a verb taking "it", are no
+    one's name; "with mom" stays a person however typed."""
+    user, conversation = week
+    reply = say(user, conversation, text)
+    if reply.kind == "confirm":
+        reply = say(user, conversation, "yes")
+    made = Event.objects.exclude(summary__in=THE_WEEK).get(calendar__owner=user)
+    assert made.summary == title, reply.text

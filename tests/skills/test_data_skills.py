@@ -174,6 +174,32 @@ def test_count_reply(ctx: SkillContext) -> None:
     assert reply["text"].startswith("You have 3 events on Wednesday, March 4")
 
 
+@pytest.mark.parametrize(
+    ("subject", "n", "said"),
+    [
+        ("meetings with bob", 1, "You have 1 meeting with bob on"),
+        ("meetings with bob", 3, "You have 3 meetings with bob on"),
+        ("spa day events", 1, "You have 1 spa day event on"),
+        ("classes", 3, "You have 3 classes on"),
+    ],
+)
+def test_a_count_agrees_with_the_noun_of_its_subject(
+    ctx: SkillContext, subject: str, n: int, said: str
+) -> None:
+    found = call(ctx, "find_events", start=at(4, 0).isoformat(), end=at(5, 0).isoformat())
+    reply = call(
+        ctx,
+        "compose_reply",
+        style="count",
+        events=found["events"][:n],
+        count=n,
+        subject=subject,
+        start=at(4, 0).isoformat(),
+        end=at(5, 0).isoformat(),
+    )
+    assert reply["text"].startswith(said), reply["text"]
+
+
 def test_free_slots_see_moved_and_cancelled_occurrences_and_ignore_what_is_asked(ctx: SkillContext) -> None:
     master = Event.objects.get(summary="Calculus II Lecture")
     # Wednesday March 4's lecture moves to 10:00; Monday March 9's is cancelled.
