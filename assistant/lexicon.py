@@ -891,6 +891,8 @@ STOPWORDS = frozenset(
         "off",
         "about",
         "into",
+        "onto",
+        "as",
         "over",
         "than",
         "then",

@@ -84,6 +84,8 @@ _FUNCTION = _vocabulary(
 # Words that say the request may not hold ("dinner at 7 tonight maybe"): nothing is left unread, but
 # what they ask for is shown before it is written.
 _HEDGES = _vocabulary("maybe perhaps probably possibly tentatively tentative")
+# Words of wanting, which start a request and never a name.
+_WISHING = _vocabulary("want wants wanna need needs like would love wish i'd i'm")
 _DETERMINERS = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their", "some"})
 # Asking that people be told ("and tell her", "let him know"): content, unless the plan tells them.
 _TELLING = frozenset({"tell", "notify", "know", "email", "inform", "message", "text", "ping", "remind"})
@@ -253,6 +255,21 @@ def _replaces_nothing(tokens: Sequence[_Token], facts: Facts) -> tuple[str, ...]
     return ()
 
 
+# The words that say a time is one ("in the time slot 10:30", "with a time of 9:30 pm", "afternoon 2
+# slot"): they tell when, as the time does.
+_SLOT_BEFORE = re.compile(r"\b(?:(?:start |event )?time(?: slot)?|slot)\s+(?:(?:of|at|for|is|as)\s+)?$")
+_SLOT_AFTER = re.compile(r"\s+(?:time )?slot\b")
+
+
+def _slot_words(norm: str, when: Sequence[TimeMatch]) -> list[tuple[int, int]]:
+    spans = []
+    for said in when:
+        before = _SLOT_BEFORE.search(norm, 0, said.span[0])
+        after = _SLOT_AFTER.match(norm, said.span[1])
+        spans += [m.span() for m in (before, after) if m is not None]
+    return spans
+
+
 def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str] = ()) -> Account:
     """The account of ``text`` against what a plan writes (``facts``); ``earlier`` are the user's
     previous turns of the conversation, where words of a title described over several turns come
@@ -265,6 +282,7 @@ def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str
     meals = [(t.span[0], t.span[0] + m.end()) for t in when if (m := MEAL_LEAD.match(t.text))]
     _mark(tokens, meals, "daypart")  # "lunch tomorrow at 1": the lunch is the event too
     _mark(tokens, [t.span for t in when], "time")
+    _mark(tokens, _slot_words(norm, when), "time")
     _mark(tokens, [d.span for d in find_durations(norm)], "time")
     repeat = read_repeat(norm, now)
     _mark(tokens, repeat.spans if repeat is not None else (), "time")
@@ -441,6 +459,9 @@ def _title_doubts(
     )
     if (positions and carries_nothing) or not (positions or generic):
         doubts.append("its words say nothing of the event")  # "Need", "As"
+    elif taken[:1] and taken[0] in _WISHING:
+        # 'Want to focus on scheduling an apartment visit': how the user asked, taken as what
+        doubts.append(f"it starts with how you asked ({taken[0]!r})")
     named = _named(tokens, norm, before)
     if named and not set(named) <= {stem(w) for w in _words(title)}:
         doubts.append(f'it is not the name you gave ("{" ".join(named)}")')

@@ -61,7 +61,7 @@ __all__ = ["amend", "draft_turn"]
 # Words that only say "an event" ("add an event", "schedule something"): not a title.  A "meeting" is
 # one ("a meeting with Priya"): it says what kind of event, and with whom.
 _UNNAMED = frozenset({"event", "events", "something", "anything", "thing", "things"})
-_PLACEHOLDER = (GENERIC_EVENT_WORDS - {"meeting", "meetings"}) | _UNNAMED | {"one", "new", "it"}
+_PLACEHOLDER = (GENERIC_EVENT_WORDS - {"meeting", "meetings"}) | _UNNAMED | {"one", "new", "it", "slot"}
 _LEAD = re.compile(r"^(?:(?:a|an|the|my|our)\s+)+")
 # "block 9-11 tomorrow for deep work", "reserve Friday afternoon for planning": the time is for that
 _BLOCK_FOR = re.compile(
@@ -80,7 +80,13 @@ ASK_PLACE = "Where does it take place? Tell me if you want the place added."
 _EITHER_HALF = (7, 8)
 # What ends a name or place at its end: spaces and marks, but not the full stop of an initial ("M.D.").
 _TRAILING = re.compile(r"(?:[\s,;:!?]|(?<!\b[A-Z])\.)+$")
-_LEADING = re.compile(r"^(?:called|titled|named|it's an?|it is an?|it's|it is)\s+", re.IGNORECASE)
+_LEADING = re.compile(
+    r"^(?:called|titled|named|it's an?|it is an?|it's|it is"
+    # "I'm taking Spanish lessons Tues and Thurs": the lessons
+    r"|(?:i'm|i am|we're|we are) (?:taking|having|attending|doing|holding|starting)"
+    r"(?: an?| the| my| our)?)\s+",
+    re.IGNORECASE,
+)
 # A light verb the reader took into a title it found, typed in lower case ("let's get lunch with Ana" is
 # lunch; "Get Fit class" and a name in quotes keep theirs).
 _LIGHT_VERB = re.compile(r"^(?:get|grab|have)(?: an?)?\s+(?=\w)")
@@ -89,7 +95,14 @@ _LIGHT_VERB = re.compile(r"^(?:get|grab|have)(?: an?)?\s+(?=\w)")
 _NAME_END = re.compile(r"[,;!?]|(?<![A-Z][a-z])(?<![A-Z])\.(?=\s|$)")
 # A clause that goes on about the event after its name: "The Struts concert and it is at 5".
 _NAME_CLAUSE = re.compile(
-    r"\s+and\s+(?:it|it's|its|the|at|on|in|located|which|that|make|set|put)\b", re.IGNORECASE
+    r"\s+and\s+(?:it|it's|its|the|at|on|in|located|which|that|make|set|put|schedule|book)\b", re.IGNORECASE
+)
+# The words that lead from a name said outright to the time after it: "label it Movie show with a time
+# of 9:30 pm", "titled out of office for 12", "out of office in the time slot 10:30".
+_TO_THE_TIME = re.compile(
+    r"\s+(?:(?:for|at|with|from|by)|(?:in|on)(?=\s+(?:a|an|the|this|that)\b))"
+    r"(?:\s+(?:a|an|the|this|that))?(?:\s+(?:start(?:ing)?\s+)?(?:time(?:\s+slot)?|slot)(?:\s+(?:of|as|is|at|for))?)?\s*$",
+    re.IGNORECASE,
 )
 
 
@@ -105,6 +118,13 @@ _ALL_DAY = re.compile(r"\b(?:all[- ]day|all the day|the whole day|whole day|the 
 _AWAY_TITLES = {"out of office": "Out of office"}
 _DAY_LONG = re.compile(
     r"\b(?:birthday|anniversary|holiday|day off|vacation day|public holiday|bank holiday)\b", re.IGNORECASE
+)
+_ONE_DAY = frozenset({"birthday", "anniversary"})
+# What "put ... as the title" puts on the calendar before the name: "put this on the calendar with
+# House as the event title" names it House.
+_ON_THE_CALENDAR = re.compile(
+    r"^(?:this|that|it)(?: event)?\s+(?:to|on|in|onto|into)\s+(?:the|my)\s+calend[ae]r\s+(?:with\s+)?",
+    re.IGNORECASE,
 )
 _END_CUE = re.compile(
     r"(?:\b(?:to|till|til|until|through|ends?|ending|finish(?:es|ing)?)|[-–])\s*(?:at\s*)?$", re.IGNORECASE
@@ -124,8 +144,12 @@ def _clean(span_text: str) -> str:
 def _end_of_name(text: str, now: datetime) -> int:
     """Where a name said outright ends: at a mark that ends it, a clause about the event, or a time."""
     ends = [m.start() for m in (_NAME_END.search(text), _NAME_CLAUSE.search(text)) if m is not None]
-    ends += [t.span[0] for t in find_times(text, now=now) if not t.error and (t.has_date or t.has_time)]
-    return min([e for e in ends if e > 0], default=len(text))
+    timed = [t.span[0] for t in find_times(text, now=now) if not t.error and (t.has_date or t.has_time)]
+    end = min([e for e in ends + timed if e > 0], default=len(text))
+    if end in timed:
+        lead = _TO_THE_TIME.search(text[:end])
+        end = lead.start() if lead is not None and lead.start() > 0 else end
+    return end
 
 
 def _after_time(span: Span, times: list[TimeMatch], addresses: list[tuple[int, int]], text: str) -> Span:
@@ -207,8 +231,10 @@ def _as_typed(phrase: str, text: str) -> str:
 def _without(phrase: str, place: str) -> str:
     """``phrase`` without the words of ``place`` where they stand in it whole, and the words that led
     to it ("cab to 3111 Mission College Boulevard" is a cab)."""
-    words, gone = phrase.split(), place.casefold().split()
+    words, gone = phrase.split(), [w for w in (w.strip(",.;:#") for w in place.casefold().split()) if w]
     folded = [w.casefold() for w in words]
+    if gone and set(folded) <= set(gone):
+        return ""  # "at Sonoma Ave, # 44, 1820, Doctors Park Drive": the place's words, cut at its commas
     for at in range(len(words) - len(gone) + 1) if gone else ():
         if folded[at : at + len(gone)] == gone:
             before = at
@@ -242,6 +268,17 @@ def _as_said(name: str, text: str) -> str:
     said = m.group(0) if not m.group(0).islower() else m.group(0).title()
     after = _CREDENTIALS.match(text, m.end())
     return said + (after.group(0) if after else "")
+
+
+def _owned(name: str, title: str, text: str) -> str:
+    """The title said as ``name``'s ("John's birthday" of "for john's birthday"), or ""."""
+    if not title or "'s " in title.casefold():
+        return ""
+    said = re.search(rf"(?<!\w){re.escape(name)}['’]s\s+{re.escape(title)}(?!\w)", text, re.IGNORECASE)
+    if said is None:
+        return ""
+    owner = name if not name.islower() else name.title()
+    return f"{owner}'s {title[:1].lower() + title[1:] if not title[1:2].isupper() else title}"
 
 
 def _with_people(title: str, names: list[str]) -> str:
@@ -291,7 +328,10 @@ class _Said:
         self.last_day: date | None = None
         norm = normalise(text)
         away = away_kind(norm)
-        absence = away is not None or bool(_DAY_LONG.search(text))
+        day_long = _DAY_LONG.search(text)
+        absence = away is not None or day_long is not None
+        # a birthday is one day: "john's birthday next week" asks which, where "vacation next week" is all
+        one_day = away is None and day_long is not None and day_long[0].casefold() in _ONE_DAY
         masked = [*(self.repeat.spans if self.repeat else ()), *(m.span() for m in _ALL_DAY.finditer(text))]
         timed = blanked(text, masked)  # "every Tuesday" is no date to start on, "all day" alone no today
         found = _times_between(timed, masked, now)
@@ -348,7 +388,7 @@ class _Said:
                 continue
             if match.has_time and started is None:
                 started = local
-            if self.day is None and self.repeat is None and _some_day_of(match, absence):
+            if self.day is None and self.repeat is None and _some_day_of(match, absence and not one_day):
                 continue  # "a neighbor party next week": a day of that week, to be asked, not all of it
             if match.has_date and self.day is None:
                 self.day = local.date()
@@ -395,12 +435,15 @@ class _Said:
         if named:
             # "call it Dental check-up", "call it Visit to Dr. Ito": the whole name, which the reader
             # may cut at a hyphen or a dot; "put X as the title": X, whole
-            said = named["before"] or named["title"][: _end_of_name(named["title"], now)]
+            said = _ON_THE_CALENDAR.sub("", named["before"]) if named["before"] else ""
+            said = said or named["title"][: _end_of_name(named["title"], now)]
             whole = _clean(said)
             learned = self.title.casefold()
             # the reader's title may hold the naming word too ("Meeting named Budget review")
             kept = whole.casefold().startswith(learned) or learned.endswith(whole.casefold())
-            if not learned or kept or named["before"]:
+            ends_with_it = bool(learned) and whole.casefold().endswith(" " + learned)
+            if not learned or kept or (named["before"] and not ends_with_it):
+                # "use the word doctor appointment as the title": the reader's name, without the lead
                 self.title = whole
         purpose = _BLOCK_FOR.search(text.strip()) if not self.title else None
         if purpose and not find_times(purpose["what"], now=now):
@@ -439,6 +482,12 @@ class _Said:
             for n in frame.person_names
             if not (purpose and n in purpose["what"].casefold()) and n not in self.location.casefold()
         ]
+        for name in list(self.names):
+            owned = _owned(name, self.title, text)
+            if owned:
+                # "for john's birthday", "my sister's graduation": theirs, not an event with them
+                self.title = owned
+                self.names.remove(name)
         self.calendar = frame.calendars[0] if frame.calendars else None
 
     def anything(self) -> bool:

@@ -976,3 +976,42 @@ def test_words_typed_as_no_name_are_never_made_people_of_the_title(week: Any, te
         reply = say(user, conversation, "yes")
     made = Event.objects.exclude(summary__in=THE_WEEK).get(calendar__owner=user)
     assert made.summary == title, reply.text
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("Label it Book club with a time of 7:30 pm on Friday", "Book club"),
+        ("Title it Book club and schedule it for Friday at 7pm", "Book club"),
+        ("add this under the name Book club in the time slot 7pm on Friday", "Book club"),
+        ("put this on the calendar with Book club as the event title, Friday at 7pm", "Book club"),
+        ("add a reminder for friday for jo's birthday", "Jo's birthday"),
+    ],
+)
+def test_a_name_given_outright_ends_where_the_words_of_its_time_begin(
+    week: Any, text: str, title: str
+) -> None:
+    user, conversation = week
+    reply = say(user, conversation, text)
+    if reply.kind == "confirm":
+        reply = say(user, conversation, "yes")
+    made = Event.objects.exclude(summary__in=THE_WEEK).get(calendar__owner=user)
+    assert made.summary == title, reply.text
+    assert made.start.astimezone(NEW_YORK).date().day == 6
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I'd like to put this onto my calendar at 6pm",  # no name said
+        "add it in the afternoon 2 slot",
+        "At 11:30 in the morning at Oak Ave, # 44, 1820 Park Drive",  # only the place
+        "I just want to focus on scheduling a visit right now",  # how it was asked, not what
+        "set a reminder for jo's birthday next week",  # one day of the week, which is asked
+    ],
+)
+def test_words_that_name_nothing_write_nothing(week: Any, text: str) -> None:
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert reply.kind in ("clarify", "confirm"), reply.text
+    assert Event.objects.count() == 3
