@@ -270,11 +270,18 @@ DELETE_VERBS = phrase_re(
     ]
 )
 # Saying one will not be at something: the event is off ("I will no longer be joining mom for lunch",
-# "I'm not going to the party", "I won't be attending the seminar", "I can't make it to dinner").
+# "I'm not going to the party", "I won't be attending the seminar", "I can't make it to dinner"), or
+# that it comes off the calendar ("take the dentist off my calendar", "cross yoga off my list", "skip
+# the standup tomorrow" as the request; not "skip that", "skip the event" of an event offered, nor
+# "..., skip the private ones" of an exception).
 NOT_ATTENDING = re.compile(
     r"\b(?:(?:no longer|not|never|won't|wont|will not|can't|cant|cannot|am not|i'm not|isn't|is not)"
     r"(?: be)? (?:going|joining|attending|doing|coming|happening|make it to|go to|attend|join)\b"
-    r"(?! (?:anything|much|well|great|to be)\b))"
+    r"(?! (?:anything|much|well|great|to be)\b)"
+    r"|(?:take|cross|knock|strike|scratch)(?= (?:[\w'-]+ ){1,5}off (?:my|the|our) "
+    r"(?:calendar|schedule|agenda|list|diary|planner)\b)"
+    r"|^(?:please |can you |could you )?skip(?= (?:the|my|our|this|next|tomorrow's|today's|\w+day's) "
+    r"(?!event|adding|add\b|that\b|part\b)[a-z]))"
 )
 # Asking to be told or reminded at a time: a reminder to create ("notify me an hour before ...",
 # "don't let me forget ...", "alert me at ...", "send me a notice of ...", "tell me on Tuesday to ...").

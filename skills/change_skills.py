@@ -353,6 +353,15 @@ def plan_edit(ctx: SkillContext, params: PlanEditInput) -> ChangeSet:
     targets = _unique(params.events, params.scope)
     # Events are passed along without their notes (they can be long): read them when they change.
     notes = _notes(ctx, targets) if params.description is not None else {}
+    only_people = (params.invite or params.uninvite) and not (
+        params.summary
+        or params.location is not None
+        or params.description is not None
+        or params.duration_minutes
+        or params.longer_minutes
+        or params.end_at
+        or params.every_weeks
+    )
     for item in targets:
         # Its times stay (an edit is not a move); a follow-up still knows when "it" is.
         change = Change(action="update", start=item.start, end=item.end, **_target(item, params.scope))
@@ -406,6 +415,13 @@ def plan_edit(ctx: SkillContext, params: PlanEditInput) -> ChangeSet:
             kept = [a for a in item.attendees if a.casefold() not in gone]
             have = {a.casefold() for a in kept}
             change.new_attendees = kept + [a for a in params.invite if a.casefold() not in have]
+            if only_people and {a.casefold() for a in change.new_attendees} == {
+                a.casefold() for a in item.attendees
+            }:
+                # "add ann to the design review" with Ann invited: nothing to preview, said why
+                why = "everyone named is invited already" if params.invite else "no one named is invited"
+                skipped.append(Skipped(summary=item.summary, start=item.start, reason=why))
+                continue
         changes.append(change)
     if refused and not changes:
         # "end the dentist at 8am" for a 9 am dentist is not an edit to preview: say why and what works.

@@ -45,6 +45,7 @@ from assistant.lexicon import (
     MEAL_LEAD,
     MOVE_VERBS,
     NAMED_OUTRIGHT,
+    NOT_ATTENDING,
     POLITE_PREFIX,
     STOPWORDS,
     STREET_ADDRESS,
@@ -292,7 +293,7 @@ def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str
     _mark(tokens, [t.span for t in timed if not (t.has_date or t.has_time)], "daypart")
     polite = POLITE_PREFIX.match(norm)
     _mark(tokens, [polite.span()] if polite else (), "function")
-    said_verbs = (CREATE_VERBS, MOVE_VERBS, DELETE_VERBS, COPY_VERBS)
+    said_verbs = (CREATE_VERBS, MOVE_VERBS, DELETE_VERBS, COPY_VERBS, NOT_ATTENDING)
     verbs = [m.span() for pattern in said_verbs for m in pattern.finditer(norm)]
     _mark(tokens, sorted(verbs)[:1], "verb")  # the request's own verb
     _mark(tokens, verbs, "operation")

@@ -77,10 +77,17 @@ _WANT_IT_TO_BE = re.compile(
 # "can we do lunch with Omar on Tuesday instead of Monday": what it was, after "instead of", is the event's
 # own time, which helps find it.
 _INSTEAD = re.compile(
-    _LEAD
-    + r"(?:(?:make|have|put|get)\s+|(?:(?:can|could|shall)\s+we|let's)\s+(?:do|have|make|move)\s+)?"
+    _LEAD + r"(?:(?:make|have|put|get)\s+|(?:(?:can|could|shall)\s+we|let's)\s+(?:do|have|make|move)\s+)?"
     r"(?P<target>.+?)\s+(?:on|at|to|for)\s+(?P<dest>.+?)"
     r"\s+instead(?:\s+of\s+(?P<was>.+?))?[\s.!?]*$"
+)
+# The same as a fact: "actually the dentist is at 11:30", "fyi my 1:1 has moved to Friday" (a question
+# never: "is the dentist at 11?" starts otherwise, and a question mark is read before).
+_IS_NOW = re.compile(
+    r"^(?:(?:actually|oh|oops|sorry|wait|fyi|btw|correction|update|heads up)[,!:]?\s+)*"
+    r"(?P<target>(?:my|the|our)\s+(?!(?:event|time|date|day|location|place|title|name)\b)"
+    r"(?:(?!\b(?:is|and|will)\b)[^,;])+?)\s+(?:is|will be|has been moved|has moved|got moved|was moved|moved)"
+    r"\s+(?:now\s+|actually\s+)?(?:at|on|to)\s+(?P<dest>.+?)[\s.!]*$"
 )
 # How sure a move restated from the words of a new event may be: below acting, so it is previewed.
 _RESTATED = 0.75
@@ -113,6 +120,8 @@ def _change_said_as_new(r: Reading) -> Decision | None:
     if r.frame.operation not in ("create", "unknown", "query", "free") or not r.frame.titles:
         return None
     said = _MAKE_IT_BE.match(r.norm) or _INSTEAD.match(r.norm) or _WANT_IT_TO_BE.match(r.norm)
+    if said is None and "?" not in r.text:
+        said = _IS_NOW.match(r.norm)
     if said is None or not any(find_times(f"at {said['dest']}", now=r.now, daytime=True)):
         return None  # "can the standup be late?" says no time to move it to
     was = _was(said.groupdict().get("was"), r.now)

@@ -256,7 +256,13 @@ def understand(text: str, *, now: datetime, world: World, reading: TurnReading |
         # referring to the 14th", whose past tense is about what was said
         asks = "?" in norm or bool(QUESTION_STARTERS.match(norm))
         times = [_most_recent(t, now, month_day=asks) for t in times]
-    exception_spans = [_clause(norm, m.start()) for m in _EXCEPTION_CUE.finditer(norm)]
+    # "skip the standup tomorrow" opening the turn is the request, no exception to one
+    opening = polite.end() if polite else 0
+    exception_spans = [
+        _clause(norm, m.start())
+        for m in _EXCEPTION_CUE.finditer(norm)
+        if norm[opening : m.start()].strip() or not NOT_ATTENDING.match(norm)
+    ]
     constraint_spans = [m.span() for m in _CONSTRAINT.finditer(norm)]
     for span in constraint_spans:
         take(*span)
@@ -264,7 +270,7 @@ def understand(text: str, *, now: datetime, world: World, reading: TurnReading |
 
     targets: list[TimeMatch] = []
     for t in [part for match in times for part in _part_and_period(match, now)]:
-        meal = MEAL_LEAD.match(t.text) if operation == "create" else None
+        meal = MEAL_LEAD.match(t.text) if operation in ("create", "unknown") else None
         # "add lunch tomorrow at 1": "lunch" is the event (and at most when), not only a time
         take(t.span[0] + (meal.end() if meal else 0), t.span[1])
         if any(lo <= t.span[0] < hi for lo, hi in exception_spans):
@@ -924,6 +930,11 @@ _TO_A_PLACE = frozenset({"at", "in"})
 _POSSESSIVES = frozenset({"my", "our", "your"})
 
 
+def _particle(kept: list[str]) -> bool:
+    """Whether the last word ends a phrasal verb: "working out", "catching up"."""
+    return kept[-1] in ("out", "up") and len(kept) > 1 and kept[-2].endswith("ing")
+
+
 def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "") -> str:
     kept: list[str] = []
     linking: list[str] = []  # "at the", waiting for the place's name
@@ -951,6 +962,6 @@ def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "")
         linking.clear()
         kept.append(w)
     del kept[8:]
-    while kept and kept[-1] in STOPWORDS and kept[-1] not in GENERIC_EVENT_WORDS:
+    while kept and kept[-1] in STOPWORDS and kept[-1] not in GENERIC_EVENT_WORDS and not _particle(kept):
         kept.pop()
     return " ".join(kept)

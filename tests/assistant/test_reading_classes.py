@@ -1015,3 +1015,60 @@ def test_words_that_name_nothing_write_nothing(week: Any, text: str) -> None:
     reply = say(user, conversation, text)
     assert reply.kind in ("clarify", "confirm"), reply.text
     assert Event.objects.count() == 3
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["skip the standup tomorrow", "take the standup off my calendar", "cross tomorrow's standup off my list"],
+)
+def test_taking_an_event_off_however_said_previews_its_deletion(week: Any, text: str) -> None:
+    preview = preview_of(week, text)
+    assert "Delete 'Standup'" in preview
+    assert "Design review" not in preview
+
+
+@pytest.mark.parametrize("text", ["skip that", "No, please skip the event"])
+def test_skipping_what_was_offered_deletes_nothing(week: Any, text: str) -> None:
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert reply.kind != "confirm" or "Delete" not in reply.text, reply.text
+    assert Event.objects.count() == 3
+
+
+@pytest.mark.parametrize(
+    "text", ["actually the design review is at 4pm", "fyi the design review has moved to friday at 4pm"]
+)
+def test_an_event_said_to_be_elsewhere_is_a_move_previewed(week: Any, text: str) -> None:
+    preview = preview_of(week, text)
+    assert "Move 'Design review'" in preview
+    assert "4:00 PM" in preview.split("→")[1]
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("lunch tmrw noon w/ ana", "Lunch with Ana"),
+        ("put working out on my calendar for 7am tomorrow", "Working out"),
+    ],
+)
+def test_shorthand_and_phrasal_names_keep_their_words(week: Any, text: str, title: str) -> None:
+    user, conversation = week
+    reply = say(user, conversation, text)
+    if reply.kind == "confirm":
+        reply = say(user, conversation, "yes")
+    made = Event.objects.exclude(summary__in=THE_WEEK).get(calendar__owner=user)
+    assert made.summary == title, reply.text
+
+
+def test_inviting_someone_invited_already_says_so_and_changes_nothing(week: Any) -> None:
+    user, conversation = week
+    reply = say(user, conversation, "invite ann@example.com to the design review")
+    if reply.kind == "confirm":
+        reply = say(user, conversation, "yes")
+    review = Event.objects.get(summary="Design review")
+    assert [a.casefold() for a in review.attendees] == ["ann@example.com"], reply.text
+    again = say(user, conversation, "invite ann@example.com to the design review")
+    assert again.kind == "answer", again.text
+    assert "invited already" in again.text
+    review.refresh_from_db()
+    assert [a.casefold() for a in review.attendees] == ["ann@example.com"]
