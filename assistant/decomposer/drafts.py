@@ -659,8 +659,12 @@ def draft_turn(
             today = now.astimezone(tz).date()
             ahead = datetime.combine(today, time.fromisoformat(start_time), tz) > now
             draft = draft.model_copy(update={"day": today if ahead else today + timedelta(days=1)})
-    if not draft.title and draft.people:
-        draft = draft.model_copy(update={"title": "Meeting"})  # "I want to meet with Priya"
+    titled = set(draft.title.casefold().split())
+    named = {w for person in draft.people for w in person.casefold().split()}
+    meets = "meet" not in named and re.search(r"\bmeet\b", text, re.IGNORECASE) is not None
+    if draft.people and (not titled or (meets and titled - {"meet", "with"} <= named)):
+        # "I want to meet with Priya", and "meet Priya on Friday", whose words the reader took for a title
+        draft = draft.model_copy(update={"title": "Meeting"})
     missing = draft.missing()
     part = said.part or frame.day_part
     window = everyone_window(text, now, tz) if draft.at is None and draft.title else None

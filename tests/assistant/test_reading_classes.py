@@ -1072,3 +1072,20 @@ def test_inviting_someone_invited_already_says_so_and_changes_nothing(week: Any)
     assert "invited already" in again.text
     review.refresh_from_db()
     assert [a.casefold() for a in review.attendees] == ["ann@example.com"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "I have to meet Priya on Friday at 10am",
+        "I need to meet Priya on Friday at 10am",
+        "meet Priya friday 10am",
+    ],
+)
+def test_meeting_someone_said_as_a_need_is_a_meeting_with_them(week: Any, text: str) -> None:
+    user, conversation = week
+    reply = say(user, conversation, text)
+    if reply.kind == "confirm":
+        reply = say(user, conversation, "yes")
+    made = Event.objects.exclude(summary__in=THE_WEEK).get(calendar__owner=user)
+    assert made.summary == "Meeting with Priya", reply.text
