@@ -66,7 +66,7 @@ _WORD = re.compile(r"[a-z0-9]+(?:['.][a-z0-9]+)*")
 _SCOPE = _vocabulary(
     """
     only just all both every each whole entire series occurrence occurrences one ones rest instead
-    again onwards onward forward future following from now on remaining other another same also
+    again onwards onward forward back future following from now on remaining other another same also
     """
 )
 # Words that carry no content of their own in a request: how it is asked, not what.

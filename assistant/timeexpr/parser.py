@@ -58,7 +58,7 @@ _POSSESSABLE = (
     frozenset(WEEKDAYS)
     | frozenset(MONTHS)
     | frozenset(UNITS)
-    | {"today", "tomorrow", "yesterday", "tonight", "weekend"}
+    | {"today", "tomorrow", "yesterday", "tonight", "weekend", "morning", "afternoon", "evening", "night"}
 )
 
 

@@ -127,6 +127,23 @@ def test_day_parts() -> None:
     assert afternoon.is_interval
 
 
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [("this morning's meeting", at(2026, 3, 2, 5)), ("tomorrow afternoon's call", at(2026, 3, 3, 12))],
+)
+def test_a_day_part_said_as_the_owner_of_an_event_is_that_part(text: str, start: datetime) -> None:
+    found = find_times(text, now=NOW)
+    assert found
+    assert found[0].start == start
+    assert found[0].day_part is not None
+
+
+def test_o_clock_typed_with_a_quote_is_one_time() -> None:
+    found = find_times('at 12 o"clock in the afternoon', now=NOW)
+    assert len(found) == 1
+    assert found[0].start == at(2026, 3, 2, 12)
+
+
 def test_plural_day_parts_name_no_date() -> None:
     match = only("mornings")
     assert match.day_part == "morning"
