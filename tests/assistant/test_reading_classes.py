@@ -54,6 +54,24 @@ def preview_of(week: tuple[Any, Conversation], text: str) -> str:
     return str(reply.text)
 
 
+def question_of(week: tuple[Any, Conversation], text: str) -> str:
+    """The question ``text`` gets in the ``week`` fixture's conversation, nothing written."""
+    reply = say(*week, text)
+    assert reply.kind == "clarify", reply.text
+    assert Event.objects.count() == 3
+    return str(reply.text)
+
+
+def made_by(week: tuple[Any, Conversation], text: str) -> tuple[Event, str]:
+    """The one event ``text`` makes in the ``week`` fixture's conversation (its preview approved, if
+    it is previewed), with the last reply's text."""
+    user, conversation = week
+    reply = say(user, conversation, text)
+    if reply.kind == "confirm":
+        reply = say(user, conversation, "yes")
+    return Event.objects.exclude(summary__in=THE_WEEK).get(calendar__owner=user), str(reply.text)
+
+
 def test_hours_said_before_a_repetition_in_a_month_are_its_hours_and_the_month_bounds_it(week: Any) -> None:
     user, conversation = week
     say(user, conversation, "block 9-11 every weekday in February for writing")
@@ -505,11 +523,7 @@ def test_thanks_after_a_request_takes_nothing_back(week: Any) -> None:
 )
 def test_words_said_before_the_request_are_no_title(week: Any, text: str) -> None:
     # made "Sam said he'd" at 1 PM at once: the words before "add" were taken for the title
-    user, conversation = week
-    reply = say(user, conversation, text)
-    assert reply.kind == "clarify", reply.text
-    assert "What should I call it?" in reply.text
-    assert Event.objects.count() == 3
+    assert "What should I call it?" in question_of(week, text)
 
 
 def test_a_title_said_before_a_request_about_it_stands(week: Any) -> None:
@@ -937,12 +951,8 @@ def test_a_repetition_said_with_this_week_ends_with_the_week(week: Any) -> None:
 def test_a_place_said_with_at_or_in_stays_whole_in_the_name_and_o_clock_is_never_one(
     week: Any, text: str, title: str, hour: int
 ) -> None:
-    user, conversation = week
-    reply = say(user, conversation, text)
-    if reply.kind == "confirm":
-        reply = say(user, conversation, "yes")
-    made = Event.objects.exclude(summary__in=THE_WEEK).get(calendar__owner=user)
-    assert made.summary == title, reply.text
+    made, said = made_by(week, text)
+    assert made.summary == title, said
     assert made.start.astimezone(NEW_YORK).hour == hour
 
 
@@ -950,11 +960,7 @@ def test_a_place_said_with_at_or_in_stays_whole_in_the_name_and_o_clock_is_never
     "text", ["I would like to modify my calendar for Wednesday", "move everything to friday"]
 )
 def test_everything_moved_with_no_day_of_its_own_asks_which_events(week: Any, text: str) -> None:
-    user, conversation = week
-    reply = say(user, conversation, text)
-    assert reply.kind == "clarify", reply.text
-    assert "What should I change?" in reply.text
-    assert Event.objects.count() == 3
+    assert "What should I change?" in question_of(week, text)
     assert Event.objects.filter(summary="Standup", start__day=5).exists()
 
 
@@ -970,12 +976,8 @@ def test_everything_moved_with_no_day_of_its_own_asks_which_events(week: Any, te
 def test_words_typed_as_no_name_are_never_made_people_of_the_title(week: Any, text: str, title: str) -> None:
     """Lower-case words from someone who types names with capitals, and a verb taking "it", are no
     one's name; "with mom" stays a person however typed."""
-    user, conversation = week
-    reply = say(user, conversation, text)
-    if reply.kind == "confirm":
-        reply = say(user, conversation, "yes")
-    made = Event.objects.exclude(summary__in=THE_WEEK).get(calendar__owner=user)
-    assert made.summary == title, reply.text
+    made, said = made_by(week, text)
+    assert made.summary == title, said
 
 
 @pytest.mark.parametrize(
@@ -991,12 +993,8 @@ def test_words_typed_as_no_name_are_never_made_people_of_the_title(week: Any, te
 def test_a_name_given_outright_ends_where_the_words_of_its_time_begin(
     week: Any, text: str, title: str
 ) -> None:
-    user, conversation = week
-    reply = say(user, conversation, text)
-    if reply.kind == "confirm":
-        reply = say(user, conversation, "yes")
-    made = Event.objects.exclude(summary__in=THE_WEEK).get(calendar__owner=user)
-    assert made.summary == title, reply.text
+    made, said = made_by(week, text)
+    assert made.summary == title, said
     assert made.start.astimezone(NEW_YORK).date().day == 6
 
 
@@ -1052,12 +1050,8 @@ def test_an_event_said_to_be_elsewhere_is_a_move_previewed(week: Any, text: str)
     ],
 )
 def test_shorthand_and_phrasal_names_keep_their_words(week: Any, text: str, title: str) -> None:
-    user, conversation = week
-    reply = say(user, conversation, text)
-    if reply.kind == "confirm":
-        reply = say(user, conversation, "yes")
-    made = Event.objects.exclude(summary__in=THE_WEEK).get(calendar__owner=user)
-    assert made.summary == title, reply.text
+    made, said = made_by(week, text)
+    assert made.summary == title, said
 
 
 def test_inviting_someone_invited_already_says_so_and_changes_nothing(week: Any) -> None:
@@ -1083,9 +1077,5 @@ def test_inviting_someone_invited_already_says_so_and_changes_nothing(week: Any)
     ],
 )
 def test_meeting_someone_said_as_a_need_is_a_meeting_with_them(week: Any, text: str) -> None:
-    user, conversation = week
-    reply = say(user, conversation, text)
-    if reply.kind == "confirm":
-        reply = say(user, conversation, "yes")
-    made = Event.objects.exclude(summary__in=THE_WEEK).get(calendar__owner=user)
-    assert made.summary == "Meeting with Priya", reply.text
+    made, said = made_by(week, text)
+    assert made.summary == "Meeting with Priya", said
