@@ -158,8 +158,13 @@ _END_AT = re.compile(
     re.IGNORECASE,
 )
 _END_TAIL = re.compile(r"(?:,?\s+(?:now|instead|please|today|from now on))+\s*$", re.IGNORECASE)
+# "add Ann to the review", "put Brandon on the list of people attending the meeting at 10" ("put" only
+# onto a list: "put the dentist on Friday" is a move)
 _INVITE = re.compile(
-    rf"\b(?:add|invite|include)\s+(?P<who>{_NAME}(?:,\s*{_NAME})*)\s+(?:to|on|in|into)\s+(?P<target>.+)$",
+    rf"\b(?P<verb>add|invite|include|put)\s+(?P<who>{_NAME}(?:,\s*{_NAME})*)\s+(?:to|on|in|into)\s+"
+    r"(?P<list>the\s+(?:guest\s+|invite\s+|attendee\s+)?list\s+"
+    r"(?:of\s+(?:people\s+(?:attending|coming\s+to)|attendees|guests|invitees)(?:\s+(?:for|of|to))?\s+|for\s+)?)?"
+    r"(?P<target>.+)$",
     re.IGNORECASE,
 )
 _INVITE_IT = re.compile(
@@ -356,8 +361,11 @@ def _read(text: str, now: datetime) -> _Edit | None:
     if m := _RENAME.search(body):
         title = _clean(m["title"] or m["title2"] or m["title3"])
         return _Edit(m["target"] or m["target2"] or m["target3"], {"summary": title}, f"rename to {title}")
-    if m := _INVITE.search(body):
-        return _Edit(m["target"], {}, "invite", m["who"], whom)
+    if (m := _INVITE.search(body)) and (m["verb"].casefold() != "put" or m["list"]):
+        # onto an event's list of guests: an event, whether or not a title is said ("the meeting at 10")
+        return _Edit(
+            m["target"], {}, "invite", m["who"], whom, by_name_only=not m["list"], asks_which=bool(m["list"])
+        )
     if m := _INVITE_IT.match(body.strip()):
         # "and invite Ann", "add Lee too": to the event the conversation is about
         return _Edit("it", {}, "invite", m["who"], whom, named_only=m["verb"].casefold() == "add")
@@ -457,7 +465,7 @@ def edit_decision(r: Reading) -> Decision | None:
         last = shown[0]
         find: dict[str, Any] = {"start": last["start"], "end": last["end"], "text": last["summary"]}
     else:
-        frame = understand(target, now=now, world=world)
+        frame = understand(target, now=now, world=world, existing=True)
         explicit = frame.range_explicit and frame.start is not None and frame.end is not None
         if not frame.title_words and (edit.by_name_only or not explicit):
             if edit.asks_which:

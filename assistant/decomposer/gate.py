@@ -81,7 +81,7 @@ _CUES: dict[str, str] = {
     "plan_edit.duration_minutes": "long last lasts lasting length duration shorten extend lengthen make",
     "plan_edit.longer_minutes": "longer shorter extend lengthen prolong shorten cut trim by more less",
     "plan_edit.end_at": "end ends ending finish finishes done",
-    "plan_edit.invite": "invite add include bring",
+    "plan_edit.invite": "invite add include bring put guest list people attending attendees invitees",
     "plan_edit.uninvite": "remove take off drop uninvite exclude",
     "plan_edit.every_weeks": "biweekly fortnightly every other week weeks",
     "plan_move": "move reschedule push shift postpone bring change make put",

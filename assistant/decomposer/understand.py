@@ -200,10 +200,13 @@ _EVERY = re.compile(r"\b(?:every|each|any|all(?: of)?(?: my| the)?)\s+([a-z]+)(?
 _PERIOD = re.compile(r"\b(?:(?:the )?rest of )?(?:this|next|the|coming)\s+(?:week|weekend|month|year)\b")
 
 
-def understand(text: str, *, now: datetime, world: World, reading: TurnReading | None = None) -> RequestFrame:
+def understand(
+    text: str, *, now: datetime, world: World, reading: TurnReading | None = None, existing: bool = False
+) -> RequestFrame:
     """The request frame of ``text``; with the turn reader's ``reading`` of the same text, an event the
     calendar's titles do not name is named by the names tagger's title rather than by the words the
-    rules left over."""
+    rules left over.  ``existing``: the words name an event the calendar has ("my lunch on monday" of
+    "add ann to my lunch on monday"), so a title some of them name is it, as for a change."""
     operation, confidence = classify(text)
     frame = RequestFrame(operation=operation, confidence=confidence)
     if operation in ("yes", "no", "greet", "undo"):
@@ -325,7 +328,7 @@ def understand(text: str, *, now: datetime, world: World, reading: TurnReading |
     frame.wants_next = bool(_NEXT_CUE.search(norm)) and not frame.range_explicit
     frame.next_one = frame.wants_next and bool(_NEXT_ONE.search(norm))
     residual = "".join(" " if mask[i] else ch for i, ch in enumerate(norm))
-    known = _fill_titles(frame, residual, world, norm)
+    known = _fill_titles(frame, residual, world, norm, existing)
     if _states_an_event(frame, text, norm, targets):
         # "no lunch date tomorrow": the same statement, of an event that is off
         frame.operation, frame.confidence = ("delete", 0.6) if _NO_EVENT.match(norm) else ("create", 0.6)
@@ -840,7 +843,7 @@ def _said_title(reading: TurnReading | None, frame: RequestFrame) -> str:
     return said if set(said.split()) - named - STOPWORDS else ""
 
 
-def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str) -> bool:
+def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str, existing: bool = False) -> bool:
     """Fill the frame's titles: the calendar's titles the words name (True), or else the words left
     over (False)."""
     cleaned = FILLER.sub(lambda m: " " * max(2, len(m.group(0))), residual)
@@ -883,7 +886,8 @@ def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str) ->
                 best.append((1.0, title, hits + names))
             else:
                 best.append((len(hits) / len(distinct), title, hits))
-    if best and frame.operation in ("create", "unknown") and max(score for score, _, _ in best) < 1.0:
+    new = not existing and frame.operation in ("create", "unknown")
+    if best and new and max(score for score, _, _ in best) < 1.0:
         # "add a piano lesson" beside a "Surf lesson": a new event is named by the words said, and an
         # existing title only when all of its own words were said ("another surf lesson"); so is one
         # said without a verb ("lunch with Priya thursday at 1" beside "Lunch with Omar")

@@ -88,7 +88,7 @@ def test_a_time_taken_since_it_was_shown_is_proposed_again_at_the_next_free_time
     again, done = _revised_and_approved(
         user,
         conversation,
-        "Schedule lunch with ann@example.com on Friday at 2pm",
+        "Maybe schedule lunch with ann@example.com on Friday at 2pm",  # hedged: previewed first
         "Lunch",
         put_there_from_another_device,
     )

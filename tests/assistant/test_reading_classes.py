@@ -1079,3 +1079,17 @@ def test_inviting_someone_invited_already_says_so_and_changes_nothing(week: Any)
 def test_meeting_someone_said_as_a_need_is_a_meeting_with_them(week: Any, text: str) -> None:
     made, said = made_by(week, text)
     assert made.summary == "Meeting with Priya", said
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "add ann@example.com to my review on thursday",  # part of its title, and its day
+        "put ann@example.com on the list of people attending the review at 2pm tomorrow",
+        "add ann@example.com to the guest list for the design review",
+    ],
+)
+def test_someone_added_to_an_event_however_it_is_named_is_invited_to_it(week: Any, text: str) -> None:
+    preview = preview_of(week, text)
+    assert "Change 'Design review': invite" in preview, preview
+    assert "did not use" not in preview
