@@ -87,7 +87,7 @@ _IS_NOW = re.compile(
     r"^(?:(?:actually|oh|oops|sorry|wait|fyi|btw|correction|update|heads up)[,!:]?\s+)*"
     r"(?P<target>(?:my|the|our)\s+(?!(?:event|time|date|day|location|place|title|name)\b)"
     r"(?:(?!\b(?:is|and|will)\b)[^,;])+?)\s+(?:is|will be|has been moved|has moved|got moved|was moved|moved)"
-    r"\s+(?:now\s+|actually\s+)?(?:at|on|to)\s+(?P<dest>.+?)[\s.!]*$"
+    r"\s+(?:now\s+|actually\s+)?(?:at|on|to)\s+(?P<dest>.+?)(?:\s+(?:now|instead))?[\s.!]*$"
 )
 # How sure a move restated from the words of a new event may be: below acting, so it is previewed.
 _RESTATED = 0.75

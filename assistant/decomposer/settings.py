@@ -42,7 +42,8 @@ _HABIT = "|".join(f"(?P<{key}>{words})" for key, words in _HABITS.items())
 # "my gym is ...", "set my lunch to ...", "change my working hours to ...", "my writing block: ..."
 _SET_HABIT = re.compile(
     rf"^(?:(?:ok|okay|so|and|also|please|can you|could you)[\s,]+)*"
-    rf"(?P<verb>(?:set|change|update|move|make)\s+)?my\s+(?:{_HABIT})\s*"
+    # (not "my lunch with Omar": an event)
+    rf"(?P<verb>(?:set|change|update|move|make)\s+)?my\s+(?:{_HABIT})(?!\s+with\b)\s*"
     r"(?:is|are|will be|should be|to|:|=|from)?\s*"
     r"(?P<rest>.*)$"
 )

@@ -17,6 +17,7 @@ from assistant.decomposer.handlers import read
 from assistant.lexicon import misspelt_verb, spelled_out
 from assistant.models import Conversation
 from assistant.services import chat_turn, conversation_create
+from preferences.models import Preference
 from skills.models import Event
 from skills.services import event_create
 from tests.factories import user_with_calendar
@@ -1093,3 +1094,15 @@ def test_someone_added_to_an_event_however_it_is_named_is_invited_to_it(week: An
     preview = preview_of(week, text)
     assert "Change 'Design review': invite" in preview, preview
     assert "did not use" not in preview
+
+
+def test_a_habit_word_with_someone_is_their_event_not_the_habit(week: Any) -> None:
+    user, conversation = week
+    calendar = Event.objects.get(summary="Standup").calendar
+    start = datetime(2026, 3, 9, 12, 0, tzinfo=NEW_YORK)
+    event_create(calendar=calendar, summary="Lunch with Omar", start=start, end=start + timedelta(hours=1))
+    reply = say(user, conversation, "my lunch with omar is on tuesday now")
+    assert reply.kind == "confirm", reply.text
+    assert "Move 'Lunch with Omar'" in reply.text
+    assert "Tuesday, March 10 12:00 PM" in reply.text.split("→")[1]
+    assert not Preference.objects.filter(user=user, key="lunch_hours").exists()
