@@ -182,9 +182,13 @@ def _query_tasks(plan: Plan, frame: RequestFrame, now: datetime, tz: ZoneInfo) -
     start, end = _range(frame, now, tz)
     # "When is the dentist?", "where is calc?": the next ones, or the last one when none is coming,
     # so the search reaches as far back as ahead
-    nearest = frame.title_words and not frame.range_explicit and not frame.wants_next and not frame.past
+    # "is the dentist at 11?": a clock time with no day is no day to look in; the dentist's are shown
+    anyday = frame.time_only and frame.operation == "query"
+    nearest = (
+        frame.title_words and (not frame.range_explicit or anyday) and not frame.wants_next and not frame.past
+    )
     if nearest:
-        start = now - timedelta(days=NEXT_HORIZON_DAYS)
+        start, end = now - timedelta(days=NEXT_HORIZON_DAYS), now + timedelta(days=NEXT_HORIZON_DAYS)
     find = plan.add("find_events", find_params(frame, start, end), id="find", summary="Find events")
     reply: dict[str, Any] = {"style": "agenda", "events": find["events"], "subject": _subject(frame)}
     if frame.detail:

@@ -1106,3 +1106,12 @@ def test_a_habit_word_with_someone_is_their_event_not_the_habit(week: Any) -> No
     assert "Move 'Lunch with Omar'" in reply.text
     assert "Tuesday, March 10 12:00 PM" in reply.text.split("→")[1]
     assert not Preference.objects.filter(user=user, key="lunch_hours").exists()
+
+
+@pytest.mark.parametrize("text", ["is the design review at 2?", "is the design review at 4pm?"])
+def test_an_event_asked_about_at_an_hour_with_no_day_shows_when_it_is(week: Any, text: str) -> None:
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert reply.kind == "answer", reply.text
+    assert "Thursday, March 5" in reply.text
+    assert "2:00 PM – 3:00 PM  Design review" in reply.text
