@@ -281,6 +281,18 @@ def _owned(name: str, title: str, text: str) -> str:
     return f"{owner}'s {title[:1].lower() + title[1:] if not title[1:2].isupper() else title}"
 
 
+def _only_meeting_them(draft: Draft, text: str) -> bool:
+    """Whether the draft's title says no more than that its people are met: none ("I want to meet with
+    Priya"), or the words of "meet Priya" the reader took for one; a person whose name holds "meet"
+    ("for Swim meet") keeps the title said."""
+    titled = set(draft.title.casefold().split())
+    if not titled:
+        return True
+    named = {w for person in draft.people for w in person.casefold().split()}
+    meets = "meet" not in named and re.search(r"\bmeet\b", text, re.IGNORECASE) is not None
+    return meets and titled - {"meet", "with"} <= named
+
+
 def _with_people(title: str, names: list[str]) -> str:
     shown = [n if not n.islower() else n.title() for n in names if n.casefold() not in title.casefold()]
     if not title or not shown:
@@ -659,11 +671,7 @@ def draft_turn(
             today = now.astimezone(tz).date()
             ahead = datetime.combine(today, time.fromisoformat(start_time), tz) > now
             draft = draft.model_copy(update={"day": today if ahead else today + timedelta(days=1)})
-    titled = set(draft.title.casefold().split())
-    named = {w for person in draft.people for w in person.casefold().split()}
-    meets = "meet" not in named and re.search(r"\bmeet\b", text, re.IGNORECASE) is not None
-    if draft.people and (not titled or (meets and titled - {"meet", "with"} <= named)):
-        # "I want to meet with Priya", and "meet Priya on Friday", whose words the reader took for a title
+    if draft.people and _only_meeting_them(draft, text):
         draft = draft.model_copy(update={"title": "Meeting"})
     missing = draft.missing()
     part = said.part or frame.day_part

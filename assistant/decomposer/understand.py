@@ -639,7 +639,7 @@ def _fill_people(
     world: World,
     take: Callable[[int, int], None],
     learned: list[tuple[str, tuple[int, int]]],
-    text: str = "",
+    text: str,
 ) -> None:
     """People named by email, where the people tagger found them (``learned``), after
     "with"/"invite"/..., or as a possessive.  Names are looked for in ``unread`` (``norm`` with what
@@ -694,6 +694,7 @@ def _fill_people(
     directory = world.people_named(lookups + [c.split()[0] for c in lookups]) if lookups else {}
     tagged = {span for _, span in learned}
     ends: list[int] = []  # where the names taken end: "with mom and dad" is two people
+    cased = _writes_names_cased(text)
 
     for words, name, span in cleaned:
         if not words:
@@ -716,7 +717,7 @@ def _fill_people(
             or (
                 span not in tagged
                 and not _after_with(unread, span, ends)
-                and _not_a_name_as_typed(name, text)
+                and _not_a_name_as_typed(name, text, cased)
             )
         ):
             # "search for birthday", "look for tea party event" with those on the calendar: the
@@ -745,15 +746,22 @@ def _after_with(unread: str, span: tuple[int, int], ends: list[int]) -> bool:
     return before[-1:] == ["and"] and any(unread[end : span[0]].strip() == "and" for end in ends)
 
 
-def _not_a_name_as_typed(name: str, text: str) -> bool:
+def _writes_names_cased(text: str) -> bool:
+    """Whether the user types capitals inside a sentence, so a name typed in lower case is none (in a
+    turn all in lower case, or shouted, the case tells nothing)."""
+    return not text.isupper() and _CAPITAL_INSIDE.search(text) is not None
+
+
+def _not_a_name_as_typed(name: str, text: str, cased: bool) -> bool:
     """Whether a cue's words are no one's name by how the user typed them: a verb that takes "it"
     ("and label it Movie show", "and call it X"), or words typed in lower case by someone who writes
-    names with capitals ("an appointment for nails on Thursday", "it starts at 7 and lasts 2 hours")."""
+    names with capitals (``cased``: "an appointment for nails on Thursday", "it starts at 7 and lasts 2
+    hours")."""
     words = name.split()
     if words[1:2] in (["it"], ["this"], ["that"]):
         return True
-    if text.isupper() or not _CAPITAL_INSIDE.search(text):
-        return False  # all in lower case (or shouted): nothing told by the case
+    if not cased:
+        return False
     said = re.finditer(r"(?<!\w)" + re.escape(words[0]) + r"(?!\w)", text, re.IGNORECASE)
     return all(m.group(0).islower() for m in said)
 
@@ -843,7 +851,7 @@ def _said_title(reading: TurnReading | None, frame: RequestFrame) -> str:
     return said if set(said.split()) - named - STOPWORDS else ""
 
 
-def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str, existing: bool = False) -> bool:
+def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str, existing: bool) -> bool:
     """Fill the frame's titles: the calendar's titles the words name (True), or else the words left
     over (False)."""
     cleaned = FILLER.sub(lambda m: " " * max(2, len(m.group(0))), residual)
@@ -930,8 +938,8 @@ def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str, ex
 # to a place, which stays in the name only when said next to it ("an appointment at the salon", but no
 # 'in slot' of "an appointment with the dentist in this time slot").
 _CONNECTIVES = frozenset({"of", "and", "the", "a", "an", "out", "to", "for", "on", "with"})
-_TO_A_PLACE = frozenset({"at", "in"})
-_POSSESSIVES = frozenset({"my", "our", "your"})
+_PLACE_LEADS = frozenset({"at", "in"})
+_MY_WORDS = frozenset({"my", "our", "your"})
 
 
 def _particle(kept: list[str]) -> bool:
@@ -951,11 +959,11 @@ def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "")
             continue
         if frame.operation == "free" and w in _PREDICATE_WORDS:
             continue  # "are Ann and Raj free for a session?": the question's words, not the session's
-        if w in _POSSESSIVES and kept[-1:] == ["to"] and at == len(words) - 2:
+        if w in _MY_WORDS and kept[-1:] == ["to"] and at == len(words) - 2:
             kept.pop()  # "lunch with mom to my datebook": where it is written, no part of its name
             break
         if w in _QUANTIFIERS or (w in STOPWORDS and w not in GENERIC_EVENT_WORDS):
-            if kept and (w in _TO_A_PLACE or (linking and w in _CONNECTIVES)):
+            if kept and (w in _PLACE_LEADS or (linking and w in _CONNECTIVES)):
                 linking.append(w)
             elif kept and w in _CONNECTIVES:
                 kept.append(w)
