@@ -48,12 +48,15 @@ __all__ = [
     "SOMEONES_PLACE",
     "STOPWORDS",
     "STREET_ADDRESS",
+    "THE_NEXT_PERIOD",
     "TITLES_OF_ADDRESS",
     "UNDO_CUES",
     "WEEKDAY",
     "WEEKDAYS_EVERY",
     "WEEKDAY_STEM",
     "WEEKDAY_WORD",
+    "WHEN_ADVERBS",
+    "WISHING",
     "YES_WORDS",
     "misspelt_verb",
     "phrase_re",
@@ -273,15 +276,16 @@ DELETE_VERBS = phrase_re(
 # "I'm not going to the party", "I won't be attending the seminar", "I can't make it to dinner"), or
 # that it comes off the calendar ("take the dentist off my calendar", "cross yoga off my list", "skip
 # the standup tomorrow" as the request; not "skip that", "skip the event" of an event offered, nor
-# "..., skip the private ones" of an exception).
+# "..., skip the private ones" of an exception), or that it is off ("tomorrow's standup is off").
 NOT_ATTENDING = re.compile(
     r"\b(?:(?:no longer|not|never|won't|wont|will not|can't|cant|cannot|am not|i'm not|isn't|is not)"
     r"(?: be)? (?:going|joining|attending|doing|coming|happening|make it to|go to|attend|join)\b"
     r"(?! (?:anything|much|well|great|to be)\b)"
     r"|(?:take|cross|knock|strike|scratch)(?= (?:[\w'-]+ ){1,5}off (?:my|the|our) "
     r"(?:calendar|schedule|agenda|list|diary|planner)\b)"
-    r"|^(?:please |can you |could you )?skip(?= (?:the|my|our|this|next|tomorrow's|today's|\w+day's) "
-    r"(?!event|adding|add\b|that\b|part\b)[a-z]))"
+    r"|^(?:please |can you |could you )?skip(?= (?:(?:the|my|our|this|next|tomorrow's|today's|\w+day's) )?"
+    r"(?!(?:event|adding|add|that|this|it|them|those|these|part|to|ahead|the|my|our|next)\b)[a-z])"
+    r"|(?<!\bi )(?:is|'s) off\b(?! (?:to|for|work|limits)\b))"
 )
 # Asking to be told or reminded at a time: a reminder to create ("notify me an hour before ...",
 # "don't let me forget ...", "alert me at ...", "send me a notice of ...", "tell me on Tuesday to ...").
@@ -491,6 +495,10 @@ SAME_AGAIN = re.compile(
 # Verbs of copying: events to another time ("copy my standups to next week") or calendars to another
 # calendar ("copy my work week to personal").
 COPY_VERBS = re.compile(r"\b(?:cop(?:y|ies|ied|ying)|duplicat\w*|clon(?:e|ed|ing)|mirror\w*|replicat\w*)\b")
+# A period said from the one before it: "to the week after", "into the following week" (where copies go).
+THE_NEXT_PERIOD = re.compile(
+    r"\b(?:to|into|onto)\s+the\s+(?:(?P<after>day|week)\s+after\b|following\s+(?P<following>day|week)\b)"
+)
 # Why someone is away for days, by the words that say it: what a span of whole days is for ("my
 # vacation next week", "I'm travelling Friday, clear the day"), in the order they are looked for.
 AWAY: dict[str, str] = {
@@ -543,9 +551,11 @@ YES_WORDS = re.compile(
 # no answer that is also a request of its own ("cancel", "stop") is not one of them.
 NO_LEADS = frozenset({"no", "nope", "nah"})
 NO_WORDS = re.compile(
-    r"^(?:no|nope|nah|don't|do not|cancel|stop|never ?mind|abort|decline|forget (?:it|that)|not now|n)"
+    r"^(?:no|nope|nah|don't|do not|cancel|stop|never ?mind|abort|decline|forget (?:it|that)|"
+    r"not (?:right |for )?now|n)"
     r"(?:[\s,.!]+(?:thanks|thank you|please|it|that|this|way|don't|do not|do it|do that|never ?mind|"
-    r"cancel|stop|wait|sorry|not now|not yet|forget (?:it|that)|leave it|keep (?:it|them|everything)|as is|"
+    r"cancel|stop|wait|sorry|not (?:right |for )?now|not yet|forget (?:it|that)|leave it|"
+    r"keep (?:it|them|everything)|as is|"
     r"i changed my mind|"
     r"changed my mind|i'm good|all good))*$"
 )
@@ -910,6 +920,8 @@ STOPWORDS = frozenset(
         "yes",
         "just",
         "also",
+        "though",
+        "anyway",
         "too",
         "very",
         "much",
@@ -1005,6 +1017,12 @@ FILLER = phrase_re(
     ]
 )
 
+# Words that end a request with when it is done, not what it is: "book an appointment first".
+WHEN_ADVERBS = frozenset({"first", "again", "later", "instead", "asap"})
+# Words of wanting, which start a request and never a name ("I want this added": no event 'Want').
+WISHING = frozenset(
+    ["want", "wants", "wanna", "need", "needs", "like", "would", "love", "wish", "i'd", "i'm"]
+)
 # Closing words after a no that ask nothing more: "no, it's fine", "no, that's all, thanks".
 JUST_POLITE = re.compile(
     r"^(?:(?:thanks|thank you|please|never ?mind|(?:it|that)'?s (?:fine|ok|okay|all)|all good|i'?m good)"

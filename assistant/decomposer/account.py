@@ -50,6 +50,8 @@ from assistant.lexicon import (
     POLITE_PREFIX,
     STOPWORDS,
     STREET_ADDRESS,
+    THE_NEXT_PERIOD,
+    WISHING,
     away_words,
     tokens,
 )
@@ -86,8 +88,6 @@ _FUNCTION = _vocabulary(
 # Words that say the request may not hold ("dinner at 7 tonight maybe"): nothing is left unread, but
 # what they ask for is shown before it is written.
 _HEDGES = _vocabulary("maybe perhaps probably possibly tentatively tentative")
-# Words of wanting, which start a request and never a name.
-_WISHING = _vocabulary("want wants wanna need needs like would love wish i'd i'm")
 _DETERMINERS = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their", "some"})
 # Asking that people be told ("and tell her", "let him know"): content, unless the plan tells them.
 _TELLING = frozenset({"tell", "notify", "know", "email", "inform", "message", "text", "ping", "remind"})
@@ -286,6 +286,8 @@ def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str
     _mark(tokens, [t.span for t in when], "time")
     _mark(tokens, _slot_words(norm, when), "time")
     _mark(tokens, [d.span for d in find_durations(norm)], "time")
+    if COPY_VERBS.search(norm):  # "copy it to the week after": where copies go, from the period copied
+        _mark(tokens, [m.span() for m in THE_NEXT_PERIOD.finditer(norm)], "time")
     repeat = read_repeat(norm, now)
     _mark(tokens, repeat.spans if repeat is not None else (), "time")
     other = said_zone(norm, list)  # "10am London time": the zone of a time (told, or asked for)
@@ -457,13 +459,20 @@ def _title_doubts(
     crossed = [w for w, role in zip(taken, roles, strict=True) if role == "time"]
     if crossed:
         doubts.append(f"it takes {' '.join(crossed)!r}, which says when")
+    # A word that asks for a step names the event when the user gave the name outright ("call it Planning")
+    outright = NAMED_OUTRIGHT.search(norm)
+    given = outright is not None and (outright["title"] or "").casefold().startswith(title.casefold())
+    nothing_roles = ("function", "scope", "verb") if given else ("function", "cue", "scope", "verb")
     carries_nothing = all(
-        w in STOPWORDS or w in _FUNCTION or w in _SCOPE or role in ("function", "cue", "scope", "verb")
+        w in STOPWORDS or w in _FUNCTION or w in _SCOPE or role in nothing_roles
         for w, role in zip(taken, roles, strict=True)
     )
     if (positions and carries_nothing) or not (positions or generic):
         doubts.append("its words say nothing of the event")  # "Need", "As"
-    elif taken[:1] and taken[0] in _WISHING:
+    elif any(_request_gerund(m[1]) for m in _GERUND_OBJECT.finditer(title.casefold())):
+        # 'Focus on scheduling an apartment visit': the request said inside, its object the name
+        doubts.append("it holds what you asked me to do")
+    elif taken[:1] and taken[0] in WISHING:
         # 'Want to focus on scheduling an apartment visit': how the user asked, taken as what
         doubts.append(f"it starts with how you asked ({taken[0]!r})")
     named = _named(tokens, norm, before)
@@ -472,6 +481,16 @@ def _title_doubts(
     if any(w.isdigit() and len(w) > 2 and role != "time" for w, role in zip(taken, roles, strict=True)):
         doubts.append("it has a number I could not read")
     return doubts
+
+
+# A verb's -ing form and the article of its object: "scheduling an apartment visit", "booking a cab".
+_GERUND_OBJECT = re.compile(r"\b(\w+ing) (?:a|an|the|my|our|some)\b")
+
+
+def _request_gerund(word: str) -> bool:
+    """Whether ``word`` is the -ing form of a verb of making ("scheduling", "booking", "adding")."""
+    stem_ = word.removesuffix("ing")
+    return stem_ != word and any(CREATE_VERBS.fullmatch(w) for w in (stem_, stem_ + "e"))
 
 
 def _names_after(tokens: Sequence[_Token], verb: int) -> bool:
@@ -499,6 +518,8 @@ def _named(tokens: Sequence[_Token], norm: str, roles: list[str]) -> list[str]:
         if token.start < lo or token.start >= hi:
             continue
         if role == "time" or token.text in ("and", "which", "that", "it", "it's") or len(said) == 3:
+            break
+        if said and role == "cue":  # "call it Appointment for the title": the field's name ends it
             break
         if token.text not in STOPWORDS and token.text not in _FUNCTION:
             said.append(stem(token.text))

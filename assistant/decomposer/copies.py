@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from zoneinfo import ZoneInfo
 
 from assistant.decomposer.compiler import find_params
 from assistant.decomposer.reading import Reading
-from assistant.lexicon import COPY_VERBS
+from assistant.lexicon import COPY_VERBS, THE_NEXT_PERIOD
 from assistant.timeexpr import TimeMatch, find_times
 from skills.changes import shift_wall
 from skills.formatting import format_range
@@ -26,6 +27,11 @@ __all__ = ["copy_decision"]
 
 # Where the copies go: the time said right after "to", "into", "onto" or "over to".
 _TO = re.compile(r"\b(?:to|into|onto)\s+(?:the\s+)?$")
+# "from this week to next week": one interval to the resolver, the period copied and where it goes to
+# a copy; the two ends are read apart.
+_FROM_TO = re.compile(r"^(?:from\s+)?(?P<source>.+?)\s+(?:to|into|until|till)\s+(?P<dest>\S.*)$")
+# A period said: where it starts in the turn, its bounds, its grain, where it ends in the turn.
+_Period = tuple[int, datetime, datetime, str, int]
 _FROM_WHICH = 'Copy from which day or week? Say e.g. "copy Monday\'s standup to Thursday".'
 
 
@@ -35,8 +41,14 @@ def copy_decision(r: Reading) -> Decision | None:
     norm = r.norm
     if r.frame.operation in ("yes", "no", "greet", "undo") or not COPY_VERBS.search(norm):
         return None
-    periods = [p for t in find_times(norm, now=r.now, daytime=True) if (p := _period(t)) is not None]
+    periods = [p for t in find_times(norm, now=r.now, daytime=True) if (p := _period(t, r.tz)) is not None]
     to = next((p for p in reversed(periods) if _TO.search(norm[: p[0]])), None)
+    if to is None and len(periods) == 1:
+        periods = _ends(norm, periods[0], r) or periods
+        to = None if len(periods) == 1 else periods[1]
+    following = _next_one(norm, periods[0], r) if periods else None
+    if following is not None:  # "to the following week": the week after the one copied, not after today's
+        periods, to = [periods[0], following], following
     if to is None:
         return None
     said = next((p for p in periods if p is not to), None)
@@ -57,12 +69,47 @@ def copy_decision(r: Reading) -> Decision | None:
     return _plan(r, start, end, days, format_range(to[1], to[2], r.tz))
 
 
-def _period(t: TimeMatch) -> tuple[int, datetime, datetime, str] | None:
-    """Where a day or longer is said, its bounds and grain: what copies go from and to (never a clock
-    time, nor a date that cannot be)."""
-    if t.error is not None or t.start is None or t.end is None or not t.has_date or t.has_time:
+def _ends(norm: str, period: _Period, r: Reading) -> list[_Period]:
+    """The two periods an interval "from this week to next week" joins, read apart; none when it is
+    not two periods of the same length said with "to"."""
+    m = _FROM_TO.match(norm[period[0] : period[4]])
+    if m is None:
+        return []
+    ends = []
+    for name in ("source", "dest"):
+        at = period[0] + m.start(name)
+        found = [
+            p for t in find_times(m[name], now=r.now, daytime=True) if (p := _period(t, r.tz, at)) is not None
+        ]
+        if len(found) != 1:
+            return []
+        ends.extend(found)
+    return ends if ends[0][3] == ends[1][3] else []
+
+
+def _next_one(norm: str, period: _Period, r: Reading) -> _Period | None:
+    """The period after ``period`` when the turn copies "to the week after" it, else None."""
+    m = THE_NEXT_PERIOD.search(norm)
+    if m is None or m.start() < period[4]:
         return None
-    return t.span[0], t.start, t.end, t.grain
+    grain = m["after"] or m["following"]
+    if grain != period[3]:
+        return None
+    days = 7 if grain == "week" else 1
+    start, end = shift_wall(period[1], r.tz, days=days), shift_wall(period[2], r.tz, days=days)
+    return m.start(), start, end, period[3], m.end()
+
+
+def _period(t: TimeMatch, tz: ZoneInfo, at: int = 0) -> _Period | None:
+    """Where a day or longer is said (``at`` is where the text searched starts in the turn), its
+    bounds and grain: what copies go from and to (never a clock time, nor a date that cannot be)."""
+    if t.error is not None or t.start is None or not t.has_date or t.has_time:
+        return None
+    if t.end is None and t.grain == "day":  # "copy it from Thursday to ...": that day, not from it on
+        return at + t.span[0], t.start, shift_wall(t.start, tz, days=1), t.grain, at + t.span[1]
+    if t.end is None:
+        return None
+    return at + t.span[0], t.start, t.end, t.grain, at + t.span[1]
 
 
 def _plan(r: Reading, start: datetime, end: datetime, days: int, where: str) -> Decision:

@@ -277,7 +277,9 @@ def small_talk(frame: RequestFrame, reading: TurnReading, *, waiting: bool = Fal
     if frame.title_words or frame.category or frame.people or frame.person_names:
         return None  # "Take Bo off the design review" names things: it asks for something
     acts = reading.acts
-    if not acts or not acts <= _SOCIAL_ACTS or reading.spans:
+    # a date or time the tagger saw and the time reader does not read ("not right now") asks nothing
+    named = [s for s in reading.spans if s.slot not in ("date", "time")]
+    if not acts or not acts <= _SOCIAL_ACTS or named:
         return None
     if "GOODBYE" in acts or ("NEGATE" in acts and "THANK_YOU" in acts):
         return "You're welcome! Have a good day."

@@ -46,6 +46,7 @@ from assistant.lexicon import (
     SOMEONES_PLACE,
     STOPWORDS,
     STREET_ADDRESS,
+    WHEN_ADVERBS,
     away_kind,
     tokens,
 )
@@ -93,9 +94,12 @@ _LIGHT_VERB = re.compile(r"^(?:get|grab|have)(?: an?)?\s+(?=\w)")
 # Where a name said after "call it" ends: a comma or the like, or a full stop that ends a sentence
 # (not the one of "Dr." or "St.").
 _NAME_END = re.compile(r"[,;!?]|(?<![A-Z][a-z])(?<![A-Z])\.(?=\s|$)")
-# A clause that goes on about the event after its name: "The Struts concert and it is at 5".
+# A clause that goes on about the event after its name: "The Struts concert and it is at 5", or says
+# which field the name is for: "call it Appointment for the title".
 _NAME_CLAUSE = re.compile(
-    r"\s+and\s+(?:it|it's|its|the|at|on|in|located|which|that|make|set|put|schedule|book)\b", re.IGNORECASE
+    r"\s+and\s+(?:it|it's|its|the|at|on|in|located|which|that|make|set|put|schedule|book)\b"
+    r"|\s+(?:for|as)\s+(?:the|its)\s+(?:event\s+)?(?:title|name)\b",
+    re.IGNORECASE,
 )
 # The words that lead from a name said outright to the time after it: "label it Movie show with a time
 # of 9:30 pm", "titled out of office for 12", "out of office in the time slot 10:30".
@@ -133,6 +137,9 @@ _END_CUE = re.compile(
 
 def _clean(span_text: str) -> str:
     text = _LEADING.sub("", _TRAILING.sub("", span_text.strip()))
+    words = text.split()
+    if len(words) > 1 and words[-1].casefold() in WHEN_ADVERBS:
+        text = _TRAILING.sub("", " ".join(words[:-1]))  # "a haircut again": when, not what
     if len(text) > 2 and text[0] == text[-1] and text[0] in "'\"":
         text = text[1:-1].strip()  # "titled 'Pick up Gavin'": the name, not its quotes
     for quote in "'\"":

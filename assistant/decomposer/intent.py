@@ -53,7 +53,9 @@ _NOUN_USE = re.compile(
     # "any empty slot", "a clear day": words of emptying used of free time, which they describe
     r"|(?:empty|clear|free)(?= (?:slots?|spots?|times?|periods?|hours?|days?|windows?)\b)"
     # "when my schedule is clear": said of the calendar, not done to it
-    r"|(?:is|are|be|am|was|were|looks?|seems?|stays?) (?:clear|empty|open|free)\b)"
+    r"|(?:is|are|be|am|was|were|looks?|seems?|stays?) (?:clear|empty|open|free)\b"
+    # "I'm all set": nothing more to do, nothing set up
+    r"|all set\b)"
     r"|(?<=\w's )(?:schedule|plans?|agenda)\b"  # "today's schedule"
 )
 # "next Friday", "this week": a date, not the "next" of "when's my next meeting" that asks.

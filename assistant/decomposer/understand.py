@@ -44,6 +44,8 @@ from assistant.lexicon import (
     STOPWORDS,
     WEEKDAY_STEM,
     WEEKDAY_WORD,
+    WHEN_ADVERBS,
+    WISHING,
     tokens,
     weekday_number,
 )
@@ -714,6 +716,7 @@ def _fill_people(
             or _looks_like_thing(name)
             or _NOT_SOMEONE & set(name.split())
             or (span not in tagged and words in world.folded_titles)
+            or (span not in tagged and _takes_it(name, unread, span))
             or (
                 span not in tagged
                 and not _after_with(unread, span, ends)
@@ -752,14 +755,17 @@ def _writes_names_cased(text: str) -> bool:
     return not text.isupper() and _CAPITAL_INSIDE.search(text) is not None
 
 
+def _takes_it(name: str, unread: str, span: tuple[int, int]) -> bool:
+    """Whether a cue's words are a verb that takes "it" ("and label it Movie show", "with Ann at 3 and
+    call it Planning"): no one's name, unless said right after "with"."""
+    return name.split()[1:2] in (["it"], ["this"], ["that"]) and unread[: span[0]].split()[-1:] != ["with"]
+
+
 def _not_a_name_as_typed(name: str, text: str, cased: bool) -> bool:
-    """Whether a cue's words are no one's name by how the user typed them: a verb that takes "it"
-    ("and label it Movie show", "and call it X"), or words typed in lower case by someone who writes
-    names with capitals (``cased``: "an appointment for nails on Thursday", "it starts at 7 and lasts 2
-    hours")."""
+    """Whether a cue's words are no one's name by how the user typed them: words typed in lower case by
+    someone who writes names with capitals (``cased``: "an appointment for nails on Thursday", "it
+    starts at 7 and lasts 2 hours")."""
     words = name.split()
-    if words[1:2] in (["it"], ["this"], ["that"]):
-        return True
     if not cased:
         return False
     said = re.finditer(r"(?<!\w)" + re.escape(words[0]) + r"(?!\w)", text, re.IGNORECASE)
@@ -957,6 +963,8 @@ def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "")
             if lead_verb and w not in lead_verb.split() and CREATE_VERBS.fullmatch(w):
                 kept.append(w)  # but in "add book club" the "book" after the request's verb is the name's
             continue
+        if not kept and w in WISHING:
+            continue  # "I want this to be added": how the user asks, never the name
         if frame.operation == "free" and w in _PREDICATE_WORDS:
             continue  # "are Ann and Raj free for a session?": the question's words, not the session's
         if w in _MY_WORDS and kept[-1:] == ["to"] and at == len(words) - 2:
@@ -974,6 +982,9 @@ def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "")
         linking.clear()
         kept.append(w)
     del kept[8:]
-    while kept and kept[-1] in STOPWORDS and kept[-1] not in GENERIC_EVENT_WORDS and not _particle(kept):
+    while kept and (
+        (kept[-1] in STOPWORDS and kept[-1] not in GENERIC_EVENT_WORDS and not _particle(kept))
+        or (kept[-1] in WHEN_ADVERBS and len(kept) > 1)
+    ):
         kept.pop()
     return " ".join(kept)

@@ -139,10 +139,29 @@ class DayRules(Parser):
         k = self.skip(i, "right", "just")
         if self.words[k] == "now" or self.words[i] == "immediately":
             k = k + 1 if self.words[k] == "now" else i + 1
+            if k == i + 1 and self.words[i] == "now" and self._opens_a_clause(i, k):
+                return None  # "Now I want it named ...", "Now let's add it": a new step, not a time
+            if self.words[i] != "immediately" and self._negated(i):
+                return None  # "not now", "don't do that right now": a time refused, not one to use
             span = (self.now, self.now + timedelta(seconds=1))
             node = Node(Fixed(span, "second"), "second", ALL_FIELDS, alone=span, has_date=True, has_time=True)
             return k, node
         return None
+
+    def _negated(self, i: int) -> bool:
+        """Whether the sentence the word at ``i`` is in says "not" before it."""
+        j = i - 1
+        while j >= 0 and self.puncts[j] not in (".", "!", "?", ";"):
+            word = self.words[j]
+            if word in ("not", "never", "cannot") or word.endswith("n't"):
+                return True
+            j -= 1
+        return False
+
+    def _opens_a_clause(self, i: int, k: int) -> bool:
+        """Whether the word at ``i`` opens a sentence that goes on with its subject ("Now I ...")."""
+        first = i == 0 or self.puncts[i - 1] in (".", "!", "?", ",")
+        return first and self.words[k] in ("i", "we", "let", "let's", "lets")
 
     def weekday(self, i: int) -> Parse | None:
         """A weekday, with the product's modifiers: "this Friday" is in this week, "next Friday" in the next,

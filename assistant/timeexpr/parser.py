@@ -66,6 +66,8 @@ def _latent_pair_ok(a: Node, b: Node) -> bool:
     """Whether two expressions too vague alone are clear together: "may 2014", "holi 2019", "sat night"."""
     if a.grain == "year":
         return b.tod is None and b.bare is None and b.grain in ("month", "day")
+    if isinstance(a.anchor, DayOfWeek) and a.tod is None:  # "sat 10": a weekday's short name and an hour
+        return b.anchor is None and b.tod is not None and b.part is None
     return a.part is not None and isinstance(b.anchor, DayOfWeek)
 
 
@@ -525,6 +527,8 @@ class Parser:
                 nxt = self.atom(j)
             if nxt is None:
                 return j, node
+            if node.latent and nxt[1].latent and self.words[nxt[0]] in UNITS:
+                return j, node  # "I sat 10 minutes": the number is a length's, not Saturday's hour
             merged = self.merge(node, nxt[1])
             if merged is None:
                 return j, node

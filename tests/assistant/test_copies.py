@@ -74,6 +74,34 @@ def test_a_series_already_there_is_not_copied_twice(week: Any) -> None:
     assert Event.objects.filter(summary="Standup").count() == 1
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "copy my events from this week to next week",
+        "copy this week to the following week",
+        "duplicate this week's events into the week after",
+    ],
+)
+def test_where_copies_go_said_from_the_week_copied(week: Any, text: str) -> None:
+    """ "From this week to next week" is one interval to the time reader, and "the week after" names no
+    date of its own: both say the week copied and the week after it."""
+    user, conversation = week
+    with time_machine.travel(NOW, tick=False):
+        preview = say(user, conversation, text)
+    assert preview.kind == "confirm"
+    assert "Create 'Piano lesson': Tuesday, March 10 5:00 PM – 6:00 PM" in preview.text
+    assert "Create 'Design review': Thursday, March 12 2:00 PM – 3:30 PM" in preview.text
+    assert "did not use" not in preview.text
+
+
+def test_copying_a_day_to_the_day_after_it(week: Any) -> None:
+    user, conversation = week
+    with time_machine.travel(NOW, tick=False):
+        preview = say(user, conversation, "copy the design review from thursday to the day after")
+    assert preview.kind == "confirm"
+    assert "Create 'Design review': Friday, March 6 2:00 PM – 3:30 PM" in preview.text
+
+
 def test_copying_to_a_day_without_saying_from_which_asks(week: Any) -> None:
     user, conversation = week
     with time_machine.travel(NOW, tick=False):

@@ -1115,3 +1115,74 @@ def test_an_event_asked_about_at_an_hour_with_no_day_shows_when_it_is(week: Any,
     assert reply.kind == "answer", reply.text
     assert "Thursday, March 5" in reply.text
     assert "2:00 PM – 3:00 PM  Design review" in reply.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "schedule something tomorrow at 3, title it Planning",
+        "schedule a meeting tomorrow at 3, call it Planning",
+        "book a meeting tomorrow at 3 and call it Planning",
+    ],
+)
+def test_a_name_given_outright_with_the_request_is_the_title(week: Any, text: str) -> None:
+    """ "Planning" is also a word for making ("plan"): said after "call it", it is the name all the same,
+    and "call" after "and" is a verb taking "it", not a second person."""
+    made, _ = made_by(week, text)
+    assert (made.summary, made.start) == ("Planning", NOW.replace(day=5, hour=15))
+    assert made.attendees == []
+
+
+def test_verbless_shorthand_with_a_short_weekday_and_an_hour(week: Any) -> None:
+    made, _ = made_by(week, "haircut sat 10")
+    assert (made.summary, made.start) == ("Haircut", NOW.replace(day=7, hour=10))
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Thanks. Now I want it on my calendar as Movie show at 8pm tomorrow",  # "now": the next step
+        "No, not right now. Put Movie show on my calendar tomorrow at 8pm",  # "now" refused
+    ],
+)
+def test_now_that_is_no_time_leaves_the_time_said(week: Any, text: str) -> None:
+    made, _ = made_by(week, text)
+    assert (made.summary, made.start) == ("Movie show", NOW.replace(day=5, hour=20))
+
+
+@pytest.mark.parametrize("text", ["I want this added to my calendar.", "I'd like to add an event."])
+def test_a_wish_with_nothing_named_asks_what_and_when(week: Any, text: str) -> None:
+    question = question_of(week, text)
+    assert "What is it, and when?" in question
+    assert "'Want'" not in question
+    assert "Like" not in question
+
+
+@pytest.mark.parametrize("text", ["Thanks, I'm all set", "No, not right now.", "Not for now, thanks?"])
+def test_closing_words_are_answered_and_change_nothing(week: Any, text: str) -> None:
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert reply.kind == "answer", reply.text
+    assert "didn't understand" not in reply.text
+    assert Event.objects.count() == 3
+
+
+@pytest.mark.parametrize("text", ["skip standup tomorrow", "tomorrow's standup is off"])
+def test_an_event_said_to_be_off_is_a_previewed_cancellation(week: Any, text: str) -> None:
+    assert "Delete 'Standup' (Thursday, March 5" in preview_of(week, text)
+
+
+def test_a_request_said_inside_a_title_is_asked_about(week: Any) -> None:
+    """'Focus on scheduling an apartment visit' would be the request taken for the name."""
+    user, conversation = week
+    reply = say(user, conversation, "I just want to focus on scheduling an apartment visit tomorrow at 10")
+    assert reply.kind in ("clarify", "confirm"), reply.text
+    assert Event.objects.count() == 3
+
+
+@pytest.mark.parametrize(
+    "text", ["book a haircut again tomorrow at noon", "book a haircut first, tomorrow at noon"]
+)
+def test_a_word_of_when_after_the_request_is_no_part_of_the_name(week: Any, text: str) -> None:
+    made, _ = made_by(week, text)
+    assert (made.summary, made.start) == ("Haircut", NOW.replace(day=5, hour=12))

@@ -447,6 +447,32 @@ def test_one_after_a_day_is_a_time_only_when_said_as_one(text: str, said: str) -
     assert [m.text for m in find_times(text, now=NOW)][:1] == [said]
 
 
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("haircut sat 10", ["sat 10"]),  # a weekday's short name that is also a word, and an hour
+        ("tea wed 4 with sam", ["wed 4"]),
+        ("I sat 10 minutes in traffic", []),  # the number is a length's
+        ("we sat down", []),
+    ],
+)
+def test_a_short_weekday_that_is_a_word_is_a_day_before_an_hour(text: str, said: list[str]) -> None:
+    assert [m.text for m in find_times(text, now=NOW)] == said
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("Seems nice. Now I want it named Movie show at 22:00", ["at 22:00"]),  # a new step, no time
+        ("Now let's put it at 2pm", ["at 2pm"]),
+        ("can we meet now?", ["now"]),
+        ("now works", ["now"]),
+    ],
+)
+def test_now_opening_a_sentence_with_its_subject_is_no_time(text: str, said: list[str]) -> None:
+    assert [m.text for m in find_times(text, now=NOW)] == said
+
+
 @pytest.mark.parametrize("ending", [".", "!", "?!", " . "])
 def test_the_punctuation_that_ends_a_sentence_is_no_part_of_a_time(ending: str) -> None:
     fixed = datetime(2026, 3, 4, 9, tzinfo=ZoneInfo("UTC"))
