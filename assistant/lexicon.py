@@ -276,7 +276,8 @@ DELETE_VERBS = phrase_re(
 # "I'm not going to the party", "I won't be attending the seminar", "I can't make it to dinner"), or
 # that it comes off the calendar ("take the dentist off my calendar", "cross yoga off my list", "skip
 # the standup tomorrow" as the request; not "skip that", "skip the event" of an event offered, nor
-# "..., skip the private ones" of an exception), or that it is off ("tomorrow's standup is off").
+# "..., skip the private ones" of an exception), or that it is off ("tomorrow's standup is off", "let's
+# not do the review", "no standup tomorrow").
 NOT_ATTENDING = re.compile(
     r"\b(?:(?:no longer|not|never|won't|wont|will not|can't|cant|cannot|am not|i'm not|isn't|is not)"
     r"(?: be)? (?:going|joining|attending|doing|coming|happening|make it to|go to|attend|join)\b"
@@ -285,7 +286,13 @@ NOT_ATTENDING = re.compile(
     r"(?:calendar|schedule|agenda|list|diary|planner)\b)"
     r"|^(?:please |can you |could you )?skip(?= (?:(?:the|my|our|this|next|tomorrow's|today's|\w+day's) )?"
     r"(?!(?:event|adding|add|that|this|it|them|those|these|part|to|ahead|the|my|our|next)\b)[a-z])"
-    r"|(?<!\bi )(?:is|'s) off\b(?! (?:to|for|work|limits)\b))"
+    r"|(?<!\bi )(?:is|'s) off\b(?! (?:to|for|work|limits)\b)"
+    r"|\b(?:not|won't|wont) (?:do|have|hold)"
+    r"(?= (?:the|my|our|this|that|tomorrow's|today's|\w+day's) [a-z])(?! that\b)"
+    # "no standup tomorrow": an event's name, then its day (not "no problem", "no, that's all today")
+    r"|^(?:there(?:'s| is| will be) )?no(?! (?:problems?|need|worries|way|thanks|thank|more|one|other|longer"
+    r"|matter|rush|hurry|idea|luck|change|plans?|that|that's|this|it|not|make|i|we|you)\b)"
+    r"(?= [a-z][\w'-]*(?: [a-z][\w'-]*)? (?:today|tomorrow|tonight|this|next|on)\b))"
 )
 # Asking to be told or reminded at a time: a reminder to create ("notify me an hour before ...",
 # "don't let me forget ...", "alert me at ...", "send me a notice of ...", "tell me on Tuesday to ...").

@@ -369,6 +369,9 @@ def _period(start: datetime | None, end: datetime | None, tz: ZoneInfo) -> str:
     """'on Friday, March 6' or 'from Monday, March 2 to Sunday, March 8' (empty without a range)."""
     if start is None or end is None:
         return ""
+    if timedelta(0) < end - start <= timedelta(hours=1):
+        # a clock time asked about ("the standup thursday at 10"): that time, not the whole day
+        return f"on {format_day(start.astimezone(tz).date())} at {format_time(start, tz)}"
     words = format_range(start, end, tz)
     if " – " in words:
         first, last = words.split(" – ")

@@ -344,7 +344,12 @@ def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str
         ):
             token.role = "function"
     addresses = [m.span() for m in STREET_ADDRESS.finditer(norm)]  # "at 1722 First Street": no day
+    # a time said in another zone ("10am his time, he's in London") is used at that hour there, which
+    # is another hour here: no time the plan sets can be compared with it
+    elsewhere = other is not None and other.zone is not None
     for said in when:  # a day or hour the plan did not use is words unused, though no title may take them
+        if elsewhere and said.has_time:
+            continue
         if not any(lo < said.span[1] and said.span[0] < hi for lo, hi in addresses) and not (
             _used(said, facts.created, now) and _at_a_time_used(said, facts.clock)
         ):

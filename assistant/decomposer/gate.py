@@ -294,6 +294,7 @@ def gate(
     guessed = [(word, day.capitalize()) for word, day in misspelt_weekdays(text)]
     verb = misspelt_verb(text)
     guessed += [verb] if verb is not None else []
+    guessed += _zone_read(text) if created is not None else []
     past = _in_the_past(created, now, tz) if created is not None else None
     if decision.confidence >= ACT and account.complete and not guessed and past is None:
         return decision
@@ -459,6 +460,19 @@ def _in_the_past(params: dict[str, Any], now: datetime, tz: ZoneInfo) -> str | N
         return format_day(draft.day) if (draft.last_day or draft.day) < now.date() else None
     start = datetime.combine(draft.day, time.fromisoformat(draft.at), tz)
     return f"{format_day(draft.day)} at {format_time(start, tz)}" if start < now else None
+
+
+_THEIRS = re.compile(r"\b(?:his|her|their|its)\b")
+
+
+def _zone_read(text: str) -> list[tuple[str, str]]:
+    """The zone a new event's time was read in when the turn said it as someone's ("10am his time, he's
+    in London"), to show before it is written: the hour here is not the one said."""
+    norm = normalise(text)
+    said = said_zone(norm, list)
+    if said is None or said.zone is None or not _THEIRS.search(norm[slice(*said.spans[0])]):
+        return []  # "10am London time" names its zone: nothing was guessed
+    return [(norm[slice(*said.spans[0])], f"{said.zone.key.split('/')[-1].replace('_', ' ')} time")]
 
 
 def _previewed(

@@ -89,6 +89,12 @@ _IS_NOW = re.compile(
     r"(?:(?!\b(?:is|and|will)\b)[^,;])+?)\s+(?:is|will be|has been moved|has moved|got moved|was moved|moved)"
     r"\s+(?:now\s+|actually\s+)?(?:at|on|to)\s+(?P<dest>.+?)(?:\s+(?:now|instead))?[\s.!]*$"
 )
+# "Put the dentist on Monday", "set my lunch with Omar for 2": an event the calendar has, placed at
+# another time (the calendar's own title only: "put a dentist visit on Monday" is a new one).
+_PUT_ON = re.compile(
+    _LEAD + r"(?:put|set|have)\s+(?P<target>(?:my|the|our)\s+(?:(?!\b(?:calendar|schedule|agenda)\b).)+?)"
+    r"\s+(?:on|for|to|at)\s+(?!(?:my|the|our)\s+(?:calendar|schedule|agenda)\b)(?P<dest>.+?)[\s.!?]*$"
+)
 # How sure a move restated from the words of a new event may be: below acting, so it is previewed.
 _RESTATED = 0.75
 # A new time said without a verb ("how about 3pm instead?", "actually 12:30 works better", "oops, I
@@ -114,7 +120,7 @@ class Handler:
 
 def _change_said_as_new(r: Reading) -> Decision | None:
     """ "Make my standup on Thursday be at 2", "my Friday yoga on Saturday instead", "can the standup be
-    at 9:30", "I want the review to start at 3 rather than 2": a move of an event
+    at 9:30", "I want the review to start at 3 rather than 2", "put the dentist on Monday": a move of an event
     the calendar has, said with the words of a new one; read as the move it says, and previewed (the
     reading is the rules' restatement, not the user's words)."""
     if r.frame.operation not in ("create", "unknown", "query", "free") or not r.frame.titles:
@@ -122,6 +128,8 @@ def _change_said_as_new(r: Reading) -> Decision | None:
     said = _MAKE_IT_BE.match(r.norm) or _INSTEAD.match(r.norm) or _WANT_IT_TO_BE.match(r.norm)
     if said is None and "?" not in r.text:
         said = _IS_NOW.match(r.norm)
+    if said is None and r.frame.title_words:
+        said = _PUT_ON.match(r.norm)
     if said is None or not any(find_times(f"at {said['dest']}", now=r.now, daytime=True)):
         return None  # "can the standup be late?" says no time to move it to
     was = _was(said.groupdict().get("was"), r.now)

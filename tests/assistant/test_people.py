@@ -209,3 +209,22 @@ def test_an_hour_whose_half_is_said_is_not_held_back_for_it(text: str, start: st
     decision = _decide(text)
     assert _created(decision)["start"] == start
     assert "always_ask" not in _apply(decision)
+
+
+@pytest.mark.django_db
+def test_a_time_read_in_someones_zone_is_shown_with_the_zone_before_it_is_written() -> None:
+    """"His time" is a reading of whose clock the hour is on: the preview says which zone was taken,
+    and never that the hour said went unused (it is 5 AM here)."""
+    decision = _decide("call with Omar at 10am his time, he's in London")
+    assert decision.workflow is not None
+    apply = next(t for t in decision.workflow.tasks if t.skill == "apply_changes")
+    assert apply.params["always_ask"] is True
+    assert apply.params["unsure"] == 'I read "his time" as London time: check this before I go ahead.'
+
+
+@pytest.mark.django_db
+def test_a_time_said_with_its_city_is_no_guess() -> None:
+    decision = _decide("call with Omar at 3pm London time")
+    assert decision.workflow is not None
+    apply = next(t for t in decision.workflow.tasks if t.skill == "apply_changes")
+    assert "always_ask" not in apply.params

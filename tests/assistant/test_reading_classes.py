@@ -1167,9 +1167,29 @@ def test_closing_words_are_answered_and_change_nothing(week: Any, text: str) -> 
     assert Event.objects.count() == 3
 
 
-@pytest.mark.parametrize("text", ["skip standup tomorrow", "tomorrow's standup is off"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "skip standup tomorrow",
+        "tomorrow's standup is off",
+        "no standup tomorrow",
+        "there's no standup tomorrow",
+        "let's not do the standup tomorrow",
+        "we won't have the standup tomorrow",
+    ],
+)
 def test_an_event_said_to_be_off_is_a_previewed_cancellation(week: Any, text: str) -> None:
     assert "Delete 'Standup' (Thursday, March 5" in preview_of(week, text)
+
+
+@pytest.mark.parametrize(
+    "text", ["no problem tomorrow is fine", "No that's all today.", "I'd rather not do that"]
+)
+def test_a_no_that_names_no_event_cancels_nothing(week: Any, text: str) -> None:
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert "Delete" not in reply.text
+    assert Event.objects.count() == 3
 
 
 def test_a_request_said_inside_a_title_is_asked_about(week: Any) -> None:
@@ -1186,3 +1206,40 @@ def test_a_request_said_inside_a_title_is_asked_about(week: Any) -> None:
 def test_a_word_of_when_after_the_request_is_no_part_of_the_name(week: Any, text: str) -> None:
     made, _ = made_by(week, text)
     assert (made.summary, made.start) == ("Haircut", NOW.replace(day=5, hour=12))
+
+
+@pytest.mark.parametrize("text", ["standup thursday at 10", "is the standup on thursday at 10?"])
+def test_nothing_at_the_time_asked_is_said_of_that_time_not_of_the_day(week: Any, text: str) -> None:
+    """The standup is on Thursday at 9: "no Standup on Thursday" would be false."""
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert reply.kind == "answer", reply.text
+    assert reply.text == "You have no Standup events on Thursday, March 5 at 10:00 AM."
+
+
+@pytest.mark.parametrize(
+    ("text", "moved"),
+    [
+        (
+            "put the design review on friday",
+            "Move 'Design review': Thursday, March 5 2:00 PM – 3:00 PM → Friday, March 6 2:00 PM",
+        ),
+        (
+            "set the standup for 10",
+            "Move 'Standup': Thursday, March 5 9:00 AM – 10:00 AM → Thursday, March 5 10:00 AM",
+        ),
+    ],
+)
+def test_an_event_the_calendar_has_put_at_another_time_is_a_previewed_move(
+    week: Any, text: str, moved: str
+) -> None:
+    assert moved in preview_of(week, text)
+
+
+def test_an_event_put_on_the_calendar_is_a_new_one(week: Any) -> None:
+    user, conversation = week
+    reply = say(user, conversation, "put the design review on my calendar for friday at 10")
+    if reply.kind == "confirm":
+        say(user, conversation, "yes")
+    starts = sorted(e.start for e in Event.objects.filter(summary="Design review"))
+    assert starts == [NOW.replace(day=5, hour=14), NOW.replace(day=6, hour=10)]
