@@ -213,7 +213,7 @@ def test_an_hour_whose_half_is_said_is_not_held_back_for_it(text: str, start: st
 
 @pytest.mark.django_db
 def test_a_time_read_in_someones_zone_is_shown_with_the_zone_before_it_is_written() -> None:
-    """"His time" is a reading of whose clock the hour is on: the preview says which zone was taken,
+    """ "His time" is a reading of whose clock the hour is on: the preview says which zone was taken,
     and never that the hour said went unused (it is 5 AM here)."""
     decision = _decide("call with Omar at 10am his time, he's in London")
     assert decision.workflow is not None
