@@ -98,7 +98,7 @@ _OF_WHAT = re.compile(r" (?:with|about|at|in|for|on) ")
 def _n_events(n: int, subject: str = "events") -> str:
     """ "1 spa day event", "2 meetings with bob": the number agrees with the noun the subject ends with,
     or the one before what it says of it ("with bob")."""
-    said = _OF_WHAT.search(subject)
+    said = None if subject.endswith("events") else _OF_WHAT.search(subject)  # "Lunch with Omar events"
     cut = said.start() if said else len(subject)
     head, rest = subject[:cut], subject[cut:]
     one = _singular(head)

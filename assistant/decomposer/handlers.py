@@ -183,8 +183,8 @@ HANDLERS: tuple[Handler, ...] = (
     Handler("sync calendars", sync_decision),  # "sync my work and personal calendars"
     Handler("share busy times", sharing_decision),  # "don't let anyone see when I'm busy"
     Handler("another time", another_time),  # "find another time" after a new event was declined or made
-    Handler("small talk", chat),  # "thanks!", "hello"
     Handler("preference", setting_decision),  # "my working hours are 9 to 5", "what's my lunch?"
+    Handler("small talk", chat),  # "thanks!", "hello"
     Handler("setting said as an event", setting_as_event),  # "schedule my notifications for 9am"
     Handler("several requests", _several, framed=False),  # "cancel the gym and add yoga at 9"
     Handler("condition or two moves", conditional_or_double),  # "move it to Friday if Ann is free"

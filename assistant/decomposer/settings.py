@@ -12,7 +12,7 @@ and the answer completes the same preference on the next turn.
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, time
 from typing import Any
 
 from assistant.decomposer.blanks import blanked
@@ -105,6 +105,10 @@ _NO_EXCEPTIONS = re.compile(r"\b(?:no exceptions|never|under no circumstances)\b
 _APPROVING_EXCEPTIONS = re.compile(
     r"\b(?:approve|allow|ok|okay|fine with)\s+(?:an?\s+|the\s+|some\s+)?exceptions?\b"
 )
+_AN_HOUR = {"start": "12:00", "end": "13:00"}
+# Which end of the working day one time said is: "my workday ends at 5", "I start work at 10".
+_ENDING = re.compile(r"\b(?:ends?|ending|finish(?:es|ed)?|stops?|until|till|done by|leave at)\b")
+_STARTING = re.compile(r"\b(?:starts?|starting|begins?|beginning|start work|get in)\b")
 _DAY_RANGE = re.compile(rf"\b({WEEKDAY})\s*(?:-|–|to|through|thru|until)\s*({WEEKDAY})\b")
 
 
@@ -171,8 +175,39 @@ def setting_decision(r: Reading) -> Decision | None:
         }
     value = _habit_value(key, m["rest"], now, extra)
     if isinstance(value, str):
+        value = _one_end(key, m["rest"], norm, now, world.preferences.get(key)) or value
+    if isinstance(value, str):
         return _ask(key, value, extra)
     return _set(key, value)
+
+
+def _one_end(key: str, said: str, norm: str, now: datetime, current: Any) -> dict[str, Any] | None:
+    """Lunch or working hours from one time said ("I usually eat at 1", "my workday ends at 5"): lunch
+    starts then and lasts as long as it does now (an hour if none is kept); the working day starts or
+    ends then (as the words say) and keeps its other end. None when that is not what was said, or the
+    working day's other end is not known."""
+    if key == "lunch_hours" and not isinstance(current, dict):
+        current = _AN_HOUR  # a first lunch said by when it starts: an hour, shown in the reply
+    if key not in ("lunch_hours", "working_hours") or not isinstance(current, dict):
+        return None
+    times = [m for m in find_times(said, now=now, daytime=True) if m.has_time and m.start and not m.error]
+    if len(times) != 1 or times[0].is_interval or times[0].start is None:
+        return None
+    at = times[0].start.astimezone(now.tzinfo)
+    first, last = (
+        datetime.combine(at.date(), time.fromisoformat(current[k]), at.tzinfo) for k in ("start", "end")
+    )
+    if key == "lunch_hours":
+        start, end = at, at + (last - first)
+    elif _ENDING.search(norm):
+        start, end = first, at
+    elif _STARTING.search(norm):
+        start, end = at, last
+    else:
+        return None
+    if end <= start or end.date() != start.date():
+        return None
+    return {**current, "start": f"{start:%H:%M}", "end": f"{end:%H:%M}"}
 
 
 def _habit_value(
@@ -184,7 +219,8 @@ def _habit_value(
     span = _span(said, now)
     label = preference_label(key)
     if span is None:
-        return f'From when to when is your {label}? Say the hours, e.g. "from 6 to 7:30pm".'
+        verb = "are" if label.endswith("s") else "is"
+        return f'From when to when {verb} your {label}? Say the hours, e.g. "from 6 to 7:30pm".'
     start, end = span
     if key == "lunch_hours":
         return {"start": start, "end": end}

@@ -347,8 +347,10 @@ def test_a_lone_lower_case_w_between_words_is_with(typed: str, read: str) -> Non
 def test_a_habit_said_as_a_fact_in_passing_is_a_preference(week: Any) -> None:
     user, conversation = week
     reply = say(user, conversation, "btw I usually eat at 1")
-    assert reply.kind == "clarify", reply.text
-    assert "your lunch" in reply.text  # asked for its end, never answered with the day's events
+    # the lunch habit from 1 for an hour (said in the reply), never answered with the day's events
+    assert reply.kind == "done", reply.text
+    assert "Saved your lunch: every day, 1 PM to 2 PM." in reply.text
+    assert Preference.objects.get(user=user, key="lunch_hours").value == {"start": "13:00", "end": "14:00"}
 
 
 def test_one_lunch_with_someone_said_as_a_fact_is_an_event_not_the_lunch_habit(week: Any) -> None:

@@ -190,3 +190,48 @@ def test_a_request_leaning_on_an_unset_preference_asks_for_it_and_keeps_the_answ
         saved = say(user, conversation, "12:30 to 1:30")
     assert saved.kind == "done"
     assert stored(user, "lunch_hours") == {"start": "12:30", "end": "13:30"}
+
+
+@pytest.mark.parametrize(
+    ("said", "key", "value"),
+    [
+        ("my workday ends at 5", "working_hours", {"start": "08:30", "end": "17:00"}),
+        ("I start work at 10", "working_hours", {"start": "10:00", "end": "18:00"}),
+        ("btw I usually eat at 1", "lunch_hours", {"start": "13:00", "end": "13:30"}),
+        ("my lunch is at 12:45", "lunch_hours", {"start": "12:45", "end": "13:15"}),
+    ],
+)
+def test_one_time_said_of_a_habit_moves_that_end_and_keeps_the_rest(
+    chat: Any, said: str, key: str, value: dict[str, str]
+) -> None:
+    """A fact said in passing names one end: lunch keeps its length, the working day its other end."""
+    user, conversation = chat
+    preference_set(
+        user=user, key="working_hours", value={"days": ["MO", "TU", "WE"], "start": "08:30", "end": "18:00"}
+    )
+    preference_set(user=user, key="lunch_hours", value={"start": "12:00", "end": "12:30"})
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, said)
+    assert reply.kind == "done", reply.text
+    assert {k: stored(user, key)[k] for k in ("start", "end")} == value
+    if key == "working_hours":
+        assert stored(user, key)["days"] == ["MO", "TU", "WE"]
+
+
+def test_a_first_lunch_said_by_its_start_lasts_an_hour_and_says_so(chat: Any) -> None:
+    user, conversation = chat
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "I normally have lunch around 1")
+    assert stored(user, "lunch_hours") == {"start": "13:00", "end": "14:00"}
+    assert "1 PM to 2 PM" in reply.text
+
+
+def test_working_hours_said_with_a_habit_word_are_stored_not_answered_great(chat: Any) -> None:
+    user, conversation = chat
+    with time_machine.travel(NOW, tick=False):
+        say(user, conversation, "I tend to work 9 to 6")
+    assert stored(user, "working_hours") == {
+        "days": ["MO", "TU", "WE", "TH", "FR"],
+        "start": "09:00",
+        "end": "18:00",
+    }

@@ -180,6 +180,7 @@ def test_count_reply(ctx: SkillContext) -> None:
         ("meetings with bob", 1, "You have 1 meeting with bob on"),
         ("meetings with bob", 3, "You have 3 meetings with bob on"),
         ("spa day events", 1, "You have 1 spa day event on"),
+        ("Lunch with Omar events", 1, "You have 1 Lunch with Omar event on"),  # the title's own "with"
         ("classes", 3, "You have 3 classes on"),
     ],
 )
