@@ -626,11 +626,7 @@ def first_fit(
     who = names_and_you(people.people)
     every = "both" if len(people.people) == 1 else "all"
     within = _within(prefs, day_part, meeting=bool(others), window=window)
-    unseen = (
-        f"; I cannot see the calendar of {', '.join(people.unseen)}"
-        if people.unseen
-        else ""
-    )
+    unseen = f"; I cannot see the calendar of {', '.join(people.unseen)}" if people.unseen else ""
     if found:
         start = datetime.fromtimestamp(found[0][0], tz)
         subject = f"{who} are {every} free" if people.people else "you are free"
@@ -704,6 +700,11 @@ class PlanCreateInput(SkillInput):
         description="Start this many weeks after the `like` event starts, at its wall time ('book the same "
         "time next week for the dentist').",
     )
+    at_time: time | None = Field(
+        default=None,
+        description="With `like` and no `start`: this wall time on the `like` event's day ('cancel the "
+        "standup and schedule a new one at 2pm').",
+    )
     duration_minutes: int | None = Field(default=None, ge=5, le=24 * 60 * 14)
     all_day: bool = False
     last_day: date | None = Field(
@@ -760,6 +761,8 @@ def plan_create(ctx: SkillContext, params: PlanCreateInput) -> ChangeSet:
         if template is None:
             raise SkillError("Which event should the new one be like?")
         start, all_day = shift_wall(template.start, ctx.tz, days=7 * params.weeks_after), template.all_day
+    elif params.start is None and params.at_time is not None and template is not None:
+        start = datetime.combine(template.start.astimezone(ctx.tz).date(), params.at_time, ctx.tz)
     elif params.start is None:
         raise SkillError("When should the new event be?")
     else:
@@ -828,9 +831,7 @@ def plan_copies(ctx: SkillContext, params: PlanCopiesInput) -> ChangeSet:
     if not params.events:
         raise SkillError("I found no events to copy.")
     provider, owner = ctx.provider, _owner(ctx)
-    moved = [
-        (event, shift_wall(event.start, ctx.tz, days=params.days_after)) for event in params.events
-    ]
+    moved = [(event, shift_wall(event.start, ctx.tz, days=params.days_after)) for event in params.events]
     there = {
         (o.summary.casefold(), o.start)
         for o in provider.list_occurrences(
@@ -868,11 +869,20 @@ class CombineInput(SkillInput):
 
 @skill(service="changes", kind="read")
 def combine_changes(ctx: SkillContext, params: CombineInput) -> ChangeSet:
-    """Join change sets into one, to be approved and applied together."""
-    return ChangeSet(
-        changes=[c for s in params.sets for c in s.changes],
-        skipped=[x for s in params.sets for x in s.skipped],
-    )
+    """Join change sets into one, to be approved and applied together.
+
+    Each set was planned against the calendar as it is; together, an event one set deletes or moves is
+    no longer where another's new time is ("cancel the standup and add a 1:1 at 9 instead" overlaps
+    nothing), so what the new times break is found again over the whole set."""
+    changes = [c for s in params.sets for c in s.changes]
+    gone = {
+        c.key
+        for c in changes
+        if c.key and (c.action == "delete" or (c.action == "update" and c.start != c.before_start))
+    }
+    if len(params.sets) > 1 and gone:
+        _conflicts(ctx, [c for c in changes if c.action != "delete"], skip_keys=gone)
+    return ChangeSet(changes=changes, skipped=[x for s in params.sets for x in s.skipped])
 
 
 # -- choosing and approving -------------------------------------------------------------------------------

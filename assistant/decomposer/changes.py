@@ -817,11 +817,14 @@ def compile_change(r: Reading) -> Decision | None:
 def _create_like(
     clause: str, target: RequestFrame, now: datetime, tz: ZoneInfo, world: World
 ) -> dict[str, Any] | None:
-    """ "... and schedule a new one at 2pm": the new event's start, on the target's day unless said."""
+    """ "... and schedule a new one at 2pm": the new event's start, on the target's day unless said (the
+    day of the event cancelled, when the turn names none)."""
     timed = next(((m, at) for m, at in _times(clause, now) if m.has_time), None)
     if timed is None:
         return None
     match, at = timed
+    if not match.has_date and target.start is None:
+        return {"at_time": f"{at.astimezone(tz):%H:%M}"}  # on the cancelled one's day, found when run
     day = at.date() if match.has_date else (target.start or now).astimezone(tz).date()
     start = datetime.combine(day, at.astimezone(tz).time(), tz)
     return {"start": start.isoformat()}

@@ -48,7 +48,7 @@ from assistant.decomposer.sync import sync_decision
 from assistant.decomposer.understand import understand
 from assistant.decomposer.unsupported import conditional_or_double, setting_as_event
 from assistant.decomposer.world import World
-from assistant.lexicon import NO_LEADS, QUESTION_STARTERS, spelled_out
+from assistant.lexicon import CREATE_VERBS, NO_LEADS, QUESTION_STARTERS, spelled_out
 from assistant.nlu import read_turn
 from assistant.timeexpr import find_times
 from workflows.definition import Decision
@@ -126,6 +126,8 @@ def _change_said_as_new(r: Reading) -> Decision | None:
     if r.frame.operation not in ("create", "unknown", "query", "free") or not r.frame.titles:
         return None
     said = _MAKE_IT_BE.match(r.norm) or _INSTEAD.match(r.norm) or _WANT_IT_TO_BE.match(r.norm)
+    if said is not None and said.re is _INSTEAD and CREATE_VERBS.match(said["target"]):
+        said = None  # "add yoga at 9 instead": a new event in another's place, not a move of yoga
     if said is None and "?" not in r.text:
         said = _IS_NOW.match(r.norm)
     if said is None and r.frame.title_words:

@@ -48,7 +48,10 @@ _ANOTHER_MOVE = re.compile(r"^(?:the|my)\s+[\w'’ :.-]+?\s+(?:to|until|till)\s+
 # only because nothing else fits, gives 0.75 or less.
 _ASKED = 0.8
 # A clause that points back at another: it is that one's second half, not a request of its own.
-_POINTS_BACK = re.compile(r"\b(?:it|them|instead|a new one|another one|a replacement)\b")
+_POINTS_BACK = re.compile(
+    r"\b(?:it|them|instead|a new one|another one|a replacement"
+    r"|another(?=\s+(?:at|on|for|in|from|tomorrow|today|next|this)\b|\s*$))\b"
+)
 # What a part's plan must end in to be joined: a preview of changes.
 _APPLY = "apply_changes"
 _LEFT_OUT = frozenset({"apply", "notify"})
@@ -247,9 +250,18 @@ def _parts(norm: str) -> list[str]:
             start = cut.end()
     parts.append(head[start:])
     parts = [_opening(p).strip(" ,.;!") for p in parts]
-    if len(parts) < 2 or any(not p for p in parts) or any(_POINTS_BACK.search(p) for p in parts[1:]):
+    if len(parts) < 2 or any(not p for p in parts) or any(_points_back(p) for p in parts[1:]):
         return []
     return [p if _verb(p) is not None else f"{_SAID_AGAIN[first_verb]} {p}" for p in parts]
+
+
+def _points_back(part: str) -> bool:
+    """Whether a later part depends on the one before: "and put it on Friday instead", "and schedule a
+    new one at 2"; not a new event of its own said "instead" ("and add a 1:1 with Ann at 9 instead")."""
+    said = {m.group(0) for m in _POINTS_BACK.finditer(part)}
+    if said == {"instead"} and CREATE_VERBS.match(_opening(part)):
+        return False
+    return bool(said)
 
 
 # The verb a clause that names only another event takes from the first: "... and the review to Monday"

@@ -120,6 +120,8 @@ def test_more_than_four_requests_are_asked_about_and_nothing_changes(me: Any) ->
         # one request: a clause that points back, a replacement, names joined by "and", no verb at all
         ("cancel thursday's call with bill and put it on friday at 10 instead", []),
         ("cancel the standup and schedule a new one at 2pm", []),
+        # a new event of its own said "instead" is a request of its own
+        ("cancel the gym and add yoga at 7 instead", ["cancel the gym", "add yoga at 7 instead"]),
         ("add lunch with ann and tom on friday at 1", []),
         ("what do i have on friday and monday", []),
     ],
@@ -134,6 +136,31 @@ def test_a_cancel_and_an_unrelated_new_event_are_two_requests(me: Any) -> None:
     after = _starts(me)
     assert after.get("Gym") is None
     assert after["Yoga"] == datetime(2026, 3, 8, 9, 0, tzinfo=TORONTO)
+
+
+@pytest.mark.parametrize(
+    "text", ["cancel the dentist and schedule a new one at 4pm", "cancel the dentist and book another at 4pm"]
+)
+def test_a_new_one_said_with_a_time_alone_is_on_the_cancelled_ones_day(me: Any, text: str) -> None:
+    """The dentist is tomorrow: its replacement at 4 is tomorrow at 4, not today."""
+    _previewed_then_approved(me, text)
+    kept = Event.objects.filter(calendar__owner=me, summary="Dentist").exclude(status="cancelled")
+    assert [e.start.astimezone(TORONTO) for e in kept] == [datetime(2026, 3, 5, 16, 0, tzinfo=TORONTO)]
+
+
+def test_a_new_event_in_the_place_of_a_cancelled_one_overlaps_nothing(me: Any) -> None:
+    """Each part is planned against the calendar as it is: together, the gym cancelled leaves its hour
+    free for the 1:1 said "instead", and the preview says no overlap."""
+    with time_machine.travel(NOW, tick=False):
+        reply = chat_turn(
+            user=me,
+            conversation=conversation_create(user=me),
+            text="cancel the gym on monday and add a 1:1 with Ann at 7am on monday instead",
+        )
+    assert reply is not None
+    assert reply.kind == "confirm", reply.text
+    assert "Create '1:1 with Ann': Monday, March 9 7:00 AM" in reply.text
+    assert "overlaps" not in reply.text
 
 
 @pytest.mark.parametrize(
