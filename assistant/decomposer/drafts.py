@@ -148,6 +148,34 @@ def _clean(span_text: str) -> str:
     return text[:1].upper() + text[1:] if text[:1].islower() else text
 
 
+# A name typed with capitals after "at" ("at the Mill", "at Blue Bottle"): where the event is.
+_AT_A_NAME = re.compile(
+    r"\bat\s+(?P<place>(?:the\s+)?[A-Z][\w'&-]*(?:\s+(?:[A-Z][\w'&-]*|&|of))*)"
+    # ... where the name ends: not "the Google conference", which names an event
+    r"(?=\s*(?:$|[,.;!?(]|\d|(?:with|on|at|for|in|to|from|and|by|around|tomorrow|today|tonight|next|this)\b))"
+)
+
+
+def _named_place(text: str, title: str, frame: RequestFrame, times: list[TimeMatch], now: datetime) -> str:
+    """A place said by its name after "at" that neither the reader nor the title took ("brunch sunday
+    11 at the Mill with Kate"), or "": not a time ("at Noon"), a person or words of the title."""
+    for m in _AT_A_NAME.finditer(text):
+        place = _TRAILING.sub("", m["place"])
+        words = [w.removesuffix("'s") for w in place.casefold().removeprefix("the ").split()]
+        if any(lo < m.end() and m.start() < hi for lo, hi in (t.span for t in times)):
+            continue
+        if find_times(place, now=now) or set(words) & {w for n in frame.person_names for w in n.split()}:
+            continue
+        said_before = text[: m.start()].split()[-1:]
+        named = [title, *frame.titles]
+        if any(place.casefold().removeprefix("the ") in t.casefold() for t in named) or (
+            said_before and title and said_before[0].casefold() == title.split()[-1].casefold()
+        ):
+            continue  # "an appointment at Supercuts": the title keeps its place, as it was said
+        return place
+    return ""
+
+
 def _end_of_name(text: str, now: datetime) -> int:
     """Where a name said outright ends: at a mark that ends it, a clause about the event, or a time."""
     ends = [m.start() for m in (_NAME_END.search(text), _NAME_CLAUSE.search(text)) if m is not None]
@@ -354,9 +382,9 @@ class _Said:
         masked = [*(self.repeat.spans if self.repeat else ()), *(m.span() for m in _ALL_DAY.finditer(text))]
         timed = blanked(text, masked)  # "every Tuesday" is no date to start on, "all day" alone no today
         found = _times_between(timed, masked, now)
-        # A time read from the end of a place on ("in room 4 on friday at 8" is no 4 o'clock): the
-        # times read again with the place set apart
-        places = [(s.start, s.end) for s in reading.spans if s.slot == "location"]
+        # A time read from the end of a place or a name on ("in room 4 on friday at 8" is no 4 o'clock,
+        # "Board games night on Friday at 8" no night): the times read again with it set apart
+        places = [(s.start, s.end) for s in reading.spans if s.slot in ("location", "title")]
         cut = [p for p in places if any(p[0] <= m.span[0] < p[1] < m.span[1] for m in found)]
         if cut:
             found = _times_between(timed, [*masked, *cut], now)
@@ -486,6 +514,7 @@ class _Said:
         home = SOMEONES_PLACE.search(text) if not self.location else None
         if home is not None:
             self.location = home["place"]  # "at Ana's place", which the reader may take for a person's
+        self.location = self.location or _named_place(text, self.title, frame, times, now)
         if asked is not None and self.day is None and self.at is None and not self.title:
             # The answer to "where does it take place?" in words the reader has not learnt ("it's at
             # the salon on main street"), or more of it than the reader took ("Luigi's on 5th Street")

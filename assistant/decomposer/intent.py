@@ -91,6 +91,7 @@ _CAN_ALL_MEET = re.compile(
 @per_turn
 def normalise(text: str) -> str:
     text = text.casefold().replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
+    text = text.replace(" & ", " and ")  # "mom & dad", as the rules read "and"
     return " ".join(spelled_out(text).split()).strip(" .!?")
 
 

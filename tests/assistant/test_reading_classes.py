@@ -1245,3 +1245,31 @@ def test_an_event_put_on_the_calendar_is_a_new_one(week: Any) -> None:
         say(user, conversation, "yes")
     starts = sorted(e.start for e in Event.objects.filter(summary="Design review"))
     assert starts == [NOW.replace(day=5, hour=14), NOW.replace(day=6, hour=10)]
+
+
+@pytest.mark.parametrize(
+    ("text", "summary", "start", "location"),
+    [
+        # a name that ends in a word of the day ("night") keeps the time said after it
+        (
+            "an event called Board games night on Friday at 8 at Hex & Co",
+            "Board games night",
+            (6, 20),
+            "Hex & Co",
+        ),
+        ("dinner w mom & dad sat 7pm", "Dinner with Mom and Dad", (7, 19), ""),  # "&" is "and"
+        # a name after "at", apart from the title, is the place
+        ("brunch sunday 11 at the Mill with Kate and Leo", "Brunch with Kate and Leo", (8, 11), "the Mill"),
+        ("book an appointment at Supercuts for 3:30 tomorrow", "Appointment at Supercuts", (5, 15, 30), ""),
+    ],
+)
+def test_names_places_and_times_said_side_by_side(
+    week: Any, text: str, summary: str, start: tuple[int, ...], location: str
+) -> None:
+    made, _ = made_by(week, text)
+    day, hour, *minute = start
+    assert (made.summary, made.start, made.location) == (
+        summary,
+        NOW.replace(day=day, hour=hour, minute=minute[0] if minute else 0),
+        location,
+    )
