@@ -209,23 +209,24 @@ def _model_reads_create(r: Reading) -> bool:
 
 
 def _shorthand(r: Reading) -> bool:
-    """A new event written as a calendar entry is: what, then a day and a clock time, and no word of a
-    request or a question ("gym mon 7am 1hr", "brainstorm with Ana & Ben thursday 11")."""
+    """A new event written as a calendar entry is: what, then a day (or days it repeats on) and a clock
+    time, and no word of a request or a question ("gym mon 7am 1hr", "brainstorm with Ana & Ben thursday
+    11", "gym daily at 7am", "yoga every tuesday 6pm")."""
     frame = r.frame
-    return (
+    if not (
         frame.operation == "unknown"
         and bool(frame.titles)
         and not frame.title_words  # "standup thursday 9am" names the standup the calendar has
-        and frame.at_time is not None
-        and frame.range_explicit
         and "?" not in r.said
         and not QUESTION_STARTERS.match(POLITE_PREFIX.sub("", r.norm))
-        # a day and a clock time said together ("mon 7am"): "for now" is no time to book
-        and any(
-            m.has_date and m.has_time and m.grain in ("hour", "minute")
-            for m in find_times(r.norm, now=r.now, daytime=True)
-        )
-    )
+    ):
+        return False
+    # a day and a clock time said together ("mon 7am"): "for now" is no time to book
+    times = find_times(r.norm, now=r.now, daytime=True)
+    clock = [m for m in times if m.has_time and m.grain in ("hour", "minute")]
+    if read_repeat(r.text, r.now) is not None:
+        return bool(clock)
+    return frame.at_time is not None and frame.range_explicit and any(m.has_date for m in clock)
 
 
 def _only_a_range(frame: RequestFrame) -> bool:

@@ -21,6 +21,12 @@ from assistant.timeexpr import TimeMatch, find_times
 
 __all__ = ["Repeat", "as_hours", "first_day", "read_repeat", "until_clause"]
 
+# Days a repetition leaves out, said after it: "except Fridays", "but not on weekends".
+_BUT_NOT = re.compile(
+    r"\b(?:except(?:\s+for)?|but\s+not|excluding|other\s+than|apart\s+from|not)\s+(?:on\s+)?(?:the\s+)?"
+    rf"(?:(?P<weekend>weekends?)|(?P<days>{WEEKDAY}s?(?:\s*(?:,|and|or|&)\s*{WEEKDAY}s?)*))\b",
+    re.IGNORECASE,
+)
 _DASH_PAIR = re.compile(r"(?P<a>\d{1,2})\s*-\s*(?P<b>\d{1,2})")
 
 _CODES = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
@@ -188,6 +194,14 @@ def read_repeat(text: str, now: datetime) -> Repeat | None:
         freq = "MONTHLY"
     else:
         freq, days = "WEEKLY", _days(m["unit"] or m["plural"] or "")
+    left_out = _BUT_NOT.search(text, m.end())
+    if left_out is not None and freq in ("DAILY", "WEEKLY") and interval == 1:
+        # "every weekday except Fridays", "daily but not on weekends": those days taken out
+        out = ["SA", "SU"] if left_out["weekend"] else _days(left_out["days"])
+        kept = [d for d in (days or (_CODES if freq == "DAILY" else [])) if d not in out]
+        if out and kept:
+            freq, days = "WEEKLY", kept
+            spans.append(left_out.span())
     rule = f"FREQ={freq}" + (f";INTERVAL={interval}" if interval > 1 else "")
     rule += f";BYDAY={','.join(days)}" if days else ""
     until, said = _until(text, now)

@@ -61,3 +61,38 @@ def test_an_end_it_cannot_read_is_asked_about_and_nothing_is_made() -> None:
     assert reply.kind == "clarify"
     assert "Until when" in reply.text
     assert not Event.objects.filter(calendar__owner=user).exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("Add a standup every weekday at 9:15 except Fridays", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH"),
+        ("Add a run daily at 7am but not on weekends", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR"),
+        ("Add stretching every day at 8am except Sundays", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR,SA"),
+    ],
+)
+def test_days_a_repetition_leaves_out_are_taken_out_of_its_rule(text: str, rule: str) -> None:
+    _, event = create(text)
+    assert event.rrule.startswith(rule)
+
+
+@pytest.mark.parametrize(
+    ("text", "rule", "first"),
+    [
+        ("yoga every tuesday 6pm", "FREQ=WEEKLY;BYDAY=TU", "2026-03-10 18:00"),
+        ("gym daily at 7am", "FREQ=DAILY", "2026-03-05 07:00"),
+    ],
+)
+def test_a_repeating_event_written_as_shorthand_is_previewed_then_made(
+    text: str, rule: str, first: str
+) -> None:
+    user, _ = user_with_calendar("shorthand", timezone="Australia/Sydney")
+    conversation = conversation_create(user=user)
+    with time_machine.travel(NOW, tick=False):
+        preview = chat_turn(user=user, conversation=conversation, text=text)
+        assert preview is not None
+        assert preview.kind == "confirm", preview.text
+        chat_turn(user=user, conversation=conversation, text="yes")
+    event = Event.objects.get(calendar__owner=user)
+    assert event.rrule.startswith(rule)
+    assert f"{event.start.astimezone(SYDNEY):%Y-%m-%d %H:%M}" == first
