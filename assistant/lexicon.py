@@ -1041,6 +1041,7 @@ JUST_POLITE = re.compile(
 HOLDING = re.compile(
     r"^(?:[\s,.!;:-]*(?:no|nope|nah|hold on|hang on|wait(?: a (?:sec|second|minute|moment))?|stop|"
     r"actually|hmm+|not (?:yet|now|right now|that)|don'?t(?: do (?:it|that)(?: yet)?)?|do not|"
-    r"let me think(?: about it)?|never ?mind|thanks|thank you|please))+[\s,.!;:-]*$",
+    r"let me think(?: about it)?|never ?mind|thanks|thank you|please|"
+    r"(?:keep|leave) (?:it|them|that|everything)(?: (?:alone|as (?:it is|they are|is)))?))+[\s,.!;:-]*$",
     re.I,
 )

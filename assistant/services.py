@@ -94,8 +94,7 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str, undo: str | N
             # "No, find another time that day": declined, and the rest is a request about what was
             # declined, which the decomposer reads with it in the context.
             text = rest
-            declined = (waiting.pause_payload or {}).get("preview") or []
-            conversation.context = {**conversation.context, DECLINED: declined}
+            conversation.context = _after_declining(conversation.context, waiting.pause_payload or {})
             waiting, answer = None, NOT_AN_ANSWER
         if waiting is not None and answer is not NOT_AN_ANSWER:
             return _resume(conversation, waiting, user_message, user=user, answer=answer)
@@ -335,6 +334,19 @@ def _preference_note(conversation: Conversation, text: str) -> str:
         return text
     note = ignored_note(fresh, where=reverse("preferences:settings"))
     return f"{text}\n\n{note}" if text else note
+
+
+def _after_declining(context: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+    """The context a turn that declines a preview and asks something else is read in: the rows
+    declined ("No, find another time that day") and, as the events "it" names, those the preview
+    would have changed ("No, move it to Monday instead")."""
+    declined = payload.get("preview") or []
+    kept = [
+        {"summary": row["summary"], **row["before"]}
+        for row in declined
+        if isinstance(row, dict) and row.get("action") != "create" and (row.get("before") or {}).get("start")
+    ]
+    return {**context, DECLINED: declined, **({"last_events": kept} if kept else {})}
 
 
 def _remember(conversation: Conversation, run: WorkflowRun, data: dict[str, Any]) -> None:

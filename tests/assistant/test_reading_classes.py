@@ -359,7 +359,10 @@ def test_one_lunch_with_someone_said_as_a_fact_is_an_event_not_the_lunch_habit(w
     assert "Create 'Lunch with Sam': Friday, March 6 1:00 PM" in reply.text, reply.text
 
 
-@pytest.mark.parametrize("holding", ["hold on, no", "no wait, don't", "not yet", "wait, stop"])
+@pytest.mark.parametrize(
+    "holding",
+    ["hold on, no", "no wait, don't", "not yet", "wait, stop", "nope keep it", "no, leave them as they are"],
+)
 def test_words_that_hold_a_preview_back_decline_it(week: Any, holding: str) -> None:
     user, conversation = week
     assert say(user, conversation, "cancel everything on Thursday").kind == "confirm"
@@ -1273,3 +1276,16 @@ def test_names_places_and_times_said_side_by_side(
         NOW.replace(day=day, hour=hour, minute=minute[0] if minute else 0),
         location,
     )
+
+
+@pytest.mark.parametrize("instead", ["no, move it to Friday instead", "no, make it friday"])
+def test_a_no_with_another_change_of_the_same_event_previews_that_change(week: Any, instead: str) -> None:
+    """ "It" after a declined preview is the event the preview would have changed (made there, as a
+    move of one event with nobody else is)."""
+    user, conversation = week
+    assert say(user, conversation, "cancel the design review").kind == "confirm"
+    reply = say(user, conversation, instead)
+    assert "Move 'Design review': Thursday, March 5 2:00 PM – 3:00 PM → Friday, March 6 2:00 PM" in reply.text
+    if reply.kind == "confirm":
+        say(user, conversation, "yes")
+    assert Event.objects.get(summary="Design review").start == NOW.replace(day=6, hour=14)
