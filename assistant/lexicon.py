@@ -15,6 +15,8 @@ from assistant.timeexpr.lexicon import WEEKDAYS
 
 __all__ = [
     "ABOUT_OTHERS",
+    "BLOCKING",
+    "BLOCK_FOR",
     "CATEGORY_WORDS",
     "COUNT_CUES",
     "CREATE_VERBS",
@@ -323,6 +325,8 @@ CREATE_VERBS = phrase_re(
         "save",
         "block",
         "block off",
+        "set aside",
+        "pencil in",
         "organise",
         "organize",
         "invite",
@@ -650,7 +654,12 @@ OUT_OF_SCOPE = phrase_re(
 # What a question asks of an event besides when it is: its place, its people, its length.
 DETAIL_ASKED: dict[str, re.Pattern[str]] = {
     "location": re.compile(r"\bwhere\b|\b(?:location|located|address|venue)\b"),
-    "attendees": re.compile(r"^(?:and |so )?who\b|\bwho(?:'s| is| are| will| has| have| else)\b"),
+    "attendees": re.compile(
+        r"^(?:and |so )?who\b|\bwho(?:'s| is| are| will| has| have| else)\b"
+        # "is Ann coming to the review?", "are Ann and Raj invited?": asked of its people
+        r"|^(?:is|are|will|does|do|did)\b.*"
+        r"\b(?:coming(?! up| through)|come|attending|attend|invited|joining|join)\b"
+    ),
     "duration": re.compile(r"\bhow long\b|\b(?:length|duration)\b"),
 }
 PREFERENCE_WORDS = {
@@ -1026,6 +1035,10 @@ FILLER = phrase_re(
 
 # Words that end a request with when it is done, not what it is: "book an appointment first".
 WHEN_ADVERBS = frozenset({"first", "again", "later", "instead", "asap"})
+# A request that sets time aside ("block Friday afternoon", "set aside 2 hours"), and what for ("block
+# 9-11 tomorrow for deep work", "reserve Friday afternoon for planning"): the time is for that.
+BLOCKING = re.compile(r"^(?:please\s+)?(?:block|reserve|hold|set aside|keep)\b", re.IGNORECASE)
+BLOCK_FOR = re.compile(BLOCKING.pattern + r".*?\bfor\s+(?P<what>[A-Za-z][\w' -]*?)[\s.!]*$", re.IGNORECASE)
 # Words of wanting, which start a request and never a name ("I want this added": no event 'Want').
 WISHING = frozenset(
     ["want", "wants", "wanna", "need", "needs", "like", "would", "love", "wish", "i'd", "i'm"]

@@ -37,6 +37,7 @@ from assistant.decomposer.recurrence import read_repeat
 from assistant.decomposer.zones import said_zone
 from assistant.lexicon import (
     AWAY,
+    BLOCK_FOR,
     COPY_VERBS,
     CREATE_VERBS,
     DELETE_VERBS,
@@ -464,9 +465,12 @@ def _title_doubts(
     crossed = [w for w, role in zip(taken, roles, strict=True) if role == "time"]
     if crossed:
         doubts.append(f"it takes {' '.join(crossed)!r}, which says when")
-    # A word that asks for a step names the event when the user gave the name outright ("call it Planning")
+    # A word that asks for a step names the event when the user gave the name outright ("call it Planning"),
     outright = NAMED_OUTRIGHT.search(norm)
     given = outright is not None and (outright["title"] or "").casefold().startswith(title.casefold())
+    # or said as what time is blocked for ("block Friday afternoon for planning")
+    purpose = BLOCK_FOR.search(norm)
+    given = given or (purpose is not None and purpose["what"].casefold().endswith(title.casefold()))
     nothing_roles = ("function", "scope", "verb") if given else ("function", "cue", "scope", "verb")
     carries_nothing = all(
         w in STOPWORDS or w in _FUNCTION or w in _SCOPE or role in nothing_roles

@@ -38,6 +38,8 @@ from assistant.decomposer.recurrence import as_hours, first_day, read_repeat, un
 from assistant.decomposer.state import Asked, DialogueState, Draft, EventRef
 from assistant.decomposer.zones import said_zone
 from assistant.lexicon import (
+    BLOCK_FOR,
+    BLOCKING,
     EVENING_EVENTS,
     EVERYONE_CUE,
     GENERIC_EVENT_WORDS,
@@ -64,11 +66,8 @@ __all__ = ["amend", "draft_turn"]
 _UNNAMED = frozenset({"event", "events", "something", "anything", "thing", "things"})
 _PLACEHOLDER = (GENERIC_EVENT_WORDS - {"meeting", "meetings"}) | _UNNAMED | {"one", "new", "it", "slot"}
 _LEAD = re.compile(r"^(?:(?:a|an|the|my|our)\s+)+")
-# "block 9-11 tomorrow for deep work", "reserve Friday afternoon for planning": the time is for that
-_BLOCK_FOR = re.compile(
-    r"^(?:please\s+)?(?:block|reserve|hold|set aside|keep)\b.*?\bfor\s+(?P<what>[A-Za-z][\w' -]*?)[\s.!]*$",
-    re.IGNORECASE,
-)
+# The particle of "set aside" or "block off", which is no name for what the time is blocked for.
+_BLOCK_PARTICLES = frozenset({"aside", "off", "out", "time", "some time"})
 _PLACE_ANSWER = re.compile(
     r"(?:(?:it's|it is|it'll be|it will be|that's|that is|located|the (?:location|place|address) is)\s+)?"
     r"(?:at|in|on)\s+(?P<place>\S.*)",
@@ -91,6 +90,12 @@ _LEADING = re.compile(
 # A light verb the reader took into a title it found, typed in lower case ("let's get lunch with Ana" is
 # lunch; "Get Fit class" and a name in quotes keep theirs).
 _LIGHT_VERB = re.compile(r"^(?:get|grab|have)(?: an?)?\s+(?=\w)")
+# The request's verb the reader took into the name, with the article of its object: "pencil in a call".
+_VERB_AND_ARTICLE = re.compile(
+    r"^(?:pencil in|set aside|block off|block out|write down|put down|schedule|book|add|plan)"
+    r"\s+(?:a|an|the)\s+(?=\w)",
+    re.IGNORECASE,
+)
 # Where a name said after "call it" ends: a comma or the like, or a full stop that ends a sentence
 # (not the one of "Dr." or "St.").
 _NAME_END = re.compile(r"[,;!?]|(?<![A-Z][a-z])(?<![A-Z])\.(?=\s|$)")
@@ -136,7 +141,7 @@ _END_CUE = re.compile(
 
 
 def _clean(span_text: str) -> str:
-    text = _LEADING.sub("", _TRAILING.sub("", span_text.strip()))
+    text = _VERB_AND_ARTICLE.sub("", _LEADING.sub("", _TRAILING.sub("", span_text.strip())))
     words = text.split()
     if len(words) > 1 and words[-1].casefold() in WHEN_ADVERBS:
         text = _TRAILING.sub("", " ".join(words[:-1]))  # "a haircut again": when, not what
@@ -492,9 +497,11 @@ class _Said:
             if not learned or kept or (named["before"] and not ends_with_it):
                 # "use the word doctor appointment as the title": the reader's name, without the lead
                 self.title = whole
-        purpose = _BLOCK_FOR.search(text.strip()) if not self.title else None
+        untitled = not self.title or self.title.casefold() in _BLOCK_PARTICLES
+        purpose = BLOCK_FOR.search(text.strip()) if untitled else None
         if purpose and not find_times(purpose["what"], now=now):
-            self.title = _clean(purpose["what"])  # "block 9-11 tomorrow for deep work": time for that
+            # "block 9-11 tomorrow for deep work", "... for the offsite": time for that
+            self.title = _clean(_LEAD.sub("", purpose["what"]))
         if not _meaningful(self.title) and not named:  # a name given outright stands ("call it Appointment")
             self.title = ""
         place = next((s for s in spans if s.slot == "location"), None)
@@ -720,6 +727,9 @@ def draft_turn(
             window = {**window, "search_start": max(day, now).isoformat(), "search_end": end.isoformat()}
         return _create(draft, tz, search=window)  # "a call with Lee when we're both free tomorrow"
     if missing == ["time"] and draft.day is not None and part and draft.title:
+        whole = _whole_part(draft, frame, text, tz)
+        if whole is not None:  # "block Friday afternoon for planning": all of it
+            return _create(whole, tz)
         # "a call on Wednesday evening": the first free time then
         day = datetime.combine(draft.day, time(), tz)
         window = {"search_start": day.isoformat(), "search_end": (day + timedelta(days=1)).isoformat()}
@@ -727,6 +737,20 @@ def draft_turn(
     if missing:
         return _ask(draft, missing)
     return _create(draft, tz)
+
+
+def _whole_part(draft: Draft, frame: RequestFrame, text: str, tz: ZoneInfo) -> Draft | None:
+    """A part of the day blocked with no length said ("block Friday afternoon for planning", "set
+    aside Monday morning"): the draft over the whole part, as the frame bounds it; None otherwise."""
+    if draft.duration_minutes is not None or not BLOCKING.match(text.strip()):
+        return None
+    if frame.start is None or frame.end is None:
+        return None
+    start, end = frame.start.astimezone(tz), frame.end.astimezone(tz)
+    if start.date() != draft.day or end <= start or end - start > timedelta(hours=12):
+        return None
+    minutes = int((end - start).total_seconds() // 60)
+    return draft.model_copy(update={"at": f"{start:%H:%M}", "duration_minutes": minutes})
 
 
 def _zones_of(emails: list[str]) -> list[str]:

@@ -57,6 +57,8 @@ def ask(user: Any, text: str) -> str:
     [
         ("Where is the board dinner being held?", "at Grand Hotel"),
         ("who is coming to the board dinner?", "with Ingrid Berg and Ola"),
+        ("is Ola coming to the board dinner?", "with Ingrid Berg and Ola"),  # asked of its people
+        ("are Ingrid and Ola invited to the board dinner?", "with Ingrid Berg and Ola"),
         ("how long is the board dinner?", "2 hours 30 minutes"),
     ],
 )

@@ -1289,3 +1289,23 @@ def test_a_no_with_another_change_of_the_same_event_previews_that_change(week: A
     if reply.kind == "confirm":
         say(user, conversation, "yes")
     assert Event.objects.get(summary="Design review").start == NOW.replace(day=6, hour=14)
+
+
+@pytest.mark.parametrize(
+    ("text", "summary", "start", "hours"),
+    [
+        # a part of the day set aside with no length said is all of it
+        ("set aside friday afternoon for planning", "Planning", (6, 12), 5),
+        ("block friday afternoon for the offsite", "Offsite", (6, 12), 5),
+        ("block 2 hours tomorrow morning for deep work", "Deep work", (5, 10), 2),  # after the standup
+        # the request's verb the reader took into the name is left out of it
+        ("can you pencil in a call with Tom for Monday at 4pm", "Call with Tom", (9, 16), 1),
+    ],
+)
+def test_time_set_aside_for_something_is_named_for_it(
+    week: Any, text: str, summary: str, start: tuple[int, int], hours: int
+) -> None:
+    made, _ = made_by(week, text)
+    assert made.summary == summary
+    assert made.start == NOW.replace(day=start[0], hour=start[1])
+    assert made.end - made.start == timedelta(hours=hours)
