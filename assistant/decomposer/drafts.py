@@ -90,10 +90,11 @@ _LEADING = re.compile(
 # A light verb the reader took into a title it found, typed in lower case ("let's get lunch with Ana" is
 # lunch; "Get Fit class" and a name in quotes keep theirs).
 _LIGHT_VERB = re.compile(r"^(?:get|grab|have)(?: an?)?\s+(?=\w)")
-# The request's verb the reader took into the name, with the article of its object: "pencil in a call".
+# The request's verb taken into the name, with the article of its object ("pencil in a call"), or a
+# light verb's -ing form ("Sara and I are grabbing lunch").
 _VERB_AND_ARTICLE = re.compile(
-    r"^(?:pencil in|set aside|block off|block out|write down|put down|schedule|book|add|plan)"
-    r"\s+(?:a|an|the)\s+(?=\w)",
+    r"^(?:(?:pencil in|set aside|block off|block out|write down|put down|schedule|book|add|plan)"
+    r"\s+(?:a|an|the)|(?:getting|grabbing|having)(?:\s+(?:a|an))?)\s+(?=\w)",  # "grabbing lunch with Sara"
     re.IGNORECASE,
 )
 # Where a name said after "call it" ends: a comma or the like, or a full stop that ends a sentence

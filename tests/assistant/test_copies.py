@@ -43,6 +43,14 @@ def say(user: Any, conversation: Conversation, text: str) -> Message:
     return reply
 
 
+def preview_of(week: tuple[Any, Conversation], text: str) -> str:
+    """The preview ``text`` gets at the fixed time: copies are always shown first."""
+    with time_machine.travel(NOW, tick=False):
+        preview = say(*week, text)
+    assert preview.kind == "confirm", preview.text
+    return str(preview.text)
+
+
 def test_copying_this_weeks_event_to_next_week_is_previewed_then_made_at_its_own_time(week: Any) -> None:
     user, conversation = week
     with time_machine.travel(NOW, tick=False):
@@ -57,12 +65,9 @@ def test_copying_this_weeks_event_to_next_week_is_previewed_then_made_at_its_own
 
 
 def test_a_week_said_alone_copies_from_the_week_before_it_only_what_was_named(week: Any) -> None:
-    user, conversation = week
-    with time_machine.travel(NOW, tick=False):
-        preview = say(user, conversation, "duplicate my design review into next week")
-    assert preview.kind == "confirm"
-    assert "Design review': Thursday, March 12 2:00 PM – 3:30 PM" in preview.text
-    assert "Piano lesson" not in preview.text
+    preview = preview_of(week, "duplicate my design review into next week")
+    assert "Design review': Thursday, March 12 2:00 PM – 3:30 PM" in preview
+    assert "Piano lesson" not in preview
 
 
 def test_a_series_already_there_is_not_copied_twice(week: Any) -> None:
@@ -85,21 +90,15 @@ def test_a_series_already_there_is_not_copied_twice(week: Any) -> None:
 def test_where_copies_go_said_from_the_week_copied(week: Any, text: str) -> None:
     """ "From this week to next week" is one interval to the time reader, and "the week after" names no
     date of its own: both say the week copied and the week after it."""
-    user, conversation = week
-    with time_machine.travel(NOW, tick=False):
-        preview = say(user, conversation, text)
-    assert preview.kind == "confirm"
-    assert "Create 'Piano lesson': Tuesday, March 10 5:00 PM – 6:00 PM" in preview.text
-    assert "Create 'Design review': Thursday, March 12 2:00 PM – 3:30 PM" in preview.text
-    assert "did not use" not in preview.text
+    preview = preview_of(week, text)
+    assert "Create 'Piano lesson': Tuesday, March 10 5:00 PM – 6:00 PM" in preview
+    assert "Create 'Design review': Thursday, March 12 2:00 PM – 3:30 PM" in preview
+    assert "did not use" not in preview
 
 
 def test_copying_a_day_to_the_day_after_it(week: Any) -> None:
-    user, conversation = week
-    with time_machine.travel(NOW, tick=False):
-        preview = say(user, conversation, "copy the design review from thursday to the day after")
-    assert preview.kind == "confirm"
-    assert "Create 'Design review': Friday, March 6 2:00 PM – 3:30 PM" in preview.text
+    preview = preview_of(week, "copy the design review from thursday to the day after")
+    assert "Create 'Design review': Friday, March 6 2:00 PM – 3:30 PM" in preview
 
 
 def test_copying_to_a_day_without_saying_from_which_asks(week: Any) -> None:

@@ -1264,6 +1264,7 @@ def test_an_event_put_on_the_calendar_is_a_new_one(week: Any) -> None:
         # a name after "at", apart from the title, is the place
         ("brunch sunday 11 at the Mill with Kate and Leo", "Brunch with Kate and Leo", (8, 11), "the Mill"),
         ("book an appointment at Supercuts for 3:30 tomorrow", "Appointment at Supercuts", (5, 15, 30), ""),
+        ("Sara and I are grabbing lunch tuesday at 12:30", "Lunch with Sara", (10, 12, 30), ""),  # light verb
     ],
 )
 def test_names_places_and_times_said_side_by_side(

@@ -19,12 +19,16 @@ SYDNEY = ZoneInfo("Australia/Sydney")
 NOW = datetime(2026, 3, 4, 9, 0, tzinfo=SYDNEY)  # a Wednesday
 
 
-def create(text: str) -> tuple[Any, Event]:
+def create(text: str, *, previewed: bool = False) -> tuple[Any, Event]:
+    """The one event ``text`` makes for a new user, at once (or, ``previewed``, after its preview's yes)."""
     user, _ = user_with_calendar("repeater", timezone="Australia/Sydney")
+    conversation = conversation_create(user=user)
     with time_machine.travel(NOW, tick=False):
-        reply = chat_turn(user=user, conversation=conversation_create(user=user), text=text)
-    assert reply is not None
-    assert reply.kind == "done", reply.text
+        reply = chat_turn(user=user, conversation=conversation, text=text)
+        assert reply is not None
+        assert reply.kind == ("confirm" if previewed else "done"), reply.text
+        if previewed:
+            chat_turn(user=user, conversation=conversation, text="yes")
     return user, Event.objects.get(calendar__owner=user)
 
 
@@ -86,13 +90,6 @@ def test_days_a_repetition_leaves_out_are_taken_out_of_its_rule(text: str, rule:
 def test_a_repeating_event_written_as_shorthand_is_previewed_then_made(
     text: str, rule: str, first: str
 ) -> None:
-    user, _ = user_with_calendar("shorthand", timezone="Australia/Sydney")
-    conversation = conversation_create(user=user)
-    with time_machine.travel(NOW, tick=False):
-        preview = chat_turn(user=user, conversation=conversation, text=text)
-        assert preview is not None
-        assert preview.kind == "confirm", preview.text
-        chat_turn(user=user, conversation=conversation, text="yes")
-    event = Event.objects.get(calendar__owner=user)
+    _, event = create(text, previewed=True)
     assert event.rrule.startswith(rule)
     assert f"{event.start.astimezone(SYDNEY):%Y-%m-%d %H:%M}" == first
