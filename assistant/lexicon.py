@@ -546,7 +546,8 @@ MEETING_VERBS = frozenset({"see", "seeing", "visit", "visiting"})
 NEW_TIME_LEADS = frozenset({"for", "be"})
 QUESTION_STARTERS = re.compile(
     r"^(?:what|what's|whats|when|when's|where|who|whom|which|how|is|are|do|does|did|am|any|anything|"
-    r"have i|has|was|were|will i|shall|should i|show|list|tell me|check|find|give me|read|display|view)\b"
+    r"have i|has|was|were|shall|should i|show|list|tell me|check|find|give me|read|display|view"
+    r"|will (?!you\b)[a-z]+ (?:be|join|come|attend|make it))\b"  # "will Tina be at the gala?"
 )
 # "put them back", "change it back": a change reverted, not a move by some amount ("move it back an hour").
 UNDO_CUES = re.compile(
@@ -658,7 +659,7 @@ DETAIL_ASKED: dict[str, re.Pattern[str]] = {
         r"^(?:and |so )?who\b|\bwho(?:'s| is| are| will| has| have| else)\b"
         # "is Ann coming to the review?", "are Ann and Raj invited?": asked of its people
         r"|^(?:is|are|will|does|do|did)\b.*"
-        r"\b(?:coming(?! up| through)|come|attending|attend|invited|joining|join)\b"
+        r"\b(?:coming(?! up| through)|come|attending|attend|invited|joining|join|be (?:at|there))\b"
     ),
     "duration": re.compile(r"\bhow long\b|\b(?:length|duration)\b"),
 }

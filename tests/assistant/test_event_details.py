@@ -59,6 +59,8 @@ def ask(user: Any, text: str) -> str:
         ("who is coming to the board dinner?", "with Ingrid Berg and Ola"),
         ("is Ola coming to the board dinner?", "with Ingrid Berg and Ola"),  # asked of its people
         ("are Ingrid and Ola invited to the board dinner?", "with Ingrid Berg and Ola"),
+        ("will Ingrid join the board dinner?", "with Ingrid Berg and Ola"),  # "will" opens a question
+        ("will Ola be at the board dinner?", "with Ingrid Berg and Ola"),
         ("how long is the board dinner?", "2 hours 30 minutes"),
     ],
 )
