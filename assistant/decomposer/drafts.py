@@ -79,12 +79,12 @@ ASK_PLACE = "Where does it take place? Tell me if you want the place added."
 # working morning): a new event there is previewed, its AM shown, never written at once.
 _EITHER_HALF = (7, 8)
 # What ends a name or place at its end: spaces and marks, but not the full stop of an initial ("M.D.").
-_TRAILING = re.compile(r"(?:[\s,;:!?]|(?<!\b[A-Z])\.)+$")
+_TRAILING = re.compile(r"(?:[\s,;:!?\-–—]|(?<!\b[A-Z])\.)+$")  # "dentist - tue 3pm": no 'Dentist -'
 _LEADING = re.compile(
     r"^(?:called|titled|named|it's an?|it is an?|it's|it is"
-    # "I'm taking Spanish lessons Tues and Thurs": the lessons
-    r"|(?:i'm|i am|we're|we are) (?:taking|having|attending|doing|holding|starting)"
-    r"(?: an?| the| my| our)?)\s+",
+    # "I'm taking Spanish lessons Tues and Thurs": the lessons; "oh and I've got yoga tonight": yoga
+    r"|(?:(?:oh|ah|and|also|so|btw)[\s,]+)*(?:(?:i'm|i am|we're|we are) (?:taking|having|attending|doing|"
+    r"holding|starting)|(?:i've|we've|i have|we have) got)(?: an?| the| my| our)?)\s+",
     re.IGNORECASE,
 )
 # A light verb the reader took into a title it found, typed in lower case ("let's get lunch with Ana" is

@@ -131,6 +131,12 @@ _NOT_SOMEONE = frozenset(
         "her",
         "them",
         "one",
+        "i've",  # "and I've got yoga": the user, no one met
+        "i'm",
+        "i'd",
+        "i'll",
+        "we've",
+        "we're",
     ]
 )
 # The user among those who must be free: "ann, raj and i", "can we all meet", "is ann free to meet me".

@@ -1265,6 +1265,8 @@ def test_an_event_put_on_the_calendar_is_a_new_one(week: Any) -> None:
         ("brunch sunday 11 at the Mill with Kate and Leo", "Brunch with Kate and Leo", (8, 11), "the Mill"),
         ("book an appointment at Supercuts for 3:30 tomorrow", "Appointment at Supercuts", (5, 15, 30), ""),
         ("Sara and I are grabbing lunch tuesday at 12:30", "Lunch with Sara", (10, 12, 30), ""),  # light verb
+        ("haircut - tue 3pm", "Haircut", (10, 15), ""),  # a dash between what and when is no name
+        ("oh and I've got yoga tonight at 7", "Yoga", (4, 19), ""),  # how it is said, not who is met
     ],
 )
 def test_names_places_and_times_said_side_by_side(
