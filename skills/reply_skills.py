@@ -140,7 +140,7 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
     if params.style == "agenda":
         data["events"] = [e.model_dump(mode="json") for e in events]
         if not events:
-            text = f"You have no {subject} {period}."
+            text = f"You have no {subject} {_none_then(params.start, params.end, tz)}."
         else:
             head = params.text or f"Here is your schedule {period}:"
             summary = f"{_n_events(len(events), subject)} in all."
@@ -363,6 +363,21 @@ def _who_is_free(people: list[str]) -> str:
     if not people:
         return "You are"
     return f"{join_and(['You', *people])} are {'both' if len(people) == 1 else 'all'}"
+
+
+def _none_then(start: datetime | None, end: datetime | None, tz: ZoneInfo) -> str:
+    """The period of an answer that finds nothing: part of one day is said with its hours ("after 3 on
+    Thursday", "tomorrow afternoon"), since "nothing on Thursday" would be false of the rest of it."""
+    if start is None or end is None:
+        return ""
+    first, last = start.astimezone(tz), end.astimezone(tz)
+    day, midnight = first.date(), time(0, 0)
+    partial = timedelta(hours=1) < end - start < timedelta(days=1) and first.time() != midnight
+    if partial and last.date() == day:
+        return f"on {format_day(day)} from {format_time(start, tz)} to {format_time(end, tz)}"
+    if partial and last.time() == midnight and last.date() == day + timedelta(days=1):
+        return f"on {format_day(day)} after {format_time(start, tz)}"
+    return _period(start, end, tz)
 
 
 def _period(start: datetime | None, end: datetime | None, tz: ZoneInfo) -> str:

@@ -1213,13 +1213,22 @@ def test_a_word_of_when_after_the_request_is_no_part_of_the_name(week: Any, text
     assert (made.summary, made.start) == ("Haircut", NOW.replace(day=5, hour=12))
 
 
-@pytest.mark.parametrize("text", ["standup thursday at 10", "is the standup on thursday at 10?"])
-def test_nothing_at_the_time_asked_is_said_of_that_time_not_of_the_day(week: Any, text: str) -> None:
-    """The standup is on Thursday at 9: "no Standup on Thursday" would be false."""
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("standup thursday at 10", "You have no Standup events on Thursday, March 5 at 10:00 AM."),
+        ("is the standup on thursday at 10?", "You have no Standup events on Thursday, March 5 at 10:00 AM."),
+        ("what's on after 3 on thursday", "You have no events on Thursday, March 5 after 3:00 PM."),
+    ],
+)
+def test_nothing_at_the_time_asked_is_said_of_that_time_not_of_the_day(
+    week: Any, text: str, said: str
+) -> None:
+    """The standup is on Thursday at 9, the design review at 2: "nothing on Thursday" would be false."""
     user, conversation = week
     reply = say(user, conversation, text)
     assert reply.kind == "answer", reply.text
-    assert reply.text == "You have no Standup events on Thursday, March 5 at 10:00 AM."
+    assert reply.text == said
 
 
 @pytest.mark.parametrize(
