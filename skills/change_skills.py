@@ -873,15 +873,13 @@ def combine_changes(ctx: SkillContext, params: CombineInput) -> ChangeSet:
 
     Each set was planned against the calendar as it is; together, an event one set deletes or moves is
     no longer where another's new time is ("cancel the standup and add a 1:1 at 9 instead" overlaps
-    nothing), so what the new times break is found again over the whole set."""
+    nothing), so what the new times break is found again over the whole set: for the events made or
+    moved (an edit in place keeps what its own plan found, without its own event counted against it)."""
     changes = [c for s in params.sets for c in s.changes]
-    gone = {
-        c.key
-        for c in changes
-        if c.key and (c.action == "delete" or (c.action == "update" and c.start != c.before_start))
-    }
+    moved = [c for c in changes if c.action == "update" and c.start != c.before_start]
+    gone = {c.key for c in changes if c.key and (c.action == "delete" or c in moved)}
     if len(params.sets) > 1 and gone:
-        _conflicts(ctx, [c for c in changes if c.action != "delete"], skip_keys=gone)
+        _conflicts(ctx, [c for c in changes if c.action == "create" or c in moved], skip_keys=gone)
     return ChangeSet(changes=changes, skipped=[x for s in params.sets for x in s.skipped])
 
 

@@ -163,6 +163,21 @@ def test_a_new_event_in_the_place_of_a_cancelled_one_overlaps_nothing(me: Any) -
     assert "overlaps" not in reply.text
 
 
+def test_an_edit_in_place_beside_a_cancel_overlaps_not_itself(me: Any) -> None:
+    """The conflicts found again over the whole set are those of the events made or moved: a renamed
+    event stays where it is and is no overlap of its own."""
+    with time_machine.travel(NOW, tick=False):
+        reply = chat_turn(
+            user=me,
+            conversation=conversation_create(user=me),
+            text="cancel the gym on monday and rename the dentist to Checkup",
+        )
+    assert reply is not None
+    assert reply.kind == "confirm", reply.text
+    assert "Change 'Dentist': rename to" in reply.text
+    assert "overlaps" not in reply.text
+
+
 @pytest.mark.parametrize(
     ("text", "listed", "changed", "new_start"),
     [
