@@ -325,7 +325,7 @@ def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str
         _align(tokens, _words(_PERSON_FORM.sub(r"\g<local>", person).replace(".", " ")), "people")
     for note in facts.notes:
         _align(tokens, _words(note), "notes")
-    doubts = [d for title in facts.titles for d in _title_doubts(title, tokens, norm, facts, earlier)]
+    doubts = [d for title in facts.titles for d in _title_doubts(title, tokens, norm, facts, earlier, named)]
     for target in facts.targets:
         _align(tokens, _words(target), "target")
     for token in tokens:
@@ -408,9 +408,15 @@ def _at_a_time_used(said: TimeMatch, clock: frozenset[tuple[int, int]]) -> bool:
 
 
 def _title_doubts(
-    title: str, tokens: list[_Token], norm: str, facts: Facts, earlier: Sequence[str]
+    title: str,
+    tokens: list[_Token],
+    norm: str,
+    facts: Facts,
+    earlier: Sequence[str],
+    outright: re.Match[str] | None,
 ) -> list[str]:
-    """Why ``title`` may not be a name the user gave (aligning its words to ``tokens`` as it goes)."""
+    """Why ``title`` may not be a name the user gave (aligning its words to ``tokens`` as it goes);
+    ``outright`` is where the turn names the event outright ("call it ..."), if it does."""
     away = away_words(norm)
     if away is not None and title.casefold() == AWAY[away]:
         # 'Out of office' of "ooo friday", 'Vacation' of "I'm on holiday next week": the words the turn
@@ -458,7 +464,7 @@ def _title_doubts(
         and verb is not None
         and max(positions) < verb
         and _names_after(tokens, verb)
-        and not NAMED_OUTRIGHT.search(norm)  # "Label it Apartment visit and put the time for 12:30"
+        and outright is None  # "Label it Apartment visit and put the time for 12:30"
     ):
         # "Sam said he'd add lunch at 1": the words before the verb are who asked, what it makes after
         doubts.append("it is said before what you asked for")
@@ -466,7 +472,6 @@ def _title_doubts(
     if crossed:
         doubts.append(f"it takes {' '.join(crossed)!r}, which says when")
     # A word that asks for a step names the event when the user gave the name outright ("call it Planning"),
-    outright = NAMED_OUTRIGHT.search(norm)
     given = outright is not None and (outright["title"] or "").casefold().startswith(title.casefold())
     # or said as what time is blocked for ("block Friday afternoon for planning")
     purpose = BLOCK_FOR.search(norm)
@@ -484,7 +489,7 @@ def _title_doubts(
     elif taken[:1] and taken[0] in WISHING:
         # 'Want to focus on scheduling an apartment visit': how the user asked, taken as what
         doubts.append(f"it starts with how you asked ({taken[0]!r})")
-    named = _named(tokens, norm, before)
+    named = _named(tokens, outright, before)
     if named and not set(named) <= {stem(w) for w in _words(title)}:
         doubts.append(f'it is not the name you gave ("{" ".join(named)}")')
     if any(w.isdigit() and len(w) > 2 and role != "time" for w, role in zip(taken, roles, strict=True)):
@@ -514,11 +519,10 @@ def _names_after(tokens: Sequence[_Token], verb: int) -> bool:
     return bool(after) and after[0] not in ("it", "that", "this", "one", "them")
 
 
-def _named(tokens: Sequence[_Token], norm: str, roles: list[str]) -> list[str]:
-    """The first words of a name said outright ("called Team Meeting on Monday" gives team, meeting):
-    up to three words after the cue, to the first that says when or starts a clause (or the words
-    before "as the title")."""
-    m = NAMED_OUTRIGHT.search(norm)
+def _named(tokens: Sequence[_Token], m: re.Match[str] | None, roles: list[str]) -> list[str]:
+    """The first words of the name said outright at ``m`` ("called Team Meeting on Monday" gives team,
+    meeting): up to three words after the cue, to the first that says when or starts a clause (or the
+    words before "as the title")."""
     if m is None:
         return []
     lo, hi = m.span("title") if m["title"] is not None else m.span("before")

@@ -63,6 +63,14 @@ def question_of(week: tuple[Any, Conversation], text: str) -> str:
     return str(reply.text)
 
 
+def answer_of(week: tuple[Any, Conversation], text: str) -> str:
+    """The answer ``text`` gets in the ``week`` fixture's conversation, nothing written."""
+    reply = say(*week, text)
+    assert reply.kind == "answer", reply.text
+    assert Event.objects.count() == 3
+    return str(reply.text)
+
+
 def made_by(week: tuple[Any, Conversation], text: str) -> tuple[Event, str]:
     """The one event ``text`` makes in the ``week`` fixture's conversation (its preview approved, if
     it is previewed), with the last reply's text."""
@@ -732,11 +740,7 @@ def test_a_move_asked_as_a_wish_or_question_is_previewed(week: Any, text: str) -
 
 def test_a_question_word_typed_without_its_apostrophe_asks(week: Any) -> None:
     # "whens my next dentist appt" asked when to schedule a 'Dentist appt'
-    user, conversation = week
-    reply = say(user, conversation, "whens my next dentist appt")
-    assert reply.kind == "answer", reply.text
-    assert "Monday, March 2" not in reply.text
-    assert Event.objects.count() == 3
+    assert "Monday, March 2" not in answer_of(week, "whens my next dentist appt")
 
 
 def test_a_meeting_habit_said_as_never_is_the_meeting_hours(week: Any) -> None:
@@ -1115,11 +1119,9 @@ def test_a_habit_word_with_someone_is_their_event_not_the_habit(week: Any) -> No
 
 @pytest.mark.parametrize("text", ["is the design review at 2?", "is the design review at 4pm?"])
 def test_an_event_asked_about_at_an_hour_with_no_day_shows_when_it_is(week: Any, text: str) -> None:
-    user, conversation = week
-    reply = say(user, conversation, text)
-    assert reply.kind == "answer", reply.text
-    assert "Thursday, March 5" in reply.text
-    assert "2:00 PM – 3:00 PM  Design review" in reply.text
+    answer = answer_of(week, text)
+    assert "Thursday, March 5" in answer
+    assert "2:00 PM – 3:00 PM  Design review" in answer
 
 
 @pytest.mark.parametrize(
@@ -1165,11 +1167,7 @@ def test_a_wish_with_nothing_named_asks_what_and_when(week: Any, text: str) -> N
 
 @pytest.mark.parametrize("text", ["Thanks, I'm all set", "No, not right now.", "Not for now, thanks?"])
 def test_closing_words_are_answered_and_change_nothing(week: Any, text: str) -> None:
-    user, conversation = week
-    reply = say(user, conversation, text)
-    assert reply.kind == "answer", reply.text
-    assert "didn't understand" not in reply.text
-    assert Event.objects.count() == 3
+    assert "didn't understand" not in answer_of(week, text)
 
 
 @pytest.mark.parametrize(
@@ -1225,10 +1223,7 @@ def test_nothing_at_the_time_asked_is_said_of_that_time_not_of_the_day(
     week: Any, text: str, said: str
 ) -> None:
     """The standup is on Thursday at 9, the design review at 2: "nothing on Thursday" would be false."""
-    user, conversation = week
-    reply = say(user, conversation, text)
-    assert reply.kind == "answer", reply.text
-    assert reply.text == said
+    assert answer_of(week, text) == said
 
 
 @pytest.mark.parametrize(
