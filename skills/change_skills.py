@@ -238,6 +238,13 @@ class MoveTo(BaseModel):
     to_date: date | None = Field(
         default=None, description="Move to this date, same wall time unless at_time."
     )
+    to_weekday: int | None = Field(
+        default=None,
+        ge=0,
+        le=6,
+        description="Move to the first such weekday (Monday 0) on or after the event's own day, same wall "
+        "time unless at_time: a series moved to Wednesdays from its next Monday on goes to that week's.",
+    )
     at_time: str | None = Field(default=None, pattern=r"^\d{2}:\d{2}$", description="New start time HH:MM.")
     either_half: bool = Field(
         default=False,
@@ -476,6 +483,10 @@ def moved_start(item: EventItem, to: MoveTo, tz: Any) -> datetime:
     start = item.start
     if to.to_date is not None:
         start = datetime.combine(to.to_date, item.start.astimezone(tz).time(), tz)
+    elif to.to_weekday is not None:
+        own = item.start.astimezone(tz)
+        day = own.date() + timedelta(days=(to.to_weekday - own.weekday()) % 7)
+        start = datetime.combine(day, own.time(), tz)
     if to.at_time is not None:
         at = parse_hhmm(to.at_time)
         if to.either_half:

@@ -105,6 +105,15 @@ def _n_events(n: int, subject: str = "events") -> str:
     return f"{n} {one if n == 1 else head if head != one else head + 's'}{rest}"
 
 
+def _when(e: EventItem, tz: ZoneInfo, *, with_day: bool) -> str:
+    """An event's times ("9:00 AM – 9:15 AM", "all day"), after its day when ``with_day``."""
+    span = format_span(e.start, e.end, tz, all_day=e.all_day)
+    if not with_day:
+        return span
+    day = format_day(e.start.astimezone(tz).date())
+    return f"{day}, {span}" if e.all_day else f"{day} {span}"
+
+
 def _agenda_lines(events: list[EventItem], tz: ZoneInfo, detail: str = "") -> list[str]:
     lines: list[str] = []
     for day, group in groupby(events, key=lambda e: e.start.astimezone(tz).date()):
@@ -151,9 +160,9 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
         if n == 0:
             text = f"You have no {subject} {period}."
         else:
-            listing = ", ".join(
-                f"{e.summary} ({format_span(e.start, e.end, tz, all_day=e.all_day)})" for e in events
-            )
+            # "5 Standup events next week" names each one's day; one day's name only their times
+            days = len({e.start.astimezone(tz).date() for e in events}) > 1
+            listing = ", ".join(f"{e.summary} ({_when(e, tz, with_day=days)})" for e in events)
             text = f"You have {_n_events(n, subject)} {period}" + (f": {listing}." if listing else ".")
     elif params.style == "slots":
         data["slots"] = [s.model_dump(mode="json") for s in params.slots]

@@ -213,7 +213,7 @@ _WEAK = frozenset({"", "function", "scope", "cue", "kept", "daypart"})  # roles 
 
 
 def _says(token: str, word: str, *, prefix: bool) -> bool:
-    if stem(token) == stem(word):
+    if stem(token) == stem(word) or token in (f"{word}s", f"{word}es"):  # "lectures" says "lecture"
         return True
     return prefix and len(token) >= 3 and word.startswith(token)
 

@@ -43,7 +43,7 @@ from skills.formatting import format_day
 from workflows.builder import Handle, Plan
 from workflows.definition import Decision, WorkflowDefinition
 
-__all__ = ["compile_change", "everyone_window", "notify_step", "undo_decision", "undo_workflow"]
+__all__ = ["compile_change", "everyone_window", "notify_step", "onward_of", "undo_decision", "undo_workflow"]
 
 HORIZON = timedelta(days=365)
 # How far ahead "my 9am coffee" looks for the coffee at nine.
@@ -214,14 +214,17 @@ def _picked(norm: str, shown: list[dict[str, Any]]) -> dict[str, Any] | None:
     return shown[index] if -len(shown) <= index < len(shown) else None
 
 
-_MOVE_TO = frozenset({"shift_minutes", "to_date", "at_time", "either_half"})
+# What a search leaves out when the target's reading found an exception ("except the one on Thursday").
+_EXCEPTED = frozenset({"exclude_weekdays", "exclude_text", "exclude_attendees"})
+_MOVE_TO = frozenset({"shift_minutes", "to_date", "to_weekday", "at_time", "either_half"})
 """Move params whose new time is known before planning (a free-time search's is not)."""
 
 
 _ONWARD = re.compile(
     r"(?:,\s*)?\b(?:(?P<now>from now on|going forward|from here on(?: out)?|for all future ones)"
     r"|(?:starting|beginning|effective)(?: from| on| with)? (?P<from>[^,.;]+?)"
-    r"|from (?P<from2>[^,.;]+?) on(?:wards?)?)(?=\s*(?:$|[,.;]))"
+    r"|from (?P<from2>[^,.;]+?) on(?:wards?)?)(?=\s*(?:$|[,.;]))",
+    re.IGNORECASE,
 )
 
 
@@ -230,11 +233,12 @@ _ONWARD = re.compile(
 # from Sept 1"); "move the 1:1 to Friday from Thursday" names where it comes from.
 _ONWARD_FROM = re.compile(
     r"\bto\b.+?(?P<cue>,?\s*\bfrom (?P<from>next (?:week|month)|the (?:week|month) after(?: next)?"
-    r"|(?P<date>[^,.;]+?)))\s*[.!]*$"
+    r"|(?P<date>[^,.;]+?)))\s*[.!]*$",
+    re.IGNORECASE,
 )
 
 
-def _onward(norm: str, now: datetime) -> tuple[datetime | None, str]:
+def onward_of(norm: str, now: datetime) -> tuple[datetime | None, str]:
     """When "from now on" or "starting next week" starts a change of every later occurrence, and the
     text without it; (None, text) when the turn says no such thing or its day cannot be read."""
     m = _ONWARD.search(norm)
@@ -295,7 +299,7 @@ def _number_then_words(destination: str, now: datetime) -> str | None:
 
 
 def _onward_from(norm: str, now: datetime) -> tuple[datetime | None, str]:
-    """ "... to Wednesdays from next week": like :func:`_onward`, for a "from" after the destination."""
+    """ "... to Wednesdays from next week": like :func:`onward_of`, for a "from" after the destination."""
     after = _ONWARD_FROM.search(norm)
     if after is None:
         return None, norm
@@ -371,13 +375,28 @@ def _times(text: str, now: datetime) -> list[tuple[TimeMatch, datetime]]:
 
 def _is_plural(target: str, frame: RequestFrame) -> bool:
     if frame.title_words:
-        # "all my standups", "the biology labs": every occurrence of the title
-        said_plural = any(re.search(rf"\b{re.escape(w)}(?:s|es)\b", target) for w in frame.title_words)
+        # "all my standups", "the biology labs", "my calculus lectures" (any word of the title said in
+        # the plural): every occurrence of the title
+        words = {w for title in frame.titles for w in tokens(title)} | set(frame.title_words)
+        said_plural = any(re.search(rf"\b{re.escape(w)}(?:s|es)\b", target) for w in words)
         return said_plural or bool(_ALL_OF & set(tokens(target)))
     words = set(tokens(target))
     if words & _SINGULAR_NOUNS and not _ALL_OF & words:
         return False
     return bool(_PLURAL.search(target))
+
+
+def _over_a_stretch(norm: str, now: datetime, frame: RequestFrame) -> bool:
+    """ "cancel standup for the rest of the week", "skip yoga for March": days said as how long the
+    change lasts ("for") hold every occurrence of the title named in them, not one to pick ("the
+    meeting for next week" is one meeting: no title, so "for" may say which)."""
+    if not frame.title_words:
+        return False
+    for m, start in _times(norm, now):
+        said_for = m.text.startswith("for ") or norm[: m.span[0]].endswith("for ")
+        if said_for and m.end is not None and m.end - start > timedelta(days=1):
+            return True
+    return False
 
 
 def _whole_span(frame: RequestFrame) -> bool:
@@ -581,7 +600,7 @@ def compile_change(r: Reading) -> Decision | None:
         else:
             create_clause = second.group("rest")  # "... and schedule a new one at 2pm"
         norm = norm[: second.start()].strip(" ,;:.")
-    onward, norm = _onward(norm, now)
+    onward, norm = onward_of(norm, now)
     # "Thursday is too packed": one event, which the user picks, moves off that day.
     lighten = operation == "move" and bool(LIGHTEN_CUES.search(norm))
     everything = not lighten and bool(_EVERYTHING.search(norm))
@@ -687,7 +706,13 @@ def compile_change(r: Reading) -> Decision | None:
                 find["starts_at"] = f"{at.astimezone(tz):%H:%M}"
             if by_words is not None:
                 find.update(by_words.find)
-        plural = not lighten and (everything or bool(why) or _is_plural(norm, target) or _whole_span(target))
+        plural = not lighten and (
+            everything
+            or bool(why)
+            or _is_plural(norm, target)
+            or _whole_span(target)
+            or _over_a_stretch(norm, now, target)
+        )
     scope = "series" if everything and not target.range_explicit else "occurrence"
     if plural and not use_context and not target.past and "start" in find and start < now:
         # "cancel all my classes this week" on a Tuesday: the ones still ahead, not Monday's
@@ -701,8 +726,9 @@ def compile_change(r: Reading) -> Decision | None:
     plan = Plan()
     found = plan.add("find_events", find, id="find", summary="Find the events")
     events = found["events"]
-    if by_words is not None and by_words.next_one:
-        # "erase my next event", "cancel my next haircut": the first of them from now on
+    if (by_words is not None and by_words.next_one) or (target.next_one and not plural and not use_context):
+        # "erase my next event", "cancel my next haircut", "move the next calculus lecture to Friday":
+        # the first of them from now on
         events = plan.add(
             "sort_events", {"events": events, "limit": 1}, id="next", summary="Take the next one"
         )["events"]
@@ -716,12 +742,18 @@ def compile_change(r: Reading) -> Decision | None:
     if operation != "delete":
         weekday = _weekday_from(destination, onward.astimezone(tz)) if onward is not None else None
         if weekday is not None:
-            # "to Wednesdays starting next week": the first Wednesday from then, not this week's
+            # "to Wednesdays starting next week": the first Wednesday from then, not this week's; with
+            # no day said ("to Wednesdays going forward"), the Wednesday of the series' next week
+            # (Monday's yoga goes to that week's Wednesday, never back to a day before it)
             said_time = [m for m, _ in _times(destination, now) if m.has_time]
-            move = {"to_date": weekday.isoformat()}
+            to_day: dict[str, Any] = (
+                {"to_weekday": weekday.weekday()} if onward == now else {"to_date": weekday.isoformat()}
+            )
+            move = dict(to_day)
             if said_time:
                 move.update(_move_params(said_time[0].text, 0, target, now, tz, frame) or {})
-                move["to_date"] = weekday.isoformat()
+                move.pop("to_date", None)
+                move.update(to_day)
         else:
             move = _move_params(destination, shift, target, now, tz, frame)
         if move is not None and move.get("other_day") and not lighten:
@@ -799,7 +831,11 @@ def compile_change(r: Reading) -> Decision | None:
             "approved": chose["chosen"],
             **({"notify": True} if notify else {}),  # servers that can (Google) tell them too
             # one event, never named, what a bulk change's exception left, or on a day not said: asked
-            **({"always_ask": True} if offered or leave_out or day_talked_about else {}),
+            **(
+                {"always_ask": True}
+                if offered or leave_out or day_talked_about or _EXCEPTED & set(find)
+                else {}
+            ),
         },
         id="apply",
         summary="Apply after approval",

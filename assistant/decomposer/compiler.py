@@ -154,6 +154,10 @@ def find_params(frame: RequestFrame, start: datetime, end: datetime) -> dict[str
         params["weekdays"] = sorted(set(frame.weekdays))
     if frame.exclude_weekdays:
         params["exclude_weekdays"] = sorted(set(frame.exclude_weekdays))
+    if frame.exclude_titles:
+        params["exclude_text"] = list(frame.exclude_titles)
+    if frame.exclude_people:
+        params["exclude_attendees"] = list(frame.exclude_people)
     return params
 
 

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from assistant.decomposer.blanks import blanked_matches
-from assistant.decomposer.changes import an_hour_first, notify_step
+from assistant.decomposer.changes import an_hour_first, notify_step, onward_of
 from assistant.decomposer.compiler import find_params
 from assistant.decomposer.guards import odd_length
 from assistant.decomposer.reading import Reading
@@ -409,12 +409,15 @@ def edit_tasks(
     *,
     expect_one: bool = True,
     per_series: bool = False,
+    following: bool = False,
     what: str = "",
     apply: dict[str, Any] | None = None,
 ) -> Handle:
     """find -> choose -> plan_edit -> apply: the plan of every edit, whether asked for ("rename the
     standup to ...") or given as a detail of the event just made ("it's at 4045 Castro Valley Blvd");
-    the apply step's handle."""
+    the apply step's handle.  ``following``: each series from its first occurrence found on ("make the
+    standup 30 minutes from next week on")."""
+    scope = "following" if following else "series" if per_series else "occurrence"
     found = plan.add("find_events", find, id="find", summary="Find the event")
     chose = plan.add(
         "choose_event",
@@ -424,7 +427,7 @@ def edit_tasks(
             "expect_one": expect_one,
             "per_series": per_series,
             "outcome": what,
-            "scope": "series" if per_series else "occurrence",
+            "scope": scope,
         },
         id="choose",
         summary="Make sure which one",
@@ -453,6 +456,8 @@ def edit_decision(r: Reading) -> Decision | None:
     if r.frame.operation in ("yes", "no", "greet", "undo"):
         return None
     text, now, world, context = r.text, r.now, r.world, r.context
+    # "from next week on", "starting Monday", "going forward": each series changed from then on
+    onward, text = onward_of(text, now)
     edit = _read(text, now)
     if edit is None:
         return None
@@ -474,8 +479,10 @@ def edit_decision(r: Reading) -> Decision | None:
         start, end = (frame.start, frame.end) if explicit else (now, now + _HORIZON)
         assert start is not None
         assert end is not None
+        if onward is not None:
+            start, end = onward, max(end, onward + _HORIZON)
         find = find_params(frame, start, end)
-        per_series = not explicit
+        per_series = not explicit or onward is not None
     params = dict(edit.params)
     odd = odd_length(params.get("duration_minutes"))
     if odd:
@@ -495,8 +502,9 @@ def edit_decision(r: Reading) -> Decision | None:
         plan,
         find,
         params,
-        expect_one=not _ALL.search(target),
+        expect_one=not _ALL.search(target) or onward is not None,
         per_series=per_series,
+        following=onward is not None and per_series,
         what=edit.what,
         # a server (Google) tells every attendee or none: asked to only when all are to be told;
         # "add Lee and let him know" is mail to Lee alone, sent by the notify step

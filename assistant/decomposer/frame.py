@@ -53,6 +53,11 @@ class RequestFrame:
     day_part: str | None = None
     weekdays: list[int] = field(default_factory=list)
     exclude_weekdays: list[int] = field(default_factory=list)
+    # what an exception names that the calendar has: titles ("besides the standups") and people's
+    # emails, or names the directory does not know ("except the ones with Ann"); words it names that
+    # nothing has are not taken
+    exclude_titles: list[str] = field(default_factory=list)
+    exclude_people: list[str] = field(default_factory=list)
     change_day_part: str | None = None
     change_start: datetime | None = None
     preference_key: str | None = None

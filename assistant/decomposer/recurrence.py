@@ -14,10 +14,12 @@ from dataclasses import dataclass, replace
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
+from dateutil.relativedelta import relativedelta
 from dateutil.rrule import rrulestr
 
 from assistant.lexicon import WEEKDAY, WEEKDAYS_EVERY, tokens, weekday_number
 from assistant.timeexpr import TimeMatch, find_times
+from assistant.timeexpr.numbers import CARDINALS
 
 __all__ = ["Repeat", "as_hours", "first_day", "read_repeat", "until_clause"]
 
@@ -64,13 +66,18 @@ _MONTH_DAY = re.compile(
 )
 _MONTHLY = re.compile(r"\b(?:monthly|(?:of\s+)?(?:each|every)\s+month)\b", re.IGNORECASE)
 _YEARLY = re.compile(r"\b(?:yearly|annually|(?:each|every)\s+year|once\s+a\s+year)\b", re.IGNORECASE)
-_EVERY_N = re.compile(
-    r"\bevery\s+(?P<n>\d+|two|three|four|five|six)\s+(?P<unit>days|weeks|months)\b", re.IGNORECASE
-)
+# A count in digits or words ("every 3 weeks", "for the next six weeks"; "a week" is one).
+_COUNT = rf"(?P<n>\d+|an?|{'|'.join(sorted(CARDINALS, key=len, reverse=True))})"
+_EVERY_N = re.compile(rf"\bevery\s+{_COUNT}\s+(?P<unit>days|weeks|months)\b", re.IGNORECASE)
 _REPEAT_DAYS = re.compile(rf"\b(?:on\s+)?{_DAY_LIST}\b", re.IGNORECASE)
 _UNTIL = re.compile(r"\b(?:until|till|til|through|thru|up to)\s+(?P<end>.+?)(?=[,.;]|$)", re.IGNORECASE)
 _END_OF = re.compile(r"^(?:the\s+)?end\s+of\s+(?:the\s+)?(?P<rest>.+)$", re.IGNORECASE)
-_FOR = re.compile(r"\bfor\s+(?P<n>\d+|two|three|four|five|six|eight|ten|twelve)\s+(?P<unit>weeks|months)\b")
+# "for 6 weeks", "for the next six weeks", "over the coming 3 months", "for 10 more days": its length.
+_FOR = re.compile(
+    rf"\b(?:for|over)\s+(?:the\s+)?(?:next\s+|coming\s+|following\s+)?{_COUNT}\s+(?:more\s+)?"
+    r"(?P<unit>days?|weeks?|months?)\b",
+    re.IGNORECASE,
+)
 # "every weekday in February", "daily during next week": the period bounds the series.
 _WITHIN = re.compile(
     r"\b(?:in|during|throughout)\s+(?P<period>(?:this|next)\s+(?:week|month)|(?:the\s+month\s+of\s+)?[a-z]+)\b"
@@ -78,7 +85,6 @@ _WITHIN = re.compile(
     re.IGNORECASE,
 )
 _PARTS = frozenset({"morning", "afternoon", "evening", "night"})  # "every morning": every day, then
-_NUMBERS = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "eight": 8, "ten": 10, "twelve": 12}
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +96,12 @@ class Repeat:
     days: tuple[int, ...]
     until: date | None
     spans: tuple[tuple[int, int], ...]
+
+
+def _count(said: str) -> int:
+    """A count said in digits or words: "6", "six", "a"."""
+    word = said.casefold()
+    return int(word) if word.isdigit() else 1 if word in ("a", "an") else CARDINALS[word]
 
 
 def _days(words: str) -> list[str]:
@@ -138,7 +150,7 @@ def _monthly_or_longer(text: str) -> tuple[str, list[tuple[int, int]]] | None:
     """A monthly or yearly rule ("the first Monday of every month", "monthly on the 15th", "every
     year"), or one every N days, weeks or months, with the spans that said it; None for none."""
     if every := _EVERY_N.search(text):
-        n = int(every["n"]) if every["n"].isdigit() else _NUMBERS[every["n"]]
+        n = _count(every["n"])
         freq = {"days": "DAILY", "weeks": "WEEKLY", "months": "MONTHLY"}[every["unit"].casefold()]
         rule = f"FREQ={freq}" + (f";INTERVAL={n}" if n > 1 else "")
         days = _REPEAT_DAYS.search(text) if freq == "WEEKLY" else None
@@ -212,12 +224,21 @@ def read_repeat(text: str, now: datetime) -> Repeat | None:
     elif (within := _within(text, now)) is not None:
         until = within  # its words stay the time's: the series begins when the period does
     elif count := _FOR.search(text):
-        n = int(count["n"]) if count["n"].isdigit() else _NUMBERS[count["n"]]
-        weeks = n if count["unit"] == "weeks" else n * 4
+        n, unit = _count(count["n"]), count["unit"].casefold().rstrip("s")
+        length = (
+            relativedelta(days=n)
+            if unit == "day"
+            else relativedelta(weeks=n)
+            if unit == "week"
+            else relativedelta(months=n)
+        )
         spans.append(count.span())
         try:
-            until = (now + timedelta(weeks=weeks)).date()
-        except OverflowError:  # "for 99999999 weeks": past year 9999, so asked like "until whenever"
+            until = (now + length).date()
+        except (
+            OverflowError,
+            ValueError,
+        ):  # "for 99999999 weeks": past year 9999, so asked like "until whenever"
             return Repeat(rule="", days=(), until=None, spans=tuple(spans))
     return Repeat(rule=rule, days=tuple(_CODES.index(d) for d in days), until=until, spans=tuple(spans))
 

@@ -297,6 +297,7 @@ def understand(
             day = weekday_number(m[0])
             if day is not None and day not in frame.exclude_weekdays:
                 frame.exclude_weekdays.append(day)
+        _fill_exclusions(frame, norm[lo:hi], now, world)
         take(lo, hi)
     # "tomorrow afternoon" is the user's afternoon (their ``day_parts``), not the product's
     _fill_range(frame, in_users_day_parts(targets, world), now, norm)
@@ -472,6 +473,23 @@ def _part_and_period(t: TimeMatch, now: datetime) -> list[TimeMatch]:
     if not found:
         return [t]
     return [replace(t, has_date=False), replace(found[0], span=t.span, day_part=None)]
+
+
+def _fill_exclusions(frame: RequestFrame, clause: str, now: datetime, world: World) -> None:
+    """What an exception clause ("besides the standups", "except the one with Ann") leaves out, read
+    like a request of its own: the calendar's titles it names whole or in part, or else the people it
+    names; a day or a time it names is an excluded weekday, read apart."""
+    cue = _EXCEPTION_CUE.match(clause)
+    what = clause[cue.end() :] if cue else clause
+    if not what.strip():
+        return
+    left = understand(what, now=now, world=world, existing=True)
+    if left.title_words:
+        frame.exclude_titles.extend(t for t in left.titles if t not in frame.exclude_titles)
+    else:
+        # the directory's people, or a name it does not know, found among the attendees' addresses
+        people = left.people or left.strangers
+        frame.exclude_people.extend(p for p in people if p not in frame.exclude_people)
 
 
 def _clause(text: str, start: int) -> tuple[int, int]:
@@ -931,6 +949,10 @@ def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str, ex
             said = CATEGORY_WORDS[frame.category]
             if top == 1.0 or any(said.search(title.casefold()) for title in frame.titles):
                 frame.category = None
+                # "my calculus lectures": the category word said is a word of the title too
+                kept = {_stem(w) for w in residual_tokens if said.fullmatch(w)}
+                named = {w for title in frame.titles for w in tokens(title) if _stem(w) in kept}
+                frame.title_words += sorted(named - set(frame.title_words))
         return True
     # No known title: the words left over name the event ("a meeting with al" -> "meeting").  They
     # name a new event, or are noted; they never filter, since no title in the calendar has them.

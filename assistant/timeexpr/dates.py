@@ -293,8 +293,8 @@ class DateRules(Parser):
         quarter = self._ordinal_quarter(j)
         if quarter is not None:
             return quarter
-        # "the rest of the week" (from now), "all week", "the whole month"
-        rest = self.phrase(self.skip(j, "the"), ("rest", "of", "the"))
+        # "the rest of the week" or "of this week" (from now), "all week", "the whole month"
+        rest = self.rest_of(self.skip(j, "the"))
         whole = max((self.phrase(j, words) for words in _WHOLE.get(self.words[j], ())), default=-1)
         k = max(rest, whole)
         if k > 0 and UNITS.get(self.words[k]) in ("day", "week", "month", "year"):

@@ -471,7 +471,7 @@ class IntervalRules(Parser):
             if self.words[k] in UNITS:
                 grain = UNITS[self.words[k]]
                 return k + 1, self.interval((self.now, add(self.now, grain, n)), grain)
-        k = self.phrase(j, ("rest", "of", "the"))
+        k = self.rest_of(j)
         if k > 0 and self.words[k] in UNITS and UNITS[self.words[k]] in ("day", "week", "month", "year"):
             return k + 1, self.interval((self.now, self.cycle(UNITS[self.words[k]], 0)[1]), "second")
         found = self.duration(i + 1)

@@ -163,6 +163,10 @@ class Parser:
         end = i + len(words)
         return end if end <= self.n and tuple(self.words[i:end]) == words else -1
 
+    def rest_of(self, i: int) -> int:
+        """End of "rest of the" or "rest of this" read from ``i`` (the unit follows), or -1."""
+        return max(self.phrase(i, ("rest", "of", "the")), self.phrase(i, ("rest", "of", "this")))
+
     def skip(self, i: int, *words: str) -> int:
         return i + 1 if self.words[i] in words else i
 

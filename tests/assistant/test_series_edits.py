@@ -148,3 +148,47 @@ def test_a_rule_change_of_a_one_off_event_says_it_does_not_repeat(calendar: Any)
     assert reply.kind == "answer"
     assert "does not repeat weekly" in reply.text
     assert Event.objects.get(summary="Dentist").rrule == ""
+
+
+def _lengths(user: Any, summary: str) -> list[int]:
+    rows = Event.objects.filter(calendar__owner=user, summary=summary, series__isnull=True).order_by("start")
+    return [int((r.end - r.start).total_seconds() // 60) for r in rows]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "make the seminar 30 minutes from next week on",
+        "change the seminar to 30 minutes starting next week",
+        "make the seminar 30 minutes long from now on",
+    ],
+)
+def test_a_new_length_from_a_day_on_splits_the_series(calendar: Any, text: str) -> None:
+    """A length said with its scope changes the series from then on; the seminars before keep theirs
+    (it was read as a question, or as a place called "30 minutes")."""
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        asked = say(user, conversation, text)
+        assert asked.kind == "confirm", asked.text
+        assert "(from Tuesday, March 10 on)" in asked.text
+        assert _lengths(user, "Seminar") == [90]
+        done = say(user, conversation, "yes")
+    assert done.kind == "done", done.text
+    assert _starts(user, "Seminar") == ["02-24 10:00", "03-10 10:00"]
+    assert _lengths(user, "Seminar") == [90, 30]
+
+
+@pytest.mark.parametrize(
+    "text", ["move the seminar to Thursdays going forward", "move the seminar to thursdays"]
+)
+def test_a_series_moved_to_a_weekday_goes_forward_from_its_next_occurrence(calendar: Any, text: str) -> None:
+    """Tuesday's seminar moved to Thursdays with no day said starts on the Thursday after its next
+    Tuesday (March 12), never on a Thursday before it (tomorrow, March 5, which would make two this
+    week)."""
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        asked = say(user, conversation, text)
+        assert asked.kind == "confirm", asked.text
+        assert "→ Thursday, March 12 10:00 AM" in asked.text
+        say(user, conversation, "yes")
+    assert _starts(user, "Seminar") == ["02-24 10:00", "03-12 10:00"]
