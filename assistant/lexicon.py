@@ -26,6 +26,7 @@ __all__ = [
     "EVENING_EVENTS",
     "EVENT_NOUNS",
     "EVERYONE_CUE",
+    "EXCEPTING",
     "FILLER",
     "FREE_CUES",
     "GENERIC_EVENT_WORDS",
@@ -414,6 +415,13 @@ EVERYONE_CUE = re.compile(
 # free at 10?", "is Ann free?"): the user is not one of those who must be free. Without it the user is
 # ("are Ann, Raj and I free?", "can we all meet?", "am I free at 10 with Ann?").
 ABOUT_OTHERS = "asks about the people named, not the user"
+# The words that introduce an exception, however it is said ("except for the crit", "besides the
+# standups", "apart from Monday's", "but not the lab"): one alternation, which each reading of an
+# exception (a bulk change's, a question's, a repetition's, a sync's) builds its pattern on.
+EXCEPTING = (
+    r"(?:except(?:\s+for)?|excluding|apart\s+from|aside\s+from|other\s+than|save\s+for|besides"
+    r"|but\s+not|and\s+not)"
+)
 COUNT_CUES = phrase_re(["how many", "how much", "count", "number of", "total of"])
 FREE_CUES = phrase_re(
     [

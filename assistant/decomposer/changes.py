@@ -25,6 +25,7 @@ from assistant.decomposer.world import World
 from assistant.lexicon import (
     DELETE_VERBS,
     EVERYONE_CUE,
+    EXCEPTING,
     GENERIC_EVENT_WORDS,
     LIGHTEN_CUES,
     NEW_TIME_LEADS,
@@ -86,7 +87,7 @@ _EXCEPT = re.compile(r"\b(?:but|except|and) not (?:the )?(?P<what>[\w' -]+)$")
 # "except the one with Lee": an exception by people, after any word for "except" (a day or a title
 # after those words is left to the target's reading, which knows weekdays: "except the monday ones").
 _EXCEPT_PEOPLE = re.compile(
-    r"(?:,\s*)?\b(?:except(?: for)?|excluding|apart from|other than|but not|and not)\s+(?:the )?"
+    rf"(?:,\s*)?\b{EXCEPTING}\s+(?:the )?"
     r"(?P<what>(?:(?:one|ones|meeting|meetings|event|events|call|calls)\s+)?with\s+[\w.' -]+"
     r"|[\w-]+'s(?:\s+\w+)?)$"
 )
@@ -146,10 +147,7 @@ def notify_step(plan: Plan, apply: Handle, **params: Any) -> Handle:
 _CLAUSE_END = r"(?:,?\s+(?:though|please|of course|thanks))?\s*(?=$|[,.;!?])"
 _EXCEPTIONS = (
     # "..., apart from the catch-up with Chloe", "except for the crit", "other than Tom's"
-    re.compile(
-        r"(?:[,;]\s*|\s+)(?:(?:but|and)\s+)?(?:except(?:\s+for)?|excluding|apart from|other than|aside from"
-        r"|save for|but not|and not)\s+(?P<what>[^,.;!?]+?)" + _CLAUSE_END
-    ),
+    re.compile(rf"(?:[,;]\s*|\s+)(?:(?:but|and)\s+)?{EXCEPTING}\s+(?P<what>[^,.;!?]+?)" + _CLAUSE_END),
     # "Not the one with Tom though." as a sentence or clause of its own
     re.compile(
         r"(?:^|[.!?]\s+|[,;]\s*)(?:but\s+)?not\s+(?P<what>(?:the|my|that|those)\s+[^,.;!?]+?)" + _CLAUSE_END

@@ -157,7 +157,7 @@ _END_AT = re.compile(
     r"(?P<at6>.+)$",
     re.IGNORECASE,
 )
-_END_TAIL = re.compile(r"(?:,?\s+(?:now|instead|please|today|from now on))+\s*$", re.IGNORECASE)
+_END_TAIL = re.compile(r"(?:,?\s+(?:now|instead|please|today))+\s*$", re.IGNORECASE)
 # "add Ann to the review", "put Brandon on the list of people attending the meeting at 10" ("put" only
 # onto a list: "put the dentist on Friday" is a move)
 _INVITE = re.compile(
@@ -192,7 +192,7 @@ _REPEAT_EDIT = re.compile(
     rf"\b(?:make|change|set|switch|turn|move)\s+(?P<target>{_NAME})\s+(?:to\s+|into\s+)?(?:be\s+)?"
     r"(?:(?P<two>biweekly|bi-weekly|fortnightly|every other week|every two weeks|every 2 weeks)"
     r"|(?P<one>weekly|every week)|every (?P<n>\d+|three|four) weeks)\b"
-    r"(?:\s+(?:instead|from now on))?\s*[.!]*$",
+    r"(?:\s+instead)?\s*[.!]*$",
     re.IGNORECASE,
 )
 _ALL = re.compile(r"\b(?:all|every|each|both)\b", re.IGNORECASE)

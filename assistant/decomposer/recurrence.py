@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 from dateutil.relativedelta import relativedelta
 from dateutil.rrule import rrulestr
 
-from assistant.lexicon import WEEKDAY, WEEKDAYS_EVERY, tokens, weekday_number
+from assistant.lexicon import EXCEPTING, WEEKDAY, WEEKDAYS_EVERY, tokens, weekday_number
 from assistant.timeexpr import TimeMatch, find_times
 from assistant.timeexpr.numbers import CARDINALS
 
@@ -25,7 +25,7 @@ __all__ = ["Repeat", "as_hours", "first_day", "read_repeat", "until_clause"]
 
 # Days a repetition leaves out, said after it: "except Fridays", "but not on weekends".
 _BUT_NOT = re.compile(
-    r"\b(?:except(?:\s+for)?|but\s+not|excluding|other\s+than|apart\s+from|not)\s+(?:on\s+)?(?:the\s+)?"
+    rf"\b(?:{EXCEPTING}|not)\s+(?:on\s+)?(?:the\s+)?"
     rf"(?:(?P<weekend>weekends?)|(?P<days>{WEEKDAY}s?(?:\s*(?:,|and|or|&)\s*{WEEKDAY}s?)*))\b",
     re.IGNORECASE,
 )

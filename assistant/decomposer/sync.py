@@ -24,7 +24,7 @@ from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
-from assistant.lexicon import COPY_VERBS, POLITE_PREFIX, WEEKDAY_STEM, tokens
+from assistant.lexicon import COPY_VERBS, EXCEPTING, POLITE_PREFIX, WEEKDAY_STEM, tokens
 from assistant.timeexpr import find_times
 from skills.providers.base import CalendarInfo
 from skills.sync_skills import ROLES, calendar_named
@@ -63,8 +63,8 @@ _PRIVATE_CLAUSE = re.compile(
     r"(?:[,;]\s*|\s+)(?:(?:but|and)\s+)?(?:please\s+)?"
     r"(?:(?:don'?t|do not|never|not)\s+(?:copy|sync|include|bring|move|put)\w*(?:\s+over)?\s+"
     r"(?:any\s+|the\s+)?"
-    r"|(?:skip(?:ping)?|except(?:\s+for)?|excluding|without|leave out|leaving out|ignor(?:e|ing)|apart from"
-    r"|other than|minus|but not|and not|no)\s+(?:any\s+|the\s+|my\s+)?)"
+    rf"|(?:{EXCEPTING}|skip(?:ping)?|without|leave out|leaving out|ignor(?:e|ing)|minus|no)\s+"
+    r"(?:any\s+|the\s+|my\s+)?)"
     r"[^,.;]*?\bprivate\b[^,.;]*"
 )
 _CATEGORY = (

@@ -28,6 +28,7 @@ from assistant.lexicon import (
     EMAIL,
     EVENT_NOUNS,
     EVERYONE_CUE,
+    EXCEPTING,
     FILLER,
     GENERIC_EVENT_WORDS,
     MEAL_LEAD,
@@ -56,7 +57,7 @@ from assistant.timeexpr.lexicon import MONTHS
 __all__ = ["understand"]
 
 _EXCEPTION_CUE = re.compile(
-    r"\b(?:except(?: for)?|excluding|other than|apart from|besides|but not|not on|not the|"
+    rf"\b(?:{EXCEPTING}|not on|not the|"
     r"(?:do not|don't|dont|never) (?:touch|move|change|include)|leave(?: out)?|skip(?:ping)?|without|"
     rf"not (?={WEEKDAY_STEM}))\b"
 )

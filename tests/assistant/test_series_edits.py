@@ -124,6 +124,7 @@ def test_a_move_to_where_it_already_is_writes_nothing(calendar: Any) -> None:
         ("make the seminar biweekly", "INTERVAL=2"),
         ("change the seminar to every other week", "INTERVAL=2"),
         ("switch the seminar to every 3 weeks", "INTERVAL=3"),
+        ("make the seminar biweekly going forward", "INTERVAL=2"),  # "from now on" only was read
     ],
 )
 def test_a_series_rule_changes_after_a_preview_and_is_undone(calendar: Any, text: str, interval: str) -> None:
