@@ -221,7 +221,7 @@ def phrase_re(phrases: list[str] | tuple[str, ...]) -> re.Pattern[str]:
 
 
 POLITE_PREFIX = re.compile(
-    r"^(?:(?:please|pls|plz|kindly|hey|hi|ok(?:ay)?|so|now|and|also|then|actually|assistant|olly|"
+    r"^(?:(?:please|pls|plz|kindly|hey|hi|ok(?:ay)?|so|now|and|also|then|actually|hmm+|um+|uh+|well|assistant|olly|"
     r"(?:can|could|would|will) you(?: please)?|(?:i|we) (?:want|need|would like|'d like|d like) (?:you )?to|"
     r"i want you to|help me(?: to)?|go ahead and|let'?s|let us|i'd like to|you should|try to|"
     r"(?:is|would) it (?:be )?possible (?:for you )?to|"

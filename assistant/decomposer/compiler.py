@@ -34,6 +34,9 @@ def look_up(r: Reading) -> Decision:
     (the operation of a day-only turn, the day of a time-only one), or the help text; a question the
     user may go on about is remembered."""
     frame = bounded(follow_up(r.frame, r.text, r.state, r.learned, r.now), r.now)
+    if frame.operation == "no" and r.context.get("last_applied_run"):
+        # "no, leave it" right after a change was made: it is made, and can be taken back
+        return _answer(f'{NOTHING_WAITING} To take back what I last changed, say "undo".', frame)
     decision = compile_frame(frame, now=r.now, tz=r.tz)
     asked = last_question(frame, r.now, r.tz)
     if asked is not None and decision.kind == "workflow":

@@ -173,11 +173,15 @@ def _named_place(text: str, title: str, frame: RequestFrame, times: list[TimeMat
         if find_times(place, now=now) or set(words) & {w for n in frame.person_names for w in n.split()}:
             continue
         said_before = text[: m.start()].split()[-1:]
-        named = [title, *frame.titles]
+        named = [title] if title else frame.titles  # the rules' title only when the reader has none
         if any(place.casefold().removeprefix("the ") in t.casefold() for t in named) or (
-            said_before and title and said_before[0].casefold() == title.split()[-1].casefold()
+            said_before
+            and title
+            and said_before[0].casefold() == title.split()[-1].casefold() in GENERIC_EVENT_WORDS
         ):
-            continue  # "an appointment at Supercuts": the title keeps its place, as it was said
+            # "an appointment at Supercuts": a title of a common word keeps its place, as it was said
+            # ("dinner at Luca's" is a dinner, at Luca's)
+            continue
         return place
     return ""
 

@@ -701,6 +701,8 @@ def _fill_people(
     candidates.sort(key=lambda c: c[1])  # in the order said: "ann and raj" is Ann first
     owners: set[str] = set()
     for m in _POSSESSIVE.finditer(unread):
+        if _word_before(unread, m.start()) in _PLACE_LEADS:
+            continue  # "dinner at Luca's with Priya": where it is (a restaurant, someone's home), no guest
         candidates.append((m.group(1), m.span(1)))
         owners.add(m.group(1))
     # "give jane a call", "saw Kate": a name right after a word of the phrase belongs to the title too

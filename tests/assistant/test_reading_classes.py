@@ -1316,3 +1316,24 @@ def test_time_set_aside_for_something_is_named_for_it(
     assert made.summary == summary
     assert made.start == NOW.replace(day=start[0], hour=start[1])
     assert made.end - made.start == timedelta(hours=hours)
+
+
+def test_a_possessive_after_at_is_where_the_event_is_not_a_guest(week: Any) -> None:
+    """'Dinner with Priya, Sam and Luca' was made, with no place: "Luca's" read as a guest's name."""
+    made, _ = made_by(week, "dinner at Luca's with Priya and Sam on saturday 7:30pm")
+    assert made.summary == "Dinner with Priya and Sam"
+    assert made.location == "Luca's"
+    assert made.start.astimezone(NEW_YORK) == datetime(2026, 3, 7, 19, 30, tzinfo=NEW_YORK)
+
+
+@pytest.mark.parametrize("text", ["no leave it", "hmm actually no"])
+def test_a_no_right_after_a_change_says_how_to_take_it_back(week: Any, text: str) -> None:
+    """ "hmm actually no" was not understood at all; "no leave it" said only that nothing was waiting."""
+    user, conversation = week
+    moved = say(user, conversation, "push the standup back half an hour")
+    assert moved.kind == "done", moved.text
+    reply = say(user, conversation, text)
+    assert reply.kind == "answer", reply.text
+    assert '"undo"' in reply.text
+    standup = Event.objects.get(summary="Standup")
+    assert standup.start.astimezone(NEW_YORK) == datetime(2026, 3, 5, 9, 30, tzinfo=NEW_YORK)  # still moved
