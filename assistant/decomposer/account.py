@@ -158,6 +158,21 @@ def stem(word: str) -> str:
     return word
 
 
+# The words that name an event right after saying what kind it is ("a workshop named Intro to Rust").
+_NAMING = frozenset({"called", "named", "titled", "entitled"})
+
+
+def _mark_kind(tokens: Sequence[_Token], norm: str, before: int) -> None:
+    """The kind of event said right before its name ("a planning session called Q2 roadmap", "a
+    workshop named Intro to Rust"): up to three words of one phrase, which the name accounts for and
+    a title may still take."""
+    for token in reversed([t for t in tokens if t.end <= before][-3:]):
+        if token.role or token.text in STOPWORDS or norm[token.end : before].strip():
+            break
+        token.role = "cue"
+        before = token.start
+
+
 def _clock_hour(word: str) -> int | None:
     """The hour a bare clock number says ("8", "12:30", "830"), or None."""
     hours = word.split(":")[0] if ":" in word else word[:-2] if len(word) in (3, 4) else word
@@ -310,6 +325,8 @@ def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str
             else (named.end("before"), named.end())
         )
         _mark(tokens, [cue], "cue")
+        if named["title"] is not None and named.group(0).split()[0] in _NAMING:
+            _mark_kind(tokens, norm, named.start())
     for token in tokens:  # the words that ask for the plan's steps, which a name may still take
         if not token.role and stem(token.text) in facts.cues:
             token.role = "cue"

@@ -499,7 +499,12 @@ class _Said:
             # the reader's title may hold the naming word too ("Meeting named Budget review")
             kept = whole.casefold().startswith(learned) or learned.endswith(whole.casefold())
             ends_with_it = bool(learned) and whole.casefold().endswith(" " + learned)
-            if not learned or kept or (named["before"] and not ends_with_it):
+            # "a planning session called Q2 roadmap": the kind of event, then its name; "a party at a
+            # bar called Zeitgeist" names the bar, said after the title
+            kind_then_name = bool(learned) and text.strip()[: named.start()].rstrip().casefold().endswith(
+                learned
+            )
+            if not learned or kept or kind_then_name or (named["before"] and not ends_with_it):
                 # "use the word doctor appointment as the title": the reader's name, without the lead
                 self.title = whole
         untitled = not self.title or self.title.casefold() in _BLOCK_PARTICLES

@@ -74,6 +74,7 @@ _PEOPLE_AFTER = re.compile(
     r"([a-z][a-z.'-]*(?:\s+[a-z][a-z'-]*)?))"
 )
 _POSSESSIVE = re.compile(r"\b([a-z][a-z-]+)'s\b")
+_A_LENGTH_BEFORE = re.compile(r"\b(?:hours?|hrs?|minutes?|mins?)\s+$")
 # People said together, as the ones who must be free ("when are ann and raj both free", "a slot where
 # ana, bo and i are all available", "when can ann lee and raj both meet") or after a cue that leads a
 # list ("with ann, bo and raj", "a time that suits ann and raj"): every name of the list, not only
@@ -684,6 +685,15 @@ def _fill_people(
         return any(lo < span[1] and span[0] < hi for _, (lo, hi) in learned)
 
     for m in _PEOPLE_AFTER.finditer(unread):
+        if (
+            unread.startswith("for", m.start())
+            and _A_LENGTH_BEFORE.search(norm, 0, m.start())
+            and not _capitalised(text, first := m.group(1).split()[0])
+            and not world.people_named([first]).get(first)
+        ):
+            # "2 hours for taxes", "an hour for reading": what the time is for ("for Bob", "for ann"
+            # whom the directory knows: whom)
+            continue
         if not _POSSESSIVE.match(m.group(1)) and not overlaps_learned(m.span(1)):
             # "for john's birthday": the possessive below names him
             candidates.append((m.group(1), m.span(1)))

@@ -1337,3 +1337,46 @@ def test_a_no_right_after_a_change_says_how_to_take_it_back(week: Any, text: str
     assert '"undo"' in reply.text
     standup = Event.objects.get(summary="Standup")
     assert standup.start.astimezone(NEW_YORK) == datetime(2026, 3, 5, 9, 30, tzinfo=NEW_YORK)  # still moved
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("set up a planning session called Roadmap review on monday at 10", "Roadmap review"),
+        ("add a workshop named Intro to Rust on monday at 10", "Intro to Rust"),
+    ],
+)
+def test_the_kind_of_event_said_before_its_name_gives_way_to_the_name(
+    week: Any, text: str, title: str
+) -> None:
+    """'Planning session' was made, with "Roadmap review" unused; "workshop" was "not used"."""
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert reply.kind == "done", reply.text
+    made = Event.objects.exclude(summary__in=THE_WEEK).get(calendar__owner=user)
+    assert made.summary == title
+    assert made.start.astimezone(NEW_YORK) == datetime(2026, 3, 9, 10, 0, tzinfo=NEW_YORK)
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "hours"),
+    [
+        ("book an hour for reading on monday at 8pm", "Reading", (20, 21)),
+        ("block 2 hours for taxes on monday at 10", "Taxes", (10, 12)),
+    ],
+)
+def test_what_a_length_of_time_is_for_names_it(
+    week: Any, text: str, title: str, hours: tuple[int, int]
+) -> None:
+    """'Meeting with Reading' was made: "for reading" after a length read as a person."""
+    made, _ = made_by(week, text)
+    assert made.summary == title
+    assert not made.attendees
+    local = (made.start.astimezone(NEW_YORK), made.end.astimezone(NEW_YORK))
+    assert (local[0].hour, local[1].hour) == hours
+    assert local[0].date() == datetime(2026, 3, 9).date()
+
+
+def test_a_length_of_time_for_someone_named_is_with_them(week: Any) -> None:
+    made, _ = made_by(week, "set up 30 minutes for Bob on monday at 10")
+    assert made.summary == "Meeting with Bob"
