@@ -196,6 +196,13 @@ _REPEAT_EDIT = re.compile(
     re.IGNORECASE,
 )
 _ALL = re.compile(r"\b(?:all|every|each|both)\b", re.IGNORECASE)
+# Where a new name ends because another request begins: "rename the dentist to Checkup and move it to
+# 3" (the name is 'Checkup'; the move is words of their own, previewed as not used).
+_NEXT_REQUEST = re.compile(
+    r",?\s+(?:and\s+|then\s+)+(?=(?:move|push|shift|reschedule|cancel|delete|remove|invite|add|make|"
+    r"change|put|set|send|tell|let)\s)",
+    re.IGNORECASE,
+)
 _NOTIFY = re.compile(
     r"\s*(?:,|\band\b|\bthen\b)?\s*\b(?:let|tell|notify|inform|email|message|ping|"
     r"(?:send|give)(?=\s+\w+\s+(?:a|an)\s+(?:heads[- ]up|note|message|email|notice|invite))|"
@@ -359,7 +366,8 @@ def _read(text: str, now: datetime) -> _Edit | None:
     body = text[: told.start()] if told else text
     whom = told["whom"] if told else None
     if m := _RENAME.search(body):
-        title = _clean(m["title"] or m["title2"] or m["title3"])
+        said = m["title"] or m["title2"] or m["title3"]
+        title = _clean(said[: m2.start()] if (m2 := _NEXT_REQUEST.search(said)) else said)
         return _Edit(m["target"] or m["target2"] or m["target3"], {"summary": title}, f"rename to {title}")
     if (m := _INVITE.search(body)) and (m["verb"].casefold() != "put" or m["list"]):
         # onto an event's list of guests: an event, whether or not a title is said ("the meeting at 10")

@@ -1380,3 +1380,11 @@ def test_what_a_length_of_time_is_for_names_it(
 def test_a_length_of_time_for_someone_named_is_with_them(week: Any) -> None:
     made, _ = made_by(week, "set up 30 minutes for Bob on monday at 10")
     assert made.summary == "Meeting with Bob"
+
+
+def test_a_new_name_ends_where_another_request_begins(week: Any) -> None:
+    """'Checkup and move it to 3' was written at once as the standup's new name."""
+    preview = preview_of(week, "rename the standup to Checkup and move it to 3")
+    assert "rename to 'Checkup'" in preview
+    assert 'did not use "it to 3"' in preview
+    assert Event.objects.filter(summary="Standup").exists()
