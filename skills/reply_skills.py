@@ -190,7 +190,7 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
 
         label = preference_label(params.key)
         text = (
-            f"Your {label} is not set."
+            f"Your {label} {'are' if label.endswith('s') else 'is'} not set."
             if params.value is None
             else f"Your {label}: {describe_preference(params.key, params.value)}."
         )

@@ -181,19 +181,31 @@ def setting_decision(r: Reading) -> Decision | None:
     return _set(key, value)
 
 
-def _one_end(key: str, said: str, norm: str, now: datetime, current: Any) -> dict[str, Any] | None:
-    """Lunch or working hours from one time said ("I usually eat at 1", "my workday ends at 5"): lunch
-    starts then and lasts as long as it does now (an hour if none is kept); the working day starts or
-    ends then (as the words say) and keeps its other end. None when that is not what was said, or the
-    working day's other end is not known."""
-    if key == "lunch_hours" and not isinstance(current, dict):
-        current = _AN_HOUR  # a first lunch said by when it starts: an hour, shown in the reply
-    if key not in ("lunch_hours", "working_hours") or not isinstance(current, dict):
-        return None
+def _one_end(
+    key: str, said: str, norm: str, now: datetime, current: Any
+) -> dict[str, Any] | list[dict[str, str]] | None:
+    """Lunch, gym or working hours from one time said ("I usually eat at 1", "I go to the gym at 7am on
+    Tuesdays", "my workday ends at 5"): lunch and the gym start then and last as long as they do now
+    (an hour if none is kept); the working day starts or ends then (as the words say) and keeps its
+    other end. None when that is not what was said, or the working day's other end is not known."""
     times = [m for m in find_times(said, now=now, daytime=True) if m.has_time and m.start and not m.error]
     if len(times) != 1 or times[0].is_interval or times[0].start is None:
         return None
     at = times[0].start.astimezone(now.tzinfo)
+    if key == "gym_schedule":
+        days = _days(said, now)
+        kept = current[0] if isinstance(current, list) and current else _AN_HOUR
+        length = datetime.combine(at.date(), time.fromisoformat(kept["end"])) - datetime.combine(
+            at.date(), time.fromisoformat(kept["start"])
+        )
+        end = at + length
+        if not days or end.date() != at.date():
+            return None
+        return [{"day": day, "start": f"{at:%H:%M}", "end": f"{end:%H:%M}"} for day in days]
+    if key == "lunch_hours" and not isinstance(current, dict):
+        current = _AN_HOUR  # a first lunch said by when it starts: an hour, shown in the reply
+    if key not in ("lunch_hours", "working_hours") or not isinstance(current, dict):
+        return None
     first, last = (
         datetime.combine(at.date(), time.fromisoformat(current[k]), at.tzinfo) for k in ("start", "end")
     )

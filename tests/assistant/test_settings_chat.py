@@ -235,3 +235,39 @@ def test_working_hours_said_with_a_habit_word_are_stored_not_answered_great(chat
         "start": "09:00",
         "end": "18:00",
     }
+
+
+@pytest.mark.parametrize(
+    ("said", "kept", "value"),
+    [
+        (
+            "I usually go to the gym at 7am on tuesdays and thursdays",
+            None,
+            [
+                {"day": "TU", "start": "07:00", "end": "08:00"},
+                {"day": "TH", "start": "07:00", "end": "08:00"},
+            ],
+        ),
+        (
+            "my gym is at 6pm on mondays",
+            [{"day": "FR", "start": "07:00", "end": "08:30"}],
+            [{"day": "MO", "start": "18:00", "end": "19:30"}],
+        ),
+    ],
+)
+def test_the_gym_said_by_its_start_keeps_its_length(chat: Any, said: str, kept: Any, value: Any) -> None:
+    """It asked "From when to when is your gym schedule?" though the days and the start were said."""
+    user, conversation = chat
+    if kept is not None:
+        preference_set(user=user, key="gym_schedule", value=kept)
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, said)
+    assert reply.kind == "done", reply.text
+    assert stored(user, "gym_schedule") == value
+
+
+def test_a_plural_preference_not_set_is_said_so(chat: Any) -> None:
+    user, conversation = chat
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "what are my working hours?")
+    assert reply.text == "Your working hours are not set."
