@@ -48,6 +48,7 @@ from assistant.decomposer.sync import sync_decision
 from assistant.decomposer.understand import understand
 from assistant.decomposer.unsupported import conditional_or_double, setting_as_event
 from assistant.decomposer.world import World
+from assistant.decomposer.zones import zone_question
 from assistant.lexicon import CREATE_VERBS, NO_LEADS, QUESTION_STARTERS, spelled_out
 from assistant.nlu import read_turn
 from assistant.timeexpr import find_times
@@ -187,6 +188,7 @@ HANDLERS: tuple[Handler, ...] = (
     Handler("another time", another_time),  # "find another time" after a new event was declined or made
     Handler("preference", setting_decision),  # "my working hours are 9 to 5", "what's my lunch?"
     Handler("small talk", chat),  # "thanks!", "hello"
+    Handler("time elsewhere", zone_question),  # "what's 3pm London time in my time?"
     Handler("setting said as an event", setting_as_event),  # "schedule my notifications for 9am"
     Handler("several requests", _several, framed=False),  # "cancel the gym and add yoga at 9"
     Handler("condition or two moves", conditional_or_double),  # "move it to Friday if Ann is free"

@@ -12,10 +12,16 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from functools import cache
 from zoneinfo import ZoneInfo, available_timezones
 
-__all__ = ["SaidZone", "said_zone"]
+from assistant.decomposer.reading import Reading
+from assistant.timeexpr import find_times
+from skills.formatting import format_day, format_time
+from workflows.definition import Decision
+
+__all__ = ["SaidZone", "said_zone", "zone_question"]
 
 _PLACE = r"[a-z][a-z.'-]*(?:\s+[a-z][a-z.'-]*){0,2}"
 _THEIR_TIME = re.compile(rf"\b(?:(?P<who>his|her|their)|(?P<city>{_PLACE}?))\s+time\b")
@@ -72,3 +78,59 @@ def said_zone(norm: str, attendee_zones: Callable[[], list[str]]) -> SaidZone | 
             if zone is not None:
                 return SaidZone((m.span(),), zone)
     return None
+
+
+# A question that asks for a time somewhere else in the user's own ("what's 3pm London time in my
+# time?", "when is 9am Tokyo time for me?") or for the time there now ("what time is it in Tokyo?").
+_IN_MINE = re.compile(r"\b(?:in|for|to)\s+(?:my\s+(?:own\s+)?(?:time(?:\s*zone)?|zone)|me|here|local time)\b")
+_NOW_IN = re.compile(
+    rf"\bwhat(?:'s| is) the time (?:in|over in) (?P<city>{_PLACE})"
+    rf"|\bwhat time is it (?:in|over in) (?P<city2>{_PLACE})"
+)
+
+
+def zone_question(r: Reading) -> Decision | None:
+    """The answer to a question about the clock in another zone, or None when the turn asks none: a
+    time there said "in my time" is given in the user's zone, and "what time is it in Tokyo?" the time
+    there now (with the user's own beside it)."""
+    if r.frame.operation not in ("query", "unknown", "free"):
+        return None
+    here = r.tz
+    if (now_in := _NOW_IN.search(r.norm)) is not None:
+        zone = _city_zone(now_in["city"] or now_in["city2"])
+        if zone is None:
+            return None
+        return _answer(
+            f"It is {_when(r.now, zone, here)} in {_city_of(zone)} now ({format_time(r.now, here)} here)."
+        )
+    if _IN_MINE.search(r.norm) is None:
+        return None
+    other = said_zone(r.norm, list)
+    if other is None or other.zone is None:
+        return None
+    said = [t for t in find_times(r.norm, now=r.now, daytime=True) if t.has_time and t.start and not t.error]
+    if len(said) != 1 or said[0].start is None:
+        return None
+    wall = said[0].start.astimezone(here)
+    there = datetime.combine(wall.date(), wall.time(), other.zone)
+    if not said[0].has_date and there < r.now:
+        there = datetime.combine(wall.date() + timedelta(days=1), wall.time(), other.zone)  # the next one
+    city = _city_of(other.zone)
+    return _answer(
+        f"{_when(there, other.zone, here)} {city} time is {_when(there, here, other.zone)} your time."
+    )
+
+
+def _when(moment: datetime, tz: ZoneInfo, beside: ZoneInfo) -> str:
+    """A time in ``tz``, with its day when that day is not the day it is in ``beside``."""
+    local, other = moment.astimezone(tz), moment.astimezone(beside)
+    said = format_time(moment, tz)
+    return said if local.date() == other.date() else f"{said} on {format_day(local.date())}"
+
+
+def _city_of(zone: ZoneInfo) -> str:
+    return zone.key.rsplit("/", 1)[-1].replace("_", " ")
+
+
+def _answer(text: str) -> Decision:
+    return Decision(kind="answer", reply_kind="answer", text=text)

@@ -1388,3 +1388,22 @@ def test_a_new_name_ends_where_another_request_begins(week: Any) -> None:
     assert "rename to 'Checkup'" in preview
     assert 'did not use "it to 3"' in preview
     assert Event.objects.filter(summary="Standup").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "answer"),
+    [
+        ("what's 3pm London time in my time?", "3:00 PM London time is 10:00 AM your time."),
+        # 9 AM in Tokyo today has gone: the next one, which is this evening here
+        (
+            "when is 9am Tokyo time for me?",
+            "9:00 AM on Thursday, March 5 Tokyo time is 7:00 PM on Wednesday, March 4 your time.",
+        ),
+        ("what time is it in Tokyo?", "It is 11:00 PM in Tokyo now (9:00 AM here)."),
+    ],
+)
+def test_a_question_about_the_clock_elsewhere_is_answered_in_the_users_zone(
+    week: Any, text: str, answer: str
+) -> None:
+    """'What's 3pm London time in my time?' answered "You have no events ... at 3:00 PM"."""
+    assert answer_of(week, text) == answer
