@@ -669,7 +669,10 @@ DETAIL_ASKED: dict[str, re.Pattern[str]] = {
         r"|^(?:is|are|will|does|do|did)\b.*"
         r"\b(?:coming(?! up| through)|come|attending|attend|invited|joining|join|be (?:at|there))\b"
     ),
-    "duration": re.compile(r"\bhow long\b|\b(?:length|duration)\b"),
+    # "how many hours of meetings ...?": how long they are in all
+    "duration": re.compile(
+        r"\bhow long\b|\b(?:length|duration)\b|\bhow (?:many|much) (?:hours|minutes|time)\b"
+    ),
 }
 PREFERENCE_WORDS = {
     "working_hours": phrase_re(["working hours", "work hours", "office hours", "workday", "work day"]),

@@ -164,6 +164,9 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
             days = len({e.start.astimezone(tz).date() for e in events}) > 1
             listing = ", ".join(f"{e.summary} ({_when(e, tz, with_day=days)})" for e in events)
             text = f"You have {_n_events(n, subject)} {period}" + (f": {listing}." if listing else ".")
+            if params.detail == "duration":
+                total = sum((e.end - e.start for e in events if not e.all_day), timedelta())
+                text += f" That is {format_length(total)} in all."
     elif params.style == "slots":
         data["slots"] = [s.model_dump(mode="json") for s in params.slots]
         if params.people or params.unseen:

@@ -243,6 +243,7 @@ def _count_tasks(plan: Plan, frame: RequestFrame, now: datetime, tz: ZoneInfo) -
             "start": start.isoformat(),
             "end": end.isoformat(),
             "subject": _subject(frame),
+            **({"detail": "duration"} if frame.detail == "duration" else {}),  # how long, in all
         },
         id="reply",
         summary="Write the answer",

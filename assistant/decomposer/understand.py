@@ -261,8 +261,9 @@ def understand(
     frame.conflicts = bool(_CONFLICTS.search(norm)) and operation in ("query", "count", "unknown")
     frame.asked_busy = bool(_ASKED_BUSY.search(norm)) and operation in ("query", "free", "unknown")
     frame.past = bool(_PAST.search(norm)) and operation in ("query", "count", "unknown")
-    if operation in ("query", "unknown"):
-        # "where is my coffee date?", "who is coming to the gala?", "how long is the review?"
+    if operation in ("query", "unknown", "count"):
+        # "where is my coffee date?", "who is coming to the gala?", "how long is the review?", "how many
+        # hours of meetings do I have?"
         frame.detail = next((what for what, cue in DETAIL_ASKED.items() if cue.search(norm)), None)
     if frame.past:
         # a day of the month looks back only in a question ("what was on the 3rd?"), not in "I was

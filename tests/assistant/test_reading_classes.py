@@ -1407,3 +1407,13 @@ def test_a_question_about_the_clock_elsewhere_is_answered_in_the_users_zone(
 ) -> None:
     """'What's 3pm London time in my time?' answered "You have no events ... at 3:00 PM"."""
     assert answer_of(week, text) == answer
+
+
+@pytest.mark.parametrize(
+    "text", ["how many hours of events do I have tomorrow?", "how much time is booked tomorrow?"]
+)
+def test_how_many_hours_is_answered_with_their_length_in_all(week: Any, text: str) -> None:
+    """It counted them and said nothing of how long they were."""
+    answer = answer_of(week, text)
+    assert "2 events" in answer
+    assert answer.endswith("That is 2 hours in all.")
