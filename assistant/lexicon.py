@@ -1046,7 +1046,7 @@ FILLER = phrase_re(
 )
 
 # Words that end a request with when it is done, not what it is: "book an appointment first".
-WHEN_ADVERBS = frozenset({"first", "again", "later", "instead", "asap"})
+WHEN_ADVERBS = frozenset({"first", "again", "later", "instead", "asap", "sometime", "anytime"})
 # A request that sets time aside ("block Friday afternoon", "set aside 2 hours"), and what for ("block
 # 9-11 tomorrow for deep work", "reserve Friday afternoon for planning"): the time is for that.
 BLOCKING = re.compile(r"^(?:please\s+)?(?:block|reserve|hold|set aside|keep)\b", re.IGNORECASE)

@@ -118,6 +118,7 @@ class Facts:
     # The wall times (hour, minute) those new events start and, where their length was said, end at,
     # when each is set (none is searched for): another clock time said was not used ("3 or 4pm").
     clock: frozenset[tuple[int, int]] = frozenset()
+    searched: bool = False  # the plan finds its new events' time itself, in the range said
 
 
 @dataclass(frozen=True, slots=True)
@@ -276,6 +277,8 @@ def _replaces_nothing(tokens: Sequence[_Token], facts: Facts) -> tuple[str, ...]
 # The words that say a time is one ("in the time slot 10:30", "with a time of 9:30 pm", "afternoon 2
 # slot"): they tell when, as the time does.
 _SLOT_BEFORE = re.compile(r"\b(?:(?:start |event )?time(?: slot)?|slot)\s+(?:(?:of|at|for|is|as)\s+)?$")
+# "sometime tomorrow morning", "anytime on Friday": a time to find, which a plan that finds it uses.
+_SOMETIME = re.compile(r"\b(?:some ?time|anytime|any time)\b")
 _SLOT_AFTER = re.compile(r"\s+(?:time )?slot\b")
 
 
@@ -302,6 +305,8 @@ def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str
     _mark(tokens, [t.span for t in when], "time")
     _mark(tokens, _slot_words(norm, when), "time")
     _mark(tokens, [d.span for d in find_durations(norm)], "time")
+    if facts.searched:
+        _mark(tokens, [m.span() for m in _SOMETIME.finditer(norm)], "time")
     if COPY_VERBS.search(norm):  # "copy it to the week after": where copies go, from the period copied
         _mark(tokens, [m.span() for m in THE_NEXT_PERIOD.finditer(norm)], "time")
     repeat = read_repeat(norm, now)

@@ -54,6 +54,7 @@ from assistant.lexicon import (
 )
 from assistant.nlu import Span, TurnReading
 from assistant.timeexpr import TimeMatch, find_times
+from assistant.timeexpr.lexicon import DAY_PARTS
 from preferences.selectors import user_timezone
 from skills.formatting import format_day, format_when
 from workflows.builder import Plan
@@ -104,7 +105,9 @@ _NAME_END = re.compile(r"[,;!?]|(?<![A-Z][a-z])(?<![A-Z])\.(?=\s|$)")
 # which field the name is for: "call it Appointment for the title".
 _NAME_CLAUSE = re.compile(
     r"\s+and\s+(?:it|it's|its|the|at|on|in|located|which|that|make|set|put|schedule|book)\b"
-    r"|\s+(?:for|as)\s+(?:the|its)\s+(?:event\s+)?(?:title|name)\b",
+    r"|\s+(?:for|as)\s+(?:the|its)\s+(?:event\s+)?(?:title|name)\b"
+    # "an event called Dentist to my calendar for the 14th": where it goes, after its name
+    r"|\s+(?:to|on|in|onto|into)\s+(?:the|my)\s+calend[ae]r\b",
     re.IGNORECASE,
 )
 # The words that lead from a name said outright to the time after it: "label it Movie show with a time
@@ -378,6 +381,7 @@ class _Said:
         self.at: str | None = None
         self.either_half = False
         self.part: str | None = None
+        self.hours: tuple[time, time] | None = None  # the part's wall hours as said ("late afternoon")
         self.minutes = frame.duration_minutes
         self.repeat = read_repeat(text, now)
         # "a conference all day next Thursday", "my sister's birthday on September 3": a day, no time
@@ -457,6 +461,8 @@ class _Said:
                         self.all_day, self.last_day = True, last
             if match.day_part and not match.has_time and self.part is None:
                 self.part = match.day_part  # "on Wednesday evening": some time then
+                if match.start is not None and match.end is not None:
+                    self.hours = (local.time(), match.end.astimezone(tz).time())
             if match.has_time and self.at is None:
                 self.at = f"{local:%H:%M}"
                 # "book club at 7": the morning's 7 is the reading taken, the evening's as likely
@@ -740,13 +746,30 @@ def draft_turn(
         whole = _whole_part(draft, frame, text, tz)
         if whole is not None:  # "block Friday afternoon for planning": all of it
             return _create(whole, tz)
-        # "a call on Wednesday evening": the first free time then
+        # "a call on Wednesday evening": the first free time then; "in the late afternoon": in that
+        # stretch of it (the frame's range, inside the day, narrower than the part)
         day = datetime.combine(draft.day, time(), tz)
-        window = {"search_start": day.isoformat(), "search_end": (day + timedelta(days=1)).isoformat()}
+        start, end = day, day + timedelta(days=1)
+        if said.hours is not None and said.part == part:
+            first, last = (datetime.combine(draft.day, t, tz) for t in said.hours)
+            if _narrower(first, last, part, day):
+                start, end = first, last
+        window = {"search_start": start.isoformat(), "search_end": end.isoformat()}
         return _create(draft, tz, search={**window, "day_part": part})
     if missing:
         return _ask(draft, missing)
     return _create(draft, tz)
+
+
+def _narrower(start: datetime, end: datetime, part: str, day: datetime) -> bool:
+    """Whether a range said is a stretch of ``day`` narrower than the day part ("the late afternoon" is
+    3 to 5 PM, "after lunch" 1 to 5 PM): a search looks in it, not in the whole part."""
+    if part not in DAY_PARTS:
+        return False
+    first, last = DAY_PARTS[part]
+    return day < start < end <= day + timedelta(days=1) and end - start < timedelta(
+        hours=last.hour - first.hour
+    )
 
 
 def _whole_part(draft: Draft, frame: RequestFrame, text: str, tz: ZoneInfo) -> Draft | None:

@@ -167,6 +167,7 @@ def facts_of(definition: WorkflowDefinition) -> Facts:
         else frozenset(),
         created=_created(definition.tasks),
         clock=_clock(definition.tasks),
+        searched=any(t.skill == "plan_create" and t.params.get("search_end") for t in definition.tasks),
     )
 
 

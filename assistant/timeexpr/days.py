@@ -8,6 +8,7 @@ from assistant.timeexpr.holidays import WEAK_HOLIDAY_WORDS, holiday_spans
 from assistant.timeexpr.lexicon import (
     AMBIGUOUS_NAMES,
     DAY_PART_OF,
+    EXTRA_PARTS,
     PART_WORDS,
     PLURAL_PARTS,
     RELATIVE_DAYS,
@@ -95,10 +96,8 @@ class DayRules(Parser):
             part, j = "after " + self.words[j + 1], j + 1
         elif word in PART_WORDS:
             part = PART_WORDS[word]
-            if early and part == "morning":
-                part = "early morning"
-            elif late and part in ("evening", "night"):
-                part = "late " + part
+            if (early or late) and f"{'early' if early else 'late'} {part}" in EXTRA_PARTS:
+                part = f"{'early' if early else 'late'} {part}"  # "late afternoon", "early evening"
             recurring = recurring or word in PLURAL_PARTS
         if part is None:
             return None

@@ -62,7 +62,17 @@ class Tod:
         if not self.ambiguous:
             return self
         h = self.hour % 12
-        if part in ("afternoon", "after lunch", "evening", "late evening", "after work", "after school"):
+        if part in (
+            "afternoon",
+            "early afternoon",
+            "late afternoon",
+            "after lunch",
+            "evening",
+            "early evening",
+            "late evening",
+            "after work",
+            "after school",
+        ):
             h += 12
         elif part == "lunch":
             h += 12 if h <= 5 else 0

@@ -1417,3 +1417,31 @@ def test_how_many_hours_is_answered_with_their_length_in_all(week: Any, text: st
     answer = answer_of(week, text)
     assert "2 events" in answer
     assert answer.endswith("That is 2 hours in all.")
+
+
+@pytest.mark.parametrize(
+    ("text", "hours"),
+    [
+        ("add shopping sometime on monday in the late afternoon", (15, 16)),
+        ("book a 1 hour team meeting after lunch on monday", (13, 14)),
+        ("I need a call with my boss sometime monday morning", (8, 9)),  # from the working day's start
+    ],
+)
+def test_a_new_event_some_time_in_a_stretch_of_a_day_is_made_in_it(
+    week: Any, text: str, hours: tuple[int, int]
+) -> None:
+    """The late afternoon was searched from noon and previewed for "sometime"; 'Meeting with boss
+    sometime' was made at once."""
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert reply.kind == "done", reply.text
+    made = Event.objects.exclude(summary__in=THE_WEEK).get(calendar__owner=user)
+    assert "sometime" not in made.summary.casefold()
+    local = (made.start.astimezone(NEW_YORK), made.end.astimezone(NEW_YORK))
+    assert (local[0].date(), local[0].hour, local[1].hour) == (datetime(2026, 3, 9).date(), *hours)
+
+
+def test_a_name_said_outright_ends_before_where_it_goes(week: Any) -> None:
+    """'Checkup to my calendar' was made."""
+    made, _ = made_by(week, "Please add an event called Checkup to my calendar for the 14th at 11am")
+    assert made.summary == "Checkup"

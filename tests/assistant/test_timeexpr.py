@@ -499,3 +499,24 @@ def test_a_text_read_twice_in_one_reading_quotes_each_spelling_and_is_read_alike
     assert daytime[0].start == at(2026, 3, 6, 13)  # "at 1" as the calendar reads it
     assert night[0].start == at(2026, 3, 6, 1)  # and as the evaluation does: not the same reading
     assert find_times("Call FRIDAY at 1pm.", now=NOW) == first  # the same outside a reading
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end", "part"),
+    [
+        ("in the late afternoon on Tuesday", at(2026, 3, 3, 15), at(2026, 3, 3, 17), "afternoon"),
+        ("Tuesday late morning", at(2026, 3, 3, 10), at(2026, 3, 3, 12), "morning"),
+        ("early afternoon on Tuesday", at(2026, 3, 3, 12), at(2026, 3, 3, 14), "afternoon"),
+        ("Tuesday in the early evening", at(2026, 3, 3, 17), at(2026, 3, 3, 19), "evening"),
+        ("at 4 in the late afternoon on Tuesday", at(2026, 3, 3, 16), at(2026, 3, 3, 17), "afternoon"),
+        ("at 7 in the early evening on Tuesday", at(2026, 3, 3, 19), at(2026, 3, 3, 20), "evening"),
+        ("skip standup for the rest of this week", NOW, at(2026, 3, 9), None),
+    ],
+)
+def test_early_and_late_narrow_every_day_part(
+    text: str, start: datetime, end: datetime, part: str | None
+) -> None:
+    """ "the late afternoon" was the whole afternoon (only "early morning" and "late evening" were
+    narrowed), and "the rest of this week" was all of it."""
+    match = only(text)
+    assert (match.start, match.end, match.day_part) == (start, end, part)
