@@ -290,6 +290,14 @@ def plan_move(ctx: SkillContext, params: PlanMoveInput) -> ChangeSet:
             timedelta(minutes=params.duration_minutes) if params.duration_minutes else item.end - item.start
         )
         why = ""
+        if _already_in_part(ctx, item, length, params):
+            # "move my classes on Thursday to the afternoon": the one there already stays where it is
+            skipped.append(
+                Skipped(
+                    summary=item.summary, start=item.start, reason=f"it is already in the {params.day_part}"
+                )
+            )
+            continue
         if search_mode:
             slot = _find_slot(ctx, item, length, params, skip_keys, taken)
             if slot.start is None:
@@ -307,6 +315,19 @@ def plan_move(ctx: SkillContext, params: PlanMoveInput) -> ChangeSet:
         changes.append(Change(action="update", start=start, end=end, why=why, unseen=unseen, **target))
     _conflicts(ctx, changes, skip_keys=skip_keys)
     return ChangeSet(changes=changes, skipped=skipped)
+
+
+def _already_in_part(ctx: SkillContext, item: EventItem, length: timedelta, params: PlanMoveInput) -> bool:
+    """Whether a move to a part of the event's own day finds it in that part already, its length
+    kept (a search elsewhere, another day or a new length is a move all the same)."""
+    if params.day_part is None or params.search_start is not None or params.other_day:
+        return False
+    local = item.start.astimezone(ctx.tz)
+    if (params.to_date is not None and params.to_date != local.date()) or length != item.end - item.start:
+        return False
+    first, last = day_part_bounds(ctx.preferences)[params.day_part]
+    end = (local + length).time()
+    return first < last and first <= local.time() and (local + length).date() == local.date() and end <= last
 
 
 class PlanEditInput(SkillInput):

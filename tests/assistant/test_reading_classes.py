@@ -1445,3 +1445,16 @@ def test_a_name_said_outright_ends_before_where_it_goes(week: Any) -> None:
     """'Checkup to my calendar' was made."""
     made, _ = made_by(week, "Please add an event called Checkup to my calendar for the 14th at 11am")
     assert made.summary == "Checkup"
+
+
+def test_a_move_to_the_part_of_the_day_an_event_is_in_leaves_it(week: Any) -> None:
+    """The 2 PM design review "moved to the afternoon" went to noon, at once."""
+    user, conversation = week
+    reply = say(user, conversation, "move the design review to the afternoon")
+    assert reply.kind == "answer", reply.text
+    assert "it is already in the afternoon" in reply.text
+    review = Event.objects.get(summary="Design review")
+    assert review.start.astimezone(NEW_YORK) == datetime(2026, 3, 5, 14, 0, tzinfo=NEW_YORK)
+    moved = say(user, conversation, "move the design review to the morning")
+    assert moved.kind == "done", moved.text
+    assert Event.objects.get(summary="Design review").start.astimezone(NEW_YORK).hour < 12

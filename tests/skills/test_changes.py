@@ -178,9 +178,9 @@ def test_plan_move_into_a_part_of_the_day_outside_working_hours_finds_it_and_fla
     item = EventItem.from_occurrence(provider.get_occurrence(event_id=str(events[0].pk)))
     definition = REGISTRY.get("plan_move")
 
-    def plan(part: str) -> Any:
+    def plan(part: str, **more: Any) -> Any:
         params = definition.input_model.model_validate(
-            {"events": [item.model_dump(mode="json")], "day_part": part}
+            {"events": [item.model_dump(mode="json")], "day_part": part, **more}
         )
         with time_machine.travel(datetime(2026, 3, 2, 20, 0, tzinfo=NY), tick=False):  # the evening before
             return definition.func(SkillContext(user=user, tz=NY), params)
@@ -196,7 +196,9 @@ def test_plan_move_into_a_part_of_the_day_outside_working_hours_finds_it_and_fla
     assert [c.start for c in evening.changes] == [datetime(2026, 3, 3, 17, 0, tzinfo=NY)]
     assert evening.changes[0].conflicts == ["outside your working hours"]
     assert approval_reasons(evening.changes) == ["it conflicts: outside your working hours"]
-    morning = plan("morning")  # inside working hours where they overlap: from 8:00, not 5:00
+    # inside working hours where they overlap: from 8:00, not 5:00 (made shorter: a 9 AM event moved
+    # to the morning at its own length is there already)
+    morning = plan("morning", duration_minutes=30)
     assert [c.start.astimezone(NY).hour for c in morning.changes] == [8]
 
 
@@ -605,7 +607,7 @@ def test_undo_never_replays_a_series_change_as_a_one_occurrence_change(setup: An
     assert calendar_state(provider) == now
 
 
-def test_plan_move_never_picks_a_time_that_has_passed(setup: Any) -> None:
+def test_plan_move_to_the_part_an_event_is_in_leaves_it(setup: Any) -> None:
     from skills.catalog import REGISTRY
     from skills.context import SkillContext
     from skills.schemas import EventItem
@@ -616,6 +618,23 @@ def test_plan_move_never_picks_a_time_that_has_passed(setup: Any) -> None:
     params = definition.input_model.model_validate(
         {"events": [item.model_dump(mode="json")], "day_part": "morning"}
     )
+    with time_machine.travel(datetime(2026, 3, 2, 8, 0, tzinfo=NY), tick=False):
+        planned = definition.func(SkillContext(user=user, tz=NY), params)
+    assert planned.changes == []
+    assert [s.reason for s in planned.skipped] == ["it is already in the morning"]
+
+
+def test_plan_move_never_picks_a_time_that_has_passed(setup: Any) -> None:
+    from skills.catalog import REGISTRY
+    from skills.context import SkillContext
+    from skills.schemas import EventItem
+
+    user, provider, events = setup
+    item = EventItem.from_occurrence(provider.get_occurrence(event_id=str(events[0].pk)))  # Tue 9:00
+    definition = REGISTRY.get("plan_move")
+    params = definition.input_model.model_validate(
+        {"events": [item.model_dump(mode="json")], "day_part": "morning", "duration_minutes": 30}
+    )  # shorter: at its own length the 9 AM standup is in the morning already, and stays
     with time_machine.travel(datetime(2026, 3, 3, 8, 7, tzinfo=NY), tick=False):  # that Tuesday, 8:07
         planned = definition.func(SkillContext(user=user, tz=NY), params)
     # not 8:00 (passed); and without working hours the morning is searched from 8 AM, not 5 AM
