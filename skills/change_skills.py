@@ -259,6 +259,14 @@ class PlanMoveInput(SkillInput, MoveTo):
     day_part: DayPart | None = Field(
         default=None, description="Find a free time in this part of the same day (or of to_date)."
     )
+    part_from: str | None = Field(
+        default=None,
+        pattern=r"^\d{2}:\d{2}$",
+        description="With day_part: only from this wall time HH:MM ('the late afternoon': 15:00).",
+    )
+    part_until: str | None = Field(
+        default=None, pattern=r"^\d{2}:\d{2}$", description="With day_part: only until this wall time HH:MM."
+    )
     search_start: datetime | None = Field(default=None, description="Find a free time in this range instead.")
     search_end: datetime | None = None
     other_day: bool = Field(default=False, description="With a search range: not on the event's own day.")
@@ -326,6 +334,8 @@ def _already_in_part(ctx: SkillContext, item: EventItem, length: timedelta, para
     if (params.to_date is not None and params.to_date != local.date()) or length != item.end - item.start:
         return False
     first, last = day_part_bounds(ctx.preferences)[params.day_part]
+    if params.part_from is not None and params.part_until is not None:
+        first, last = parse_hhmm(params.part_from), parse_hhmm(params.part_until)  # "the late afternoon"
     end = (local + length).time()
     return first < last and first <= local.time() and (local + length).date() == local.date() and end <= last
 
@@ -567,6 +577,9 @@ def _find_slot(
     if params.search_start is not None:
         lo = max(params.search_start, soonest)
         hi = params.search_end or lo + timedelta(days=7)
+    elif params.part_from is not None and params.part_until is not None:
+        lo = max(datetime.combine(day, parse_hhmm(params.part_from), tz), soonest)  # "the late afternoon"
+        hi = datetime.combine(day, parse_hhmm(params.part_until), tz)
     else:
         lo = max(datetime.combine(day, time(), tz), soonest)
         hi = datetime.combine(day + timedelta(days=1), time(), tz)

@@ -40,6 +40,7 @@ from assistant.lexicon import (
 )
 from assistant.nlu import Span, read_new_time
 from assistant.timeexpr import TimeMatch, find_durations, find_times
+from assistant.timeexpr.lexicon import DAY_PARTS
 from skills.formatting import format_day
 from workflows.builder import Handle, Plan
 from workflows.definition import Decision, WorkflowDefinition
@@ -388,11 +389,13 @@ def _over_a_stretch(norm: str, now: datetime, frame: RequestFrame) -> bool:
     """ "cancel standup for the rest of the week", "skip yoga for March": days said as how long the
     change lasts ("for") hold every occurrence of the title named in them, not one to pick ("the
     meeting for next week" is one meeting: no title, so "for" may say which)."""
-    if not frame.title_words:
+    if not frame.title_words or not frame.range_explicit or frame.start is None:
         return False
     for m, start in _times(norm, now):
         said_for = m.text.startswith("for ") or norm[: m.span[0]].endswith("for ")
-        if said_for and m.end is not None and m.end - start > timedelta(days=1):
+        # the stretch the target is looked for in ("move the standup for this week to 10" is no range
+        # of the search: one standup, asked about)
+        if said_for and m.end is not None and m.end - start > timedelta(days=1) and frame.start >= start:
             return True
     return False
 
@@ -899,11 +902,11 @@ def _move_params(
             if bare and int(bare["hour"]) <= 12:
                 params["either_half"] = True  # "make it 8": the planner reads it by the event's own time
         elif part and "to_date" in params:  # "to tomorrow morning": free time in that part of that day
-            params["day_part"] = part.group(1)
+            params.update(day_part=part.group(1), **_part_hours(matches, part.group(1), tz))
         if params:
             return params
         if part:
-            return {"day_part": part.group(1)}
+            return {"day_part": part.group(1), **_part_hours(matches, part.group(1), tz)}
         return None
     if frame.at_time is not None and frame.operation == "move" and target.start is None:
         return {"at_time": format_hhmm(frame.at_time.astimezone(tz))}
@@ -915,6 +918,23 @@ def _move_params(
         "search_end": (monday + timedelta(days=5)).isoformat(),
         "other_day": True,
     }
+
+
+def _part_hours(matches: list[tuple[TimeMatch, datetime]], part: str, tz: ZoneInfo) -> dict[str, str]:
+    """The wall hours of a stretch of ``part`` said narrower than it ("to the late afternoon": 3 to 5
+    PM), as plan_move's part_from and part_until; nothing for the whole part."""
+    for m, start in matches:
+        if m.day_part != part or m.has_time or m.end is None or part not in DAY_PARTS:
+            continue
+        first, last = DAY_PARTS[part]
+        lo, hi = start.astimezone(tz), m.end.astimezone(tz)
+        if (
+            lo.date() == hi.date()
+            and (lo.time(), hi.time()) != (first, last)
+            and first <= lo.time() < hi.time()
+        ):
+            return {"part_from": f"{lo:%H:%M}", "part_until": f"{hi:%H:%M}"}
+    return {}
 
 
 def _everyone_params(destination: str, cue: re.Match[str], now: datetime, tz: ZoneInfo) -> dict[str, Any]:

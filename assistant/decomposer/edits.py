@@ -196,11 +196,13 @@ _REPEAT_EDIT = re.compile(
     re.IGNORECASE,
 )
 _ALL = re.compile(r"\b(?:all|every|each|both)\b", re.IGNORECASE)
+# The edits whose new value is words of the user's own (a scope said in them is part of them).
+_WORDED = frozenset({"summary", "location", "description"})
 # Where a new name ends because another request begins: "rename the dentist to Checkup and move it to
 # 3" (the name is 'Checkup'; the move is words of their own, previewed as not used).
 _NEXT_REQUEST = re.compile(
-    r",?\s+(?:and\s+|then\s+)+(?=(?:move|push|shift|reschedule|cancel|delete|remove|invite|add|make|"
-    r"change|put|set|send|tell|let)\s)",
+    r",?\s+(?:and\s+|then\s+)+(?=(?:move|push|shift|reschedule|cancel|delete|remove|make|change|put|set)\s+"
+    r"(?:it|them|that|this|the|my)\b)",
     re.IGNORECASE,
 )
 _NOTIFY = re.compile(
@@ -231,6 +233,8 @@ class _Edit:
     # A sentence that is surely this edit ("remove the notes from ..."): an event it names that cannot
     # be found is asked about, never left to another reading (that one would be a deletion).
     asks_which: bool = False
+    # Another request follows that this edit does not carry out ("... and move it to 3"): asked first.
+    unfinished: bool = False
 
 
 def _clean(text: str) -> str:
@@ -367,8 +371,10 @@ def _read(text: str, now: datetime) -> _Edit | None:
     whom = told["whom"] if told else None
     if m := _RENAME.search(body):
         said = m["title"] or m["title2"] or m["title3"]
-        title = _clean(said[: m2.start()] if (m2 := _NEXT_REQUEST.search(said)) else said)
-        return _Edit(m["target"] or m["target2"] or m["target3"], {"summary": title}, f"rename to {title}")
+        more = _NEXT_REQUEST.search(said)
+        title = _clean(said[: more.start()] if more else said)
+        target = m["target"] or m["target2"] or m["target3"]
+        return _Edit(target, {"summary": title}, f"rename to {title}", unfinished=more is not None)
     if (m := _INVITE.search(body)) and (m["verb"].casefold() != "put" or m["list"]):
         # onto an event's list of guests: an event, whether or not a title is said ("the meeting at 10")
         return _Edit(
@@ -464,9 +470,12 @@ def edit_decision(r: Reading) -> Decision | None:
     if r.frame.operation in ("yes", "no", "greet", "undo"):
         return None
     text, now, world, context = r.text, r.now, r.world, r.context
-    # "from next week on", "starting Monday", "going forward": each series changed from then on
-    onward, text = onward_of(text, now)
-    edit = _read(text, now)
+    # "from next week on", "starting Monday", "going forward": each series changed from then on; not
+    # in a new name, place or note ("rename the review starting tomorrow to Budget review")
+    onward, rest = onward_of(text, now)
+    edit = _read(rest, now) if onward is not None else None
+    if edit is None or _WORDED & set(edit.params):
+        onward, edit = None, _read(text, now)
     if edit is None:
         return None
     target = _clean(re.sub(r"^(?:and|then|also)\s+", "", edit.target.strip(), flags=re.IGNORECASE))
@@ -510,13 +519,17 @@ def edit_decision(r: Reading) -> Decision | None:
         plan,
         find,
         params,
-        expect_one=not _ALL.search(target) or onward is not None,
+        expect_one=not _ALL.search(target),
         per_series=per_series,
         following=onward is not None and per_series,
         what=edit.what,
         # a server (Google) tells every attendee or none: asked to only when all are to be told;
         # "add Lee and let him know" is mail to Lee alone, sent by the notify step
-        apply={"notify": True} if notify_only == [] else None,
+        apply={
+            **({"notify": True} if notify_only == [] else {}),
+            **({"always_ask": True} if edit.unfinished else {}),
+        }
+        or None,
     )
     if notify_only is not None:
         output = notify_step(plan, output, only=notify_only)

@@ -30,6 +30,7 @@ from assistant.lexicon import (
     EVERYONE_CUE,
     EXCEPTING,
     FILLER,
+    FREE_CUES,
     GENERIC_EVENT_WORDS,
     MEAL_LEAD,
     MEETING_VERBS,
@@ -261,9 +262,9 @@ def understand(
     frame.conflicts = bool(_CONFLICTS.search(norm)) and operation in ("query", "count", "unknown")
     frame.asked_busy = bool(_ASKED_BUSY.search(norm)) and operation in ("query", "free", "unknown")
     frame.past = bool(_PAST.search(norm)) and operation in ("query", "count", "unknown")
-    if operation in ("query", "unknown", "count"):
+    if operation in ("query", "unknown") or (operation == "count" and not FREE_CUES.search(norm)):
         # "where is my coffee date?", "who is coming to the gala?", "how long is the review?", "how many
-        # hours of meetings do I have?"
+        # hours of meetings do I have?" (not "how much time do I have free?": that is no event's length)
         frame.detail = next((what for what, cue in DETAIL_ASKED.items() if cue.search(norm)), None)
     if frame.past:
         # a day of the month looks back only in a question ("what was on the 3rd?"), not in "I was
@@ -344,6 +345,9 @@ def understand(
     if _states_an_event(frame, text, norm, targets):
         # "no lunch date tomorrow": the same statement, of an event that is off
         frame.operation, frame.confidence = ("delete", 0.6) if _NO_EVENT.match(norm) else ("create", 0.6)
+    # "my standups next week except the standup on Friday": the exception is the day, not the standups
+    frame.exclude_titles = [t for t in frame.exclude_titles if t not in frame.titles]
+    frame.exclude_people = [p for p in frame.exclude_people if p not in frame.people]
     said = _said_title(reading, frame)
     if said and not known and frame.operation in _NAMES_AN_EVENT:
         # an event asked about or changed, which no title of the calendar names, is named by the title
@@ -484,6 +488,8 @@ def _fill_exclusions(frame: RequestFrame, clause: str, now: datetime, world: Wor
     names; a day or a time it names is an excluded weekday, read apart."""
     cue = _EXCEPTION_CUE.match(clause)
     what = clause[cue.end() :] if cue else clause
+    then = _EXCEPTION_CUE.search(what)
+    what = what[: then.start()] if then else what  # each exception read once: "except x except y"
     if not what.strip():
         return
     left = understand(what, now=now, world=world, existing=True)

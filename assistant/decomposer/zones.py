@@ -93,8 +93,8 @@ def zone_question(r: Reading) -> Decision | None:
     """The answer to a question about the clock in another zone, or None when the turn asks none: a
     time there said "in my time" is given in the user's zone, and "what time is it in Tokyo?" the time
     there now (with the user's own beside it)."""
-    if r.frame.operation not in ("query", "unknown", "free"):
-        return None
+    if r.frame.operation not in ("query", "unknown") or r.frame.asked_busy:
+        return None  # "am I free at 3pm London time, for me?" asks about the calendar
     here = r.tz
     if (now_in := _NOW_IN.search(r.norm)) is not None:
         zone = _city_zone(now_in["city"] or now_in["city2"])

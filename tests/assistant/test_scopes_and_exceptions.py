@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
+from unittest import mock
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -14,6 +15,7 @@ import time_machine
 from dateutil.rrule import rrulestr
 
 from assistant.decomposer.recurrence import read_repeat
+from assistant.decomposer.world import World
 from assistant.models import Conversation
 from assistant.services import chat_turn, conversation_create
 from skills.models import Event
@@ -146,3 +148,60 @@ def test_a_weekly_meeting_for_the_next_six_weeks_is_made_with_six(term: Any) -> 
     starts = list(rrulestr(made.rrule, dtstart=made.start.astimezone(NEW_YORK)))
     assert len(starts) == 6
     assert starts[-1].date() == datetime(2026, 4, 13).date()
+
+
+def test_days_said_beside_a_destination_are_no_stretch_of_the_target(term: Any) -> None:
+    """ "move the standup for this week to 10am" previewed a move of every standup for a year."""
+    reply = say(term, "move the standup for this week to 10am")
+    assert reply.kind == "choose", reply.text
+    assert Event.objects.count() == 3
+
+
+def test_an_exception_that_repeats_the_target_leaves_out_only_what_it_adds(term: Any) -> None:
+    """It left out every standup ("I found nothing to change")."""
+    preview = preview_of(term, "cancel all my standups next week except the standup on friday")
+    assert preview.count("Delete 'Standup'") == 4
+    assert "Friday, March 13 9:00 AM" not in preview
+
+
+def test_many_exceptions_are_each_read_once(term: Any) -> None:
+    """Each exception read every later one again: 2^n readings of the clause (minutes for 20)."""
+    from assistant.decomposer import understand as module
+
+    calls = 0
+    real = module.understand
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        calls += 1
+        return real(*args, **kwargs)
+
+    text = "what's on next week " + " ".join(f"except x{i}" for i in range(20))
+    with mock.patch.object(module, "understand", counted), time_machine.travel(NOW, tick=False):
+        module.understand(text, now=NOW, world=World(user=term[0], now=NOW))
+    assert calls <= 21
+
+
+def test_a_move_to_a_late_part_of_the_day_goes_into_it(term: Any) -> None:
+    """A move to the late morning or the late afternoon searched the whole part (the standup went to
+    noon; a 1 PM event was "already in the afternoon"): now the stretch said."""
+    review = preview_of(term, "move the design review to the late morning")
+    assert "→ Thursday, March 5 10:00 AM – 11:00 AM" in review
+    say(term, "no")
+    reply = say(term, "move tomorrow's standup to the late afternoon")
+    assert "→ Thursday, March 5 3:15 PM – 3:30 PM" in reply.text, reply.text  # the lecture ends at 3:15
+
+
+def test_a_rename_beside_another_request_about_it_is_asked_first(term: Any) -> None:
+    """ "rename the design review to Checkup and move it to friday" was renamed at once, the move dropped."""
+    preview = preview_of(term, "rename the design review to Checkup and move it to friday")
+    assert "rename to 'Checkup'" in preview
+    say(term, "no")
+    whole = say(term, "rename the design review to Stretch and Move class")  # a name, not a second request
+    assert "rename to 'Stretch and Move class'" in whole.text, whole.text
+
+
+def test_a_scope_inside_the_words_of_a_rename_is_the_target_s(term: Any) -> None:
+    """ "rename the design review starting tomorrow to Budget review" asked where it should go."""
+    reply = say(term, "rename the design review starting tomorrow to Budget review")
+    assert "rename to 'Budget review'" in reply.text, reply.text
