@@ -278,6 +278,13 @@ class PlanMoveInput(SkillInput, MoveTo):
     )
     scope: Literal["occurrence", "following", "series"] = "occurrence"
 
+    @property
+    def stretch(self) -> tuple[time, time] | None:
+        """part_from and part_until as wall times, when both are given ("the late afternoon")."""
+        if self.part_from is None or self.part_until is None:
+            return None
+        return parse_hhmm(self.part_from), parse_hhmm(self.part_until)
+
 
 @skill(service="changes", kind="read")
 def plan_move(ctx: SkillContext, params: PlanMoveInput) -> ChangeSet:
@@ -334,8 +341,8 @@ def _already_in_part(ctx: SkillContext, item: EventItem, length: timedelta, para
     if (params.to_date is not None and params.to_date != local.date()) or length != item.end - item.start:
         return False
     first, last = day_part_bounds(ctx.preferences)[params.day_part]
-    if params.part_from is not None and params.part_until is not None:
-        first, last = parse_hhmm(params.part_from), parse_hhmm(params.part_until)  # "the late afternoon"
+    if params.stretch is not None:
+        first, last = params.stretch  # "the late afternoon"
     end = (local + length).time()
     return first < last and first <= local.time() and (local + length).date() == local.date() and end <= last
 
@@ -577,9 +584,9 @@ def _find_slot(
     if params.search_start is not None:
         lo = max(params.search_start, soonest)
         hi = params.search_end or lo + timedelta(days=7)
-    elif params.part_from is not None and params.part_until is not None:
-        lo = max(datetime.combine(day, parse_hhmm(params.part_from), tz), soonest)  # "the late afternoon"
-        hi = datetime.combine(day, parse_hhmm(params.part_until), tz)
+    elif params.stretch is not None:
+        lo = max(datetime.combine(day, params.stretch[0], tz), soonest)  # "the late afternoon"
+        hi = datetime.combine(day, params.stretch[1], tz)
     else:
         lo = max(datetime.combine(day, time(), tz), soonest)
         hi = datetime.combine(day + timedelta(days=1), time(), tz)

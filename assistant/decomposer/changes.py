@@ -16,6 +16,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from assistant.decomposer.compiler import find_params
+from assistant.decomposer.dayparts import stretch_of_part
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.guards import unread_time
 from assistant.decomposer.intent import normalise
@@ -40,7 +41,6 @@ from assistant.lexicon import (
 )
 from assistant.nlu import Span, read_new_time
 from assistant.timeexpr import TimeMatch, find_durations, find_times
-from assistant.timeexpr.lexicon import DAY_PARTS
 from skills.formatting import format_day
 from workflows.builder import Handle, Plan
 from workflows.definition import Decision, WorkflowDefinition
@@ -923,17 +923,10 @@ def _move_params(
 def _part_hours(matches: list[tuple[TimeMatch, datetime]], part: str, tz: ZoneInfo) -> dict[str, str]:
     """The wall hours of a stretch of ``part`` said narrower than it ("to the late afternoon": 3 to 5
     PM), as plan_move's part_from and part_until; nothing for the whole part."""
-    for m, start in matches:
-        if m.day_part != part or m.has_time or m.end is None or part not in DAY_PARTS:
-            continue
-        first, last = DAY_PARTS[part]
-        lo, hi = start.astimezone(tz), m.end.astimezone(tz)
-        if (
-            lo.date() == hi.date()
-            and (lo.time(), hi.time()) != (first, last)
-            and first <= lo.time() < hi.time()
-        ):
-            return {"part_from": f"{lo:%H:%M}", "part_until": f"{hi:%H:%M}"}
+    for m, _ in matches:
+        hours = stretch_of_part(m, tz) if m.day_part == part else None
+        if hours is not None:
+            return {"part_from": f"{hours[0]:%H:%M}", "part_until": f"{hours[1]:%H:%M}"}
     return {}
 
 

@@ -15,12 +15,13 @@ import re
 from dataclasses import replace
 from datetime import datetime, time, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from assistant.decomposer.world import World
 from assistant.timeexpr import DAY_PARTS, TimeMatch
 from preferences.schema import day_part_bounds
 
-__all__ = ["in_users_day_parts"]
+__all__ = ["in_users_day_parts", "stretch_of_part"]
 
 # The word that names the part: "after work" resolves to the product's evening but does not say it.
 _PART_WORD = re.compile(r"\b(?:morning|afternoon|evening|night|tonight)s?\b", re.IGNORECASE)
@@ -86,3 +87,20 @@ def _in_spans(match: TimeMatch, spans: dict[str, tuple[time, time]]) -> TimeMatc
     start = datetime.combine(day, lo, zone)
     end = datetime.combine(day + _one_day(lo, hi), hi, zone)
     return replace(match, start=start, end=end)
+
+
+def stretch_of_part(match: TimeMatch, tz: ZoneInfo) -> tuple[time, time] | None:
+    """The wall hours of a day part said narrower than the whole part, on one day ("the late
+    afternoon" is 3 to 5 PM, "after lunch" 1 to 5 PM, "late morning" 10 to noon), or None (the whole
+    part, a clock time, a span past midnight): a new event or a move looks for its time in them."""
+    if match.day_part not in DAY_PARTS or match.has_time or match.start is None or match.end is None:
+        return None
+    first, last = DAY_PARTS[match.day_part]
+    lo, hi = match.start.astimezone(tz), match.end.astimezone(tz)
+    if (
+        lo.date() != hi.date()
+        or not first <= lo.time() < hi.time() <= last
+        or (lo.time(), hi.time()) == (first, last)
+    ):
+        return None
+    return lo.time(), hi.time()

@@ -23,6 +23,7 @@ from django.contrib.auth import get_user_model
 
 from assistant.decomposer.blanks import blanked
 from assistant.decomposer.changes import everyone_window
+from assistant.decomposer.dayparts import stretch_of_part
 from assistant.decomposer.edits import edit_tasks
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.guards import (
@@ -54,7 +55,6 @@ from assistant.lexicon import (
 )
 from assistant.nlu import Span, TurnReading
 from assistant.timeexpr import TimeMatch, find_times
-from assistant.timeexpr.lexicon import DAY_PARTS
 from preferences.selectors import user_timezone
 from skills.formatting import format_day, format_when
 from workflows.builder import Plan
@@ -381,7 +381,7 @@ class _Said:
         self.at: str | None = None
         self.either_half = False
         self.part: str | None = None
-        self.hours: tuple[time, time] | None = None  # the part's wall hours as said ("late afternoon")
+        self.hours: tuple[time, time] | None = None  # a stretch of the part said ("late afternoon")
         self.minutes = frame.duration_minutes
         self.repeat = read_repeat(text, now)
         # "a conference all day next Thursday", "my sister's birthday on September 3": a day, no time
@@ -461,8 +461,7 @@ class _Said:
                         self.all_day, self.last_day = True, last
             if match.day_part and not match.has_time and self.part is None:
                 self.part = match.day_part  # "on Wednesday evening": some time then
-                if match.start is not None and match.end is not None:
-                    self.hours = (local.time(), match.end.astimezone(tz).time())
+                self.hours = stretch_of_part(match, tz)
             if match.has_time and self.at is None:
                 self.at = f"{local:%H:%M}"
                 # "book club at 7": the morning's 7 is the reading taken, the evening's as likely
@@ -751,25 +750,12 @@ def draft_turn(
         day = datetime.combine(draft.day, time(), tz)
         start, end = day, day + timedelta(days=1)
         if said.hours is not None and said.part == part:
-            first, last = (datetime.combine(draft.day, t, tz) for t in said.hours)
-            if _narrower(first, last, part, day):
-                start, end = first, last
+            start, end = (datetime.combine(draft.day, t, tz) for t in said.hours)
         window = {"search_start": start.isoformat(), "search_end": end.isoformat()}
         return _create(draft, tz, search={**window, "day_part": part})
     if missing:
         return _ask(draft, missing)
     return _create(draft, tz)
-
-
-def _narrower(start: datetime, end: datetime, part: str, day: datetime) -> bool:
-    """Whether a range said is a stretch of ``day`` narrower than the day part ("the late afternoon" is
-    3 to 5 PM, "after lunch" 1 to 5 PM): a search looks in it, not in the whole part."""
-    if part not in DAY_PARTS:
-        return False
-    first, last = DAY_PARTS[part]
-    return day < start < end <= day + timedelta(days=1) and end - start < timedelta(
-        hours=last.hour - first.hour
-    )
 
 
 def _whole_part(draft: Draft, frame: RequestFrame, text: str, tz: ZoneInfo) -> Draft | None:
