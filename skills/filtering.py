@@ -74,7 +74,7 @@ def filter_items(
             continue
         if local.weekday() in criteria.exclude_weekdays:
             continue
-        if any(w in item.summary.casefold() for w in excluded_words):
+        if any(w in haystack for w in excluded_words):  # "not a party", "not in Bellevue"
             continue
         if excluded_people and any(x in a.casefold() for x in excluded_people for a in item.attendees):
             continue  # a name or an address, as for ``attendee``: "except the ones with Ann"

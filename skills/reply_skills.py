@@ -46,6 +46,11 @@ class ReplyInput(SkillInput):
     end: datetime | None = Field(default=None, description="End of the range (exclusive).")
     subject: str = Field(default="", description="What was asked about, e.g. 'classes' or 'events with Ann'.")
     text: str = Field(default="", description="Text for style 'text', or a first line for the others.")
+    left_out: list[str] = Field(
+        default_factory=list,
+        description="Agenda, count: what the question left out ('Standup', 'Bellevue', 'Saturdays'), named "
+        "after the answer so that a misread exception shows.",
+    )
     window_start: str | None = Field(default=None, description="Daily window the slots were searched in.")
     window_end: str | None = None
     people: list[str] = Field(
@@ -203,6 +208,8 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
         text = "Your calendars: " + ", ".join(names) + "." if names else "You have no calendars yet."
     else:
         text = params.text
+    if params.left_out and params.style in ("agenda", "count"):
+        text += f"\nLeft out, as you asked: {join_and(params.left_out)}."
     return Reply(kind=params.kind, text=text.replace(" :", ":").replace(" .", ".").strip(), data=data)
 
 

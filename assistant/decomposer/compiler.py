@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from calendar import day_name
 from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
@@ -12,7 +13,7 @@ from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.guards import bounded
 from assistant.decomposer.reading import Reading
 from assistant.lexicon import ABOUT_OTHERS, tokens
-from skills.formatting import format_day
+from skills.formatting import format_day, format_person
 from workflows.builder import Handle, Plan
 from workflows.definition import Decision
 
@@ -185,6 +186,17 @@ def _subject(frame: RequestFrame) -> str:
     return noun
 
 
+def _left_out(frame: RequestFrame) -> dict[str, list[str]]:
+    """What a question's exceptions leave out, for its answer to name: titles and places as said, the
+    events with someone ("events with Ann"), weekdays in the plural ("Saturdays")."""
+    names = [
+        *frame.exclude_titles,
+        *(f"events with {format_person(p) if '@' in p else p.title()}" for p in frame.exclude_people),
+        *(f"{day_name[d]}s" for d in sorted(set(frame.exclude_weekdays))),
+    ]
+    return {"left_out": names} if names else {}
+
+
 def _query_tasks(plan: Plan, frame: RequestFrame, now: datetime, tz: ZoneInfo) -> Handle:
     start, end = _range(frame, now, tz)
     # "When is the dentist?", "where is calc?": the next ones, or the last one when none is coming,
@@ -197,7 +209,12 @@ def _query_tasks(plan: Plan, frame: RequestFrame, now: datetime, tz: ZoneInfo) -
     if nearest:
         start, end = now - timedelta(days=NEXT_HORIZON_DAYS), now + timedelta(days=NEXT_HORIZON_DAYS)
     find = plan.add("find_events", find_params(frame, start, end), id="find", summary="Find events")
-    reply: dict[str, Any] = {"style": "agenda", "events": find["events"], "subject": _subject(frame)}
+    reply: dict[str, Any] = {
+        "style": "agenda",
+        "events": find["events"],
+        "subject": _subject(frame),
+        **_left_out(frame),
+    }
     if frame.detail:
         reply["detail"] = frame.detail  # "where is it?": each event's place on its line
     if frame.past and not frame.range_explicit:
@@ -244,6 +261,7 @@ def _count_tasks(plan: Plan, frame: RequestFrame, now: datetime, tz: ZoneInfo) -
             "end": end.isoformat(),
             "subject": _subject(frame),
             **({"detail": "duration"} if frame.detail == "duration" else {}),  # how long, in all
+            **_left_out(frame),
         },
         id="reply",
         summary="Write the answer",

@@ -278,6 +278,8 @@ def understand(
         for m in _EXCEPTION_CUE.finditer(norm)
         if norm[opening : m.start()].strip() or not NOT_ATTENDING.match(norm)
     ]
+    learned_exceptions = _learned_exceptions(reading, norm, times, exception_spans)
+    exception_spans += learned_exceptions.keys()
     constraint_spans = [m.span() for m in _CONSTRAINT.finditer(norm)]
     for span in constraint_spans:
         take(*span)
@@ -301,7 +303,7 @@ def understand(
             day = weekday_number(m[0])
             if day is not None and day not in frame.exclude_weekdays:
                 frame.exclude_weekdays.append(day)
-        _fill_exclusions(frame, norm[lo:hi], now, world)
+        _fill_exclusions(frame, norm[lo:hi], now, world, as_said=learned_exceptions.get((lo, hi), ""))
         take(lo, hi)
     # "tomorrow afternoon" is the user's afternoon (their ``day_parts``), not the product's
     _fill_range(frame, in_users_day_parts(targets, world), now, norm)
@@ -482,10 +484,55 @@ def _part_and_period(t: TimeMatch, now: datetime) -> list[TimeMatch]:
     return [replace(t, has_date=False), replace(found[0], span=t.span, day_part=None)]
 
 
-def _fill_exclusions(frame: RequestFrame, clause: str, now: datetime, world: World) -> None:
+# The exclusion tagger's reading is taken when it gives every word of it at least this chance: at this
+# level it read nothing as left out that was not, in SMCalFlow dialogues it had not seen (eval_exclusions).
+_EXCLUDED_CONFIDENCE = 0.5
+
+
+def _learned_exceptions(
+    reading: TurnReading | None, norm: str, times: list[TimeMatch], found: list[tuple[int, int]]
+) -> dict[tuple[int, int], str]:
+    """Where the exclusion tagger reads the turn leaving something out that no exception cue begins
+    ("anything not in Bellevue", "what do I have that's not a party?", "it can't be on the weekend"):
+    each as a clause of ``norm`` of its own, over the whole of a time expression it lies in ("the
+    weekend"), so that it is read like any exception (:func:`_fill_exclusions`); each with the words
+    left out as typed."""
+    if reading is None or not reading.excluded or reading.excluded_confidence < _EXCLUDED_CONFIDENCE:
+        return {}
+    clauses: dict[tuple[int, int], str] = {}
+    for span in reading.excluded:
+        lo = _whole_words(norm, normalise(span.text).strip())
+        if lo < 0:
+            continue
+        hi = lo + len(normalise(span.text).strip())
+        for t in times:
+            if t.span[0] < hi and lo < t.span[1]:
+                lo, hi = min(lo, t.span[0]), max(hi, t.span[1])
+        if not any(a <= lo < b for a, b in (*found, *clauses)):
+            clauses[lo, hi] = span.text
+    return clauses
+
+
+def _whole_words(text: str, words: str) -> int:
+    """Where ``words`` first stand in ``text`` as whole words, or -1."""
+    at = text.find(words) if words else -1
+    while at >= 0:
+        end = at + len(words)
+        if (at == 0 or not text[at - 1].isalnum()) and (end == len(text) or not text[end].isalnum()):
+            return at
+        at = text.find(words, at + 1)
+    return -1
+
+
+def _fill_exclusions(
+    frame: RequestFrame, clause: str, now: datetime, world: World, *, as_said: str = ""
+) -> None:
     """What an exception clause ("besides the standups", "except the one with Ann") leaves out, read
     like a request of its own: the calendar's titles it names whole or in part, or else the people it
-    names; a day or a time it names is an excluded weekday, read apart."""
+    names; a day or a time it names is an excluded weekday, read apart.
+
+    ``as_said``: the words left out as typed, when the clause is the exclusion tagger's, which found
+    exactly them: words that name no title and nobody (a place: "not in Bellevue") are left out so."""
     cue = _EXCEPTION_CUE.match(clause)
     what = clause[cue.end() :] if cue else clause
     then = _EXCEPTION_CUE.search(what)
@@ -499,6 +546,8 @@ def _fill_exclusions(frame: RequestFrame, clause: str, now: datetime, world: Wor
         # the directory's people, or a name it does not know, found among the attendees' addresses
         people = left.people or left.strangers
         frame.exclude_people.extend(p for p in people if p not in frame.exclude_people)
+        if as_said and not people and not left.start and as_said not in frame.exclude_titles:
+            frame.exclude_titles.append(as_said)
 
 
 def _clause(text: str, start: int) -> tuple[int, int]:

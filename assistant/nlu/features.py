@@ -17,7 +17,7 @@ from assistant.nlu.reading import Asked
 from assistant.nlu.timemarks import OUTSIDE
 from assistant.nlu.words import Words
 
-__all__ = ["operation_features", "token_features", "turn_features"]
+__all__ = ["exclusion_features", "operation_features", "token_features", "turn_features"]
 
 _SENTENCE_END = frozenset({".", "!", "?", ";"})
 _DIGITS = re.compile(r"\d")
@@ -110,6 +110,33 @@ def token_features(words: Words, asked: Asked | None, *, informs: bool) -> list[
         features.append("2:w=" + lower[i + 2] if i + 2 <= last else "2:w=BOUNDARY")
         out.append(features)
     return out
+
+
+# How far back the exclusion tagger looks for the words that turn a constraint around: "not taking
+# place in *Philadelphia*" puts four words between them.
+_EXCLUSION_WINDOW = 4
+
+
+def exclusion_features(words: Words, tagger: list[list[str]]) -> list[list[str]]:
+    """The exclusion tagger's features: the span tagger's (``tagger``, as :func:`token_features` gave
+    them for the same words) and, for each word, the words of the stretch before it in its sentence,
+    wherever they stand there.
+
+    A negation reaches over a few words whose number varies ("not in X", "not taking place in X",
+    "that aren't at X"); a feature of the word itself or its nearest neighbours sees only one of these,
+    the stretch before sees them all. A contraction's "n't" counts as "not", as English reads it.
+    """
+    lower = [_negation_form(t.text.lower()) for t in words.tokens]
+    starts = _sentence_starts(words)
+    out: list[list[str]] = []
+    for i, features in enumerate(tagger):
+        before = {lower[j] for j in range(max(starts[i], i - _EXCLUSION_WINDOW), i)}
+        out.append([*features, *(f"<w={w}" for w in sorted(before))])
+    return out
+
+
+def _negation_form(word: str) -> str:
+    return "not" if word.endswith(("n't", "n’t")) else word
 
 
 def turn_features(words: Words, asked: Asked | None) -> set[str]:

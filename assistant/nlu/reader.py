@@ -1,6 +1,6 @@
 """Reading one turn with a given set of models: the act classifier, then the span tagger, which also
 takes whether the acts found inform (see :func:`assistant.nlu.features.token_features`), and the
-names, people and move taggers and the operation model where they are given."""
+names, people, move and exclusion taggers and the operation model where they are given."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from assistant.nlu.acts import INFORM, ActModel
-from assistant.nlu.features import operation_features, token_features, turn_features
+from assistant.nlu.features import exclusion_features, operation_features, token_features, turn_features
 from assistant.nlu.operations import OperationModel
 from assistant.nlu.reading import ASKED, NAME_SLOTS, Asked, Span, TurnReading
 from assistant.nlu.spans import SpanTagger, items_of, spans_from_tags
@@ -33,6 +33,8 @@ class TurnReader:
     moves: SpanTagger | None = None
     # What the turn asks the calendar to do, learnt from every corpus (see assistant.nlu.operations).
     operations: OperationModel | None = None
+    # What the turn leaves out, learnt from SMCalFlow's negated constraints (see assistant.nlu.exclusions).
+    exclusions: SpanTagger | None = None
 
     def read(self, text: str, *, asked: Asked | None = None, now: datetime | None = None) -> TurnReading:
         """What ``text`` does and gives, after the assistant asked for ``asked`` (None: nothing), read
@@ -50,7 +52,8 @@ class TurnReader:
             if self.operations is not None
             else (None, 0.0)
         )
-        features = items_of(token_features(words, asked, informs=INFORM in acts))
+        featured = token_features(words, asked, informs=INFORM in acts)
+        features = items_of(featured)
         spans = spans_from_tags(text, words.tokens, self.spans.tags(features))
         found = list(spans)
         if self.names is not None:
@@ -59,9 +62,33 @@ class TurnReader:
         if self.people is not None:
             found += spans_from_tags(text, words.tokens, self.people.tags(features))
         spans = tuple(sorted(found, key=lambda s: (s.start, s.end)))
+        excluded, unsure = self._excluded(text, words, featured)
         return TurnReading(
-            acts=acts, intent=intent, spans=spans, operation=operation, operation_confidence=sure
+            acts=acts,
+            intent=intent,
+            spans=spans,
+            operation=operation,
+            operation_confidence=sure,
+            excluded=excluded,
+            excluded_confidence=unsure,
         )
+
+    def _excluded(self, text: str, words: Words, featured: list[list[str]]) -> tuple[tuple[Span, ...], float]:
+        """What the exclusion tagger reads the turn as leaving out, and the least chance it gives a word
+        of it; the chances are worked out only for a turn that leaves something out (few do)."""
+        if self.exclusions is None or not featured:
+            return (), 0.0
+        features = items_of(exclusion_features(words, featured))
+        excluded = spans_from_tags(text, words.tokens, self.exclusions.tags(features))
+        if not excluded:
+            return (), 0.0
+        inside = self.exclusions.inside(features)
+        chances = [
+            p
+            for t, p in zip(words.tokens, inside, strict=True)
+            if any(s.start <= t.start < s.end for s in excluded)
+        ]
+        return excluded, min(chances)
 
     def new_time(
         self, text: str, *, asked: Asked | None = None, now: datetime | None = None

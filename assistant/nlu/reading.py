@@ -12,6 +12,7 @@ from typing import Literal
 __all__ = [
     "ASKED",
     "CHANGE_SLOTS",
+    "EXCLUSION_SLOTS",
     "NAME_SLOTS",
     "PERSON_SLOTS",
     "SLOTS",
@@ -21,7 +22,7 @@ __all__ = [
     "TurnReading",
 ]
 
-Slot = Literal["date", "time", "title", "location", "person", "new_time"]
+Slot = Literal["date", "time", "title", "location", "person", "new_time", "excluded"]
 SLOTS: tuple[Slot, ...] = ("date", "time", "title", "location", "person")
 NAME_SLOTS: tuple[Slot, ...] = ("title", "location")  # what an event is called and where it is
 # Who is in it: the people tagger's, learnt apart from titles (a name inside "Lunch with Ann" is
@@ -30,6 +31,10 @@ PERSON_SLOTS: tuple[Slot, ...] = ("person",)
 # Where a move takes its event ("move the dentist on Monday to *Friday at 3*"): the move tagger's,
 # learnt from SMCalFlow's moves (see assistant.nlu.moves), and read apart from the other spans.
 CHANGE_SLOTS: tuple[Slot, ...] = ("new_time",)
+# What the turn leaves out ("anything *not in Bellevue*", "*not on the weekend*"): the exclusion
+# tagger's, learnt from SMCalFlow's negated constraints (see assistant.nlu.exclusions). It lies over
+# the words another tagger may read as a title or a place, and says they are not wanted.
+EXCLUSION_SLOTS: tuple[Slot, ...] = ("excluded",)
 
 # What the assistant's previous turn asked for. The same words mean different things after different
 # questions ("Wanderlust Book Club" after "what should I call it?" is a title; "That works" after a
@@ -63,7 +68,10 @@ class TurnReading:
     person may lie within a title, "Lunch with Ann"; no other two overlap).
     ``operation`` is what the turn asks the calendar to do (one of
     :data:`assistant.nlu.operations.OPERATIONS`, None without that model) and ``operation_confidence``
-    the model's probability of it.
+    the model's probability of it. ``excluded`` are what the turn leaves out ("anything *not in
+    Bellevue*"), kept apart from ``spans`` because they lie over words the other taggers may read as a
+    title or a place, and ``excluded_confidence`` the least chance the exclusion tagger gives a word of
+    them (0.0 when there are none).
     """
 
     acts: frozenset[str]
@@ -71,6 +79,8 @@ class TurnReading:
     spans: tuple[Span, ...]
     operation: str | None = None
     operation_confidence: float = 0.0
+    excluded: tuple[Span, ...] = ()
+    excluded_confidence: float = 0.0
 
     def first(self, slot: Slot) -> Span | None:
         """The first span of ``slot``: a turn rarely gives two values for one slot."""

@@ -20,6 +20,7 @@ from assistant.nlu.spans import SpanTagger
 
 __all__ = [
     "ACTS_FILE",
+    "EXCLUSIONS_FILE",
     "MODEL_DIR",
     "MOVES_FILE",
     "NAMES_FILE",
@@ -40,15 +41,16 @@ NAMES_FILE = "names.crfsuite"
 OPERATIONS_FILE = "operations.json"
 PEOPLE_FILE = "people.crfsuite"
 MOVES_FILE = "moves.crfsuite"
+EXCLUSIONS_FILE = "exclusions.crfsuite"
 
 _lock = threading.Lock()
 _reader: TurnReader | None = None
 
 
 def load_reader(directory: Path) -> TurnReader:
-    """The reader whose model files are in ``directory`` (the names, people and move taggers' and the
-    operation model's when they are there)."""
-    names = (ACTS_FILE, SPANS_FILE, NAMES_FILE, PEOPLE_FILE, MOVES_FILE, OPERATIONS_FILE)
+    """The reader whose model files are in ``directory`` (the names, people, move and exclusion
+    taggers' and the operation model's when they are there)."""
+    names = (ACTS_FILE, SPANS_FILE, NAMES_FILE, PEOPLE_FILE, MOVES_FILE, EXCLUSIONS_FILE, OPERATIONS_FILE)
     return reader_from_files({n: (directory / n).read_bytes() for n in names if (directory / n).exists()})
 
 
@@ -58,6 +60,7 @@ def reader_from_files(files: Mapping[str, bytes]) -> TurnReader:
     names = SpanTagger(files[NAMES_FILE]) if NAMES_FILE in files else None
     people = SpanTagger(files[PEOPLE_FILE]) if PEOPLE_FILE in files else None
     moves = SpanTagger(files[MOVES_FILE]) if MOVES_FILE in files else None
+    exclusions = SpanTagger(files[EXCLUSIONS_FILE]) if EXCLUSIONS_FILE in files else None
     operations = (
         OperationModel.from_json(json.loads(files[OPERATIONS_FILE])) if OPERATIONS_FILE in files else None
     )
@@ -68,6 +71,7 @@ def reader_from_files(files: Mapping[str, bytes]) -> TurnReader:
         people=people,
         moves=moves,
         operations=operations,
+        exclusions=exclusions,
     )
 
 

@@ -12,13 +12,13 @@ from typing import TypeAlias
 
 import pycrfsuite
 
-from assistant.nlu.reading import CHANGE_SLOTS, SLOTS, Slot, Span
+from assistant.nlu.reading import CHANGE_SLOTS, EXCLUSION_SLOTS, SLOTS, Slot, Span
 from assistant.nlu.tokens import Token
 
 __all__ = ["Items", "SpanTagger", "items_of", "spans_from_tags", "tags_from_spans"]
 
 _OUTSIDE = "O"
-_SLOTS: dict[str, Slot] = {slot: slot for slot in (*SLOTS, *CHANGE_SLOTS)}
+_SLOTS: dict[str, Slot] = {slot: slot for slot in (*SLOTS, *CHANGE_SLOTS, *EXCLUSION_SLOTS)}
 
 # Each word's features as crfsuite takes them: a list of feature names a word, or those lists converted
 # once (see :func:`items_of`).

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import tempfile
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -23,15 +23,24 @@ from sklearn.linear_model import LogisticRegression
 
 from assistant.nlu.acts import INFORM, INFORM_INTENT, ActModel
 from assistant.nlu.examples import Example
-from assistant.nlu.features import operation_features, token_features, turn_features
-from assistant.nlu.reading import CHANGE_SLOTS, NAME_SLOTS, PERSON_SLOTS, Slot
-from assistant.nlu.shipped import ACTS_FILE, MOVES_FILE, NAMES_FILE, OPERATIONS_FILE, PEOPLE_FILE, SPANS_FILE
+from assistant.nlu.features import exclusion_features, operation_features, token_features, turn_features
+from assistant.nlu.reading import CHANGE_SLOTS, EXCLUSION_SLOTS, NAME_SLOTS, PERSON_SLOTS, Slot
+from assistant.nlu.shipped import (
+    ACTS_FILE,
+    EXCLUSIONS_FILE,
+    MOVES_FILE,
+    NAMES_FILE,
+    OPERATIONS_FILE,
+    PEOPLE_FILE,
+    SPANS_FILE,
+)
 from assistant.nlu.spans import tags_from_spans
 from assistant.nlu.words import Words, words_of
 
 __all__ = [
     "train",
     "train_acts",
+    "train_exclusions",
     "train_moves",
     "train_names",
     "train_operations",
@@ -65,12 +74,13 @@ def train(
     *,
     names: Sequence[Example] = (),
     moves: Sequence[Example] = (),
+    exclusions: Sequence[Example] = (),
     trained_on: Mapping[str, Any] | None = None,
 ) -> dict[str, bytes]:
     """The model files, by file name, as :func:`assistant.nlu.shipped.reader_from_files` reads them:
     the act classifier and span tagger from ``examples`` and, given ``names``, the names tagger, the
     people tagger and the operation model (from those of ``names`` whose corpus labelled an operation),
-    and given ``moves`` as well, the move tagger.
+    and given ``moves`` or ``exclusions`` as well, the move or the exclusion tagger.
 
     ``trained_on`` describes the data (the training command gives the files' names and SHA-256) and is
     kept in the act model's file, so an evaluation can tell when it is testing on the training data.
@@ -88,6 +98,8 @@ def train(
         files[OPERATIONS_FILE] = operations.encode()
         if moves:
             files[MOVES_FILE] = train_moves(moves, acts_model)
+        if exclusions:
+            files[EXCLUSIONS_FILE] = train_exclusions(exclusions, acts_model)
     return files
 
 
@@ -173,6 +185,13 @@ def train_moves(examples: Sequence[Example], acts: ActModel) -> bytes:
     return _crf(_tagged(examples, acts, CHANGE_SLOTS), _CRF_PARAMS)
 
 
+def train_exclusions(examples: Sequence[Example], acts: ActModel) -> bytes:
+    """The exclusion tagger's crfsuite model file: what a turn leaves out, from the turns of
+    :mod:`assistant.nlu.exclusions`, with the other taggers' features and the words before each word
+    (see :func:`assistant.nlu.features.exclusion_features`)."""
+    return _crf(_tagged(examples, acts, EXCLUSION_SLOTS), _CRF_PARAMS, exclusion_features)
+
+
 def _tagged(
     examples: Sequence[Example], acts: ActModel, slots: tuple[Slot, ...]
 ) -> Iterator[tuple[Words, Example, bool]]:
@@ -189,11 +208,19 @@ def _tagged(
         yield words, only, informs
 
 
-def _crf(rows: Iterable[tuple[Words, Example, bool]], params: Mapping[str, Any]) -> bytes:
+def _crf(
+    rows: Iterable[tuple[Words, Example, bool]],
+    params: Mapping[str, Any],
+    more: Callable[[Words, list[list[str]]], list[list[str]]] | None = None,
+) -> bytes:
+    """A crfsuite model file from tagged rows, each word featured by :func:`token_features` and,
+    for a tagger that sees more, by ``more`` from those."""
     trainer = pycrfsuite.Trainer(verbose=False)
     for words, example, informs in rows:
         if words.tokens:
             features = token_features(words, example.asked, informs=informs)
+            if more is not None:
+                features = more(words, features)
             trainer.append(features, tags_from_spans(words.tokens, example.spans))
     trainer.set_params(dict(params))
     with tempfile.TemporaryDirectory() as directory:
