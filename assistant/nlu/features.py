@@ -117,7 +117,9 @@ def token_features(words: Words, asked: Asked | None, *, informs: bool) -> list[
 _EXCLUSION_WINDOW = 4
 
 
-def exclusion_features(words: Words, tagger: list[list[str]]) -> list[list[str]]:
+def exclusion_features(
+    words: Words, tagger: list[list[str]], known: frozenset[str] | None = None
+) -> list[list[str]]:
     """The exclusion tagger's features: the span tagger's (``tagger``, as :func:`token_features` gave
     them for the same words) and, for each word, the words of the stretch before it in its sentence,
     wherever they stand there.
@@ -125,13 +127,17 @@ def exclusion_features(words: Words, tagger: list[list[str]]) -> list[list[str]]
     A negation reaches over a few words whose number varies ("not in X", "not taking place in X",
     "that aren't at X"); a feature of the word itself or its nearest neighbours sees only one of these,
     the stretch before sees them all. A contraction's "n't" counts as "not", as English reads it.
+
+    ``known``: the features a trained tagger weighs (:attr:`assistant.nlu.spans.SpanTagger.attributes`),
+    the only ones kept when given: the others add nothing to a word's score, and cost time to pass.
     """
-    lower = [_negation_form(t.text.lower()) for t in words.tokens]
+    before = [f"<w={_negation_form(t.text.lower())}" for t in words.tokens]
     starts = _sentence_starts(words)
     out: list[list[str]] = []
     for i, features in enumerate(tagger):
-        before = {lower[j] for j in range(max(starts[i], i - _EXCLUSION_WINDOW), i)}
-        out.append([*features, *(f"<w={w}" for w in sorted(before))])
+        stretch = sorted({before[j] for j in range(max(starts[i], i - _EXCLUSION_WINDOW), i)})
+        row = [*features, *stretch]
+        out.append(row if known is None else [f for f in row if f in known])
     return out
 
 

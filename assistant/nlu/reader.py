@@ -78,7 +78,7 @@ class TurnReader:
         of it; the chances are worked out only for a turn that leaves something out (few do)."""
         if self.exclusions is None or not featured:
             return (), 0.0
-        features = items_of(exclusion_features(words, featured))
+        features = items_of(exclusion_features(words, featured, self.exclusions.attributes))
         excluded = spans_from_tags(text, words.tokens, self.exclusions.tags(features))
         if not excluded:
             return (), 0.0

@@ -8,6 +8,7 @@ they keep the text exactly as typed.
 from __future__ import annotations
 
 import threading
+from functools import cached_property
 from typing import TypeAlias
 
 import pycrfsuite
@@ -46,6 +47,13 @@ class SpanTagger:
         self._tagger = pycrfsuite.Tagger()
         self._tagger.open_inmemory(self._model)
         self._lock = threading.Lock()
+
+    @cached_property
+    def attributes(self) -> frozenset[str]:
+        """The features the model gives a weight: any other is no part of a word's score, so a caller
+        may leave it out before tagging (converting a word's features costs more than tagging it)."""
+        with self._lock:
+            return frozenset(attribute for attribute, _ in self._tagger.info().state_features)
 
     def tags(self, features: Items) -> list[str]:
         """The most likely tag of each word, given each word's features."""

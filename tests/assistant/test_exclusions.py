@@ -17,6 +17,10 @@ from django.core.management import call_command
 from assistant.models import Conversation
 from assistant.nlu import read_turn
 from assistant.nlu.exclusions import excluded_spans
+from assistant.nlu.features import exclusion_features, token_features
+from assistant.nlu.shipped import shipped_reader
+from assistant.nlu.spans import items_of
+from assistant.nlu.words import words_of
 from assistant.services import chat_turn, conversation_create
 from skills.services import event_create
 from tests.factories import user_with_calendar
@@ -136,3 +140,17 @@ def test_the_evaluation_scores_unseen_dialogues_and_the_corpora_never_seen() -> 
     assert report["unseen dialogues"]["false turns"] == 0
     # the SGD and NLU turns label nothing left out, and the tagger reads none of them so
     assert {name: row["read"] for name, row in report["other corpora"].items()} == {"sgd": [], "nlu": []}
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["show me events not in Denver", "what's on tomorrow?", "a haircut next week but not on the weekend"],
+)
+def test_leaving_out_the_features_the_tagger_does_not_weigh_changes_no_chance(text: str) -> None:
+    tagger = shipped_reader().exclusions
+    assert tagger is not None
+    words = words_of(text)
+    featured = token_features(words, None, informs=True)
+    every, kept = exclusion_features(words, featured), exclusion_features(words, featured, tagger.attributes)
+    assert sum(map(len, kept)) < sum(map(len, every)) * 0.6
+    assert tagger.inside(items_of(kept)) == pytest.approx(tagger.inside(items_of(every)))
