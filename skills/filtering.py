@@ -41,6 +41,7 @@ def filter_items(
     attendee = (criteria.attendee or "").casefold().strip()
     excluded_words = [w.casefold() for w in criteria.exclude_text if w.strip()]
     excluded_people = {a.casefold() for a in criteria.exclude_attendees}
+    excluded_places = [w.casefold() for w in criteria.exclude_places if w.strip()]
     starts = set(criteria.starts)
     kept = []
     for item in items:
@@ -74,7 +75,9 @@ def filter_items(
             continue
         if local.weekday() in criteria.exclude_weekdays:
             continue
-        if any(w in haystack for w in excluded_words):  # "not a party", "not in Bellevue"
+        if any(w in item.summary.casefold() for w in excluded_words):  # "besides the standups"
+            continue
+        if any(w in item.location.casefold() for w in excluded_places):  # "not in Bellevue"
             continue
         if excluded_people and any(x in a.casefold() for x in excluded_people for a in item.attendees):
             continue  # a name or an address, as for ``attendee``: "except the ones with Ann"

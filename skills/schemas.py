@@ -132,7 +132,10 @@ class EventCriteria(SkillInput):
     )
     exclude_weekdays: list[int] = Field(default_factory=list, description="Drop these weekdays (0=Monday).")
     exclude_text: list[str] = Field(
-        default_factory=list, description="Drop events whose title or place has any of these."
+        default_factory=list, description="Drop events whose title has any of these."
+    )
+    exclude_places: list[str] = Field(
+        default_factory=list, description="Drop events whose place has any of these ('not in Bellevue')."
     )
     exclude_attendees: list[str] = Field(
         default_factory=list, description="Drop events any of these people (emails, or names in them) attend."

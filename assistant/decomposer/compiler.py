@@ -162,6 +162,8 @@ def find_params(frame: RequestFrame, start: datetime, end: datetime) -> dict[str
         params["exclude_text"] = list(frame.exclude_titles)
     if frame.exclude_people:
         params["exclude_attendees"] = list(frame.exclude_people)
+    if frame.exclude_places:
+        params["exclude_places"] = list(frame.exclude_places)
     return params
 
 
@@ -191,6 +193,7 @@ def _left_out(frame: RequestFrame) -> dict[str, list[str]]:
     events with someone ("events with Ann"), weekdays in the plural ("Saturdays")."""
     names = [
         *frame.exclude_titles,
+        *frame.exclude_places,
         *(f"events with {format_person(p) if '@' in p else p.title()}" for p in frame.exclude_people),
         *(f"{day_name[d]}s" for d in sorted(set(frame.exclude_weekdays))),
     ]

@@ -58,6 +58,9 @@ class RequestFrame:
     # nothing has are not taken
     exclude_titles: list[str] = field(default_factory=list)
     exclude_people: list[str] = field(default_factory=list)
+    # places a question leaves out ("anything not in Bellevue"), as said: the exclusion tagger's words
+    # that name no title and nobody
+    exclude_places: list[str] = field(default_factory=list)
     change_day_part: str | None = None
     change_start: datetime | None = None
     preference_key: str | None = None

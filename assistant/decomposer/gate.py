@@ -49,7 +49,7 @@ _PEOPLE_PARAMS = {
     "filter_events": ("attendee", "exclude_attendees"),
 }
 _TARGET_PARAMS = {
-    "find_events": ("text", "exclude_text", "calendars", "category"),
+    "find_events": ("text", "exclude_text", "exclude_places", "calendars", "category"),
     "filter_events": ("text", "exclude_text", "category"),
     "plan_sync": ("source", "target", "calendars"),
 }
@@ -91,6 +91,7 @@ _CUES: dict[str, str] = {
     "plan_delete": "delete remove cancel clear drop",
     "find_events.exclude_weekdays": _EXCLUDING,
     "find_events.exclude_text": f"{_EXCLUDING} where it is",
+    "find_events.exclude_places": f"{_EXCLUDING} outside out of",
     "filter_events.exclude_attendees": _EXCLUDING,
     "filter_events.exclude_text": f"{_EXCLUDING} where it is",
     "find_events.category": "class classes lecture lectures seminar seminars lab labs tutorial tutorials "

@@ -278,7 +278,7 @@ def understand(
         for m in _EXCEPTION_CUE.finditer(norm)
         if norm[opening : m.start()].strip() or not NOT_ATTENDING.match(norm)
     ]
-    learned_exceptions = _learned_exceptions(reading, norm, times, exception_spans)
+    learned_exceptions = _learned_exceptions(reading, text, norm, times, exception_spans)
     exception_spans += learned_exceptions.keys()
     constraint_spans = [m.span() for m in _CONSTRAINT.finditer(norm)]
     for span in constraint_spans:
@@ -291,7 +291,7 @@ def understand(
         # "add lunch tomorrow at 1": "lunch" is the event (and at most when), not only a time
         take(t.span[0] + (meal.end() if meal else 0), t.span[1])
         if any(lo <= t.span[0] < hi for lo, hi in exception_spans):
-            frame.exclude_weekdays.extend(sorted(t.weekdays) or _weekday_of(t))
+            frame.exclude_weekdays.extend(sorted(t.weekdays) or _weekday_of(t) or _days_of(t))
             continue
         if operation == "move" and _CHANGE_LEAD.search(norm[: t.span[0]]):
             frame.change_day_part = t.day_part if not t.has_date and not t.has_time else None
@@ -303,7 +303,9 @@ def understand(
             day = weekday_number(m[0])
             if day is not None and day not in frame.exclude_weekdays:
                 frame.exclude_weekdays.append(day)
-        _fill_exclusions(frame, norm[lo:hi], now, world, as_said=learned_exceptions.get((lo, hi), ""))
+        _fill_exclusions(
+            frame, norm[lo:hi], now, world, as_said=learned_exceptions.get((lo, hi), ("", False))
+        )
         take(lo, hi)
     # "tomorrow afternoon" is the user's afternoon (their ``day_parts``), not the product's
     _fill_range(frame, in_users_day_parts(targets, world), now, norm)
@@ -490,49 +492,86 @@ _EXCLUDED_CONFIDENCE = 0.5
 
 
 def _learned_exceptions(
-    reading: TurnReading | None, norm: str, times: list[TimeMatch], found: list[tuple[int, int]]
-) -> dict[tuple[int, int], str]:
+    reading: TurnReading | None,
+    text: str,
+    norm: str,
+    times: list[TimeMatch],
+    found: list[tuple[int, int]],
+) -> dict[tuple[int, int], tuple[str, bool]]:
     """Where the exclusion tagger reads the turn leaving something out that no exception cue begins
     ("anything not in Bellevue", "what do I have that's not a party?", "it can't be on the weekend"):
     each as a clause of ``norm`` of its own, over the whole of a time expression it lies in ("the
     weekend"), so that it is read like any exception (:func:`_fill_exclusions`); each with the words
-    left out as typed."""
+    left out as typed and whether they are a place. A span in a time expression is taken only where
+    that names days to leave out (a weekday, the weekend): "that's not a class tomorrow" keeps
+    tomorrow as the day asked about."""
     if reading is None or not reading.excluded or reading.excluded_confidence < _EXCLUDED_CONFIDENCE:
         return {}
-    clauses: dict[tuple[int, int], str] = {}
+    clauses: dict[tuple[int, int], tuple[str, bool]] = {}
     for span in reading.excluded:
-        lo = _whole_words(norm, normalise(span.text).strip())
-        if lo < 0:
+        words = normalise(span.text).strip()
+        # the same words may stand twice ("I have a lab on Friday, what else ... that's not a lab"):
+        # the one the tagger read, by how many times they stand before it
+        before = len(_all_whole_words(text.lower(), span.text.lower(), span.start))
+        at = _all_whole_words(norm, words, len(norm))
+        if not at:
             continue
-        hi = lo + len(normalise(span.text).strip())
-        for t in times:
-            if t.span[0] < hi and lo < t.span[1]:
-                lo, hi = min(lo, t.span[0]), max(hi, t.span[1])
+        lo = at[min(before, len(at) - 1)]
+        hi = lo + len(words)
+        timed = [t for t in times if t.span[0] < hi and lo < t.span[1]]
+        if any(not _days_of(t) for t in timed):
+            continue
+        for t in timed:
+            lo, hi = min(lo, t.span[0]), max(hi, t.span[1])
         if not any(a <= lo < b for a, b in (*found, *clauses)):
-            clauses[lo, hi] = span.text
+            # a place when the names tagger read those words as one ("not in Bellevue"), else a title
+            place = any(
+                s.slot == "location" and s.start < span.end and span.start < s.end for s in reading.spans
+            )
+            clauses[lo, hi] = (span.text, place)
     return clauses
 
 
-def _whole_words(text: str, words: str) -> int:
-    """Where ``words`` first stand in ``text`` as whole words, or -1."""
+def _all_whole_words(text: str, words: str, before: int) -> list[int]:
+    """Where ``words`` stand in ``text`` as whole words, starting before ``before``."""
+    found: list[int] = []
     at = text.find(words) if words else -1
-    while at >= 0:
+    while 0 <= at < before:
         end = at + len(words)
         if (at == 0 or not text[at - 1].isalnum()) and (end == len(text) or not text[end].isalnum()):
-            return at
+            found.append(at)
         at = text.find(words, at + 1)
-    return -1
+    return found
+
+
+def _days_of(t: TimeMatch) -> list[int]:
+    """The weekdays a time expression names to leave out: its weekdays ("not on Mondays"), or the days
+    wholly inside it when it is shorter than a week ("the weekend": Saturday and Sunday, not Friday
+    evening); none for a date ("tomorrow"), which says which day is asked about."""
+    if t.weekdays:
+        return sorted(t.weekdays)
+    if t.start is None or t.end is None or t.grain == "day" or t.end - t.start >= timedelta(days=7):
+        return [t.start.weekday()] if t.start is not None and WEEKDAY_WORD.search(t.text) else []
+    days = []
+    day = t.start.replace(hour=0, minute=0, second=0, microsecond=0)
+    while day < t.end:
+        following = (day + timedelta(days=1)).replace(hour=0)
+        if day >= t.start and following <= t.end:
+            days.append(day.weekday())
+        day = following
+    return days
 
 
 def _fill_exclusions(
-    frame: RequestFrame, clause: str, now: datetime, world: World, *, as_said: str = ""
+    frame: RequestFrame, clause: str, now: datetime, world: World, *, as_said: tuple[str, bool] = ("", False)
 ) -> None:
     """What an exception clause ("besides the standups", "except the one with Ann") leaves out, read
     like a request of its own: the calendar's titles it names whole or in part, or else the people it
     names; a day or a time it names is an excluded weekday, read apart.
 
     ``as_said``: the words left out as typed, when the clause is the exclusion tagger's, which found
-    exactly them: words that name no title and nobody (a place: "not in Bellevue") are left out so."""
+    exactly them, and whether the names tagger read them as a place: words that name no title of the
+    calendar, nobody and no category are left out as a place ("not in Bellevue") or words of a title."""
     cue = _EXCEPTION_CUE.match(clause)
     what = clause[cue.end() :] if cue else clause
     then = _EXCEPTION_CUE.search(what)
@@ -546,8 +585,15 @@ def _fill_exclusions(
         # the directory's people, or a name it does not know, found among the attendees' addresses
         people = left.people or left.strangers
         frame.exclude_people.extend(p for p in people if p not in frame.exclude_people)
-        if as_said and not people and not left.start and as_said not in frame.exclude_titles:
-            frame.exclude_titles.append(as_said)
+        said, place = as_said
+        if people or not said or left.start or left.category:
+            return  # a category said as left out ("not a class") is not one the search can leave out
+        known = [p.email for found in world.people_named([said]).values() for p in found]
+        listed = frame.exclude_places if place else frame.exclude_titles
+        if known:  # "aren't with ann": the directory's Ann, whom the rules did not find in lower case
+            frame.exclude_people.extend(p for p in known if p not in frame.exclude_people)
+        elif said not in listed:
+            listed.append(said)
 
 
 def _clause(text: str, start: int) -> tuple[int, int]:

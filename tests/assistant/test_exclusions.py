@@ -93,6 +93,9 @@ def week(db: Any) -> tuple[Any, Conversation]:
         ("Chemistry lab", 6, (13, 16), "Bellevue", "FREQ=WEEKLY;BYDAY=FR;COUNT=10"),
         ("Dentist", 6, (11, 12), "Seattle", ""),
         ("Office party", 13, (17, 19), "Seattle", ""),
+        ("Hike", 7, (10, 13), "", ""),
+        ("Pilates", 9, (18, 19), "Yoga Works studio", ""),
+        ("Yoga", 9, (7, 8), "", ""),
     ):
         event_create(
             calendar=calendar,
@@ -115,6 +118,8 @@ def week(db: Any) -> tuple[Any, Conversation]:
         # a place said as left out: the events there are left out (it listed them all)
         ("do I have anything outside of Bellevue this week?", "Dentist", "Design review"),
         ("show me events not in Bellevue this week", "Standup", "Chemistry lab"),
+        # the weekend said as left out is its days (it was read, and Saturday's hike still listed)
+        ("what do I have this week but not on the weekend", "Dentist", "Hike"),
     ],
 )
 def test_a_question_leaves_out_what_it_says_is_not_wanted(
@@ -154,3 +159,27 @@ def test_leaving_out_the_features_the_tagger_does_not_weigh_changes_no_chance(te
     every, kept = exclusion_features(words, featured), exclusion_features(words, featured, tagger.attributes)
     assert sum(map(len, kept)) < sum(map(len, every)) * 0.6
     assert tagger.inside(items_of(kept)) == pytest.approx(tagger.inside(items_of(every)))
+
+
+def _answer(week: tuple[Any, Conversation], text: str) -> str:
+    with time_machine.travel(NOW, tick=False):
+        reply = chat_turn(user=week[0], conversation=week[1], text=text)
+    assert reply is not None
+    assert reply.kind == "answer", reply.text
+    return str(reply.text)
+
+
+def test_a_title_left_out_is_not_looked_for_in_places(week: tuple[Any, Conversation]) -> None:
+    """Pilates at the Yoga Works studio is no yoga: leaving out a title matches titles only."""
+    text = _answer(week, "what's on next monday except yoga")
+    assert "Pilates" in text
+    assert "  Yoga" not in text
+    assert text.endswith("Left out, as you asked: Yoga.")
+
+
+def test_a_date_read_beside_an_exclusion_stays_the_day_asked_about(week: tuple[Any, Conversation]) -> None:
+    """The tagger may read "tomorrow" as left out with "a class": the day asked about stays tomorrow,
+    and a category it cannot leave out is not said to be left out."""
+    text = _answer(week, "do I have anything that's not a class tomorrow")
+    assert "Thursday, March 5" in text
+    assert "Left out" not in text
