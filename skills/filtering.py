@@ -63,6 +63,10 @@ def filter_items(
             continue
         if criteria.category == "meeting" and not item.is_meeting:
             continue
+        if criteria.exclude_category == "class" and item.is_class:
+            continue
+        if criteria.exclude_category == "meeting" and item.is_meeting:
+            continue
         if criteria.category == "all_day" and not item.all_day:
             continue
         if criteria.category == "timed" and item.all_day:

@@ -134,6 +134,9 @@ class EventCriteria(SkillInput):
     exclude_text: list[str] = Field(
         default_factory=list, description="Drop events whose title has any of these."
     )
+    exclude_category: Literal["class", "meeting"] | None = Field(
+        default=None, description="Drop the events of this category ('what's on that's not a meeting')."
+    )
     exclude_places: list[str] = Field(
         default_factory=list, description="Drop events whose place has any of these ('not in Bellevue')."
     )

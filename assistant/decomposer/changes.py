@@ -39,7 +39,7 @@ from assistant.lexicon import (
     tokens,
     weekday_of,
 )
-from assistant.nlu import Span, read_new_time
+from assistant.nlu import Span, TurnReading, read_new_time
 from assistant.timeexpr import TimeMatch, find_durations, find_times
 from skills.formatting import format_day
 from workflows.builder import Handle, Plan
@@ -214,7 +214,9 @@ def _picked(norm: str, shown: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 
 # What a search leaves out when the target's reading found an exception ("except the one on Thursday").
-_EXCEPTED = frozenset({"exclude_weekdays", "exclude_text", "exclude_attendees"})
+_EXCEPTED = frozenset(
+    {"exclude_weekdays", "exclude_text", "exclude_places", "exclude_category", "exclude_attendees"}
+)
 _MOVE_TO = frozenset({"shift_minutes", "to_date", "to_weekday", "at_time", "either_half"})
 """Move params whose new time is known before planning (a free-time search's is not)."""
 
@@ -352,9 +354,23 @@ def _range_of(frame: RequestFrame, now: datetime) -> tuple[datetime, datetime]:
     return now, now + HORIZON
 
 
-def _target_frame(text: str, now: datetime, world: World) -> RequestFrame:
-    """The target part read like a query, with a bare time joined to a bare date ("10am ... tomorrow")."""
-    frame = understand(text, now=now, world=world)
+def _target_frame(text: str, now: datetime, world: World, learned: TurnReading | None = None) -> RequestFrame:
+    """The target part read like a query, with a bare time joined to a bare date ("10am ... tomorrow"),
+    and with what the exclusion tagger read the turn as leaving out ("delete everything next week that
+    isn't in Seattle"): of the learned reading only that, and the places that tell a place left out
+    from a title, are passed on, since the target's words are read by the rules."""
+    only = (
+        TurnReading(
+            acts=frozenset(),
+            intent=None,
+            spans=tuple(s for s in learned.spans if s.slot == "location"),
+            excluded=learned.excluded,
+            excluded_confidence=learned.excluded_confidence,
+        )
+        if learned is not None and learned.excluded
+        else None
+    )
+    frame = understand(text, now=now, world=world, reading=only)
     matches = _times(text, now)
     timed = [at for m, at in matches if m.has_time and not m.has_date and not m.is_interval]
     dated = [at for m, at in matches if m.has_date and not m.has_time]
@@ -661,7 +677,7 @@ def compile_change(r: Reading) -> Decision | None:
         if destination == "" and said is not None:
             destination = norm[said.end() :].strip()  # "make it 12:30", "actually make that 3"
     else:
-        target = _target_frame(norm, now, world)
+        target = _target_frame(norm, now, world, r.learned)
         if why:
             target.category, target.title_words = None, []
         focus = r.state.focus()
@@ -699,7 +715,10 @@ def compile_change(r: Reading) -> Decision | None:
                 '"move everything on Thursday to Friday".'
             )
         if everything or why:
-            find = {"start": start.isoformat(), "end": end.isoformat()}
+            # "clear Friday", "cancel everything next week that isn't in Seattle": every event of the
+            # days, less what the target's reading leaves out
+            left_out = {k: v for k, v in find_params(target, start, end).items() if k in _EXCEPTED}
+            find = {"start": start.isoformat(), "end": end.isoformat(), **left_out}
         else:
             find = find_params(target, start, end)
             at = _any_day_at(target)

@@ -164,6 +164,8 @@ def find_params(frame: RequestFrame, start: datetime, end: datetime) -> dict[str
         params["exclude_attendees"] = list(frame.exclude_people)
     if frame.exclude_places:
         params["exclude_places"] = list(frame.exclude_places)
+    if frame.exclude_category:
+        params["exclude_category"] = frame.exclude_category
     return params
 
 
@@ -194,6 +196,7 @@ def _left_out(frame: RequestFrame) -> dict[str, list[str]]:
     names = [
         *frame.exclude_titles,
         *frame.exclude_places,
+        *({"class": ["classes"], "meeting": ["meetings"]}.get(frame.exclude_category or "", [])),
         *(f"events with {format_person(p) if '@' in p else p.title()}" for p in frame.exclude_people),
         *(f"{day_name[d]}s" for d in sorted(set(frame.exclude_weekdays))),
     ]

@@ -61,6 +61,7 @@ class RequestFrame:
     # places a question leaves out ("anything not in Bellevue"), as said: the exclusion tagger's words
     # that name no title and nobody
     exclude_places: list[str] = field(default_factory=list)
+    exclude_category: str | None = None  # "besides meetings", "that's not a class"
     change_day_part: str | None = None
     change_start: datetime | None = None
     preference_key: str | None = None

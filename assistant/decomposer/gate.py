@@ -49,7 +49,7 @@ _PEOPLE_PARAMS = {
     "filter_events": ("attendee", "exclude_attendees"),
 }
 _TARGET_PARAMS = {
-    "find_events": ("text", "exclude_text", "exclude_places", "calendars", "category"),
+    "find_events": ("text", "exclude_text", "exclude_places", "calendars", "category", "exclude_category"),
     "filter_events": ("text", "exclude_text", "category"),
     "plan_sync": ("source", "target", "calendars"),
 }
@@ -92,6 +92,8 @@ _CUES: dict[str, str] = {
     "find_events.exclude_weekdays": _EXCLUDING,
     "find_events.exclude_text": f"{_EXCLUDING} where it is",
     "find_events.exclude_places": f"{_EXCLUDING} outside out of",
+    "find_events.exclude_category": f"{_EXCLUDING} class classes lecture lectures seminar seminars lab labs "
+    "tutorial tutorials meeting meetings",
     "filter_events.exclude_attendees": _EXCLUDING,
     "filter_events.exclude_text": f"{_EXCLUDING} where it is",
     "find_events.category": "class classes lecture lectures seminar seminars lab labs tutorial tutorials "

@@ -571,7 +571,8 @@ def _fill_exclusions(
 
     ``as_said``: the words left out as typed, when the clause is the exclusion tagger's, which found
     exactly them, and whether the names tagger read them as a place: words that name no title of the
-    calendar, nobody and no category are left out as a place ("not in Bellevue") or words of a title."""
+    calendar, nobody and no category are left out as a place ("not in Bellevue") or words of a title. A
+    category it names (classes, meetings) is left out whole, unless it is the one asked for."""
     cue = _EXCEPTION_CUE.match(clause)
     what = clause[cue.end() :] if cue else clause
     then = _EXCEPTION_CUE.search(what)
@@ -586,8 +587,11 @@ def _fill_exclusions(
         people = left.people or left.strangers
         frame.exclude_people.extend(p for p in people if p not in frame.exclude_people)
         said, place = as_said
+        if not people and left.category in ("class", "meeting") and left.category != frame.category:
+            frame.exclude_category = left.category  # "besides meetings", "that's not a class"
+            return
         if people or not said or left.start or left.category:
-            return  # a category said as left out ("not a class") is not one the search can leave out
+            return
         known = [p.email for found in world.people_named([said]).values() for p in found]
         listed = frame.exclude_places if place else frame.exclude_titles
         if known:  # "aren't with ann": the directory's Ann, whom the rules did not find in lower case

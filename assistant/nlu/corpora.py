@@ -32,7 +32,7 @@ from assistant.nlu.reading import NAME_SLOTS, PERSON_SLOTS, Slot, Span
 from assistant.nlu.sgd import asked_from_prompt
 from assistant.nlu.sgd import load as load_sgd
 
-__all__ = ["CORPORA", "chosen_corpora", "load_corpus"]
+__all__ = ["CORPORA", "chosen_corpora", "load_corpus", "smcalflow_turns"]
 
 EVAL = Path(settings.BASE_DIR).parent / "shared" / "eval"
 CORPORA: dict[str, Path] = {
@@ -126,6 +126,15 @@ def _example(dialogue: str, text: str, asked_after: str, spans: list[Span], oper
 
 def _literals(pattern: re.Pattern[str], program: str) -> list[str]:
     return [json.loads(f'"{m}"') for m in pattern.findall(program)]
+
+
+def smcalflow_turns(path: Path) -> Iterator[tuple[str, str, str]]:
+    """The dialogue id, the user's words and the Lispress program of each annotated turn of SMCalFlow's
+    dialogues (a turn marked ``skip``, or with no words, is left out), in file order."""
+    for dialogue in _records(path):
+        for turn in dialogue["turns"]:
+            if turn["user"].strip() and not turn.get("skip"):
+                yield dialogue["dialogue_id"], turn["user"], turn.get("lispress") or ""
 
 
 def _records(path: Path) -> Iterator[dict[str, Any]]:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import statistics
 import time
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 from zoneinfo import ZoneInfo
 
 from assistant.nlu.examples import Example
@@ -26,7 +26,9 @@ from assistant.nlu.tokens import tokenize
 from assistant.nlu.training import train
 from assistant.timeexpr import find_times
 
-__all__ = ["REFERENCE", "Scores", "cross_validate", "score"]
+__all__ = ["REFERENCE", "Scores", "cross_validate", "read_unseen", "score"]
+
+T = TypeVar("T")
 
 # The dataset's dates are relative to this Friday morning, in the zone its dialogues take place in.
 REFERENCE = datetime(2019, 3, 1, 8, tzinfo=ZoneInfo("America/Los_Angeles"))
@@ -147,6 +149,23 @@ def dialogue_fold(examples: Sequence[Example], folds: int, fold: int) -> list[Ex
     dialogues = sorted({e.dialogue for e in examples})
     fold_of = {dialogue: i % folds for i, dialogue in enumerate(dialogues)}
     return [e for e in examples if fold_of[e.dialogue] == fold]
+
+
+def read_unseen(
+    examples: Sequence[Example],
+    folds: int,
+    reader_of: Callable[[list[Example]], TurnReader],
+    read: Callable[[TurnReader, Example], T],
+) -> list[tuple[Example, T]]:
+    """Each example with what ``read`` makes of it through the reader ``reader_of`` trains on the other
+    folds (by dialogue, see :func:`dialogue_fold`): how a tagger does on conversations it never saw."""
+    crossed: list[tuple[Example, T]] = []
+    for fold in range(folds):
+        held = dialogue_fold(examples, folds, fold)
+        out = {id(e) for e in held}
+        reader = reader_of([e for e in examples if id(e) not in out])
+        crossed += [(e, read(reader, e)) for e in held]
+    return crossed
 
 
 def value_of(span: Span) -> str:

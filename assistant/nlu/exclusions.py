@@ -22,6 +22,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
+from assistant.nlu.corpora import smcalflow_turns
 from assistant.nlu.examples import Example
 from assistant.nlu.labels import smcalflow_operation
 from assistant.nlu.reading import Span
@@ -43,28 +44,22 @@ def load_exclusions(path: Path) -> list[Example]:
 
 
 def _turns(path: Path) -> Iterator[Example]:
-    with path.open(encoding="utf-8") as lines:
-        for line in lines:
-            if not line.strip():
-                continue
-            dialogue = json.loads(line)
-            for turn in dialogue["turns"]:
-                text, program = turn["user"], turn.get("lispress") or ""
-                if turn.get("skip") or not text.strip() or not program or "Fence" in program:
-                    continue
-                spans = excluded_spans(text, program)
-                if spans is None:
-                    continue
-                yield Example(
-                    dialogue=dialogue["dialogue_id"],
-                    text=text,
-                    asked=None,
-                    acts=frozenset(),
-                    intent=None,
-                    spans=spans,
-                    canonical=tuple(s.text for s in spans),
-                    operation=smcalflow_operation(program),
-                )
+    for dialogue, text, program in smcalflow_turns(path):
+        if not program or "Fence" in program:
+            continue
+        spans = excluded_spans(text, program)
+        if spans is None:
+            continue
+        yield Example(
+            dialogue=dialogue,
+            text=text,
+            asked=None,
+            acts=frozenset(),
+            intent=None,
+            spans=spans,
+            canonical=tuple(s.text for s in spans),
+            operation=smcalflow_operation(program),
+        )
 
 
 def excluded_spans(text: str, program: str) -> tuple[Span, ...] | None:

@@ -15,13 +15,13 @@ it end at 5"), which changes the length rather than the time.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
+from assistant.nlu.corpora import smcalflow_turns
 from assistant.nlu.examples import Example
 from assistant.nlu.labels import after_first_group, smcalflow_operation
 from assistant.nlu.reading import Span
@@ -53,29 +53,23 @@ def load_moves(path: Path) -> list[Example]:
 
 
 def _moves(path: Path) -> Iterator[Example]:
-    with path.open(encoding="utf-8") as lines:
-        for line in lines:
-            if not line.strip():
-                continue
-            dialogue = json.loads(line)
-            for turn in dialogue["turns"]:
-                text, program = turn["user"], turn.get("lispress") or ""
-                if turn.get("skip") or smcalflow_operation(program) != "move":
-                    continue
-                found = new_time_span(text, program)
-                if found is None:
-                    continue
-                spans = (found,) if found.end > found.start else ()
-                yield Example(
-                    dialogue=dialogue["dialogue_id"],
-                    text=text,
-                    asked=None,
-                    acts=frozenset(),
-                    intent=None,
-                    spans=spans,
-                    canonical=tuple(s.text for s in spans),
-                    operation="move",
-                )
+    for dialogue, text, program in smcalflow_turns(path):
+        if smcalflow_operation(program) != "move":
+            continue
+        found = new_time_span(text, program)
+        if found is None:
+            continue
+        spans = (found,) if found.end > found.start else ()
+        yield Example(
+            dialogue=dialogue,
+            text=text,
+            asked=None,
+            acts=frozenset(),
+            intent=None,
+            spans=spans,
+            canonical=tuple(s.text for s in spans),
+            operation="move",
+        )
 
 
 def new_time_span(text: str, program: str) -> Span | None:

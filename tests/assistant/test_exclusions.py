@@ -178,8 +178,31 @@ def test_a_title_left_out_is_not_looked_for_in_places(week: tuple[Any, Conversat
 
 
 def test_a_date_read_beside_an_exclusion_stays_the_day_asked_about(week: tuple[Any, Conversation]) -> None:
-    """The tagger may read "tomorrow" as left out with "a class": the day asked about stays tomorrow,
-    and a category it cannot leave out is not said to be left out."""
+    """The tagger may read "tomorrow" as left out with "a class": the day asked about stays tomorrow."""
     text = _answer(week, "do I have anything that's not a class tomorrow")
     assert "Thursday, March 5" in text
-    assert "Left out" not in text
+    assert text.endswith("Left out, as you asked: classes.")
+
+
+@pytest.mark.parametrize(
+    "text", ["what have I got on Friday that's not a class?", "what's on friday besides my classes"]
+)
+def test_a_category_left_out_is_every_event_of_it(week: tuple[Any, Conversation], text: str) -> None:
+    """It listed the classes as well, and said "class" was left out (no filter could do it)."""
+    answer = _answer(week, text)
+    assert "Dentist" in answer
+    assert "Chemistry lab" not in answer
+    assert answer.endswith("Left out, as you asked: classes.")
+
+
+def test_a_bulk_change_leaves_out_what_the_turn_says_is_not_wanted(week: tuple[Any, Conversation]) -> None:
+    """It previewed cancelling every event of the week, and said the words it did not use."""
+    with time_machine.travel(NOW, tick=False):
+        reply = chat_turn(
+            user=week[0], conversation=week[1], text="cancel everything next week that's not in Seattle"
+        )
+    assert reply is not None
+    assert reply.kind == "confirm", reply.text
+    assert "Standup" in reply.text
+    assert "Chemistry lab" in reply.text  # in Bellevue: still cancelled
+    assert "Office party" not in reply.text  # in Seattle: left alone

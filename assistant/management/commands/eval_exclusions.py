@@ -25,7 +25,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from assistant.management.folds import add_fold_arguments, folds_of
 from assistant.nlu.corpora import CORPORA, load_corpus
-from assistant.nlu.evaluation import dialogue_fold
+from assistant.nlu.evaluation import read_unseen
 from assistant.nlu.examples import Example
 from assistant.nlu.exclusions import load_exclusions
 from assistant.nlu.reader import TurnReader
@@ -50,13 +50,16 @@ class Command(BaseCommand):
             raise CommandError(f"No such file: {CORPORA['smcalflow']}")
         turns = load_exclusions(CORPORA["smcalflow"])
         shipped = shipped_reader()
-        crossed: list[tuple[Example, Bounds]] = []
-        for fold in range(folds):
-            held = dialogue_fold(turns, folds, fold)
-            out = {id(e) for e in held}
-            tagger = SpanTagger(train_exclusions([e for e in turns if id(e) not in out], shipped.acts))
-            reader = TurnReader(acts=shipped.acts, spans=shipped.spans, exclusions=tagger)
-            crossed += [(e, _read(reader, e)) for e in held]
+        crossed = read_unseen(
+            turns,
+            folds,
+            lambda seen: TurnReader(
+                acts=shipped.acts,
+                spans=shipped.spans,
+                exclusions=SpanTagger(train_exclusions(seen, shipped.acts)),
+            ),
+            _read,
+        )
         report: dict[str, Any] = {
             "n": len(turns),
             "leaving something out": sum(bool(e.spans) for e in turns),

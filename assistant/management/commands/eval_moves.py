@@ -21,7 +21,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from assistant.management.folds import add_fold_arguments, folds_of
 from assistant.nlu.corpora import CORPORA
-from assistant.nlu.evaluation import dialogue_fold
+from assistant.nlu.evaluation import read_unseen
 from assistant.nlu.examples import Example
 from assistant.nlu.moves import load_moves
 from assistant.nlu.reader import TurnReader
@@ -44,13 +44,14 @@ class Command(BaseCommand):
             raise CommandError(f"No such file: {CORPORA['smcalflow']}")
         moves = load_moves(CORPORA["smcalflow"])
         shipped = shipped_reader()
-        crossed: list[tuple[Example, tuple[int, int] | None]] = []
-        for fold in range(folds):
-            held = dialogue_fold(moves, folds, fold)
-            out = {id(e) for e in held}
-            tagger = SpanTagger(train_moves([e for e in moves if id(e) not in out], shipped.acts))
-            reader = TurnReader(acts=shipped.acts, spans=shipped.spans, moves=tagger)
-            crossed += [(e, _read(reader, e)) for e in held]
+        crossed = read_unseen(
+            moves,
+            folds,
+            lambda seen: TurnReader(
+                acts=shipped.acts, spans=shipped.spans, moves=SpanTagger(train_moves(seen, shipped.acts))
+            ),
+            _read,
+        )
         report: dict[str, Any] = {
             "n": len(moves),
             "with a new time": sum(bool(e.spans) for e in moves),
