@@ -196,6 +196,7 @@ def _left_out(frame: RequestFrame) -> dict[str, list[str]]:
     names = [
         *frame.exclude_titles,
         *frame.exclude_places,
+        *frame.exclude_calendars,
         *({"class": ["classes"], "meeting": ["meetings"]}.get(frame.exclude_category or "", [])),
         *(f"events with {format_person(p) if '@' in p else p.title()}" for p in frame.exclude_people),
         *(f"{day_name[d]}s" for d in sorted(set(frame.exclude_weekdays))),

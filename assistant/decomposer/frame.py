@@ -62,6 +62,8 @@ class RequestFrame:
     # that name no title and nobody
     exclude_places: list[str] = field(default_factory=list)
     exclude_category: str | None = None  # "besides meetings", "that's not a class"
+    # calendars an exception names ("outside of school"), as the answer names them: the others are kept
+    exclude_calendars: list[str] = field(default_factory=list)
     change_day_part: str | None = None
     change_start: datetime | None = None
     preference_key: str | None = None

@@ -54,6 +54,7 @@ from assistant.lexicon import (
 from assistant.nlu import TurnReading
 from assistant.timeexpr import DurationMatch, TimeMatch, find_durations, find_times
 from assistant.timeexpr.lexicon import MONTHS
+from skills.providers.base import CalendarInfo
 
 __all__ = ["understand"]
 
@@ -336,7 +337,7 @@ def understand(
         frame.notes.append(ABOUT_OTHERS)
     for m in EVERYONE_CUE.finditer(norm):
         take(*m.span())  # "a call when we're both free": the search, no words of the title
-    _fill_calendars(frame, norm, world, take)
+    _fill_calendars(frame, norm, world, take, exception_spans)
     _fill_preference(frame, norm)
     for category, pattern in CATEGORY_WORDS.items():
         found = pattern.search(norm)
@@ -352,6 +353,8 @@ def understand(
     # "my standups next week except the standup on Friday": the exception is the day, not the standups
     frame.exclude_titles = [t for t in frame.exclude_titles if t not in frame.titles]
     frame.exclude_people = [p for p in frame.exclude_people if p not in frame.people]
+    if frame.exclude_category == frame.category:
+        frame.exclude_category = None  # "my classes except the lab": the classes asked for stay
     said = _said_title(reading, frame)
     if said and not known and frame.operation in _NAMES_AN_EVENT:
         # an event asked about or changed, which no title of the calendar names, is named by the title
@@ -580,6 +583,8 @@ def _fill_exclusions(
     if not what.strip():
         return
     left = understand(what, now=now, world=world, existing=True)
+    if left.calendars and not left.title_words:
+        return  # "outside of school": a calendar, which the turn's calendars leave out
     if left.title_words:
         frame.exclude_titles.extend(t for t in left.titles if t not in frame.exclude_titles)
     else:
@@ -587,8 +592,9 @@ def _fill_exclusions(
         people = left.people or left.strangers
         frame.exclude_people.extend(p for p in people if p not in frame.exclude_people)
         said, place = as_said
-        if not people and left.category in ("class", "meeting") and left.category != frame.category:
-            frame.exclude_category = left.category  # "besides meetings", "that's not a class"
+        days = left.start is not None or left.weekdays or WEEKDAY_WORD.search(what)
+        if not people and not days and left.category in ("class", "meeting"):
+            frame.exclude_category = left.category  # "besides meetings" ("Monday classes" are days)
             return
         if people or not said or left.start or left.category:
             return
@@ -944,16 +950,33 @@ def _looks_like_thing(name: str) -> bool:
     )
 
 
-def _fill_calendars(frame: RequestFrame, norm: str, world: World, take: Callable[[int, int], None]) -> None:
+def _fill_calendars(
+    frame: RequestFrame,
+    norm: str,
+    world: World,
+    take: Callable[[int, int], None],
+    exceptions: list[tuple[int, int]],
+) -> None:
+    """The calendars the turn names; one named in an exception ("anything outside of school", "except
+    my work calendar") is left out: the others are kept (and named in the answer as left out)."""
     if "calendar" not in norm and not world.calendars:
         return
+    left_out: list[CalendarInfo] = []
     for cal in world.calendars:
         for label in {cal.name.casefold(), cal.key.casefold()}:
             m = re.search(rf"\b{re.escape(label)}\b(?:\s+calendar)?", norm)
             named = m is not None and (len(world.calendars) > 1 or "calendar" in norm[m.end() : m.end() + 10])
-            if named and m and cal.key not in frame.calendars and not _is_category_word(label):
+            if not named or m is None or _is_category_word(label):
+                continue
+            if any(lo <= m.start() < hi for lo, hi in exceptions):
+                if cal not in left_out:
+                    left_out.append(cal)
+            elif cal.key not in frame.calendars:
                 frame.calendars.append(cal.key)
                 take(*m.span())
+    if left_out and not frame.calendars:
+        frame.calendars = [c.key for c in world.calendars if c not in left_out]
+        frame.exclude_calendars = [f"your {c.name} calendar" for c in left_out]
 
 
 def _is_category_word(label: str) -> bool:

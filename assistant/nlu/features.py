@@ -136,8 +136,10 @@ def exclusion_features(
     out: list[list[str]] = []
     for i, features in enumerate(tagger):
         stretch = sorted({before[j] for j in range(max(starts[i], i - _EXCLUSION_WINDOW), i)})
-        row = [*features, *stretch]
-        out.append(row if known is None else [f for f in row if f in known])
+        if known is None:
+            out.append([*features, *stretch])
+        else:  # sorted, so that every process passes them in the same order
+            out.append(sorted(known.intersection(itertools.chain(features, stretch))))
     return out
 
 

@@ -22,7 +22,7 @@ from assistant.nlu.shipped import shipped_reader
 from assistant.nlu.spans import items_of
 from assistant.nlu.words import words_of
 from assistant.services import chat_turn, conversation_create
-from skills.services import event_create
+from skills.services import calendar_create, event_create
 from tests.factories import user_with_calendar
 
 NEW_YORK = ZoneInfo("America/New_York")
@@ -206,3 +206,29 @@ def test_a_bulk_change_leaves_out_what_the_turn_says_is_not_wanted(week: tuple[A
     assert "Standup" in reply.text
     assert "Chemistry lab" in reply.text  # in Bellevue: still cancelled
     assert "Office party" not in reply.text  # in Seattle: left alone
+
+
+@pytest.mark.parametrize(
+    ("text", "kept", "left_out"),
+    [
+        ("what's happening this week outside of school", "Standup", "Calculus"),
+        ("what do I have this week except my work calendar", "Calculus", "Standup"),
+    ],
+)
+def test_a_calendar_left_out_keeps_the_others(db: Any, text: str, kept: str, left_out: str) -> None:
+    """It kept the School calendar alone: a calendar was read from the words wherever they stood."""
+    user, work = user_with_calendar("two")
+    school = calendar_create(owner=user, key="school", name="School", timezone="America/New_York")
+    for calendar, summary, day in ((work, "Standup", 5), (school, "Calculus lecture", 5)):
+        event_create(
+            calendar=calendar,
+            summary=summary,
+            start=datetime(2026, 3, day, 14, tzinfo=NEW_YORK),
+            end=datetime(2026, 3, day, 15, tzinfo=NEW_YORK),
+            timezone="America/New_York",
+        )
+    answer = _answer((user, conversation_create(user=user)), text)
+    listed = [line for line in answer.splitlines() if line.lstrip().startswith("•")]
+    assert any(kept in line for line in listed)
+    assert not any(left_out in line for line in listed)
+    assert answer.splitlines()[-1].startswith("Left out, as you asked: your ")
