@@ -183,9 +183,9 @@ def _exception(norm: str) -> tuple[str, str]:
     return "", norm
 
 
-def _leave_out(excluded: str, world: World, now: datetime) -> dict[str, list[str]]:
-    """The filter that leaves out what an exception names: people's events, or titles ("the crit" is
-    the calendar's "Design crit"; the words themselves when no title has them)."""
+def _leave_out(excluded: str, world: World, now: datetime) -> dict[str, list[str] | str]:
+    """The filter that leaves out what an exception names: people's events, titles ("the crit" is the
+    calendar's "Design crit"), a category ("except classes"), or else the words themselves."""
     excluded = re.sub(r"^(?:the|my|that|those|this)\s+", "", excluded.strip())
     whom = _WITH_WHOM.match(excluded)
     if whom is not None:
@@ -195,6 +195,8 @@ def _leave_out(excluded: str, world: World, now: datetime) -> dict[str, list[str
     frame = understand(excluded, now=now, world=world)
     if frame.titles and frame.title_words:
         return {"exclude_text": list(frame.titles)}
+    if frame.category in ("class", "meeting"):
+        return {"exclude_category": frame.category}  # "except classes": keeping more, never less
     return {"exclude_text": [excluded]}
 
 
@@ -716,8 +718,10 @@ def compile_change(r: Reading) -> Decision | None:
             )
         if everything or why:
             # "clear Friday", "cancel everything next week that isn't in Seattle": every event of the
-            # days, less what the target's reading leaves out
-            left_out = {k: v for k, v in find_params(target, start, end).items() if k in _EXCEPTED}
+            # days, less what the target's reading leaves out, in the calendars it names if it does
+            left_out = {
+                k: v for k, v in find_params(target, start, end).items() if k in _EXCEPTED or k == "calendars"
+            }
             find = {"start": start.isoformat(), "end": end.isoformat(), **left_out}
         else:
             find = find_params(target, start, end)

@@ -50,7 +50,7 @@ _PEOPLE_PARAMS = {
 }
 _TARGET_PARAMS = {
     "find_events": ("text", "exclude_text", "exclude_places", "calendars", "category", "exclude_category"),
-    "filter_events": ("text", "exclude_text", "category"),
+    "filter_events": ("text", "exclude_text", "category", "exclude_category"),
     "plan_sync": ("source", "target", "calendars"),
 }
 
@@ -59,6 +59,9 @@ _TARGET_PARAMS = {
 _EXCLUDING = (
     "except excluding apart besides but not don't dont leave keep skip without though touch alone other than"
 )
+# The words of the kinds of event a search keeps or leaves out ("my classes", "except meetings").
+_KINDS = "class classes lecture lectures seminar seminars lab labs tutorial tutorials meeting meetings"
+_EXCLUDING_KINDS = f"{_EXCLUDING} {_KINDS}"
 # The words that ask for a step of a plan or say which field a value fills, by skill ("skill") and by
 # parameter the plan sets ("skill.param"): a word the plan does not need stays unplaced.
 _CUES: dict[str, str] = {
@@ -92,12 +95,11 @@ _CUES: dict[str, str] = {
     "find_events.exclude_weekdays": _EXCLUDING,
     "find_events.exclude_text": f"{_EXCLUDING} where it is",
     "find_events.exclude_places": f"{_EXCLUDING} outside out of",
-    "find_events.exclude_category": f"{_EXCLUDING} class classes lecture lectures seminar seminars lab labs "
-    "tutorial tutorials meeting meetings",
+    "find_events.exclude_category": _EXCLUDING_KINDS,
+    "filter_events.exclude_category": _EXCLUDING_KINDS,
     "filter_events.exclude_attendees": _EXCLUDING,
     "filter_events.exclude_text": f"{_EXCLUDING} where it is",
-    "find_events.category": "class classes lecture lectures seminar seminars lab labs tutorial tutorials "
-    "meeting meetings",
+    "find_events.category": _KINDS,
     "notify_attendees": "notify notified know tell told email emails mail message inform send heads up "
     "everyone everybody anyone anybody people attendee attendees who gets get",
     "plan_sync": "sync synced copy over keep step mirror both ways way",

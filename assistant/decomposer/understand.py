@@ -583,7 +583,7 @@ def _fill_exclusions(
     if not what.strip():
         return
     left = understand(what, now=now, world=world, existing=True)
-    if left.calendars and not left.title_words:
+    if left.calendars and not left.title_words and not left.category:
         return  # "outside of school": a calendar, which the turn's calendars leave out
     if left.title_words:
         frame.exclude_titles.extend(t for t in left.titles if t not in frame.exclude_titles)
@@ -592,9 +592,12 @@ def _fill_exclusions(
         people = left.people or left.strangers
         frame.exclude_people.extend(p for p in people if p not in frame.exclude_people)
         said, place = as_said
-        days = left.start is not None or left.weekdays or WEEKDAY_WORD.search(what)
-        if not people and not days and left.category in ("class", "meeting"):
-            frame.exclude_category = left.category  # "besides meetings" ("Monday classes" are days)
+        if (
+            not people
+            and left.category in ("class", "meeting")
+            and _a_whole_category(cue, what, left, as_said)
+        ):
+            frame.exclude_category = left.category  # "besides meetings", "that's not a class"
             return
         if people or not said or left.start or left.category:
             return
@@ -604,6 +607,24 @@ def _fill_exclusions(
             frame.exclude_people.extend(p for p in known if p not in frame.exclude_people)
         elif said not in listed:
             listed.append(said)
+
+
+def _a_whole_category(
+    cue: re.Match[str] | None, what: str, left: RequestFrame, as_said: tuple[str, bool]
+) -> bool:
+    """Whether an exception's category word means every event of the kind: said in the plural or as
+    "a class" ("besides meetings", "that's not a class"), after a word that excepts (not "skip my
+    classes", a request of its own) and with no day ("Monday classes" are days); "besides the sync" or
+    "except the seminar" is one event, which the category's many names would overreach."""
+    if left.start is not None or left.weekdays or WEEKDAY_WORD.search(what):
+        return False
+    if not as_said[0] and (cue is None or not re.fullmatch(EXCEPTING, cue.group(0))):
+        return False
+    said = CATEGORY_WORDS[left.category or ""].search(what)
+    if said is None:
+        return False
+    before = what[: said.start()].split()
+    return said.group(0).endswith("s") or before[-1:] in (["a"], ["an"])
 
 
 def _clause(text: str, start: int) -> tuple[int, int]:
@@ -968,8 +989,12 @@ def _fill_calendars(
             named = m is not None and (len(world.calendars) > 1 or "calendar" in norm[m.end() : m.end() + 10])
             if not named or m is None or _is_category_word(label):
                 continue
-            if any(lo <= m.start() < hi for lo, hi in exceptions):
-                if cal not in left_out:
+            within = next(((lo, hi) for lo, hi in exceptions if lo <= m.start() < hi), None)
+            if within is not None:
+                # "outside of school", "except my work calendar"; not "except the work meeting", where
+                # the calendar's name says which meeting
+                whole = m.group(0).endswith("calendar") or not norm[m.end() : within[1]].strip(" .,;:!?")
+                if whole and cal not in left_out:
                     left_out.append(cal)
             elif cal.key not in frame.calendars:
                 frame.calendars.append(cal.key)

@@ -232,3 +232,50 @@ def test_a_calendar_left_out_keeps_the_others(db: Any, text: str, kept: str, lef
     assert any(kept in line for line in listed)
     assert not any(left_out in line for line in listed)
     assert answer.splitlines()[-1].startswith("Left out, as you asked: your ")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "on Friday skip my classes",  # a request of its own, no exception to a question
+        "what's on Friday besides the lab?",  # one event: the lab, not every class
+    ],
+)
+def test_a_category_word_that_names_no_kind_leaves_out_no_kind(
+    week: tuple[Any, Conversation], text: str
+) -> None:
+    answer = _answer(week, text)
+    assert "Left out, as you asked: classes." not in answer
+    assert "Dentist" in answer
+
+
+def test_a_calendar_s_name_before_an_event_is_no_calendar_left_out(db: Any) -> None:
+    """'except the work meeting' left out the whole Work calendar."""
+    user, work = user_with_calendar("named")
+    calendar_create(owner=user, key="school", name="School", timezone="America/New_York")
+    for summary, hour in (("Standup", 9), ("Budget meeting", 14)):
+        event_create(
+            calendar=work,
+            summary=summary,
+            start=datetime(2026, 3, 5, hour, tzinfo=NEW_YORK),
+            end=datetime(2026, 3, 5, hour + 1, tzinfo=NEW_YORK),
+            timezone="America/New_York",
+        )
+    answer = _answer(
+        (user, conversation_create(user=user)), "what do I have tomorrow except the work meeting"
+    )
+    assert "Standup" in answer
+    assert "your Work calendar" not in answer
+
+
+def test_a_bulk_change_keeps_a_category_its_exception_names(week: tuple[Any, Conversation]) -> None:
+    """It previewed deleting the lab, and said nothing of the words."""
+    with time_machine.travel(NOW, tick=False):
+        reply = chat_turn(
+            user=week[0], conversation=week[1], text="cancel everything on Friday except classes"
+        )
+    assert reply is not None
+    assert reply.kind == "confirm", reply.text
+    assert "Dentist" in reply.text
+    assert "Chemistry lab" not in reply.text
+    assert "did not use" not in reply.text
