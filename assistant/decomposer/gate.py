@@ -57,7 +57,8 @@ _TARGET_PARAMS = {
 # The words that say what a change leaves out, whichever filter leaves it out ("where it is" as well
 # for a leave-out by title: "leave the design crit where it is").
 _EXCLUDING = (
-    "except excluding apart besides but not don't dont leave keep skip without though touch alone other than"
+    "except excluding apart besides but not isn't aren't don't dont leave keep skip without though "
+    "touch alone other than"
 )
 # The words of the kinds of event a search keeps or leaves out ("my classes", "except meetings").
 _KINDS = "class classes lecture lectures seminar seminars lab labs tutorial tutorials meeting meetings"

@@ -58,8 +58,10 @@ from skills.providers.base import CalendarInfo
 
 __all__ = ["understand"]
 
+# A negated relative clause ("events that aren't meetings", "anything which is not a class") excepts
+# what follows it, like "except".
 _EXCEPTION_CUE = re.compile(
-    rf"\b(?:{EXCEPTING}|not on|not the|"
+    rf"\b(?:{EXCEPTING}|not on|not the|(?:that|which)(?:'s not| is not| are not| isn't| aren't)|"
     r"(?:do not|don't|dont|never) (?:touch|move|change|include)|leave(?: out)?|skip(?:ping)?|without|"
     rf"not (?={WEEKDAY_STEM}))\b"
 )
@@ -280,7 +282,7 @@ def understand(
         if norm[opening : m.start()].strip() or not NOT_ATTENDING.match(norm)
     ]
     learned_exceptions = _learned_exceptions(reading, text, norm, times, exception_spans)
-    exception_spans += learned_exceptions.keys()
+    exception_spans += [clause for clause in learned_exceptions if clause not in exception_spans]
     constraint_spans = [m.span() for m in _CONSTRAINT.finditer(norm)]
     for span in constraint_spans:
         take(*span)
@@ -291,7 +293,8 @@ def understand(
         meal = MEAL_LEAD.match(t.text) if operation in ("create", "unknown") else None
         # "add lunch tomorrow at 1": "lunch" is the event (and at most when), not only a time
         take(t.span[0] + (meal.end() if meal else 0), t.span[1])
-        if any(lo <= t.span[0] < hi for lo, hi in exception_spans):
+        excepting = next(((lo, hi) for lo, hi in exception_spans if lo <= t.span[0] < hi), None)
+        if excepting is not None and not _dates_the_turn(norm, excepting, t):
             frame.exclude_weekdays.extend(sorted(t.weekdays) or _weekday_of(t) or _days_of(t))
             continue
         if operation == "move" and _CHANGE_LEAD.search(norm[: t.span[0]]):
@@ -526,12 +529,13 @@ def _learned_exceptions(
             continue
         for t in timed:
             lo, hi = min(lo, t.span[0]), max(hi, t.span[1])
-        if not any(a <= lo < b for a, b in (*found, *clauses)):
-            # a place when the names tagger read those words as one ("not in Bellevue"), else a title
-            place = any(
-                s.slot == "location" and s.start < span.end and span.start < s.end for s in reading.spans
-            )
-            clauses[lo, hi] = (span.text, place)
+        # a place when the names tagger read those words as one ("not in Bellevue"), else a title
+        place = any(s.slot == "location" and s.start < span.end and span.start < s.end for s in reading.spans)
+        # inside an exception the rules found ("that aren't in Truckee"), the tagger's words say what it
+        # leaves out, as typed
+        within = next(((a, b) for a, b in found if a <= lo < b), None)
+        if within is not None or not any(a <= lo < b for a, b in clauses):
+            clauses[within or (lo, hi)] = (span.text, place)
     return clauses
 
 
@@ -545,6 +549,19 @@ def _all_whole_words(text: str, words: str, before: int) -> list[int]:
             found.append(at)
         at = text.find(words, at + 1)
     return found
+
+
+def _dates_the_turn(norm: str, clause: tuple[int, int], t: TimeMatch) -> bool:
+    """Whether a date inside an exception clause is the turn's rather than the exception's: one that
+    names no weekday, after what the exception names ("anything that isn't a class *tomorrow*"), as
+    against "except tomorrow" or "except the standup on Friday"."""
+    if _days_of(t) or t.start is None or t.end is None or t.end - t.start < timedelta(days=1):
+        return False  # a weekday or the weekend left out, or no day at all ("skip that for now")
+    cue = _EXCEPTION_CUE.match(norm, clause[0])
+    if cue is not None and cue.group(0).startswith("skip"):
+        return False
+    said = norm[cue.end() if cue else clause[0] : t.span[0]]
+    return any(w not in STOPWORDS and w not in GENERIC_EVENT_WORDS for w in tokens(said))
 
 
 def _days_of(t: TimeMatch) -> list[int]:
@@ -599,7 +616,12 @@ def _fill_exclusions(
         ):
             frame.exclude_category = left.category  # "besides meetings", "that's not a class"
             return
-        if people or not said or left.start or left.category:
+        first, _, rest = what.strip().partition(" ")
+        timed = left.start is not None or left.day_part or left.at_time
+        if not said and first in ("in", "at") and rest.strip(" .,;:!?") and not timed:
+            # "that isn't in Bellevue": a place, as the rules read it ("in the afternoon" is a time)
+            said, place = rest.strip(" .,;:!?"), True
+        if people or not said or timed or left.category:
             return
         known = [p.email for found in world.people_named([said]).values() for p in found]
         listed = frame.exclude_places if place else frame.exclude_titles
@@ -614,11 +636,11 @@ def _a_whole_category(
 ) -> bool:
     """Whether an exception's category word means every event of the kind: said in the plural or as
     "a class" ("besides meetings", "that's not a class"), after a word that excepts (not "skip my
-    classes", a request of its own) and with no day ("Monday classes" are days); "besides the sync" or
+    classes", a request of its own) and with no weekday ("Monday classes" are days); "besides the sync" or
     "except the seminar" is one event, which the category's many names would overreach."""
-    if left.start is not None or left.weekdays or WEEKDAY_WORD.search(what):
-        return False
-    if not as_said[0] and (cue is None or not re.fullmatch(EXCEPTING, cue.group(0))):
+    if left.weekdays or WEEKDAY_WORD.search(what):
+        return False  # "leave Monday classes alone"; "classes tomorrow" are the turn's day's classes
+    if not as_said[0] and (cue is None or cue.group(0).startswith("skip")):
         return False
     said = CATEGORY_WORDS[left.category or ""].search(what)
     if said is None:

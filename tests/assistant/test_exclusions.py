@@ -279,3 +279,34 @@ def test_a_bulk_change_keeps_a_category_its_exception_names(week: tuple[Any, Con
     assert "Dentist" in reply.text
     assert "Chemistry lab" not in reply.text
     assert "did not use" not in reply.text
+
+
+@pytest.mark.parametrize(
+    ("text", "kept", "left_out"),
+    [
+        # a negated relative clause excepts like "except": it was read the other way round
+        ("what do I have on Friday that isn't a class", "Dentist", "Chemistry lab"),
+        ("what do I have this week which is not in Bellevue", "Dentist", "Design review"),
+    ],
+)
+def test_a_negated_relative_clause_leaves_out_what_it_names(
+    week: tuple[Any, Conversation], text: str, kept: str, left_out: str
+) -> None:
+    answer = _answer(week, text)
+    listed = [line for line in answer.splitlines() if line.lstrip().startswith("•")]
+    assert any(kept in line for line in listed)
+    assert not any(left_out in line for line in listed)
+    assert answer.splitlines()[-1].startswith("Left out, as you asked: ")
+
+
+def test_a_bulk_delete_of_what_is_not_a_class_keeps_the_classes(week: tuple[Any, Conversation]) -> None:
+    """It previewed deleting the lab alone: the classes were read as what to delete."""
+    with time_machine.travel(NOW, tick=False):
+        reply = chat_turn(
+            user=week[0], conversation=week[1], text="delete my events on Friday that aren't classes"
+        )
+    assert reply is not None
+    assert reply.kind == "confirm", reply.text
+    assert "Dentist" in reply.text
+    assert "Chemistry lab" not in reply.text
+    assert "did not use" not in reply.text
