@@ -1,12 +1,16 @@
-"""The options every cross-validating evaluation command takes (``--folds K``, ``--json``), in one place."""
+"""What every cross-validating evaluation command takes (``--folds K``, ``--json``, a corpus file that
+must be there), in one place."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
 
-__all__ = ["add_fold_arguments", "folds_of"]
+from assistant.nlu.corpora import CORPORA
+
+__all__ = ["add_fold_arguments", "corpus_file", "folds_of"]
 
 
 def add_fold_arguments(parser: CommandParser) -> None:
@@ -20,3 +24,11 @@ def folds_of(options: dict[str, Any]) -> int:
     if folds < 2:
         raise CommandError("--folds must be at least 2.")
     return folds
+
+
+def corpus_file(name: str) -> Path:
+    """The shared corpus ``name`` reads, refused with its path when it is not there."""
+    path = CORPORA[name]
+    if not path.is_file():
+        raise CommandError(f"No such file: {path}")
+    return path

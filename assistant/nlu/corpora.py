@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -105,7 +105,12 @@ def _found(text: str, value: str, slot: Slot) -> Span | None:
     return Span(slot, m.start(), m.end(), text[m.start() : m.end()]) if m else None
 
 
-def _example(dialogue: str, text: str, asked_after: str, spans: list[Span], operation: str | None) -> Example:
+def example(
+    dialogue: str, text: str, spans: Sequence[Span], operation: str | None, *, asked_after: str = ""
+) -> Example:
+    """A turn of a corpus that labels no acts or intent, its spans in text order, each said as typed.
+
+    Two literals in the same words are one span, unless one is a person and the other not."""
     spans = sorted(spans, key=lambda s: (s.start, s.end))
     kept: list[Span] = []
     for span in spans:  # two literals in the same words (a subject that is also the place) once
@@ -155,7 +160,9 @@ def _smcalflow(path: Path) -> Iterator[Example]:
                 if (span := _found(text, value, slot)) is not None
             ]
             if text.strip() and not turn.get("skip"):
-                yield _example(dialogue["dialogue_id"], text, before, spans, smcalflow_operation(program))
+                yield example(
+                    dialogue["dialogue_id"], text, spans, smcalflow_operation(program), asked_after=before
+                )
             before = turn.get("agent") or ""
 
 
@@ -173,4 +180,4 @@ def _nlu(path: Path) -> Iterator[Example]:
             position = at + len(value)
             if slot is not None:
                 spans.append(Span(slot, at, at + len(value), text[at : at + len(value)]))
-        yield _example(str(record.get("id", text)), text, "", spans, nlu_operation(record["intent"]))
+        yield example(str(record.get("id", text)), text, spans, nlu_operation(record["intent"]))

@@ -26,7 +26,15 @@ from assistant.nlu.tokens import tokenize
 from assistant.nlu.training import train
 from assistant.timeexpr import find_times
 
-__all__ = ["REFERENCE", "Scores", "cross_validate", "read_unseen", "score"]
+__all__ = [
+    "REFERENCE",
+    "Scores",
+    "cross_validate",
+    "precision_recall",
+    "read_unseen",
+    "score",
+    "unseen_and_shipped",
+]
 
 T = TypeVar("T")
 
@@ -166,6 +174,30 @@ def read_unseen(
         reader = reader_of([e for e in examples if id(e) not in out])
         crossed += [(e, read(reader, e)) for e in held]
     return crossed
+
+
+def unseen_and_shipped(
+    examples: Sequence[Example],
+    folds: int,
+    shipped: TurnReader,
+    retrained: Callable[[list[Example]], TurnReader],
+    read: Callable[[TurnReader, Example], T],
+    figures: Callable[[list[tuple[Example, T]]], dict[str, float]],
+) -> dict[str, dict[str, float]]:
+    """One tagger's figures on dialogues it never saw (``retrained`` on the other folds) and as shipped,
+    which learnt from all of them: the two rows every tagger's evaluation reports."""
+    return {
+        "unseen dialogues": figures(read_unseen(examples, folds, retrained, read)),
+        "shipped": figures([(e, read(shipped, e)) for e in examples]),
+    }
+
+
+def precision_recall(right: int, found: int, labelled: int) -> dict[str, float]:
+    """Precision over what was found, recall over what was labelled, and their F1, rounded."""
+    precision = right / found if found else 0.0
+    recall = right / labelled if labelled else 0.0
+    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
+    return {"precision": round(precision, 3), "recall": round(recall, 3), "f1": round(f1, 3)}
 
 
 def value_of(span: Span) -> str:

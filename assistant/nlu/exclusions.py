@@ -22,7 +22,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from assistant.nlu.corpora import smcalflow_turns
+from assistant.nlu.corpora import example, smcalflow_turns
 from assistant.nlu.examples import Example
 from assistant.nlu.labels import smcalflow_operation
 from assistant.nlu.reading import Span
@@ -50,16 +50,7 @@ def _turns(path: Path) -> Iterator[Example]:
         spans = excluded_spans(text, program)
         if spans is None:
             continue
-        yield Example(
-            dialogue=dialogue,
-            text=text,
-            asked=None,
-            acts=frozenset(),
-            intent=None,
-            spans=spans,
-            canonical=tuple(s.text for s in spans),
-            operation=smcalflow_operation(program),
-        )
+        yield example(dialogue, text, spans, smcalflow_operation(program))
 
 
 def excluded_spans(text: str, program: str) -> tuple[Span, ...] | None:

@@ -21,7 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from zoneinfo import ZoneInfo
 
-from assistant.nlu.corpora import smcalflow_turns
+from assistant.nlu.corpora import example, smcalflow_turns
 from assistant.nlu.examples import Example
 from assistant.nlu.labels import after_first_group, smcalflow_operation
 from assistant.nlu.reading import Span
@@ -59,17 +59,7 @@ def _moves(path: Path) -> Iterator[Example]:
         found = new_time_span(text, program)
         if found is None:
             continue
-        spans = (found,) if found.end > found.start else ()
-        yield Example(
-            dialogue=dialogue,
-            text=text,
-            asked=None,
-            acts=frozenset(),
-            intent=None,
-            spans=spans,
-            canonical=tuple(s.text for s in spans),
-            operation="move",
-        )
+        yield example(dialogue, text, [found] if found.end > found.start else [], "move")
 
 
 def new_time_span(text: str, program: str) -> Span | None:

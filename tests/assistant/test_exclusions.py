@@ -125,14 +125,11 @@ def week(db: Any) -> tuple[Any, Conversation]:
 def test_a_question_leaves_out_what_it_says_is_not_wanted(
     week: tuple[Any, Conversation], text: str, kept: str, left_out: str
 ) -> None:
-    with time_machine.travel(NOW, tick=False):
-        reply = chat_turn(user=week[0], conversation=week[1], text=text)
-    assert reply is not None
-    assert reply.kind == "answer", reply.text
-    listed = [line for line in str(reply.text).splitlines() if line.lstrip().startswith("•")]
+    answer = _answer(week, text)
+    listed = _listed(answer)
     assert any(kept in line for line in listed)
     assert not any(left_out in line for line in listed)
-    assert str(reply.text).splitlines()[-1].startswith("Left out, as you asked: ")
+    assert answer.splitlines()[-1].startswith("Left out, as you asked: ")
 
 
 def test_the_evaluation_scores_unseen_dialogues_and_the_corpora_never_seen() -> None:
@@ -161,12 +158,25 @@ def test_leaving_out_the_features_the_tagger_does_not_weigh_changes_no_chance(te
     assert tagger.inside(items_of(kept)) == pytest.approx(tagger.inside(items_of(every)))
 
 
-def _answer(week: tuple[Any, Conversation], text: str) -> str:
+def _reply(week: tuple[Any, Conversation], text: str, kind: str) -> str:
+    """The reply's text to ``text`` said on Wednesday morning, which must be of ``kind``."""
     with time_machine.travel(NOW, tick=False):
         reply = chat_turn(user=week[0], conversation=week[1], text=text)
     assert reply is not None
-    assert reply.kind == "answer", reply.text
+    assert reply.kind == kind, reply.text
     return str(reply.text)
+
+
+def _answer(week: tuple[Any, Conversation], text: str) -> str:
+    return _reply(week, text, "answer")
+
+
+def _preview(week: tuple[Any, Conversation], text: str) -> str:
+    return _reply(week, text, "confirm")
+
+
+def _listed(answer: str) -> list[str]:
+    return [line for line in answer.splitlines() if line.lstrip().startswith("•")]
 
 
 def test_a_title_left_out_is_not_looked_for_in_places(week: tuple[Any, Conversation]) -> None:
@@ -197,15 +207,10 @@ def test_a_category_left_out_is_every_event_of_it(week: tuple[Any, Conversation]
 
 def test_a_bulk_change_leaves_out_what_the_turn_says_is_not_wanted(week: tuple[Any, Conversation]) -> None:
     """It previewed cancelling every event of the week, and said the words it did not use."""
-    with time_machine.travel(NOW, tick=False):
-        reply = chat_turn(
-            user=week[0], conversation=week[1], text="cancel everything next week that's not in Seattle"
-        )
-    assert reply is not None
-    assert reply.kind == "confirm", reply.text
-    assert "Standup" in reply.text
-    assert "Chemistry lab" in reply.text  # in Bellevue: still cancelled
-    assert "Office party" not in reply.text  # in Seattle: left alone
+    preview = _preview(week, "cancel everything next week that's not in Seattle")
+    assert "Standup" in preview
+    assert "Chemistry lab" in preview  # in Bellevue: still cancelled
+    assert "Office party" not in preview  # in Seattle: left alone
 
 
 @pytest.mark.parametrize(
@@ -228,7 +233,7 @@ def test_a_calendar_left_out_keeps_the_others(db: Any, text: str, kept: str, lef
             timezone="America/New_York",
         )
     answer = _answer((user, conversation_create(user=user)), text)
-    listed = [line for line in answer.splitlines() if line.lstrip().startswith("•")]
+    listed = _listed(answer)
     assert any(kept in line for line in listed)
     assert not any(left_out in line for line in listed)
     assert answer.splitlines()[-1].startswith("Left out, as you asked: your ")
@@ -270,15 +275,10 @@ def test_a_calendar_s_name_before_an_event_is_no_calendar_left_out(db: Any) -> N
 
 def test_a_bulk_change_keeps_a_category_its_exception_names(week: tuple[Any, Conversation]) -> None:
     """It previewed deleting the lab, and said nothing of the words."""
-    with time_machine.travel(NOW, tick=False):
-        reply = chat_turn(
-            user=week[0], conversation=week[1], text="cancel everything on Friday except classes"
-        )
-    assert reply is not None
-    assert reply.kind == "confirm", reply.text
-    assert "Dentist" in reply.text
-    assert "Chemistry lab" not in reply.text
-    assert "did not use" not in reply.text
+    preview = _preview(week, "cancel everything on Friday except classes")
+    assert "Dentist" in preview
+    assert "Chemistry lab" not in preview
+    assert "did not use" not in preview
 
 
 @pytest.mark.parametrize(
@@ -293,7 +293,7 @@ def test_a_negated_relative_clause_leaves_out_what_it_names(
     week: tuple[Any, Conversation], text: str, kept: str, left_out: str
 ) -> None:
     answer = _answer(week, text)
-    listed = [line for line in answer.splitlines() if line.lstrip().startswith("•")]
+    listed = _listed(answer)
     assert any(kept in line for line in listed)
     assert not any(left_out in line for line in listed)
     assert answer.splitlines()[-1].startswith("Left out, as you asked: ")
@@ -301,12 +301,7 @@ def test_a_negated_relative_clause_leaves_out_what_it_names(
 
 def test_a_bulk_delete_of_what_is_not_a_class_keeps_the_classes(week: tuple[Any, Conversation]) -> None:
     """It previewed deleting the lab alone: the classes were read as what to delete."""
-    with time_machine.travel(NOW, tick=False):
-        reply = chat_turn(
-            user=week[0], conversation=week[1], text="delete my events on Friday that aren't classes"
-        )
-    assert reply is not None
-    assert reply.kind == "confirm", reply.text
-    assert "Dentist" in reply.text
-    assert "Chemistry lab" not in reply.text
-    assert "did not use" not in reply.text
+    preview = _preview(week, "delete my events on Friday that aren't classes")
+    assert "Dentist" in preview
+    assert "Chemistry lab" not in preview
+    assert "did not use" not in preview

@@ -21,11 +21,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
-from assistant.management.folds import add_fold_arguments, folds_of
+from assistant.management.folds import add_fold_arguments, corpus_file, folds_of
 from assistant.nlu.corpora import CORPORA, load_corpus
-from assistant.nlu.evaluation import read_unseen
+from assistant.nlu.evaluation import precision_recall, unseen_and_shipped
 from assistant.nlu.examples import Example
 from assistant.nlu.exclusions import load_exclusions
 from assistant.nlu.reader import TurnReader
@@ -46,25 +46,23 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         folds = folds_of(options)
-        if not CORPORA["smcalflow"].is_file():
-            raise CommandError(f"No such file: {CORPORA['smcalflow']}")
-        turns = load_exclusions(CORPORA["smcalflow"])
+        turns = load_exclusions(corpus_file("smcalflow"))
         shipped = shipped_reader()
-        crossed = read_unseen(
-            turns,
-            folds,
-            lambda seen: TurnReader(
-                acts=shipped.acts,
-                spans=shipped.spans,
-                exclusions=SpanTagger(train_exclusions(seen, shipped.acts)),
-            ),
-            _read,
-        )
         report: dict[str, Any] = {
             "n": len(turns),
             "leaving something out": sum(bool(e.spans) for e in turns),
-            "unseen dialogues": _figures(crossed),
-            "shipped": _figures([(e, _read(shipped, e)) for e in turns]),
+            **unseen_and_shipped(
+                turns,
+                folds,
+                shipped,
+                lambda seen: TurnReader(
+                    acts=shipped.acts,
+                    spans=shipped.spans,
+                    exclusions=SpanTagger(train_exclusions(seen, shipped.acts)),
+                ),
+                _read,
+                _figures,
+            ),
             "other corpora": {
                 name: _left_out(shipped, load_corpus(name))
                 for name in ("sgd", "nlu")
@@ -110,12 +108,4 @@ def _figures(read: list[tuple[Example, Bounds]]) -> dict[str, float]:
         labelled += len(gold)
         right += len(got & gold)
         false_turns += bool(got) and not gold
-    precision = right / found if found else 0.0
-    recall = right / labelled if labelled else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {
-        "precision": round(precision, 3),
-        "recall": round(recall, 3),
-        "f1": round(f1, 3),
-        "false turns": false_turns,
-    }
+    return {**precision_recall(right, found, labelled), "false turns": false_turns}

@@ -17,11 +17,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import BaseCommand, CommandParser
 
-from assistant.management.folds import add_fold_arguments, folds_of
-from assistant.nlu.corpora import CORPORA
-from assistant.nlu.evaluation import read_unseen
+from assistant.management.folds import add_fold_arguments, corpus_file, folds_of
+from assistant.nlu.evaluation import precision_recall, unseen_and_shipped
 from assistant.nlu.examples import Example
 from assistant.nlu.moves import load_moves
 from assistant.nlu.reader import TurnReader
@@ -40,23 +39,21 @@ class Command(BaseCommand):
 
     def handle(self, *args: Any, **options: Any) -> None:
         folds = folds_of(options)
-        if not CORPORA["smcalflow"].is_file():
-            raise CommandError(f"No such file: {CORPORA['smcalflow']}")
-        moves = load_moves(CORPORA["smcalflow"])
+        moves = load_moves(corpus_file("smcalflow"))
         shipped = shipped_reader()
-        crossed = read_unseen(
-            moves,
-            folds,
-            lambda seen: TurnReader(
-                acts=shipped.acts, spans=shipped.spans, moves=SpanTagger(train_moves(seen, shipped.acts))
-            ),
-            _read,
-        )
         report: dict[str, Any] = {
             "n": len(moves),
             "with a new time": sum(bool(e.spans) for e in moves),
-            "unseen dialogues": _figures(crossed),
-            "shipped": _figures([(e, _read(shipped, e)) for e in moves]),
+            **unseen_and_shipped(
+                moves,
+                folds,
+                shipped,
+                lambda seen: TurnReader(
+                    acts=shipped.acts, spans=shipped.spans, moves=SpanTagger(train_moves(seen, shipped.acts))
+                ),
+                _read,
+                _figures,
+            ),
         }
         if options["json"]:
             self.stdout.write(json.dumps(report))
@@ -84,12 +81,4 @@ def _figures(read: list[tuple[Example, tuple[int, int] | None]]) -> dict[str, fl
         labelled += gold is not None
         right += got is not None and got == gold
         whole += got == gold
-    precision = right / found if found else 0.0
-    recall = right / labelled if labelled else 0.0
-    f1 = 2 * precision * recall / (precision + recall) if precision + recall else 0.0
-    return {
-        "precision": round(precision, 3),
-        "recall": round(recall, 3),
-        "f1": round(f1, 3),
-        "right": round(whole / len(read), 3) if read else 0.0,
-    }
+    return {**precision_recall(right, found, labelled), "right": round(whole / len(read), 3) if read else 0.0}
