@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 from assistant.decomposer.blanks import blanked
 from assistant.decomposer.intent import classify, normalise
-from assistant.lexicon import HOLDING, JUST_POLITE, tokens
+from assistant.lexicon import HOLDING, JUST_POLITE, STOPWORDS, YES_WORDS, tokens
 from assistant.nlu import TurnReading, read_turn
 from assistant.timeexpr import TimeMatch, find_times
 from skills.change_skills import ALL
@@ -67,6 +67,8 @@ _ALL = re.compile(
 )
 _ONLY_THIS = re.compile(r"^(?:yes,? )?(?:only|just) (?:that|this|the) (?:one|once|time|\w+day)\b")
 _THE_ONE = re.compile(r"\b(?:the|that|this) ones?\b")
+# None of the options: "none of them", "neither", "I don't want any of them cancelled".
+_NONE = re.compile(r"\b(?:none|neither|nothing|not any|no one|(?:don't|do not|dont) want any)\b")
 # What follows these is what the user does not mean: "the team meeting, not the check-in".
 _NEGATED = re.compile(r"\b(?:but not|not|except|keep|leave|without|rather than|instead of)\b.*$")
 
@@ -79,6 +81,8 @@ def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetim
     if payload.get("kind") == "confirm":
         if HOLDING.match(text):
             return DECLINE
+        if (withheld := _agreement_withheld(text, norm)) is not None:
+            return withheld
         declining = _NO_LEAD.match(text) is not None
         if _DONT.match(text):  # "don't do it" is no yes, and "don't let anyone see ..." a new request
             return DECLINE if declining else NOT_AN_ANSWER
@@ -111,6 +115,33 @@ def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetim
     if operation == "no":
         return DECLINE
     return text if operation in ("unknown", "yes") else NOT_AN_ANSWER
+
+
+# Words that may open a turn agreeing without agreeing to anything yet: "definitely not", "alright, wait".
+_SURELY = re.compile(r"^(?:definitely|certainly|surely|alright|all right)\b")
+# After such an opening, a no or a pause takes the agreement back ("absolutely not", "ok wait no",
+# "okay, hold on", "ok, let me check"); "no problem" and "why not" do not.
+_NOT_A_NO = re.compile(r"\b(?:no (?:problem|worries|rush|doubt)|not a problem|why not|not bad)\b")
+_TAKEN_BACK = re.compile(
+    r"\b(?:not|no|nope|nah|don't|do not|never ?mind|changed my mind|wait|hold on|hang on|"
+    r"one sec(?:ond)?|a (?:sec|second|minute|moment)|let me (?:check|think|see))\b"
+)
+# A question about the change is no answer to it ("right, and where is it?", "is that right?", "ok?").
+_ASKS_BACK = re.compile(r"\b(?:who|what|where|when|why|how|which|is (?:that|it|this)|are you sure)\b")
+
+
+def _agreement_withheld(text: str, norm: str) -> Any | None:
+    """DECLINE for a turn that opens agreeing and then says no or asks to wait; NOT_AN_ANSWER for one
+    that asks about the change; None for any other, which is read as before. Only the opening word was
+    read: "absolutely not" and "ok wait no" applied the change."""
+    lead = YES_WORDS.match(norm) or _SURELY.match(norm)
+    rest = _NOT_A_NO.sub(" ", norm[lead.end() :] if lead else norm)
+    asked = text.rstrip().endswith("?")
+    if lead is not None and not _CONTRAST.search(rest) and _TAKEN_BACK.search(rest):
+        return DECLINE  # "fine, but not the standup" is a change, read as one below
+    if asked and (_ASKS_BACK.search(rest) or (lead is not None and not rest.strip(" ,.!"))):
+        return NOT_AN_ANSWER
+    return None
 
 
 # What else a turn that agrees may do: ask for more, say no, name something.
@@ -204,6 +235,8 @@ def _pick(
     if _ALL.match(norm):
         every = [o["value"] for o in options if o.get("value") == ALL]
         return every[0] if every else NOT_AN_ANSWER
+    if _NONE.search(norm):
+        return DECLINE  # "none of them" shares words with "all of them", which it picked
     norm = _NEGATED.sub("", norm).strip()
     found = find_times(_THE_ONE.sub(" ", norm), now=now, daytime=True)  # "one" is no hour here
     dated = next(
@@ -246,7 +279,7 @@ def _pick(
         return options[index]["value"]
     if operation == "no":
         return DECLINE
-    words = set(tokens(norm)) - {"the", "one", "a", "an", "please", "cancel", "move"}
+    words = set(tokens(norm)) - STOPWORDS - {"one", "please", "cancel", "move"}
     if words:
         scores = [len(words & set(tokens(label))) for label in labels]
         best = max(scores)

@@ -170,3 +170,43 @@ def test_an_attendee_address_reads_as_a_name() -> None:
 
     assert format_person("ana.lopez@example.com") == "Ana Lopez"
     assert format_person("bo@demo.example") == "Bo"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        *("absolutely not", "of course not, keep it", "ok wait no", "okay, no", "ok actually no"),
+        *("right, no", "okay hold on", "ok, one sec", "ok let me check first", "definitely not"),
+        "alright, wait",
+    ],
+)
+def test_an_agreeing_word_taken_back_by_the_rest_of_the_turn_declines(text: str) -> None:
+    """Only the opening word was read: "absolutely not" and "ok wait no" applied the change."""
+    assert answer_for(text, CONFIRM, tz=NY, now=NOW) is DECLINE
+
+
+@pytest.mark.parametrize(
+    "text", ["right?", "okay so who is coming to it?", "right, and where is it?", "is that right?"]
+)
+def test_a_question_about_the_preview_is_no_answer_to_it(text: str) -> None:
+    assert answer_for(text, CONFIRM, tz=NY, now=NOW) is NOT_AN_ANSWER
+
+
+@pytest.mark.parametrize("text", ["sure, no problem", "sure, why not", "ok no worries, go ahead"])
+def test_a_no_that_is_no_refusal_still_approves(text: str) -> None:
+    assert answer_for(text, CONFIRM, tz=NY, now=NOW) == {"approve": True, "digest": "abc"}
+
+
+@pytest.mark.parametrize(
+    "text", ["none of them", "none of those", "neither", "I don't want any of them cancelled"]
+)
+def test_none_of_the_options_declines(text: str) -> None:
+    """'none of them' shares words with the option 'all of them', which it picked: a whole series gone."""
+    series = {
+        **CHOOSE,
+        "options": [
+            *CHOOSE["options"],
+            {"label": "Cancel all of them, from Thursday, March 5", "value": "ALL"},
+        ],
+    }
+    assert answer_for(text, series, tz=NY, now=NOW) is DECLINE
