@@ -281,7 +281,8 @@ def gate(
             "You took that back in the same message, so I haven't changed anything. "
             "Tell me what you'd like instead.",
         )
-    account = account_for(text, facts_of(definition), now=now, earlier=earlier)
+    facts = facts_of(definition)
+    account = account_for(text, facts, now=now, earlier=earlier)
     created = _plain_create(definition)
     if created is not None and account.doubts:
         return _ask_title(decision, created, account, tz)
@@ -302,10 +303,22 @@ def gate(
     verb = misspelt_verb(text)
     guessed += [verb] if verb is not None else []
     guessed += _zone_read(text) if created is not None else []
+    guessed += _calendar_as_place(facts.places, World.of_turn(user, now)) if facts.places else []
     past = _in_the_past(created, now, tz) if created is not None else None
     if decision.confidence >= ACT and account.complete and not guessed and past is None:
         return decision
     return decision.model_copy(update={"workflow": _previewed(definition, account, guessed, past)})
+
+
+def _calendar_as_place(places: Sequence[str], world: World) -> list[tuple[str, str]]:
+    """A place the plan writes that is the name of one of the user's calendars ("put the dentist in
+    School" set the place to 'School'): shown before it is written, as the place it was read as."""
+    names = {c.name.casefold(): c.name for c in world.calendars}
+    return [
+        (place, f"the place, not your {names[place.casefold()]} calendar")
+        for place in places
+        if place.casefold() in names
+    ]
 
 
 def _taken_back(text: str) -> bool:
@@ -330,19 +343,44 @@ _CHANGES = re.compile(r"^(?:(?:please|can you|could you|would you)\s+)*(?:make|h
 _DEFINITE = r"\b(?:my|the|our|this|that)\s+(?:[\w'-]+\s+)?"
 
 
+# Words after an event's name that say what it should do or is ("the review should start at 3").
+_SAYS_OF_IT = frozenset(stem(w) for w in ("should", "must", "needs", "need", "has", "is", "will", "starts"))
+# "design review -> 4pm": an arrow from an event to a time is a change of it.
+_ARROW = re.compile(r"->|=>|→")
+
+
 def _changes_existing(params: dict[str, Any], text: str, world: World) -> str | None:
-    """The title of an event the user has, when a create of it reads as a change of that event."""
+    """The title of an event the user has, when a create of it reads as a change of that event: the
+    new title is the event's, or begins with it ("the hike should start at 11" titled 'Hike should'),
+    said after "the" or "my", or before an arrow."""
     norm = normalise(text)
-    if not _CHANGES.search(norm) and CREATE_VERBS.search(norm):
+    arrow = _ARROW.search(text) is not None
+    if not arrow and not _CHANGES.search(norm) and CREATE_VERBS.search(norm):
         return None
-    title = str(params.get("summary") or "").rpartition(" with ")[0] or str(params.get("summary") or "")
-    words = [stem(w) for w in tokens(title)]
+    summary = str(params.get("summary") or "")
+    titles = [tuple(stem(w) for w in tokens(t)) for t in (summary, summary.rpartition(" with ")[0]) if t]
+    # a title ending in a word that says what the event should do ('Review should') is words about an
+    # event: any event whose title holds them ("the review" is the design review)
+    typed = tokens(summary)
+    about = typed[:-1] if len(typed) > 1 and stem(typed[-1]) in _SAYS_OF_IT else []
     for existing in world.titles:
-        if words and [stem(w) for w in tokens(existing)] == words:
-            said = r"\s+".join(re.escape(w) for w in tokens(existing))
-            if re.search(_DEFINITE + said, norm):
-                return existing
+        words = tuple(stem(w) for w in tokens(existing))
+        if not words:
+            continue
+        if any(title[: len(words)] == words for title in titles):
+            said = tokens(existing)
+        elif _holds(words, tuple(stem(w) for w in about)):
+            said = about
+        else:
+            continue
+        if arrow or re.search(_DEFINITE + r"\s+".join(re.escape(w) for w in said) + r"\b", norm):
+            return existing
     return None
+
+
+def _holds(words: tuple[str, ...], part: tuple[str, ...]) -> bool:
+    """Whether ``part`` stands in ``words`` as consecutive words."""
+    return bool(part) and any(words[i : i + len(part)] == part for i in range(len(words) - len(part) + 1))
 
 
 def _existing(decision: Decision, title: str) -> Decision:

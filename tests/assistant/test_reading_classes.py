@@ -1458,3 +1458,32 @@ def test_a_move_to_the_part_of_the_day_an_event_is_in_leaves_it(week: Any) -> No
     moved = say(user, conversation, "move the design review to the morning")
     assert moved.kind == "done", moved.text
     assert Event.objects.get(summary="Design review").start.astimezone(NEW_YORK).hour < 12
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("the design review should start at 3", "Design review"),  # created 'Design review should'
+        ("the review should start at 4", "Design review"),  # created 'Review should'
+        ("design review -> 4pm", "Design review"),  # a second design review, today
+    ],
+)
+def test_a_statement_of_an_events_new_time_is_no_new_event(week: Any, text: str, title: str) -> None:
+    assert f"You already have {title!r} on your calendar" in question_of(week, text)
+
+
+@pytest.mark.parametrize(
+    "text", ["cancel everything on Thursday || absolutely not", "cancel everything on Thursday || ok wait no"]
+)
+def test_a_yes_word_taken_back_in_the_same_turn_changes_nothing(week: Any, text: str) -> None:
+    request, answer = text.split(" || ")
+    user, conversation = week
+    assert say(user, conversation, request).kind == "confirm"
+    assert say(user, conversation, answer).text == "OK, I left your calendar as it was."
+    assert Event.objects.count() == 3
+
+
+def test_a_place_named_like_one_of_the_calendars_is_previewed(week: Any) -> None:
+    """'put the dentist in School' set the place to 'School' at once: a calendar of the user is called so."""
+    preview = preview_of(week, "put the design review in Work")
+    assert 'I read "Work" as the place, not your Work calendar' in preview
