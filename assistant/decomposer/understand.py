@@ -63,7 +63,12 @@ __all__ = ["understand"]
 _EXCEPTION_CUE = re.compile(
     rf"\b(?:{EXCEPTING}|not on|not the|(?:that|which)(?:'s not| is not| are not| isn't| aren't)|"
     r"(?:do not|don't|dont|never) (?:touch|move|change|include)|leave(?: out)?|skip(?:ping)?|without|"
-    rf"not (?={WEEKDAY_STEM}))\b"
+    rf"not (?={WEEKDAY_STEM})|"
+    # where or with whom an event is not ("not in Seattle", "aren't with ann", "not taking place at the
+    # office"; "I'm not at the office" says where the user is),
+    # never a time ("not at 9", "not in the morning" are the turn's times, read apart)
+    r"(?<!i'm )(?<!i am )(?:(?:is|are)(?:n't| not)|not)(?: \w+ing(?: place)?| held| located| scheduled)? "
+    r"(?=(?:in|at|with) (?!\d)))\b"
 )
 _CONSTRAINT = re.compile(
     r"\b(?:leave|keep|protect|save|allow|make) (?:some )?(?:time|room|space|a gap)? ?"
@@ -308,7 +313,12 @@ def understand(
             if day is not None and day not in frame.exclude_weekdays:
                 frame.exclude_weekdays.append(day)
         _fill_exclusions(
-            frame, norm[lo:hi], now, world, as_said=learned_exceptions.get((lo, hi), ("", False))
+            frame,
+            norm[lo:hi],
+            now,
+            world,
+            as_said=learned_exceptions.get((lo, hi), ("", False)),
+            typed=text,
         )
         take(lo, hi)
     # "tomorrow afternoon" is the user's afternoon (their ``day_parts``), not the product's
@@ -583,11 +593,19 @@ def _days_of(t: TimeMatch) -> list[int]:
 
 
 def _fill_exclusions(
-    frame: RequestFrame, clause: str, now: datetime, world: World, *, as_said: tuple[str, bool] = ("", False)
+    frame: RequestFrame,
+    clause: str,
+    now: datetime,
+    world: World,
+    *,
+    as_said: tuple[str, bool] = ("", False),
+    typed: str = "",
 ) -> None:
     """What an exception clause ("besides the standups", "except the one with Ann") leaves out, read
     like a request of its own: the calendar's titles it names whole or in part, or else the people it
     names; a day or a time it names is an excluded weekday, read apart.
+
+    ``typed``: the turn as the user wrote it, for the words of a place as they were written.
 
     ``as_said``: the words left out as typed, when the clause is the exclusion tagger's, which found
     exactly them, and whether the names tagger read them as a place: words that name no title of the
@@ -617,10 +635,13 @@ def _fill_exclusions(
             frame.exclude_category = left.category  # "besides meetings", "that's not a class"
             return
         first, _, rest = what.strip().partition(" ")
-        timed = left.start is not None or left.day_part or left.at_time
-        if not said and first in ("in", "at") and rest.strip(" .,;:!?") and not timed:
-            # "that isn't in Bellevue": a place, as the rules read it ("in the afternoon" is a time)
-            said, place = rest.strip(" .,;:!?"), True
+        timed = bool(left.start is not None or left.day_part or left.at_time)
+        if said:  # the tagger's words: a time said after them is the turn's ("not in Bellevue tomorrow")
+            timed = bool(find_times(said, now=now))
+        elif first in ("in", "at"):
+            # "that isn't in Bellevue (this week)": a place, as the rules read it, up to a time the turn
+            # goes on with ("in the afternoon" is a time, no place)
+            said, place, timed = _untimed(rest, now, typed), True, False
         if people or not said or timed or left.category:
             return
         known = [p.email for found in world.people_named([said]).values() for p in found]
@@ -629,6 +650,16 @@ def _fill_exclusions(
             frame.exclude_people.extend(p for p in known if p not in frame.exclude_people)
         elif said not in listed:
             listed.append(said)
+
+
+def _untimed(words: str, now: datetime, typed: str) -> str:
+    """``words`` up to the first time expression in them, as ``typed`` (the turn as the user wrote it)
+    has them when it holds them ("Seattle", not the normalised "seattle")."""
+    times = find_times(words, now=now)
+    cut = min((t.span[0] for t in times), default=len(words))
+    said = words[:cut].strip(" .,;:!?")
+    at = typed.lower().find(said) if said else -1
+    return typed[at : at + len(said)] if at >= 0 else said
 
 
 def _a_whole_category(
