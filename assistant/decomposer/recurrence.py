@@ -136,10 +136,16 @@ def _until(text: str, now: datetime) -> tuple[date | None, tuple[int, int] | Non
     return last, m.span()
 
 
+# Words that make the period after them the series' beginning ("starting next week", "from next month on").
+_STARTING = re.compile(r"\b(?:starting|start|from|beginning|begin|as of|effective)\s+$", re.IGNORECASE)
+
+
 def _within(text: str, now: datetime) -> date | None:
     """The last day of the week or month a repetition is said to happen in ("every weekday in
     February": February 28), or None when it names no such period."""
     for m in _WITHIN.finditer(text):
+        if _STARTING.search(text, 0, m.start()):
+            continue  # "every Tuesday starting next week": when it begins, not where it ends
         found = [t for t in find_times(m.group(0), now=now) if not t.error and t.start and t.end]
         if len(found) == 1 and found[0].grain in ("week", "month") and found[0].end is not None:
             return (found[0].end - timedelta(days=1)).date()

@@ -214,3 +214,24 @@ def test_a_scope_inside_the_words_of_a_rename_is_the_target_s(term: Any) -> None
     """ "rename the design review starting tomorrow to Budget review" asked where it should go."""
     reply = say(term, "rename the design review starting tomorrow to Budget review")
     assert "rename to 'Budget review'" in reply.text, reply.text
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "every tuesday at 6pm starting next week",
+        "every wednesday at 7pm starting next month",
+        "every tuesday at 6pm from next week on",
+    ],
+)
+def test_the_period_a_series_starts_in_does_not_end_it(said: str) -> None:
+    """It made one occurrence: "starting next week" was read as "in next week"."""
+    repeat = read_repeat(said, NOW)
+    assert repeat is not None
+    assert repeat.until is None
+
+
+def test_a_series_said_to_happen_in_a_week_ends_with_it() -> None:
+    repeat = read_repeat("every day next week at 7am", NOW)
+    assert repeat is not None
+    assert str(repeat.until) == "2026-03-15"
