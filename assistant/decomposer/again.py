@@ -114,6 +114,10 @@ def same_for_another_day(r: Reading) -> Decision | None:
         return None  # "what about Friday?" asks; only "the same for ..." says to do it again
     before = datetime.fromisoformat(made["start"]).astimezone(r.tz)
     day = frame.start.astimezone(r.tz).date()
+    if frame.end is not None and frame.end - frame.start > timedelta(days=1):
+        # "for next week": the day of that stretch on the event's own weekday (it took the Monday)
+        same = day + timedelta(days=(before.weekday() - day.weekday()) % 7)
+        day = same if same < frame.end.astimezone(r.tz).date() else day
     at = frame.at_time.astimezone(r.tz).time() if frame.at_time is not None else before.time()
     start = datetime.combine(day, at, r.tz)
     plan = Plan()

@@ -304,7 +304,8 @@ def gate(
     guessed += [verb] if verb is not None else []
     guessed += _zone_read(text) if created is not None else []
     guessed += _calendar_as_place(facts.places, World.of_turn(user, now)) if facts.places else []
-    past = _in_the_past(created, now, tz) if created is not None else None
+    made = created if created is not None else _copy_at(definition)
+    past = _in_the_past(made, now, tz) if made is not None else None
     if decision.confidence >= ACT and account.complete and not guessed and past is None:
         return decision
     return decision.model_copy(update={"workflow": _previewed(definition, account, guessed, past)})
@@ -554,6 +555,15 @@ def _plain_create(definition: WorkflowDefinition) -> dict[str, Any] | None:
     if len(plans) != 1 or plans[0].skill != "plan_create" or plans[0].params.get("like"):
         return None
     return dict(plans[0].params)
+
+
+def _copy_at(definition: WorkflowDefinition) -> dict[str, Any] | None:
+    """The parameters of a workflow that makes one copy of an event at a start said ("do the same for
+    Wednesday"), or None: its start may be past as well as a new event's."""
+    plans = [t for t in definition.tasks if t.skill.startswith("plan_")]
+    if len(plans) != 1 or plans[0].skill != "plan_create" or not plans[0].params.get("like"):
+        return None
+    return dict(plans[0].params) if isinstance(plans[0].params.get("start"), str) else None
 
 
 def _ask_title(decision: Decision, params: dict[str, Any], account: Account, tz: ZoneInfo) -> Decision:

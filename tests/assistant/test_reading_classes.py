@@ -578,6 +578,24 @@ def test_do_the_same_for_another_day_after_a_new_event_makes_another_like_it(wee
     assert sorted(s.astimezone(NEW_YORK).day for s in starts) == [6, 9, 10]
 
 
+def test_do_the_same_for_next_week_keeps_the_events_weekday(week: Any) -> None:
+    """It made the copy on the Monday of next week, for a lunch on Friday."""
+    user, conversation = week
+    say(user, conversation, "add lunch with Sam on Friday at 1")
+    reply = say(user, conversation, "do the same for next week")
+    assert "Create 'Lunch with Sam': Friday, March 13 1:00 PM – 2:00 PM" in reply.text, reply.text
+
+
+def test_do_the_same_for_a_time_already_past_is_previewed(week: Any) -> None:
+    """'do the same for Wednesday' at 9 made a 7 am gym today, already past, saying nothing."""
+    user, conversation = week
+    say(user, conversation, "add gym on Monday at 7am")
+    reply = say(user, conversation, "do the same for Wednesday")
+    assert reply.kind == "confirm", reply.text
+    assert "Wednesday, March 4 at 7:00 AM is already past" in reply.text
+    assert Event.objects.filter(summary="Gym").count() == 1
+
+
 def test_do_the_same_after_a_move_moves_nothing_more(week: Any) -> None:
     # which event "the same" would move is not said: the day is read as it stands
     user, conversation = week
