@@ -101,6 +101,7 @@ class DayRules(Parser):
             recurring = recurring or word in PLURAL_PARTS
         if part is None:
             return None
+        at = j  # where the part's own word stands
         j += 1
         if self.words[j] == "time" and part == "lunch":
             j += 1
@@ -111,8 +112,13 @@ class DayRules(Parser):
         alone = (
             first(compose(self.day(self.today).anchor, None, part) or series, self.now) if recurring else None
         )
-        # A bare "lunch" or "night" is more often a thing than a time ("lunch with Bob", "movie night").
-        latent = j == i + 1 and word in ("lunch", "lunchtime", "night")
+        # A bare "lunch" or "night" is more often a thing than a time ("lunch with Bob", "movie night"),
+        # and so is "the lunch" ("where is the lunch with Omar" asked about today's lunch hour).
+        latent = (
+            j == at + 1
+            and word in ("lunch", "lunchtime", "night")
+            and tuple(self.words[i:at]) in ((), ("the",))
+        )
         node = Node(
             series,
             "hour",

@@ -317,8 +317,15 @@ def test_text_without_time_gives_nothing() -> None:
         "I sat down with the sun behind me",
         "wed",
         "lunch with Bob",
+        "where is the lunch with Omar",  # the event, once read as today's lunch hour
+        "cancel the lunch with omar",
     ):
         assert find_times(text, now=NOW) == [], text
+
+
+def test_lunch_after_a_word_of_time_is_still_the_lunch_hour() -> None:
+    for text in ("am I free at lunch", "anything during the lunch hour", "what time is lunch tomorrow"):
+        assert find_times(text, now=NOW, daytime=True), text
 
 
 def test_results_use_the_reference_offset() -> None:
