@@ -56,18 +56,22 @@ class SortInput(EventsInput):
     by: Literal["start", "end", "summary", "duration"] = "start"
     descending: bool = False
     limit: int | None = Field(default=None, ge=1, description="Keep only the first N after sorting.")
+    offset: int = Field(
+        default=0, ge=0, description="Leave out the first N after sorting ('the second event': 1)."
+    )
 
 
 @skill(service="data", kind="read")
 def sort_events(ctx: SkillContext, params: SortInput) -> EventsOutput:
-    """Sort events by start, end, title or duration, optionally keeping only the first N."""
+    """Sort events by start, end, title or duration, optionally leaving out the first N and keeping
+    only the next N."""
     keys = {
         "start": lambda e: (e.start, e.summary),
         "end": lambda e: (e.end, e.summary),
         "summary": lambda e: (e.summary.casefold(), e.start),
         "duration": lambda e: (e.end - e.start, e.start),
     }
-    ordered = sorted(params.events, key=keys[params.by], reverse=params.descending)
+    ordered = sorted(params.events, key=keys[params.by], reverse=params.descending)[params.offset :]
     if params.limit:
         ordered = ordered[: params.limit]
     return EventsOutput(events=ordered, count=len(ordered))

@@ -414,4 +414,9 @@ def _period(start: datetime | None, end: datetime | None, tz: ZoneInfo) -> str:
 
 
 def _singular(subject: str) -> str:
+    """ "meetings" -> "meeting", "classes" -> "class" (was "classe"), "class" stays."""
+    if subject.endswith(("sses", "shes", "xes")) or (
+        subject.endswith("ches") and not subject.endswith("aches")
+    ):
+        return subject[:-2]
     return subject[:-1] if subject.endswith("s") and not subject.endswith("ss") else subject

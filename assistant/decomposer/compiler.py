@@ -224,7 +224,9 @@ def _query_tasks(plan: Plan, frame: RequestFrame, now: datetime, tz: ZoneInfo) -
     }
     if frame.detail:
         reply["detail"] = frame.detail  # "where is it?": each event's place on its line
-    if frame.past and not frame.range_explicit:
+    if frame.pick is not None and frame.range_explicit:
+        reply.update(events=_nth(plan, frame.pick, find["events"]), text=f"The {_NTH_WORDS[frame.pick]}:")
+    elif frame.past and not frame.range_explicit:
         picked = plan.add(
             "sort_events",
             {"events": find["events"], "descending": True, "limit": 1},
@@ -252,6 +254,26 @@ def _query_tasks(plan: Plan, frame: RequestFrame, now: datetime, tz: ZoneInfo) -
     else:
         reply.update(start=start.isoformat(), end=end.isoformat())
     return plan.add("compose_reply", reply, id="reply", summary="Write the answer")
+
+
+_NTH_WORDS = {0: "first", 1: "second", 2: "third", 3: "fourth", 4: "fifth", -1: "last"}
+
+
+def _nth(plan: Plan, place: int, events: Any) -> Any:
+    """The events' one at ``place`` in time order (-1: the last), as a list of it, or of none when
+    there are fewer ("my second meeting" on a day of one is none)."""
+    last = place < 0
+    return plan.add(
+        "sort_events",
+        {
+            "events": events,
+            "descending": last,
+            "limit": 1,
+            **({} if last or not place else {"offset": place}),
+        },
+        id="nth",
+        summary="Pick the one asked for",
+    )["events"]
 
 
 def _count_tasks(plan: Plan, frame: RequestFrame, now: datetime, tz: ZoneInfo) -> Handle:

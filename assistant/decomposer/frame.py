@@ -69,6 +69,9 @@ class RequestFrame:
     preference_key: str | None = None
     wants_next: bool = False
     next_one: bool = False  # "my next yoga": the one next, not the next few
+    # which one of a period's events a question asks for, by its place in their order: 0 for "my first
+    # meeting next week", 1 for "the second event on Friday", -1 for "the last thing on Friday"
+    pick: int | None = None
     conflicts: bool = False  # asks which events overlap ("any conflicts next week?")
     asked_busy: bool = False  # "am I busy at 3?", "do I have anything at 10?": yes means something is on
     past: bool = False  # said in the past tense ("when was my last haircut?", "what was on Monday?")

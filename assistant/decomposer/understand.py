@@ -193,8 +193,16 @@ _PAST = re.compile(r"\b(?:was|were|did|had|went|happened|last|previous|ago|yeste
 # meetings", "next 3").
 _NEXT_ONE = re.compile(
     r"(?:\b(?:my|the|our)\s+|^)next\s+(?!(?:few|couple|several|\d+|two|three|four|five|events|meetings)\b)"
-    r"(?:[\w'-]+\s+){0,3}?[\w'-]*[^s\W](?=[\s?.!,]*$|\s+(?:with|at|in|on)\b)"
+    r"(?:[\w'-]+\s+){0,3}?[\w'-]*[^s\W](?=[\s?.!,]*$|\s+(?:with|at|in|on|is|starts?|begins?)\b)"
 )
+# One event of a period, by its place in the period's order: "my first meeting next week", "the last
+# thing on Friday", "for my second event tomorrow", "what's first on Saturday".
+_NTH = re.compile(
+    r"\b(?:(?:my|the)\s+(?P<nth>first|second|third|fourth|fifth|last|final|earliest|latest)\s+"
+    r"(?:[\w'-]+\s+)?(?:event|meeting|class|lecture|thing|appointment|item|one)\b"
+    r"|(?:what's|what is)\s+(?P<alone>first|last)\b)"
+)
+_NTH_PLACE = {"first": 0, "earliest": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4}
 _NEXT_CUE = re.compile(r"\b(?:next|upcoming|when is|when's|when are|how soon|coming up)\b")
 # A day of the month said without its month ("the 3rd", "on the 21st").
 _DAY_OF_MONTH = re.compile(r"(?:on\s+)?(?:the\s+)?\d{1,2}(?:st|nd|rd|th)", re.IGNORECASE)
@@ -269,7 +277,12 @@ def understand(
             times = [replace(t, span=bare.span()) for t in times]
     frame.conflicts = bool(_CONFLICTS.search(norm)) and operation in ("query", "count", "unknown")
     frame.asked_busy = bool(_ASKED_BUSY.search(norm)) and operation in ("query", "free", "unknown")
-    frame.past = bool(_PAST.search(norm)) and operation in ("query", "count", "unknown")
+    nth = _NTH.search(norm) if times and operation in ("query", "unknown") else None
+    if nth is not None:
+        frame.pick = _NTH_PLACE.get(nth["nth"] or nth["alone"], -1)
+    # "my last class this week" is the week's last, not a class gone by
+    said = blanked(norm, [nth.span()]) if nth is not None else norm
+    frame.past = bool(_PAST.search(said)) and operation in ("query", "count", "unknown")
     if operation in ("query", "unknown") or (operation == "count" and not FREE_CUES.search(norm)):
         # "where is my coffee date?", "who is coming to the gala?", "how long is the review?", "how many
         # hours of meetings do I have?" (not "how much time do I have free?": that is no event's length)

@@ -1505,3 +1505,26 @@ def test_a_place_named_like_one_of_the_calendars_is_previewed(week: Any) -> None
     """'put the dentist in School' set the place to 'School' at once: a calendar of the user is called so."""
     preview = preview_of(week, "put the design review in Work")
     assert 'I read "Work" as the place, not your Work calendar' in preview
+
+
+@pytest.mark.parametrize(
+    ("text", "heading", "named", "not_named"),
+    [
+        ("what's my first event tomorrow", "The first:", "Standup", "Design review"),
+        ("for my second event tomorrow, what time does it start?", "The second:", "Design review", "Standup"),
+        ("what's the last thing tomorrow", "The last:", "Design review", "Standup"),  # once last week's
+        ("when is my last event on Thursday", "The last:", "Design review", "Standup"),
+    ],
+)
+def test_a_question_for_one_event_by_its_place_in_a_period_answers_with_that_one(
+    week: Any, text: str, heading: str, named: str, not_named: str
+) -> None:
+    """They listed the whole day, and "my last event on Friday" looked at last Friday."""
+    answer = answer_of(week, text)
+    assert answer.startswith(heading), answer
+    assert named in answer
+    assert not_named not in answer
+
+
+def test_a_place_past_the_periods_events_names_none(week: Any) -> None:
+    assert "Standup" not in answer_of(week, "what's my third event tomorrow")
