@@ -905,7 +905,16 @@ def _move_params(
         readings = (destination, f"at {destination}", f"on {destination}")
         matches = next((found for said in readings if (found := _times(said, now))), [])
         dated = next((at for m, at in matches if m.has_date), None)
-        timed = next((at for m, at in matches if m.has_time), None)
+        # "to Tuesday before 1 PM" says when it must end by, not when it starts (its window's start is
+        # midnight): the hour before it, as a one-hour event would take (the preview shows the rest)
+        timed = next(
+            (
+                m.end - timedelta(hours=1) if " before " in f" {m.text} " and m.end is not None else at
+                for m, at in matches
+                if m.has_time
+            ),
+            None,
+        )
         params: dict[str, Any] = {}
         week = next((m for m, _ in matches if m.has_date and re.search(r"\bweeks?\b", m.text)), None)
         if week is not None and week.start is not None and _SAME_TIME.search(destination) and timed is None:

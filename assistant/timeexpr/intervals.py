@@ -41,6 +41,7 @@ _BEFORE = (
 _AFTER = (
     ("since",),
     ("after",),
+    ("past",),  # "past 4:30 pm on Friday" ("half past 4" is a clock time, read from "half")
     ("from",),
     ("anytime", "after"),
     ("sometime", "after"),
@@ -352,8 +353,9 @@ class IntervalRules(Parser):
             if found is None or (found[1].latent and found[1].tod is None and found[1].grain != "year"):
                 continue
             end, node = found
+            on_a_day = words[-1] in ("after", "past", "before") and TIME in node.fields
             if context is not None:
-                on_day = self.merge(node, context) if words[-1] == "after" and TIME in node.fields else None
+                on_day = self.merge(node, context) if on_a_day else None
                 if on_day is None:
                     continue
                 node = on_day
@@ -363,11 +365,17 @@ class IntervalRules(Parser):
             if before:
                 if span[0] <= self.now:
                     continue
+                if on_a_day and words[-1] == "before" and node.has_date:
+                    # "before noon tomorrow", "Monday before 10 AM": that day's hours before it, not
+                    # every hour from now on
+                    return end, self.interval(
+                        (max(self.now, truncate(span[0], "day")), span[0]), node.grain, node
+                    )
                 return end, self.interval((self.now, span[0]), node.grain, node)
             lasting = self._for_duration(end, node)  # "starting Monday for 2 weeks"
             if lasting is not None:
                 return lasting
-            if words[-1] == "after" and TIME in node.fields and node.has_date:
+            if on_a_day and node.has_date:
                 rest_of_day = (span[0], add(truncate(span[0], "day"), "day", 1))
                 return end, self.interval(rest_of_day, node.grain, node, rest_of_day=True)
             return end, self.interval((span[0], span[0]), node.grain, node, open_end=True)

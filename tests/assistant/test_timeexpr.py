@@ -527,3 +527,24 @@ def test_early_and_late_narrow_every_day_part(
     narrowed), and "the rest of this week" was all of it."""
     match = only(text)
     assert (match.start, match.end, match.day_part) == (start, end, part)
+
+
+@pytest.mark.parametrize(
+    ("text", "start", "end"),
+    [
+        # "past" was read as the clock time alone: "any meetings past 4:30 pm on Friday?" asked about 4:30
+        ("any meetings past 4:30 pm on Friday", (2026, 3, 6, 16, 30), (2026, 3, 7, 0, 0)),
+        # "before" on a day is that day's hours before it, not every hour from now on
+        ("anything before noon tomorrow", (2026, 3, 3, 0, 0), (2026, 3, 3, 12, 0)),
+        ("meetings planned Tuesday before 10 AM", (2026, 3, 3, 0, 0), (2026, 3, 3, 10, 0)),
+    ],
+)
+def test_an_open_side_on_a_day_keeps_to_that_day(
+    text: str, start: tuple[int, ...], end: tuple[int, ...]
+) -> None:
+    [match] = find_times(text, now=NOW, daytime=True)
+    assert (match.start, match.end) == (at(*start), at(*end))
+
+
+def test_past_in_a_clock_time_is_still_the_clock_time() -> None:
+    assert [m.start for m in find_times("half past 4", now=NOW, daytime=True)] == [at(2026, 3, 2, 16, 30)]
