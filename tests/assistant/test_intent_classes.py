@@ -122,3 +122,13 @@ def test_a_possessive_owner_is_a_person_and_stays_in_the_title() -> None:
     frame = frame_of("add ravi's graduation on june 5")
     assert frame["person_names"] == ["ravi"]
     assert frame["titles"] == ["ravi's graduation"]
+
+
+@pytest.mark.parametrize("text", ["wait, bring it back", "oops bring it back", "restore it", "put it back"])
+def test_asking_for_what_was_just_changed_back_is_an_undo(text: str) -> None:
+    """ "bring it back" and "restore it" after a delete were answered "Great!"."""
+    assert classify(text)[0] == "undo"
+
+
+def test_moving_an_event_back_by_some_time_is_no_undo() -> None:
+    assert classify("move the hike back an hour")[0] == "move"
