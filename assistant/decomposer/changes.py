@@ -200,9 +200,32 @@ def _leave_out(excluded: str, world: World, now: datetime) -> dict[str, list[str
     return {"exclude_text": [excluded]}
 
 
-def _picked(norm: str, shown: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The shown event a turn picks by position ("the second one") or points at ("that one", when one
-    was shown; "the other one" of two)."""
+# "cancel the 2pm", "move the one at 2:30": a shown event picked by its start ("the 2 meetings" is no pick).
+_AT_PICK = re.compile(
+    r"\b(?:the|that) (?:one (?:at )?)?(?P<hour>\d{1,2})(?::(?P<minute>\d\d))? ?(?P<half>am|pm)?"
+    r"(?=[\s?.!,]|$)(?! ?(?:meetings|events|classes|appointments|of|days|weeks|hours|minutes)\b)"
+)
+
+
+def _picked(norm: str, shown: list[dict[str, Any]], tz: ZoneInfo) -> dict[str, Any] | None:
+    """The shown event a turn picks by position ("the second one"), by its start ("the 2pm", when one
+    shown event starts then) or points at ("that one", when one was shown; "the other one" of two)."""
+    at = _AT_PICK.search(norm) if shown else None
+    if at is not None:
+        hour, minute = int(at["hour"]), int(at["minute"] or 0)
+        starts = [datetime.fromisoformat(e["start"]).astimezone(tz) for e in shown]
+        hits = [
+            e
+            for e, s in zip(shown, starts, strict=True)
+            if s.minute == minute
+            and (
+                s.hour == hour % 12 + (12 if at["half"] == "pm" else 0)
+                if at["half"]
+                else s.hour % 12 == hour % 12
+            )
+        ]
+        if len(hits) == 1:
+            return hits[0]
     m = PICK.search(norm)
     if m is None or not shown:
         return None
@@ -651,7 +674,7 @@ def compile_change(r: Reading) -> Decision | None:
     shown = context.get("last_events") or []
     offered = False  # no event named or shown: the coming ones offered to pick from
     day_talked_about = False  # no day said: the one the conversation is on, shown first
-    picked = _picked(norm, shown)
+    picked = _picked(norm, shown, tz)
     among: tuple[datetime, datetime] | None = None  # "delete that" after a list: the span it showed
     every_shown = False  # "delete them" after a list: each event it showed, and no other
     they = _SHOWN_ONES.search(norm) if picked is None and shown and operation == "delete" else None

@@ -55,7 +55,10 @@ _NOUN_USE = re.compile(
     # "when my schedule is clear": said of the calendar, not done to it
     r"|(?:is|are|be|am|was|were|looks?|seems?|stays?) (?:clear|empty|open|free)\b"
     # "I'm all set": nothing more to do, nothing set up
-    r"|all set\b)"
+    r"|all set\b"
+    # "the meetings I have set up this week": what was done, said of the events asked about
+    r"|(?:meetings?|events?|appointments?|things?|ones?|that|which) (?:i|we) (?:have |'ve |had )?"
+    r"(?:already )?(?:set up|scheduled|booked|planned|arranged|added|made|created)\b)"
     r"|(?<=\w's )(?:schedule|plans?|agenda)\b"  # "today's schedule"
 )
 # "next Friday", "this week": a date, not the "next" of "when's my next meeting" that asks.

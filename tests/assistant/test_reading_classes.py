@@ -14,6 +14,7 @@ import pytest
 import time_machine
 
 from assistant.decomposer.handlers import read
+from assistant.decomposer.intent import classify
 from assistant.lexicon import misspelt_verb, spelled_out
 from assistant.models import Conversation
 from assistant.services import chat_turn, conversation_create
@@ -1528,3 +1529,17 @@ def test_a_question_for_one_event_by_its_place_in_a_period_answers_with_that_one
 
 def test_a_place_past_the_periods_events_names_none(week: Any) -> None:
     assert "Standup" not in answer_of(week, "what's my third event tomorrow")
+
+
+def test_the_meetings_i_have_set_up_is_a_question() -> None:
+    """'I need to know all the meetings I have set up for the rest of this week' asked when to schedule
+    'Know the meetings': "set up" said of the events asked about is no request to make one."""
+    assert classify("I need to know all the events I have set up for the rest of this week")[0] == "query"
+
+
+def test_a_shown_event_is_picked_by_its_start(week: Any) -> None:
+    """'what's on Thursday', then 'cancel the 9am' looked for an event at 9 today."""
+    user, conversation = week
+    say(user, conversation, "what's on Thursday")
+    preview = preview_of(week, "cancel the 9am")
+    assert "Delete 'Standup' (Thursday, March 5" in preview
