@@ -189,6 +189,15 @@ _ASKED_BUSY = re.compile(
 )
 # The past tense: the most recent matching day or event, not the next one.
 _PAST = re.compile(r"\b(?:was|were|did|had|went|happened|last|previous|ago|yesterday)\b")
+# What is still ahead of a period, or has been of it: "what's left this week", "so far this month".
+_STILL_AHEAD = re.compile(r"\b(?:left|remaining|still (?:coming|to come|ahead|on)|yet to come)\b")
+_SO_FAR = re.compile(r"\b(?:so far|until now|up to now|(?:have|'ve) (?:i |we )?had)\b")
+# "did I schedule the dentist?", "did I remember to add the review?": whether it is on the calendar, which
+# asks of the coming events as well, not only of those gone by
+_DID_I_ADD = re.compile(
+    r"\bdid (?:i|we) (?:already |ever |remember to |forget to )?"
+    r"(?:schedule|book|add|put|set up|plan|enter|save|create|make)\b"
+)
 # "my next yoga", "the next dentist appointment": one event, not the next few (nor "next few", "next
 # meetings", "next 3").
 _NEXT_ONE = re.compile(
@@ -281,7 +290,8 @@ def understand(
     if nth is not None:
         frame.pick = _NTH_PLACE.get(nth["nth"] or nth["alone"], -1)
     # "my last class this week" is the week's last, not a class gone by
-    said = blanked(norm, [nth.span()]) if nth is not None else norm
+    said = blanked(norm, [nth.span()] if nth is not None else [])
+    said = blanked(said, [m.span() for m in _DID_I_ADD.finditer(said)])
     frame.past = bool(_PAST.search(said)) and operation in ("query", "count", "unknown")
     if operation in ("query", "unknown") or (operation == "count" and not FREE_CUES.search(norm)):
         # "where is my coffee date?", "who is coming to the gala?", "how long is the review?", "how many
@@ -335,7 +345,12 @@ def understand(
         )
         take(lo, hi)
     # "tomorrow afternoon" is the user's afternoon (their ``day_parts``), not the product's
-    _fill_range(frame, in_users_day_parts(targets, world), now, norm)
+    _fill_range(frame, in_users_day_parts(_joined_parts(targets, norm), world), now, norm)
+    if operation in ("query", "count") and frame.start is not None and frame.end is not None:
+        if frame.start < now < frame.end and _STILL_AHEAD.search(norm):
+            frame.start = now  # "what's left this week": from now, as "the rest of this week" is
+        elif frame.start < now < frame.end and _SO_FAR.search(norm):
+            frame.end = now  # "how many meetings have I had so far this week": until now
 
     for d in durations:
         frame.duration_minutes = d.minutes
@@ -585,6 +600,29 @@ def _dates_the_turn(norm: str, clause: tuple[int, int], t: TimeMatch) -> bool:
         return False
     said = norm[cue.end() if cue else clause[0] : t.span[0]]
     return any(w not in STOPWORDS and w not in GENERIC_EVENT_WORDS for w in tokens(said))
+
+
+def _joined_parts(targets: list[TimeMatch], norm: str) -> list[TimeMatch]:
+    """A part of the day joined to a day's part ("Thursday afternoon and evening", "tomorrow morning or
+    afternoon") is on that day too: it was today's, and as a filter of the first part it left nothing."""
+    joined: list[TimeMatch] = []
+    for t in targets:
+        before = joined[-1] if joined else None
+        if (
+            before is not None
+            and t.day_part
+            and not t.has_date
+            and before.day_part
+            and before.has_date
+            and before.start is not None
+            and t.start is not None
+            and t.end is not None
+            and norm[before.span[1] : t.span[0]].strip(" ,&") in ("", "and", "or")
+        ):
+            shift = timedelta(days=(before.start.date() - t.start.date()).days)
+            t = replace(t, start=t.start + shift, end=t.end + shift, has_date=True)
+        joined.append(t)
+    return joined
 
 
 def _days_of(t: TimeMatch) -> list[int]:

@@ -1543,3 +1543,32 @@ def test_a_shown_event_is_picked_by_its_start(week: Any) -> None:
     say(user, conversation, "what's on Thursday")
     preview = preview_of(week, "cancel the 9am")
     assert "Delete 'Standup' (Thursday, March 5" in preview
+
+
+@pytest.mark.parametrize("text", ["did I schedule the design review?", "did i book the standup on thursday"])
+def test_did_i_schedule_asks_of_the_coming_events_too(week: Any, text: str) -> None:
+    """It looked only at the past and answered "You have no Design review events"."""
+    assert "Thursday, March 5" in answer_of(week, text)
+
+
+def test_what_is_left_of_a_period_starts_now(week: Any) -> None:
+    """'what's left this week' listed Monday's dentist, already past."""
+    answer = answer_of(week, "what's left this week?")
+    assert "Dentist" not in answer
+    assert "Design review" in answer
+
+
+def test_what_one_has_had_so_far_ends_now(week: Any) -> None:
+    answer = answer_of(week, "what have I had so far this week")
+    assert "Dentist" in answer
+    assert "Design review" not in answer
+
+
+@pytest.mark.parametrize(
+    "text", ["what's on thursday morning and afternoon", "anything thursday morning or afternoon"]
+)
+def test_two_parts_of_one_day_are_both_looked_in(week: Any, text: str) -> None:
+    """The second part was read as today's, and as a filter of the first it left nothing."""
+    answer = answer_of(week, text)
+    assert "Standup" in answer
+    assert "Design review" in answer
