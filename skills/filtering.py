@@ -42,12 +42,15 @@ def filter_items(
     excluded_words = [w.casefold() for w in criteria.exclude_text if w.strip()]
     excluded_people = {a.casefold() for a in criteria.exclude_attendees}
     excluded_places = [w.casefold() for w in criteria.exclude_places if w.strip()]
+    places = [w.casefold() for w in criteria.places if w.strip()]
     starts = set(criteria.starts)
     kept = []
     for item in items:
         local = item.start.astimezone(tz)
         haystack = f"{item.summary} {item.location}".casefold()
         if text and not all(word in haystack for word in text.split()):
+            continue
+        if places and not any(place in item.location.casefold() for place in places):
             continue
         if criteria.starts_at and (item.all_day or f"{local:%H:%M}" != criteria.starts_at):
             continue

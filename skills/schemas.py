@@ -137,6 +137,9 @@ class EventCriteria(SkillInput):
     exclude_category: Literal["class", "meeting"] | None = Field(
         default=None, description="Drop the events of this category ('what's on that's not a meeting')."
     )
+    places: list[str] = Field(
+        default_factory=list, description="Keep events whose place has one of these ('in Bellevue')."
+    )
     exclude_places: list[str] = Field(
         default_factory=list, description="Drop events whose place has any of these ('not in Bellevue')."
     )

@@ -162,6 +162,8 @@ def find_params(frame: RequestFrame, start: datetime, end: datetime) -> dict[str
         params["exclude_text"] = list(frame.exclude_titles)
     if frame.exclude_people:
         params["exclude_attendees"] = list(frame.exclude_people)
+    if frame.places:
+        params["places"] = list(frame.places)
     if frame.exclude_places:
         params["exclude_places"] = list(frame.exclude_places)
     if frame.exclude_category:
@@ -187,6 +189,8 @@ def _subject(frame: RequestFrame) -> str:
     noun = {"class": "classes", "meeting": "meetings"}.get(frame.category or "", "events")
     if frame.people:
         noun += " with " + ", ".join(frame.person_names or frame.people)
+    if frame.places_said:
+        noun += " " + " or ".join(frame.places_said)
     return noun
 
 

@@ -58,6 +58,10 @@ class RequestFrame:
     # nothing has are not taken
     exclude_titles: list[str] = field(default_factory=list)
     exclude_people: list[str] = field(default_factory=list)
+    # places a question asks about ("what meetings do I have in Bellevue"), as said, and with the word
+    # that led each in ("in Bellevue", "at Nopa"), for the answer to name them so
+    places: list[str] = field(default_factory=list)
+    places_said: list[str] = field(default_factory=list)
     # places a question leaves out ("anything not in Bellevue"), as said: the exclusion tagger's words
     # that name no title and nobody
     exclude_places: list[str] = field(default_factory=list)

@@ -388,6 +388,10 @@ def understand(
     frame.next_one = frame.wants_next and bool(_NEXT_ONE.search(norm))
     residual = "".join(" " if mask[i] else ch for i, ch in enumerate(norm))
     known = _fill_titles(frame, residual, world, norm, existing)
+    if operation in ("query", "count") and reading is not None:
+        asked = _places_asked(reading, text, residual)
+        frame.places = [place for _, place in asked]
+        frame.places_said = [f"{lead} {place}" for lead, place in asked]
     if _states_an_event(frame, text, norm, targets):
         # "no lunch date tomorrow": the same statement, of an event that is off
         frame.operation, frame.confidence = ("delete", 0.6) if _NO_EVENT.match(norm) else ("create", 0.6)
@@ -600,6 +604,23 @@ def _dates_the_turn(norm: str, clause: tuple[int, int], t: TimeMatch) -> bool:
         return False
     said = norm[cue.end() if cue else clause[0] : t.span[0]]
     return any(w not in STOPWORDS and w not in GENERIC_EVENT_WORDS for w in tokens(said))
+
+
+def _places_asked(reading: TurnReading, text: str, residual: str) -> list[tuple[str, str]]:
+    """The places a question asks about, as typed: what the names tagger read as one ("what meetings do
+    I have in bellevue", "anything at Nopa?") after "in" or "at", in words no other reading took (a
+    time, a calendar, a title, an exception); each with the word that led it in."""
+    places: list[tuple[str, str]] = []
+    folded = text.casefold()
+    for span in reading.spans:
+        if span.slot != "location":
+            continue
+        lead = folded[: span.start].split()[-1:]
+        words = span.text.casefold().strip()
+        if lead not in (["in"], ["at"]) or not words or words not in residual:
+            continue  # "Nopa lunch" is a title; a place already read as something else stays that
+        places.append((lead[0], span.text.strip()))
+    return places
 
 
 def _joined_parts(targets: list[TimeMatch], norm: str) -> list[TimeMatch]:

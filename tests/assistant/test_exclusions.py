@@ -333,3 +333,22 @@ def test_a_place_left_out_is_named_as_typed(week: tuple[Any, Conversation]) -> N
 
 def test_where_the_user_is_not_is_no_exception(week: tuple[Any, Conversation]) -> None:
     assert "Left out" not in _answer(week, "I'm not at the office on Friday, what do I have")
+
+
+@pytest.mark.parametrize(
+    ("text", "kept", "left", "said"),
+    [
+        # the place was read and dropped: every event of the period was listed
+        ("anything in seattle next week?", "Office party", "Standup", "event in seattle"),
+        ("what do I have in Bellevue this week", "Design review", "Dentist", "in Bellevue"),
+        ("anything at Bellevue on friday?", "Chemistry lab", "Dentist", "at Bellevue"),
+    ],
+)
+def test_a_place_asked_about_keeps_its_events(
+    week: tuple[Any, Conversation], text: str, kept: str, left: str, said: str
+) -> None:
+    answer = _answer(week, text)
+    listed = _listed(answer)
+    assert any(kept in line for line in listed)
+    assert not any(left in line for line in listed)
+    assert said in answer
