@@ -371,6 +371,13 @@ class IntervalRules(Parser):
                     return end, self.interval(
                         (max(self.now, truncate(span[0], "day")), span[0]), node.grain, node
                     )
+                # "through Friday", "through the weekend", "until the end of the week": up to the end of
+                # what is named (the weekend was left out); "until Friday" stops where Friday begins, and
+                # "through 2014" where 2014 does, as the time corpus has it
+                through = words[0] in ("through", "thru") and node.grain not in ("month", "quarter", "year")
+                whole = through or self.words[self.skip(j, "the")] == "end"
+                if whole and TIME not in node.fields:
+                    return end, self.interval((self.now, span[1]), node.grain, node)
                 return end, self.interval((self.now, span[0]), node.grain, node)
             lasting = self._for_duration(end, node)  # "starting Monday for 2 weeks"
             if lasting is not None:

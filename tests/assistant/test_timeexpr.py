@@ -548,3 +548,18 @@ def test_an_open_side_on_a_day_keeps_to_that_day(
 
 def test_past_in_a_clock_time_is_still_the_clock_time() -> None:
     assert [m.start for m in find_times("half past 4", now=NOW, daytime=True)] == [at(2026, 3, 2, 16, 30)]
+
+
+@pytest.mark.parametrize(
+    ("text", "end"),
+    [
+        ("through friday", (2026, 3, 7)),  # Friday was left out
+        ("what's on through the weekend", (2026, 3, 9)),  # the weekend was left out
+        ("how many things do I have till the end of the week", (2026, 3, 9)),  # it ended on Thursday
+        ("until friday", (2026, 3, 6)),  # stops where Friday begins
+        ("through 2:00pm", (2026, 3, 2, 14, 0)),  # a clock time is where it stops
+    ],
+)
+def test_through_a_day_or_to_the_end_of_a_period_takes_it_whole(text: str, end: tuple[int, ...]) -> None:
+    [match] = find_times(text, now=NOW, daytime=True)
+    assert match.end == at(*end)
