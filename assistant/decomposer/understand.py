@@ -366,6 +366,8 @@ def understand(
         or ([wisher[0]] if wisher is not None else [])
     )
     _fill_people(frame, norm, unread, world, take, learned_people, text)
+    if operation in ("query", "count") and not frame.people and not frame.person_names:
+        _fill_known_names(frame, unread, world, take)
     seeing = _meets_someone(learned_people, unread, text, norm, targets)
     if seeing is not None and (frame.operation in ("query", "unknown") or frame.confidence < 0.6):
         # "I need to see Omar tomorrow at 3": a person the tagger found is who is seen, a meeting
@@ -916,6 +918,34 @@ def _finds(before: str) -> bool:
     """Whether the words before a length ask to find that much time: "find an hour", "find me 30 minutes"."""
     words = before.split()
     return words[-1:] == ["find"] or words[-2:] == ["find", "me"]
+
+
+_A_WORD = re.compile(r"[a-z][a-z'-]+")
+
+
+def _fill_known_names(
+    frame: RequestFrame, unread: str, world: World, take: Callable[[int, int], None]
+) -> None:
+    """A person of the directory named anywhere in a question, not only after "with" ("which meetings
+    have ann", "is bill in any of my meetings", "events involving ann"): the first word the directory
+    knows as someone's name, when no title of the calendar holds it."""
+    titled = {w for title in world.folded_titles for w in title.split()}  # "the standup": a title's
+    words = [
+        m
+        for m in _A_WORD.finditer(unread)
+        if m.group(0) not in STOPWORDS
+        and m.group(0) not in GENERIC_EVENT_WORDS
+        and m.group(0) not in _PREDICATE_WORDS
+        and m.group(0) not in titled
+    ]
+    directory = world.people_named([m.group(0) for m in words]) if words else {}
+    for m in words:
+        found = directory.get(m.group(0)) or []
+        if found:
+            frame.people.append(found[0].email)
+            frame.person_names.append(m.group(0))
+            take(*m.span())
+            return
 
 
 def _fill_people(

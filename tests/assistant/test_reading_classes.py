@@ -12,6 +12,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 import time_machine
+from django.contrib.auth import get_user_model
 
 from assistant.decomposer.handlers import read
 from assistant.decomposer.intent import classify
@@ -19,7 +20,7 @@ from assistant.lexicon import misspelt_verb, spelled_out
 from assistant.models import Conversation
 from assistant.services import chat_turn, conversation_create
 from preferences.models import Preference
-from skills.models import Event
+from skills.models import Calendar, Event
 from skills.services import event_create
 from tests.factories import user_with_calendar
 
@@ -1572,3 +1573,33 @@ def test_two_parts_of_one_day_are_both_looked_in(week: Any, text: str) -> None:
     answer = answer_of(week, text)
     assert "Standup" in answer
     assert "Design review" in answer
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["which meetings have priya this week", "events involving priya", "is priya in any of my meetings"],
+)
+def test_a_person_of_the_directory_named_anywhere_in_a_question_is_asked_about(week: Any, text: str) -> None:
+    """Without "with" before the name the person was dropped: every meeting was listed."""
+    user, _ = week
+    get_user_model().objects.create_user("priya", "priya@example.com", first_name="Priya")
+    calendar = Calendar.objects.get(owner=user)
+    start = datetime(2026, 3, 5, 11, tzinfo=NEW_YORK)
+    event_create(
+        calendar=calendar,
+        summary="Budget sync",
+        start=start,
+        end=start + timedelta(hours=1),
+        attendees=["priya@example.com"],
+    )
+    event_create(
+        calendar=calendar,
+        summary="Vendor call",
+        start=start + timedelta(hours=3),
+        end=start + timedelta(hours=4),
+        attendees=["bo@example.com"],
+    )
+    reply = say(user, week[1], text)
+    assert reply.kind == "answer", reply.text
+    assert "Budget sync" in reply.text
+    assert "Vendor call" not in reply.text
