@@ -225,7 +225,7 @@ POLITE_PREFIX = re.compile(
     r"(?:can|could|would|will) you(?: please)?|(?:i|we) (?:want|need|would like|'d like|d like) (?:you )?to|"
     r"i want you to|help me(?: to)?|go ahead and|let'?s|let us|i'd like to|you should|try to|"
     r"(?:is|would) it (?:be )?possible (?:for you )?to|"
-    r"(?:i )?(?:want|need) to|time to|remember to)\b[\s,.!]*)+"
+    r"(?:i )?(?:want|need) to|time to|remember to|(?:i )?gotta|(?:i'm )?gonna|(?:i )?wanna)\b[\s,.!]*)+"
 )
 
 DELETE_VERBS = phrase_re(

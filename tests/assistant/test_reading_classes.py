@@ -1603,3 +1603,10 @@ def test_a_person_of_the_directory_named_anywhere_in_a_question_is_asked_about(w
     assert reply.kind == "answer", reply.text
     assert "Budget sync" in reply.text
     assert "Vendor call" not in reply.text
+
+
+def test_a_colloquial_wish_is_no_part_of_the_title(week: Any) -> None:
+    """'gotta call omar thursday at 10' made 'Gotta call with Omar'."""
+    user, conversation = week
+    reply = say(user, conversation, "gotta call omar thursday at 10")
+    assert "Create 'Call with Omar': Thursday, March 5 10:00 AM" in reply.text, reply.text
