@@ -109,12 +109,17 @@ def amended(r: Reading) -> Decision | None:
     return decision
 
 
+_ASKS_OF_ONESELF = re.compile(r"^(?:did|have|had|will|am|was) (?:i|we)\b")
+
+
 def asked_for(r: Reading) -> Decision | None:
-    """A new event asked for in words ("add", "schedule", "book"), or by the learned reader's intent."""
+    """A new event asked for in words ("add", "schedule", "book"), or by the learned reader's intent;
+    not a question of what the user did or will do ("did I put the hike on my calendar?", "will I see
+    Ann this week?"), which asks whether it is there."""
     starts = r.frame.operation == "create" or (
         r.learned.intent == "AddEvent" and r.frame.operation in ("unknown", "query")
     )
-    if not starts:
+    if not starts or _ASKS_OF_ONESELF.match(r.norm):
         return None
     return draft_turn(_unrepeated(r.frame, r), r.text, r.state, r.learned, r.now, r.tz, continuing=False)
 

@@ -1610,3 +1610,9 @@ def test_a_colloquial_wish_is_no_part_of_the_title(week: Any) -> None:
     user, conversation = week
     reply = say(user, conversation, "gotta call omar thursday at 10")
     assert "Create 'Call with Omar': Thursday, March 5 10:00 AM" in reply.text, reply.text
+
+
+@pytest.mark.parametrize("text", ["did i put the design review on my calendar", "did I add the standup?"])
+def test_asking_whether_one_added_an_event_looks_it_up(week: Any, text: str) -> None:
+    """It asked when to schedule 'Design review': the learned intent read adding."""
+    assert "Thursday, March 5" in answer_of(week, text)
