@@ -43,6 +43,7 @@ from assistant.decomposer.retry import another_time
 from assistant.decomposer.settings import setting_decision
 from assistant.decomposer.several import several_requests
 from assistant.decomposer.sharing import sharing_decision
+from assistant.decomposer.shown import about_shown
 from assistant.decomposer.state import DialogueState
 from assistant.decomposer.sync import sync_decision
 from assistant.decomposer.understand import understand
@@ -187,6 +188,7 @@ HANDLERS: tuple[Handler, ...] = (
     Handler("share busy times", sharing_decision),  # "don't let anyone see when I'm busy"
     Handler("another time", another_time),  # "find another time" after a new event was declined or made
     Handler("preference", setting_decision),  # "my working hours are 9 to 5", "what's my lunch?"
+    Handler("about the events shown", about_shown),  # "who's going?" after "when's the review?"
     Handler("small talk", chat),  # "thanks!", "hello"
     Handler("time elsewhere", zone_question),  # "what's 3pm London time in my time?"
     Handler("setting said as an event", setting_as_event),  # "schedule my notifications for 9am"

@@ -1616,3 +1616,19 @@ def test_a_colloquial_wish_is_no_part_of_the_title(week: Any) -> None:
 def test_asking_whether_one_added_an_event_looks_it_up(week: Any, text: str) -> None:
     """It asked when to schedule 'Design review': the learned intent read adding."""
     assert "Thursday, March 5" in answer_of(week, text)
+
+
+@pytest.mark.parametrize(
+    ("question", "said"),
+    [("where is it?", "no place is given"), ("how long is it?", "1 hour"), ("who's going?", "nobody else")],
+)
+def test_a_question_after_an_answer_asks_about_the_event_it_showed(
+    week: Any, question: str, said: str
+) -> None:
+    """'who's going?' was answered 'Great!', 'where is it?' with every event of the coming week."""
+    user, conversation = week
+    say(user, conversation, "when is the design review?")
+    answer = answer_of(week, question)
+    assert "Design review" in answer
+    assert said in answer, answer
+    assert "Standup" not in answer
