@@ -66,6 +66,10 @@ _ALL = re.compile(
     r"^(?:(?:yes,? )?all(?: of them| the \w+s)?|every(?: one|thing)|each of them|the whole series)$"
 )
 _ONLY_THIS = re.compile(r"^(?:yes,? )?(?:only|just) (?:that|this|the) (?:one|once|time|\w+day)\b")
+# "only the hike", "just the dentist please": some of what a preview shows.
+_ONLY_SOME = re.compile(
+    r"^(?:(?:no|wait|actually|hmm+)[\s,]+)*(?:only|just) (?:the |my )?(?P<what>.+?)(?: please)?$"
+)
 _THE_ONE = re.compile(r"\b(?:the|that|this) ones?\b")
 # None of the options: "none of them", "neither", "I don't want any of them cancelled".
 _NONE = re.compile(r"\b(?:none|neither|nothing|not any|no one|(?:don't|do not|dont) want any)\b")
@@ -99,9 +103,12 @@ def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetim
                 return amended
         if operation == "yes" or (reading is not None and _affirms(norm, reading)):
             return options[0]["value"] if options else True
+        rows = [r for r in payload.get("preview") or [] if isinstance(r, dict)]
+        if _names_some_rows(_ONLY_SOME.match(norm), rows):
+            # "only the hike" of a preview cancelling the dentist and the hike: a change of what it shows
+            return Amended(text.strip())
         if _ONLY_THIS.match(norm):
             # "only that one please": approves a preview of one occurrence, never a series' change
-            rows = [r for r in payload.get("preview") or [] if isinstance(r, dict)]
             if len(rows) == 1 and not rows[0].get("series"):
                 return options[0]["value"] if options else True
             return NOT_AN_ANSWER
@@ -161,6 +168,15 @@ _ADDING = re.compile(
     r"\b(?:also|too|as well|plus|additionally)\b"
     r"|\band (?:the|my|his|her|their|our|add|invite|include|bring)\b"
 )
+
+
+def _names_some_rows(said: re.Match[str] | None, rows: list[dict[str, Any]]) -> bool:
+    """Whether the words ``said`` name some of a preview's rows by their titles, not all of them."""
+    if said is None or len(rows) < 2:
+        return False
+    words = set(tokens(said["what"])) - STOPWORDS
+    named = [r for r in rows if words and words <= set(tokens(str(r.get("summary", "")).casefold()))]
+    return 0 < len(named) < len(rows)
 
 
 def _taken_back(text: str, norm: str, contrast: re.Match[str]) -> Amended:

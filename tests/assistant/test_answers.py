@@ -210,3 +210,16 @@ def test_none_of_the_options_declines(text: str) -> None:
         ],
     }
     assert answer_for(text, series, tz=NY, now=NOW) is DECLINE
+
+
+def test_only_some_of_a_previews_rows_is_a_change_of_it() -> None:
+    """'only the hike' of a preview deleting the dentist and the hike asked what to do with 'Hike'."""
+    preview = {
+        **CONFIRM,
+        "preview": [{"summary": "Dentist", "action": "delete"}, {"summary": "Hike", "action": "delete"}],
+    }
+    assert answer_for("only the hike", preview, tz=NY, now=NOW) == Amended("only the hike")
+    assert answer_for("just the dentist please", preview, tz=NY, now=NOW) == Amended(
+        "just the dentist please"
+    )
+    assert answer_for("only the standup", preview, tz=NY, now=NOW) is NOT_AN_ANSWER  # names no row
