@@ -258,11 +258,29 @@ def last_question(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> LastQuest
 
 
 def chat(r: Reading) -> Decision | None:
-    """The answer to a turn that only thanks, greets, agrees or takes leave (see :func:`small_talk`)."""
+    """The answer to a turn that only thanks, greets, agrees or takes leave (see :func:`small_talk`); a
+    question among them ("who are you?", "what's 2+2?", answered "You're welcome!" and "Great!") is told
+    what the assistant does."""
     said = small_talk(r.frame, r.learned)
     if said is None:
         return None
+    if r.frame.operation != "greet" and _ASKS_SOMETHING.match(r.norm) and said != NOTHING_WAITING:
+        if r.learned.operation == "query":
+            return None  # "What do I have scheduled": the calendar asked about, answered by the look-up
+        if r.learned.operation != "small_talk":  # "what would I do without you" thanks
+            said = WHAT_I_DO
     return Decision(kind="answer", reply_kind="answer", text=said, confidence=0.9)
+
+
+# A question of its own: what small talk must not answer "You're welcome!" or "Great!".
+_ASKS_SOMETHING = re.compile(
+    r"^(?:who|what|what's|whats|why|how|where|when|which|can you|could you|are you)\b"
+)
+WHAT_I_DO = (
+    "I'm your calendar assistant: I can tell you what's on (\"What do I have on Friday?\"), find free "
+    'time ("When am I free tomorrow afternoon?"), add, move or cancel events ("Move the dentist to '
+    'Monday at 3"), and keep your working hours, lunch and other habits in mind.'
+)
 
 
 def small_talk(frame: RequestFrame, reading: TurnReading, *, waiting: bool = False) -> str | None:

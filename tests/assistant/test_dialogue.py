@@ -681,3 +681,23 @@ def test_another_users_turn_in_a_conversation_is_refused_and_leaves_its_state_al
             chat_turn(user=intruder, conversation=conversation, text="and the 12th?")
     assert Conversation.objects.get(pk=conversation.pk).context == context
     assert Message.objects.filter(conversation=conversation).count() == 2
+
+
+@pytest.mark.parametrize("text", ["who are you", "what's 2+2", "can you get me a cab?"])
+def test_a_question_small_talk_cannot_answer_is_told_what_the_assistant_does(text: str) -> None:
+    """They were answered "You're welcome!" and "Great!"."""
+    with time_machine.travel(monday_9am(SYDNEY), tick=False):
+        user, conversation = a_user(SYDNEY)
+        reply = say(user, conversation, text)
+    assert reply.kind == "answer"
+    assert reply.text.startswith("I'm your calendar assistant"), reply.text
+
+
+def test_a_question_of_the_calendar_read_as_thanks_is_looked_up() -> None:
+    """'What do I have scheduled' was answered "You're welcome!"."""
+    with time_machine.travel(monday_9am(SYDNEY), tick=False):
+        user, conversation = a_user(SYDNEY)
+        reply = say(user, conversation, "What do I have scheduled")
+    assert reply.kind == "answer"
+    assert "welcome" not in reply.text
+    assert not reply.text.startswith("I'm your calendar assistant")
