@@ -71,8 +71,14 @@ _ONLY_SOME = re.compile(
     r"^(?:(?:no|wait|actually|hmm+)[\s,]+)*(?:only|just) (?:the |my )?(?P<what>.+?)(?: please)?$"
 )
 _THE_ONE = re.compile(r"\b(?:the|that|this) ones?\b")
-# None of the options: "none of them", "neither", "I don't want any of them cancelled".
-_NONE = re.compile(r"\b(?:none|neither|nothing|not any|no one|(?:don't|do not|dont) want any)\b")
+# None of the options: "none of them", "neither", "I don't want any of them cancelled", and nothing else
+# ("neither, just tomorrow's" and "the review, nothing else" name one).
+_NONE = re.compile(
+    r"^(?:(?:no|hmm+|um+|well)[\s,]+)*"
+    r"(?:none|neither|nothing|not any|no one|i (?:don't|do not|dont) want any)"
+    r"(?: of (?:them|those|these|the \w+))?(?: (?:cancelled|canceled|deleted|moved|changed))?"
+    r"(?:[\s,.!]+(?:please|thanks|thank you))?[\s.!]*$"
+)
 # What follows these is what the user does not mean: "the team meeting, not the check-in".
 _NEGATED = re.compile(r"\b(?:but not|not|except|keep|leave|without|rather than|instead of)\b.*$")
 
@@ -129,12 +135,18 @@ _SURELY = re.compile(r"^(?:definitely|certainly|surely|alright|all right)\b")
 # After such an opening, a no or a pause takes the agreement back ("absolutely not", "ok wait no",
 # "okay, hold on", "ok, let me check"); "no problem" and "why not" do not.
 _NOT_A_NO = re.compile(r"\b(?:no (?:problem|worries|rush|doubt)|not a problem|why not|not bad)\b")
+# Said right after the opening word: "yes, no need to notify" and "sure, I don't mind" still agree.
 _TAKEN_BACK = re.compile(
-    r"\b(?:not|no|nope|nah|don't|do not|never ?mind|changed my mind|wait|hold on|hang on|"
-    r"one sec(?:ond)?|a (?:sec|second|minute|moment)|let me (?:check|think|see))\b"
+    r"^[\s,.!-]*(?:(?:actually|so|um+|hmm+|oh)[\s,]+)*"
+    r"(?:not(?! (?:a problem|an issue|needed|a big deal)\b)"
+    r"|no(?! (?:need|longer|problem|worries|rush|doubt|big deal|further|more|one)\b)"
+    r"|nope|nah|don't(?! (?:mind|worry|care|need|ask)\b)|do not|never ?mind|"
+    r"changed my mind|wait|hold on|hang on|one sec(?:ond)?|a (?:sec|second|minute|moment)|"
+    r"let me (?:check|think|see))\b"
 )
-# A question about the change is no answer to it ("right, and where is it?", "is that right?", "ok?").
-_ASKS_BACK = re.compile(r"\b(?:who|what|where|when|why|how|which|is (?:that|it|this)|are you sure)\b")
+# A question about the change is no answer to it ("right, and where is it?", "is that right?").
+_ASKS_BACK = re.compile(r"\b(?:who|what|where|when|why|how|which|are you sure)\b")
+_IS_THAT = re.compile(r"^(?:is|was) (?:that|it|this) (?:right|correct|ok|okay)\b")
 
 
 def _agreement_withheld(text: str, norm: str) -> Any | None:
@@ -143,11 +155,10 @@ def _agreement_withheld(text: str, norm: str) -> Any | None:
     read: "absolutely not" and "ok wait no" applied the change."""
     lead = YES_WORDS.match(norm) or _SURELY.match(norm)
     rest = _NOT_A_NO.sub(" ", norm[lead.end() :] if lead else norm)
-    asked = text.rstrip().endswith("?")
-    if lead is not None and not _CONTRAST.search(rest) and _TAKEN_BACK.search(rest):
-        return DECLINE  # "fine, but not the standup" is a change, read as one below
-    if asked and (_ASKS_BACK.search(rest) or (lead is not None and not rest.strip(" ,.!"))):
-        return NOT_AN_ANSWER
+    if lead is not None and _TAKEN_BACK.match(rest):
+        return DECLINE
+    if text.rstrip().endswith("?") and (_ASKS_BACK.search(rest) or (lead is None and _IS_THAT.match(norm))):
+        return NOT_AN_ANSWER  # asked about first; "yes?" and "yes, is that ok?" still agree
     return None
 
 
@@ -251,7 +262,7 @@ def _pick(
     if _ALL.match(norm):
         every = [o["value"] for o in options if o.get("value") == ALL]
         return every[0] if every else NOT_AN_ANSWER
-    if _NONE.search(norm):
+    if _NONE.match(norm):
         return DECLINE  # "none of them" shares words with "all of them", which it picked
     norm = _NEGATED.sub("", norm).strip()
     found = find_times(_THE_ONE.sub(" ", norm), now=now, daytime=True)  # "one" is no hour here

@@ -559,7 +559,7 @@ QUESTION_STARTERS = re.compile(
 )
 # "put them back", "change it back": a change reverted, not a move by some amount ("move it back an hour").
 UNDO_CUES = re.compile(
-    r"\b(?:undo|revert|roll ?back|take that back|restore (?:it|them|that|those))\b"
+    r"\b(?:undo|revert|roll ?back|take that back|restore (?:it|them|that|those)(?! (?:to|at|for|on|by)\b))\b"
     r"|\b(?:put|move|change|set|switch|bring) (?:it|them|that|those|these|everything|all|things) back\b"
     r"(?! (?:by|to|until|till|later|earlier|an?|one|two|three|half|\d))"
 )

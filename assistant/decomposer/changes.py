@@ -407,6 +407,10 @@ def _target_frame(text: str, now: datetime, world: World, learned: TurnReading |
     return frame
 
 
+# A day's hours before a time, as the time resolver reads "Tuesday before 1 PM" or "before noon tomorrow".
+_BEFORE_ON_A_DAY = re.compile(r"(?:^|\s)before\s")
+
+
 def _times(text: str, now: datetime) -> list[tuple[TimeMatch, datetime]]:
     """The resolved time expressions of ``text`` with their starts (impossible dates left out)."""
     found = find_times(text, now=now, daytime=True)
@@ -928,16 +932,11 @@ def _move_params(
         readings = (destination, f"at {destination}", f"on {destination}")
         matches = next((found for said in readings if (found := _times(said, now))), [])
         dated = next((at for m, at in matches if m.has_date), None)
-        # "to Tuesday before 1 PM" says when it must end by, not when it starts (its window's start is
-        # midnight): the hour before it, as a one-hour event would take (the preview shows the rest)
-        timed = next(
-            (
-                m.end - timedelta(hours=1) if " before " in f" {m.text} " and m.end is not None else at
-                for m, at in matches
-                if m.has_time
-            ),
-            None,
-        )
+        window = next((m for m, _ in matches if m.has_date and _BEFORE_ON_A_DAY.search(m.text)), None)
+        if window is not None and window.start is not None and window.end is not None:
+            # "to Tuesday before 1 PM": a free time that day that ends by then, for the event's own length
+            return {"search_start": max(window.start, now).isoformat(), "search_end": window.end.isoformat()}
+        timed = next((at for m, at in matches if m.has_time), None)
         params: dict[str, Any] = {}
         week = next((m for m, _ in matches if m.has_date and re.search(r"\bweeks?\b", m.text)), None)
         if week is not None and week.start is not None and _SAME_TIME.search(destination) and timed is None:

@@ -368,7 +368,8 @@ def _changes_existing(params: dict[str, Any], text: str, world: World) -> str | 
         words = tuple(stem(w) for w in tokens(existing))
         if not words:
             continue
-        if any(title[: len(words)] == words for title in titles):
+        # the event's own title, or it with words that say what it should do ("the hike should ...")
+        if any(title[: len(words)] == words and set(title[len(words) :]) <= _SAYS_OF_IT for title in titles):
             said = tokens(existing)
         elif _holds(words, tuple(stem(w) for w in about)):
             said = about

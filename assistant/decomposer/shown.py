@@ -20,6 +20,7 @@ __all__ = ["about_shown"]
 
 # Words that point back at what was shown; a question of three words or fewer points back by itself
 # ("who's going?", "where?").
+_TO_ME = re.compile(r"\byou\b")
 _BACK = re.compile(r"\b(?:it|they|them|that|those|these|this one|there)\b")
 
 
@@ -33,6 +34,8 @@ def about_shown(r: Reading) -> Decision | None:
         return None  # "where is the dentist?": the event named, read as any question
     if not _BACK.search(r.norm) and len(r.norm.split()) > 3:
         return None
+    if _TO_ME.search(r.norm):
+        return None  # "who are you?", "where are you?": asked of the assistant
     starts = [datetime.fromisoformat(e["start"]) for e in shown]
     end = max(datetime.fromisoformat(e["end"]) for e in shown)
     plan = Plan()

@@ -196,7 +196,7 @@ _SO_FAR = re.compile(r"\b(?:so far|until now|up to now|(?:have|'ve) (?:i |we )?h
 # asks of the coming events as well, not only of those gone by
 _DID_I_ADD = re.compile(
     r"\bdid (?:i|we) (?:already |ever |remember to |forget to )?"
-    r"(?:schedule|book|add|put|set up|plan|enter|save|create|make)\b"
+    r"(?:schedule|book|add|put|set up|enter|create)\b"
 )
 # "my next yoga", "the next dentist appointment": one event, not the next few (nor "next few", "next
 # meetings", "next 3").
@@ -209,7 +209,7 @@ _NEXT_ONE = re.compile(
 _NTH = re.compile(
     r"\b(?:(?:my|the)\s+(?P<nth>first|second|third|fourth|fifth|last|final|earliest|latest)\s+"
     r"(?:[\w'-]+\s+)?(?:event|meeting|class|lecture|thing|appointment|item|one)\b"
-    r"|(?:what's|what is)\s+(?P<alone>first|last)\b)"
+    r"|(?:what's|what is)\s+(?P<alone>first|last)\s+(?:on|in|for|at)\b)"
 )
 _NTH_PLACE = {"first": 0, "earliest": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4}
 _NEXT_CUE = re.compile(r"\b(?:next|upcoming|when is|when's|when are|how soon|coming up)\b")
@@ -269,6 +269,9 @@ def understand(
         frame.operation, frame.confidence = operation, confidence
     # "Friday (the 13th)": a date put in brackets after another says which one, it is no second date
     timed_text = blanked(norm.replace("(", " ").replace(")", " "), [d.span for d in durations])
+    nth = _NTH.search(norm) if operation in ("query", "unknown") else None
+    if nth is not None:  # "what's first on Friday": the first event, not the first Friday of a month
+        timed_text = blanked(timed_text, [nth.span("nth") if nth["nth"] else nth.span("alone")])
     times = find_times(timed_text, now=now, daytime=True)
     for pick in PICK.finditer(norm):  # "delete the first one": a pick of the events shown, no date
         times = [t for t in times if not (pick.start() < t.span[1] and t.span[0] < pick.end())]
@@ -286,7 +289,7 @@ def understand(
             times = [replace(t, span=bare.span()) for t in times]
     frame.conflicts = bool(_CONFLICTS.search(norm)) and operation in ("query", "count", "unknown")
     frame.asked_busy = bool(_ASKED_BUSY.search(norm)) and operation in ("query", "free", "unknown")
-    nth = _NTH.search(norm) if times and operation in ("query", "unknown") else None
+    nth = nth if times else None
     if nth is not None:
         frame.pick = _NTH_PLACE.get(nth["nth"] or nth["alone"], -1)
     # "my last class this week" is the week's last, not a class gone by
@@ -608,6 +611,12 @@ def _dates_the_turn(norm: str, clause: tuple[int, int], t: TimeMatch) -> bool:
     return any(w not in STOPWORDS and w not in GENERIC_EVENT_WORDS for w in tokens(said))
 
 
+# Words before "in/at X" that make X where the user is, not where events are.
+_WHERE_THE_USER_IS = re.compile(r"\b(?:i'm|i am|i'll be|i will be|we're|we are|be|i'm not|i am not|not)$")
+_ONE_OR_OTHER = re.compile(r"\s+(?:or|and)\s+")
+_CATEGORY_NOUNS = frozenset({"class", "classes", "meeting", "meetings", "lecture", "lectures", "lab", "labs"})
+
+
 def _places_asked(reading: TurnReading, text: str, residual: str) -> list[tuple[str, str]]:
     """The places a question asks about, as typed: what the names tagger read as one ("what meetings do
     I have in bellevue", "anything at Nopa?") after "in" or "at", in words no other reading took (a
@@ -617,11 +626,17 @@ def _places_asked(reading: TurnReading, text: str, residual: str) -> list[tuple[
     for span in reading.spans:
         if span.slot != "location":
             continue
-        lead = folded[: span.start].split()[-1:]
+        before = folded[: span.start].split()
+        lead = before[-1:]
         words = span.text.casefold().strip()
         if lead not in (["in"], ["at"]) or not words or words not in residual:
             continue  # "Nopa lunch" is a title; a place already read as something else stays that
-        places.append((lead[0], span.text.strip()))
+        if _WHERE_THE_USER_IS.search(" ".join(before[-4:-1])) or folded[span.end :].split()[:1] == ["time"]:
+            continue  # "I'll be in Seattle", "I'm at home": where the user is; "in Seattle time" a clock
+        if words in _CATEGORY_NOUNS:
+            continue  # "in class": the kind of event
+        for place in _ONE_OR_OTHER.split(span.text.strip()):  # "in bellevue or seattle": either
+            places.append((lead[0], place))
     return places
 
 
@@ -921,6 +936,10 @@ def _finds(before: str) -> bool:
 
 
 _A_WORD = re.compile(r"[a-z][a-z'-]+")
+_BEFORE_SOMEONE = frozenset(
+    {"have", "has", "including", "involving", "invites", "is", "are", "does", "did", "see"}
+)
+_AFTER_SOMEONE = frozenset({"is", "in", "coming", "invited", "attending", "going", "joining", "on"})
 
 
 def _fill_known_names(
@@ -937,6 +956,13 @@ def _fill_known_names(
         and m.group(0) not in GENERIC_EVENT_WORDS
         and m.group(0) not in _PREDICATE_WORDS
         and m.group(0) not in titled
+    ]
+    # a name among words that say someone takes part: "meetings have ann", "is bill in", "ann is invited"
+    words = [
+        m
+        for m in words
+        if set(unread[: m.start()].split()[-1:]) & _BEFORE_SOMEONE
+        or set(unread[m.end() :].split()[:1]) & _AFTER_SOMEONE
     ]
     directory = world.people_named([m.group(0) for m in words]) if words else {}
     for m in words:

@@ -103,7 +103,7 @@ class DayRules(Parser):
             return None
         at = j  # where the part's own word stands
         j += 1
-        if self.words[j] == "time" and part == "lunch":
+        if self.words[j] in ("time", "hour", "break") and part == "lunch":
             j += 1
         series = compose(anchor, None, part)
         assert series is not None

@@ -353,7 +353,12 @@ class IntervalRules(Parser):
             if found is None or (found[1].latent and found[1].tod is None and found[1].grain != "year"):
                 continue
             end, node = found
-            on_a_day = words[-1] in ("after", "past", "before") and TIME in node.fields
+            # "before 10" says no half of the day: read from now as before, never as a day's window
+            on_a_day = (
+                words[-1] in ("after", "past", "before")
+                and TIME in node.fields
+                and (words[-1] != "before" or not _loose(node))
+            )
             if context is not None:
                 on_day = self.merge(node, context) if on_a_day else None
                 if on_day is None:

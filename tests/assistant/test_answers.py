@@ -186,13 +186,20 @@ def test_an_agreeing_word_taken_back_by_the_rest_of_the_turn_declines(text: str)
 
 
 @pytest.mark.parametrize(
-    "text", ["right?", "okay so who is coming to it?", "right, and where is it?", "is that right?"]
+    "text", ["okay so who is coming to it?", "right, and where is it?", "is that right?"]
 )
 def test_a_question_about_the_preview_is_no_answer_to_it(text: str) -> None:
     assert answer_for(text, CONFIRM, tz=NY, now=NOW) is NOT_AN_ANSWER
 
 
-@pytest.mark.parametrize("text", ["sure, no problem", "sure, why not", "ok no worries, go ahead"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        *("sure, no problem", "sure, why not", "ok no worries, go ahead", "yes, no need to notify"),
+        *("yes please, I don't mind", "absolutely, not needed", "ok thanks, no further changes"),
+        *("yes, I'm not going anymore", "yes, the overlap is not an issue", "yes?", "yes, is that ok?"),
+    ],
+)
 def test_a_no_that_is_no_refusal_still_approves(text: str) -> None:
     assert answer_for(text, CONFIRM, tz=NY, now=NOW) == {"approve": True, "digest": "abc"}
 
@@ -223,3 +230,9 @@ def test_only_some_of_a_previews_rows_is_a_change_of_it() -> None:
         "just the dentist please"
     )
     assert answer_for("only the standup", preview, tz=NY, now=NOW) is NOT_AN_ANSWER  # names no row
+
+
+@pytest.mark.parametrize("text", ["neither, just the 10 am one", "only the 4 pm one, none of the others"])
+def test_an_option_named_beside_none_of_the_others_is_picked(text: str) -> None:
+    """'none' anywhere declined: the option named with it was lost."""
+    assert answer_for(text, CHOOSE, tz=NY, now=NOW) in ("a", "b")

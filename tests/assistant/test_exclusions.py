@@ -337,3 +337,24 @@ def test_a_place_asked_about_keeps_its_events(
     assert any(kept in line for line in listed)
     assert not any(left in line for line in listed)
     assert said in answer
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what do I have on friday in seattle time",  # a clock, not a place
+        "what's on friday? I'm at home",  # where the user is
+        "I'm not in seattle this week, what do I have",
+    ],
+)
+def test_where_the_user_is_or_a_zone_keeps_every_event(week: tuple[Any, Conversation], text: str) -> None:
+    """Each was read as a place the events must be at: the answer kept the Seattle ones or none."""
+    listed = _listed(_answer(week, text))
+    assert any("Standup" in line for line in listed)
+
+
+def test_either_of_two_places_is_asked_about(week: tuple[Any, Conversation]) -> None:
+    listed = _listed(_answer(week, "what do I have on friday in bellevue or seattle"))
+    assert any("Dentist" in line for line in listed)
+    assert any("Chemistry lab" in line for line in listed)
+    assert not any("Standup" in line for line in listed)

@@ -1632,3 +1632,26 @@ def test_a_question_after_an_answer_asks_about_the_event_it_showed(
     assert "Design review" in answer
     assert said in answer, answer
     assert "Standup" not in answer
+
+
+def test_a_new_event_whose_title_begins_with_an_existing_one_is_made(week: Any) -> None:
+    """'the design review prep friday at 5' was refused as a change of the design review."""
+    user, conversation = week
+    reply = say(user, conversation, "the design review prep friday at 5pm")
+    assert "You already have" not in reply.text
+    assert "Design review prep" in reply.text
+
+
+def test_a_common_word_the_directory_has_as_a_name_is_nobody_without_a_word_of_taking_part(week: Any) -> None:
+    """'when do I pay the phone bill this week?' answered 'no events with bill'."""
+    get_user_model().objects.create_user("bill", "bill@example.com", first_name="Bill")
+    assert "with bill" not in answer_of(week, "when do I pay the phone bill this week?")
+
+
+def test_a_move_to_a_day_before_a_time_searches_that_days_free_time(week: Any) -> None:
+    """It took the hour before the time, whatever the event's length, and a bare hour as the evening."""
+    user, conversation = week
+    reply = say(user, conversation, "move the design review to Friday before 1pm")
+    moved = reply.text.split("→ ")[-1]
+    assert moved.startswith("Friday, March 6"), reply.text
+    assert "AM –" in moved or "12:00 PM – 1:00 PM" in moved
