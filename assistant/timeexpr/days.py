@@ -329,6 +329,10 @@ class DayRules(Parser):
                 recurring=True,
             )
         span = self.pick(series, mod[1] if mod else "this")
+        if mod is not None and mod[1] == "next" and span is not None and span[0] < self.cycle("week", 0)[1]:
+            # "next weekend" is next week's, as "next Friday" is ("this weekend" and "the coming weekend"
+            # are this week's)
+            span = next((s for s in series.forward(self.now) if s[0] >= self.cycle("week", 0)[1]), None)
         if span is None:
             return None
         return k, self.fixed(span, "hour", frozenset({WEEK, WEEKDAY, DAY}), is_interval=True)

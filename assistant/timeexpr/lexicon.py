@@ -214,6 +214,11 @@ TIMEZONES: dict[str, tzinfo] = {
     "ct": ZoneInfo("America/Chicago"),
     "mt": ZoneInfo("America/Denver"),
     "pt": ZoneInfo("America/Los_Angeles"),
+    # said after a clock time: "9am Pacific", "3 pm eastern"
+    "eastern": ZoneInfo("America/New_York"),
+    "central": ZoneInfo("America/Chicago"),
+    "mountain": ZoneInfo("America/Denver"),
+    "pacific": ZoneInfo("America/Los_Angeles"),
 }
 
 # Words that name a day part, and the part each names.

@@ -563,3 +563,19 @@ def test_past_in_a_clock_time_is_still_the_clock_time() -> None:
 def test_through_a_day_or_to_the_end_of_a_period_takes_it_whole(text: str, end: tuple[int, ...]) -> None:
     [match] = find_times(text, now=NOW, daytime=True)
     assert match.end == at(*end)
+
+
+def test_next_weekend_is_next_weeks_as_next_friday_is() -> None:
+    """It was this week's, as 'this weekend' is (NOW is a Monday)."""
+    [match] = find_times("next weekend", now=NOW)
+    assert match.start is not None
+    assert match.start.date() == at(2026, 3, 13).date()
+    [this] = find_times("this weekend", now=NOW)
+    assert this.start is not None
+    assert this.start.date() == at(2026, 3, 6).date()
+
+
+def test_a_us_zone_said_by_its_name_after_a_time_is_that_zone() -> None:
+    """'9am Pacific' was read as 9 am here, the word left unused."""
+    [match] = find_times("a call at 9am Pacific on Tuesday", now=NOW, daytime=True)
+    assert match.start == at(2026, 3, 3, 12, 0)
