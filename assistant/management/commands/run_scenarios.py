@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
-from django.test.utils import override_settings
+from django.db import DEFAULT_DB_ALIAS, connections
+from django.db.migrations.executor import MigrationExecutor
+from django.test.utils import override_settings, setup_databases, teardown_databases
 
 from assistant.evaluation.decomposers import add_decomposer_argument, available_decomposer
 from assistant.evaluation.model_calls import CallTotals
@@ -23,7 +25,13 @@ from assistant.scenarios.spec import ScenarioFormatError
 
 
 class Command(BaseCommand):
-    help = "Run scenario files (conversations with expected replies and final calendar checks)."
+    help = (
+        "Run scenario files (conversations with expected replies and final calendar checks), in a "
+        "database of their own made for the run."
+    )
+    # The system checks import the URLconf and every view, which the scenarios never serve: a tenth of
+    # the command's time when it is run for one file.
+    requires_system_checks: list[str] = []
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("paths", nargs="+", type=Path, help="Scenario files or folders of them.")
@@ -52,14 +60,19 @@ class Command(BaseCommand):
             raise CommandError("No scenario files found in the given paths.")
         results: list[ScenarioResult] = []
         provider = options["provider"]
-        with override_settings(ASSISTANT_DECOMPOSER=decomposer), remote_calendars(provider) as remote:
-            for path in files:
-                try:
-                    results.append(run_scenario(path, provider=provider, remote=remote))
-                except ScenarioFormatError as exc:
-                    failed = ScenarioResult(name=path.stem, turns=0, checks=0)
-                    failed.failures.append(f"bad scenario file: {exc}")
-                    results.append(failed)
+        databases = _own_database() if _unmigrated() else None
+        try:
+            with override_settings(ASSISTANT_DECOMPOSER=decomposer), remote_calendars(provider) as remote:
+                for path in files:
+                    try:
+                        results.append(run_scenario(path, provider=provider, remote=remote))
+                    except ScenarioFormatError as exc:
+                        failed = ScenarioResult(name=path.stem, turns=0, checks=0)
+                        failed.failures.append(f"bad scenario file: {exc}")
+                        results.append(failed)
+        finally:
+            if databases is not None:
+                teardown_databases(databases, verbosity=0)
         passed = sum(r.passed for r in results)
         model = CallTotals.summed(r.model for r in results)
         if options["json"]:
@@ -136,3 +149,26 @@ class Command(BaseCommand):
 
 def _tokens(totals: CallTotals) -> str:
     return f"{totals.input_tokens}/{totals.output_tokens}"
+
+
+def _unmigrated() -> bool:
+    """Whether the configured database lacks tables the scenarios need (a fresh clone's)."""
+    executor = MigrationExecutor(connections[DEFAULT_DB_ALIAS])
+    return bool(executor.migration_plan(executor.loader.graph.leaf_nodes()))
+
+
+def _own_database() -> list[tuple[Any, str, bool]]:
+    """A database of the scenarios' own, dropped after the run (in memory for SQLite, test_<name>
+    elsewhere), for a configured one that was never migrated: a fresh clone runs them with nothing set
+    up first, and no one's database is migrated as a side effect. (A migrated one is used as it is:
+    each scenario runs in a transaction rolled back after it.)
+
+    Its tables are made from the models, as ``migrate --run-syncdb`` makes them, not by replaying the
+    migrations: the same schema (the migrations are kept in step with the models, which a test checks),
+    in 0.1 s instead of 0.7 s.
+    """
+    connections[DEFAULT_DB_ALIAS].settings_dict.setdefault("TEST", {})["MIGRATE"] = False
+    config: list[tuple[Any, str, bool]] = setup_databases(
+        verbosity=0, interactive=False, aliases={DEFAULT_DB_ALIAS: {}}, serialized_aliases=set()
+    )
+    return config
