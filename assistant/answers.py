@@ -135,11 +135,12 @@ _SURELY = re.compile(r"^(?:definitely|certainly|surely|alright|all right)\b")
 # After such an opening, a no or a pause takes the agreement back ("absolutely not", "ok wait no",
 # "okay, hold on", "ok, let me check"); "no problem" and "why not" do not.
 _NOT_A_NO = re.compile(r"\b(?:no (?:problem|worries|rush|doubt)|not a problem|why not|not bad)\b")
-# Said right after the opening word: "yes, no need to notify" and "sure, I don't mind" still agree.
+# Said right after the opening word (once _NOT_A_NO's are gone): "yes, no need to notify" and "sure, I
+# don't mind" still agree.
 _TAKEN_BACK = re.compile(
     r"^[\s,.!-]*(?:(?:actually|so|um+|hmm+|oh)[\s,]+)*"
-    r"(?:not(?! (?:a problem|an issue|needed|a big deal)\b)"
-    r"|no(?! (?:need|longer|problem|worries|rush|doubt|big deal|further|more|one)\b)"
+    r"(?:not(?! (?:an issue|needed|a big deal)\b)"
+    r"|no(?! (?:need|longer|big deal|further|more|one)\b)"
     r"|nope|nah|don't(?! (?:mind|worry|care|need|ask)\b)|do not|never ?mind|"
     r"changed my mind|wait|hold on|hang on|one sec(?:ond)?|a (?:sec|second|minute|moment)|"
     r"let me (?:check|think|see))\b"

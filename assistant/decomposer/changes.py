@@ -21,6 +21,7 @@ from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.guards import unread_time
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
+from assistant.decomposer.shown import shown_span
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
 from assistant.lexicon import (
@@ -686,8 +687,7 @@ def compile_change(r: Reading) -> Decision | None:
         if len(shown) == 1:
             picked = shown[0]
         elif not frame.title_words and not frame.range_explicit:
-            starts = [datetime.fromisoformat(e["start"]) for e in shown]
-            among = min(starts), max(datetime.fromisoformat(e["end"]) for e in shown)
+            among = shown_span(shown)
             every_shown = bool(they["every"] or they["both"]) or they["which"] in _THEY
     use_context = (picked is not None or bool(_IT.search(norm))) and bool(shown)
     by_words: _Said | None = None

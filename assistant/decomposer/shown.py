@@ -11,17 +11,28 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from typing import Any
 
 from assistant.decomposer.reading import Reading
 from workflows.builder import Plan
 from workflows.definition import Decision
 
-__all__ = ["about_shown"]
+__all__ = ["about_shown", "shown_span"]
 
 # Words that point back at what was shown; a question of three words or fewer points back by itself
 # ("who's going?", "where?").
-_TO_ME = re.compile(r"\byou\b")
 _BACK = re.compile(r"\b(?:it|they|them|that|those|these|this one|there)\b")
+# "who are you?", "where are you?": asked of the assistant.
+_TO_ME = re.compile(r"\byou\b")
+
+
+def shown_span(shown: list[dict[str, Any]]) -> tuple[datetime, datetime]:
+    """From the first start to the last end of the events an answer showed (as the conversation's
+    context keeps them: ISO strings)."""
+    return (
+        min(datetime.fromisoformat(e["start"]) for e in shown),
+        max(datetime.fromisoformat(e["end"]) for e in shown),
+    )
 
 
 def about_shown(r: Reading) -> Decision | None:
@@ -35,14 +46,13 @@ def about_shown(r: Reading) -> Decision | None:
     if not _BACK.search(r.norm) and len(r.norm.split()) > 3:
         return None
     if _TO_ME.search(r.norm):
-        return None  # "who are you?", "where are you?": asked of the assistant
-    starts = [datetime.fromisoformat(e["start"]) for e in shown]
-    end = max(datetime.fromisoformat(e["end"]) for e in shown)
+        return None
+    start, end = shown_span(shown)
     plan = Plan()
     found = plan.add(
         "find_events",
         {
-            "start": min(starts).isoformat(),
+            "start": start.isoformat(),
             "end": end.isoformat(),
             "starts": [e["start"] for e in shown],
             # one event shown: its title too, as another may start at the same time

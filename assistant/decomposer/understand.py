@@ -326,7 +326,7 @@ def understand(
         take(t.span[0] + (meal.end() if meal else 0), t.span[1])
         excepting = next(((lo, hi) for lo, hi in exception_spans if lo <= t.span[0] < hi), None)
         if excepting is not None and not _dates_the_turn(norm, excepting, t):
-            frame.exclude_weekdays.extend(sorted(t.weekdays) or _weekday_of(t) or _days_of(t))
+            frame.exclude_weekdays.extend(_days_of(t) or _weekday_of(t))
             continue
         if operation == "move" and _CHANGE_LEAD.search(norm[: t.span[0]]):
             frame.change_day_part = t.day_part if not t.has_date and not t.has_time else None
@@ -614,7 +614,6 @@ def _dates_the_turn(norm: str, clause: tuple[int, int], t: TimeMatch) -> bool:
 # Words before "in/at X" that make X where the user is, not where events are.
 _WHERE_THE_USER_IS = re.compile(r"\b(?:i'm|i am|i'll be|i will be|we're|we are|be|i'm not|i am not|not)$")
 _ONE_OR_OTHER = re.compile(r"\s+(?:or|and)\s+")
-_CATEGORY_NOUNS = frozenset({"class", "classes", "meeting", "meetings", "lecture", "lectures", "lab", "labs"})
 
 
 def _places_asked(reading: TurnReading, text: str, residual: str) -> list[tuple[str, str]]:
@@ -633,7 +632,7 @@ def _places_asked(reading: TurnReading, text: str, residual: str) -> list[tuple[
             continue  # "Nopa lunch" is a title; a place already read as something else stays that
         if _WHERE_THE_USER_IS.search(" ".join(before[-4:-1])) or folded[span.end :].split()[:1] == ["time"]:
             continue  # "I'll be in Seattle", "I'm at home": where the user is; "in Seattle time" a clock
-        if words in _CATEGORY_NOUNS:
+        if _is_category_word(words):
             continue  # "in class": the kind of event
         for place in _ONE_OR_OTHER.split(span.text.strip()):  # "in bellevue or seattle": either
             places.append((lead[0], place))
@@ -949,20 +948,16 @@ def _fill_known_names(
     have ann", "is bill in any of my meetings", "events involving ann"): the first word the directory
     knows as someone's name, when no title of the calendar holds it."""
     titled = {w for title in world.folded_titles for w in title.split()}  # "the standup": a title's
+    not_names = STOPWORDS | GENERIC_EVENT_WORDS | _PREDICATE_WORDS | titled
+    # a name beside a word that says someone takes part: "meetings have ann", "is bill in", "ann is invited"
     words = [
         m
         for m in _A_WORD.finditer(unread)
-        if m.group(0) not in STOPWORDS
-        and m.group(0) not in GENERIC_EVENT_WORDS
-        and m.group(0) not in _PREDICATE_WORDS
-        and m.group(0) not in titled
-    ]
-    # a name among words that say someone takes part: "meetings have ann", "is bill in", "ann is invited"
-    words = [
-        m
-        for m in words
-        if set(unread[: m.start()].split()[-1:]) & _BEFORE_SOMEONE
-        or set(unread[m.end() :].split()[:1]) & _AFTER_SOMEONE
+        if m.group(0) not in not_names
+        and (
+            set(unread[: m.start()].split()[-1:]) & _BEFORE_SOMEONE
+            or set(unread[m.end() :].split()[:1]) & _AFTER_SOMEONE
+        )
     ]
     directory = world.people_named([m.group(0) for m in words]) if words else {}
     for m in words:

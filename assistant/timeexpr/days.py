@@ -329,10 +329,12 @@ class DayRules(Parser):
                 recurring=True,
             )
         span = self.pick(series, mod[1] if mod else "this")
-        if mod is not None and mod[1] == "next" and span is not None and span[0] < self.cycle("week", 0)[1]:
+        if mod is not None and mod[1] == "next" and span is not None:
             # "next weekend" is next week's, as "next Friday" is ("this weekend" and "the coming weekend"
             # are this week's)
-            span = next((s for s in series.forward(self.now) if s[0] >= self.cycle("week", 0)[1]), None)
+            week_ends = self.cycle("week", 0)[1]
+            if span[0] < week_ends:
+                span = next((s for s in series.forward(self.now) if s[0] >= week_ends), None)
         if span is None:
             return None
         return k, self.fixed(span, "hour", frozenset({WEEK, WEEKDAY, DAY}), is_interval=True)
