@@ -84,6 +84,12 @@ class ReplyInput(SkillInput):
     key: str = ""
     value: Any = None
     calendars: list[dict[str, Any]] = Field(default_factory=list)
+    involving: list[str] = Field(
+        default_factory=list,
+        description="conflicts: the events the question named, by words of their titles ('does the design "
+        "review clash with calculus': 'design review', 'calculus'); only pairs with one of them are "
+        "named, with two or more a pair of two of them.",
+    )
     detail: Literal["", "location", "attendees", "duration"] = Field(
         default="",
         description="agenda: the part of each event the question asked about ('where is ...?', 'who is "
@@ -189,9 +195,10 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
         else:
             text = _free_at_text(params, timed, tz)
     elif params.style == "conflicts":
-        pairs = _overlapping(events)
+        pairs = _involving(_overlapping(events), params.involving)
         data["pairs"] = [[a.key, b.key] for a, b in pairs]
-        text = _conflicts_text(pairs, period, tz)
+        missing = [name for name in params.involving if not any(_is_named(e, name) for e in events)]
+        text = _conflicts_text(pairs, period, tz, params.involving, missing)
     elif params.style == "preference":
         data = {"key": params.key, "value": params.value}
         from preferences.wording import describe_preference, preference_label
@@ -296,8 +303,44 @@ def _overlapping(events: list[EventItem]) -> list[tuple[EventItem, EventItem]]:
     return pairs
 
 
-def _conflicts_text(pairs: list[tuple[EventItem, EventItem]], period: str, tz: ZoneInfo) -> str:
+def _is_named(event: EventItem, name: str) -> bool:
+    """Whether an event is one a question named by these words: in its title or place, as ``find_events``
+    matches a title, or among its people ("Bob's meeting")."""
+    haystack = " ".join([event.summary, event.location, *event.attendees]).casefold()
+    return all(word in haystack or word.removesuffix("s") in haystack for word in name.casefold().split())
+
+
+def _involving(
+    pairs: list[tuple[EventItem, EventItem]], names: list[str]
+) -> list[tuple[EventItem, EventItem]]:
+    """The overlapping pairs a question is about: with one event named, those it is in; with two or
+    more ("does the review clash with calculus?"), those of two different ones of them."""
+    if not names:
+        return pairs
+    if len(names) == 1:
+        return [(a, b) for a, b in pairs if _is_named(a, names[0]) or _is_named(b, names[0])]
+    return [
+        (a, b)
+        for a, b in pairs
+        if any(_is_named(a, x) and _is_named(b, y) for x in names for y in names if x != y)
+    ]
+
+
+def _conflicts_text(
+    pairs: list[tuple[EventItem, EventItem]],
+    period: str,
+    tz: ZoneInfo,
+    names: list[str],
+    missing: list[str],
+) -> str:
+    quoted = [f"'{name}'" for name in names]
+    if missing:  # no "nothing overlaps" said of an event that is not there at all
+        return f"I found no event called {' or '.join(repr(name) for name in missing)} {period}."
     if not pairs:
+        if len(names) == 1:
+            return f"Nothing overlaps {quoted[0]} {period}."
+        if names:
+            return f"{join_and(quoted)} do not overlap {period}."
         return f"Nothing overlaps {period}."
     lines = [f"These overlap {period}:"]
     for a, b in pairs:

@@ -308,7 +308,13 @@ def _conflict_tasks(plan: Plan, frame: RequestFrame, now: datetime, tz: ZoneInfo
     find = plan.add("find_events", params, id="find", summary="Find events")
     return plan.add(
         "compose_reply",
-        {"style": "conflicts", "events": find["events"], "start": start.isoformat(), "end": end.isoformat()},
+        {
+            "style": "conflicts",
+            "events": find["events"],
+            "start": start.isoformat(),
+            "end": end.isoformat(),
+            **({"involving": list(frame.involving)} if frame.involving else {}),
+        },
         id="reply",
         summary="Name the overlaps",
     )

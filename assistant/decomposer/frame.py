@@ -77,6 +77,9 @@ class RequestFrame:
     # meeting next week", 1 for "the second event on Friday", -1 for "the last thing on Friday"
     pick: int | None = None
     conflicts: bool = False  # asks which events overlap ("any conflicts next week?")
+    # the events a question about overlaps names, by words of their titles: "does the design review
+    # clash with calculus" is about "design review" and "calculus", not about someone called Calculus
+    involving: list[str] = field(default_factory=list)
     asked_busy: bool = False  # "am I busy at 3?", "do I have anything at 10?": yes means something is on
     past: bool = False  # said in the past tense ("when was my last haircut?", "what was on Monday?")
     detail: str | None = None  # what a question asks of an event: "location", "attendees" or "duration"

@@ -178,7 +178,7 @@ _QUANTIFIERS = frozenset(
         "whole",
     ]
 )
-_CONFLICTS = re.compile(r"\b(?:overlap\w*|conflict\w*|clash\w*|double[- ]?booked|collid\w*)\b")
+_CONFLICTS = re.compile(r"\b(?:overlap\w*|conflict\w*|clash\w*|(?:double|over)[- ]?book\w*|collid\w*)\b")
 # Asking whether something is on at a time, the other way round from "am I free": "am I busy at 3?",
 # "do I have anything at 10 tomorrow?", "is anything on Friday at 2?", "am I booked at noon?".
 _ASKED_BUSY = re.compile(
@@ -412,7 +412,40 @@ def understand(
         # night?": "karaoke night", where the words left over began at "declined"); a new event's
         # draft takes the tagger's title itself
         frame.titles = [said]
+    if frame.conflicts:
+        frame.involving = _involved(frame, norm, residual)
     return frame
+
+
+# What a question about overlaps says besides the events it names: "does the design review clash with
+# anything else", "do the standup and the dentist overlap".
+_NAMES_NO_EVENT = STOPWORDS | GENERIC_EVENT_WORDS | {"anything", "something", "else", "other", "any"}
+
+
+def _involved(frame: RequestFrame, norm: str, residual: str) -> list[str]:
+    """The events a question about overlaps names, in the order said: the words left unread (no time,
+    no one of the directory) between the overlap word, "with" and "and" that name no event in general.
+    A name nobody in the directory has, said after the overlap word ("clash with calculus"), is such an
+    event, not someone the events are with."""
+    cue = _CONFLICTS.search(norm)
+    after = cue.start() if cue else len(norm)
+    others: list[str] = []
+    for name in frame.strangers:
+        at = norm.find(" ".join(tokens(name)), after)
+        if at > after:
+            others.append(name)
+            residual = residual[:at] + norm[at : at + len(name)] + residual[at + len(name) :]
+    named: list[str] = []
+    words: list[str] = []
+    for word in [*tokens(_CONFLICTS.sub(" with ", residual)), "and"]:
+        if word in ("and", "with"):
+            if words and " ".join(words) not in named:
+                named.append(" ".join(words))
+            words = []
+        elif word not in _NAMES_NO_EVENT:
+            words.append(word.removesuffix("'s"))  # "Bob's meeting": a meeting of Bob's
+    frame.strangers = [s for s in frame.strangers if s not in others]
+    return named
 
 
 # An event said as a fact, with its day or time and nothing asked: "dentist appointment today at nine

@@ -55,6 +55,51 @@ def test_conflicts_name_only_the_overlapping_pair(user: Any, text: str) -> None:
     assert "Lunch" not in reply.text
 
 
+@pytest.fixture
+def piano(user: Any) -> Any:
+    """A second overlapping pair (Lunch and Piano, Thursday) that questions about the first leave out."""
+    event_create(
+        calendar=user.calendars.get(),
+        summary="Piano",
+        start=datetime(2026, 3, 5, 12, 30, tzinfo=TOKYO),
+        end=datetime(2026, 3, 5, 13, 30, tzinfo=TOKYO),
+        timezone="Asia/Tokyo",
+    )
+    return user
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["does the dentist clash with yoga?", "do the dentist and yoga overlap", "does yoga clash with anything"],
+)
+def test_a_question_about_named_events_names_only_their_overlaps(piano: Any, text: str) -> None:
+    reply = ask(piano, text)
+    assert reply.kind == "answer"
+    assert reply.text.startswith("These overlap"), reply.text
+    assert "Dentist" in reply.text
+    assert "Yoga" in reply.text
+    assert "Piano" not in reply.text
+    assert "Lunch" not in reply.text
+
+
+def test_two_named_events_that_do_not_overlap_are_said_not_to(piano: Any) -> None:
+    reply = ask(piano, "does the dentist conflict with the standup?")
+    assert reply.text.startswith("'dentist' and 'standup' do not overlap"), reply.text
+
+
+def test_an_event_that_is_not_there_is_said_to_be_missing_not_free_of_overlaps(piano: Any) -> None:
+    # "calculus" is nobody of the directory: an event, not someone the events are with
+    reply = ask(piano, "does the dentist clash with calculus")
+    assert reply.text.startswith("I found no event called 'calculus'"), reply.text
+
+
+def test_double_bookings_are_overlaps(user: Any) -> None:
+    reply = ask(user, "any double bookings this week?")
+    assert reply.text.startswith("These overlap"), reply.text
+    assert "Dentist" in reply.text
+    assert "Yoga" in reply.text
+
+
 def test_no_conflicts_says_so(user: Any) -> None:
     reply = ask(user, "Are there any clashes next week?")
     assert reply.kind == "answer"

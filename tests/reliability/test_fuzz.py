@@ -381,6 +381,12 @@ class Socket:
         while not await communicator.receive_nothing(timeout=0):
             self._check(await self._next(communicator))
         await communicator.disconnect()
+        # A turn lives on after its socket closes (its reply is stored for the next visit); one still
+        # finishing is awaited here, or closing the loop would destroy it while pending.
+        turns = asyncio.all_tasks() - {asyncio.current_task()}
+        if turns:
+            _done, pending = await asyncio.wait(turns, timeout=TIMEOUT)
+            assert not pending, f"turns still running {TIMEOUT} s after their socket closed: {pending}"
 
     def shutdown(self) -> None:
         try:
