@@ -208,9 +208,11 @@ _AT_PICK = re.compile(
 )
 
 
-def _picked(norm: str, shown: list[dict[str, Any]], tz: ZoneInfo) -> dict[str, Any] | None:
+def _picked(norm: str, shown: list[dict[str, Any]], tz: ZoneInfo) -> tuple[dict[str, Any] | None, str]:
     """The shown event a turn picks by position ("the second one"), by its start ("the 2pm", when one
-    shown event starts then) or points at ("that one", when one was shown; "the other one" of two)."""
+    shown event starts then) or points at ("that one", when one was shown; "the other one" of two);
+    and, for a pick by its start, the words that picked it, which name no day ("cancel the 11" after a
+    list with an 11 o'clock event is that event, not one on the 11th)."""
     at = _AT_PICK.search(norm) if shown else None
     if at is not None:
         hour, minute = int(at["hour"]), int(at["minute"] or 0)
@@ -226,17 +228,17 @@ def _picked(norm: str, shown: list[dict[str, Any]], tz: ZoneInfo) -> dict[str, A
             )
         ]
         if len(hits) == 1:
-            return hits[0]
+            return hits[0], at[0]
     m = PICK.search(norm)
     if m is None or not shown:
-        return None
+        return None, ""
     nth = m["nth"]
     if nth == "other":
-        return shown[1] if len(shown) == 2 else None
+        return (shown[1] if len(shown) == 2 else None), ""
     if nth is None:
-        return shown[0] if len(shown) == 1 else None
+        return (shown[0] if len(shown) == 1 else None), ""
     index = _NTH[nth]
-    return shown[index] if -len(shown) <= index < len(shown) else None
+    return (shown[index] if -len(shown) <= index < len(shown) else None), ""
 
 
 # What a search leaves out when the target's reading found an exception ("except the one on Thursday").
@@ -679,7 +681,9 @@ def compile_change(r: Reading) -> Decision | None:
     shown = context.get("last_events") or []
     offered = False  # no event named or shown: the coming ones offered to pick from
     day_talked_about = False  # no day said: the one the conversation is on, shown first
-    picked = _picked(norm, shown, tz)
+    picked, clock = _picked(norm, shown, tz)
+    if clock:
+        r.frame = frame = replace(frame, clock_pick=clock)  # for the gate: "the 11" names no day
     among: tuple[datetime, datetime] | None = None  # "delete that" after a list: the span it showed
     every_shown = False  # "delete them" after a list: each event it showed, and no other
     they = _SHOWN_ONES.search(norm) if picked is None and shown and operation == "delete" else None

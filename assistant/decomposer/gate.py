@@ -466,7 +466,9 @@ def _expectation(
     single = len(parts) == 1
     return Expectation(
         actions=actions,
-        days=_days_said(norm, now) if on_days and not _elsewhere(definition, norm) else [],
+        days=_days_said(norm.replace(frame.get("clock_pick") or "\0", " "), now)
+        if on_days and not _elsewhere(definition, norm)
+        else [],
         exclude_weekdays=list(frame.get("exclude_weekdays") or []),
         one=single and operation in ("move", "delete") and bool(_ONE.search(norm)) and not _MANY.search(norm),
         everyone_free=any(op in ("move", "create") for op in parts) and bool(EVERYONE_CUE.search(norm)),

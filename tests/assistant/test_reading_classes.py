@@ -1538,12 +1538,17 @@ def test_the_meetings_i_have_set_up_is_a_question() -> None:
     assert classify("I need to know all the events I have set up for the rest of this week")[0] == "query"
 
 
-def test_a_shown_event_is_picked_by_its_start(week: Any) -> None:
-    """'what's on Thursday', then 'cancel the 9am' looked for an event at 9 today."""
+@pytest.mark.parametrize(
+    ("text", "picked"),
+    [("cancel the 9am", "Standup"), ("cancel the 9", "Standup"), ("delete the 2", "Design review")],
+)
+def test_a_shown_event_is_picked_by_its_start(week: Any, text: str, picked: str) -> None:
+    """'what's on Thursday', then 'cancel the 9am' looked for an event at 9 today; 'cancel the 9' and
+    'delete the 2' found the event but refused it: it was not on the 9th, or the 2nd, "which you named"."""
     user, conversation = week
     say(user, conversation, "what's on Thursday")
-    preview = preview_of(week, "cancel the 9am")
-    assert "Delete 'Standup' (Thursday, March 5" in preview
+    preview = preview_of(week, text)
+    assert f"Delete '{picked}' (Thursday, March 5" in preview
 
 
 @pytest.mark.parametrize("text", ["did I schedule the design review?", "did i book the standup on thursday"])
