@@ -420,7 +420,7 @@ ABOUT_OTHERS = "asks about the people named, not the user"
 # exception (a bulk change's, a question's, a repetition's, a sync's) builds its pattern on.
 EXCEPTING = (
     r"(?:except(?:\s+for)?|excluding|apart\s+from|aside\s+from|other\s+than|save\s+for|besides"
-    r"|but\s+not|and\s+not)"
+    r"|but\s+not|and\s+not|not\s+counting|not\s+including|leaving\s+out)"
 )
 COUNT_CUES = phrase_re(["how many", "how much", "count", "number of", "total of"])
 FREE_CUES = phrase_re(

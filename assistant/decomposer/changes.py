@@ -22,7 +22,7 @@ from assistant.decomposer.guards import unread_time
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.shown import shown_span
-from assistant.decomposer.understand import understand
+from assistant.decomposer.understand import list_parts, understand
 from assistant.decomposer.world import World
 from assistant.lexicon import (
     DELETE_VERBS,
@@ -184,16 +184,27 @@ def _exception(norm: str) -> tuple[str, str]:
     return "", norm
 
 
-def _leave_out(excluded: str, world: World, now: datetime) -> dict[str, list[str] | str]:
+def _leave_out(excluded: str, world: World, now: datetime) -> dict[str, Any]:
     """The filter that leaves out what an exception names: people's events, titles ("the crit" is the
-    calendar's "Design crit"), a category ("except classes"), or else the words themselves."""
+    calendar's "Design crit"), a category ("except classes"), or else the words themselves; each item
+    of a list ("except standups and yoga", "the ones with Ann and Omar") when its items name more
+    titles than the whole."""
     excluded = re.sub(r"^(?:the|my|that|those|this)\s+", "", excluded.strip())
     whom = _WITH_WHOM.match(excluded)
     if whom is not None:
-        name = (whom["who"] or whom["owner"]).strip()
-        found = world.people_named([name]).get(name) or []
-        return {"exclude_attendees": [p.email for p in found] or [name]}
+        found: list[str] = []
+        for name in list_parts((whom["who"] or whom["owner"]).strip()):
+            found += [p.email for p in world.people_named([name]).get(name) or []] or [name]
+        return {"exclude_attendees": found}
     frame = understand(excluded, now=now, world=world)
+    parts = list_parts(excluded)
+    if len(parts) > 1:
+        each: dict[str, Any] = {}
+        for part in parts:
+            for key, value in _leave_out(part, world, now).items():
+                each[key] = [*each.get(key, []), *value] if isinstance(value, list) else each.get(key, value)
+        if len(each.get("exclude_text", [])) > len(frame.titles if frame.title_words else []):
+            return each
     if frame.titles and frame.title_words:
         return {"exclude_text": list(frame.titles)}
     if frame.category in ("class", "meeting"):

@@ -23,7 +23,7 @@ from typing import Any, TypeAlias
 
 from assistant.decomposer.dialogue import READS
 from assistant.decomposer.intent import classify, normalise
-from assistant.lexicon import CREATE_VERBS, DELETE_VERBS, MOVE_VERBS, POLITE_PREFIX
+from assistant.lexicon import CREATE_VERBS, DELETE_VERBS, EXCEPTING, MOVE_VERBS, POLITE_PREFIX
 from skills.registry import REGISTRY
 from workflows.builder import Handle, Plan, Ref
 from workflows.definition import Decision
@@ -41,6 +41,9 @@ _BREAK = re.compile(
     r"(?<![ap]\.m)(?<!\bdr)(?<!\bst)\.\s+|[?!]\s+|\s*;\s*|,?\s+and\s+(?:then\s+|also\s+)?|,\s*then\s+|,\s+"
 )
 _LEAD = re.compile(r"^(?:(?:please|also|then|and|now)\s+)*")
+# A list that an exception began ("cancel everything except the hike and the yoga"): its next item is
+# kept too, no event of its own for the first verb.
+_IN_EXCEPTION = re.compile(rf"\b{EXCEPTING}\b[^.;?!]*$")
 # "the review to Monday", "my 3pm call to Thursday at 10": another event and where it goes.
 _ANOTHER_MOVE = re.compile(r"^(?:the|my)\s+[\w'’ :.-]+?\s+(?:to|until|till)\s+\w")
 # How sure the rules are that a clause asks about the calendar, at least, for it to be a question: a
@@ -245,7 +248,8 @@ def _parts(norm: str) -> list[str]:
     for cut in _BREAK.finditer(head):
         clause = _opening(head[cut.end() :])
         listed = not any(mark in cut.group(0) for mark in ".;?!")  # "the other guy never replied." is no item
-        if _verb(clause) is not None or (listed and _another_event(clause, first_verb)):
+        excepting = bool(_IN_EXCEPTION.search(head, start, cut.start()))
+        if _verb(clause) is not None or (listed and not excepting and _another_event(clause, first_verb)):
             parts.append(head[start : cut.start()])
             start = cut.end()
     parts.append(head[start:])

@@ -739,6 +739,15 @@ def _fill_exclusions(
     if not what.strip():
         return
     left = understand(what, now=now, world=world, existing=True)
+    parts = list_parts(what)
+    if len(parts) > 1 and (
+        len(left.titles) > 1 or not (left.title_words or left.people or left.strangers or left.category)
+    ):
+        # "except standups and yoga": two titles, which read as one name several titles or none; each
+        # is left out
+        for part in parts:
+            _fill_exclusions(frame, part, now, world, typed=typed)
+        return
     if left.calendars and not left.title_words and not left.category:
         return  # "outside of school": a calendar, which the turn's calendars leave out
     if left.title_words:
@@ -771,6 +780,12 @@ def _fill_exclusions(
             frame.exclude_people.extend(p for p in known if p not in frame.exclude_people)
         elif said not in listed:
             listed.append(said)
+
+
+def list_parts(words: str) -> list[str]:
+    """The items of a list said with commas, "and" or "or" ("standups, the hike and yoga"); one item
+    when there is no list."""
+    return _ONE_OR_OTHER.split(words.replace(",", " and "))
 
 
 def _untimed(words: str, now: datetime, typed: str) -> str:

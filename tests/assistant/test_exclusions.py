@@ -343,3 +343,39 @@ def test_either_of_two_places_is_asked_about(week: tuple[Any, Conversation]) -> 
     assert any("Dentist" in line for line in listed)
     assert any("Chemistry lab" in line for line in listed)
     assert not any("Standup" in line for line in listed)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["what's on next monday except the yoga and pilates", "what's on next monday besides yoga and pilates"],
+)
+def test_each_item_of_a_list_left_out_is_left_out(week: tuple[Any, Conversation], text: str) -> None:
+    """Two titles left out read as one name no title held, and nothing was left out."""
+    answer = _answer(week, text)
+    listed = " ".join(_listed(answer))
+    assert "Standup" in listed
+    assert "Pilates" not in listed
+    assert "Yoga" not in listed
+    assert answer.endswith("Left out, as you asked: Yoga and Pilates.")
+
+
+def test_not_counting_leaves_out_what_it_names(week: tuple[Any, Conversation]) -> None:
+    """'how many events next week not counting standups' counted the standups alone."""
+    answer = _answer(week, "how many events next week not counting standups")
+    assert answer.startswith("You have 4 events"), answer
+    assert answer.endswith("Left out, as you asked: Standup.")
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cancel everything next week except the hike and the pilates",
+        "cancel everything next week except hike and pilates",
+    ],
+)
+def test_a_bulk_change_keeps_each_item_its_exception_lists(week: tuple[Any, Conversation], text: str) -> None:
+    """'... except the hike and the pilates' was read as two requests, the second cancelling the pilates."""
+    preview = _preview(week, text)
+    assert "Standup" in preview
+    assert "Pilates" not in preview
+    assert "Hike" not in preview
