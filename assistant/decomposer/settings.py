@@ -39,19 +39,23 @@ _HABITS = {
     "writing_block": r"writing (?:block|time)",
 }
 _HABIT = "|".join(f"(?P<{key}>{words})" for key, words in _HABITS.items())
+# What may lead up to a habit said or set: "fyi my work hours are 9-5", "ok so I usually eat at 1".
+_LEADS = (
+    r"^(?:(?:ok|okay|so|and|also|oh|please|can you|could you|btw|by the way|fyi|just so you know"
+    r"|for the record|heads up|note that)[\s,:]+)*"
+)
 # "my gym is ...", "set my lunch to ...", "change my working hours to ...", "my writing block: ..."
 _SET_HABIT = re.compile(
-    rf"^(?:(?:ok|okay|so|and|also|please|can you|could you)[\s,]+)*"
+    _LEADS
     # (not "my lunch with Omar": an event)
-    rf"(?P<verb>(?:set|change|update|move|make)\s+)?my\s+(?:{_HABIT})(?!\s+with\b)\s*"
+    + rf"(?P<verb>(?:set|change|update|move|make)\s+)?my\s+(?:{_HABIT})(?!\s+with\b)\s*"
     r"(?:is|are|will be|should be|to|:|=|from)?\s*"
     r"(?P<rest>.*)$"
 )
 # "I go to the gym Mondays and Thursdays 7-8am", "I work 9 to 5 Monday to Friday", "I have lunch 12:30-1:30"
 # "btw I usually eat at 1", "fyi I always work out 6-7am": said as a fact, in passing.
 _I_DO = re.compile(
-    r"^(?:(?:btw|by the way|fyi|oh|also|and|just so you know|for the record)[\s,]+)*"
-    r"i\s+(?:usually\s+|normally\s+|always\s+|generally\s+|tend to\s+)?"
+    _LEADS + r"i\s+(?:usually\s+|normally\s+|always\s+|generally\s+|tend to\s+)?"
     r"(?:(?P<gym_schedule>go to the gym|work out|train)|(?P<working_hours>(?:start |begin )?work(?:ing)?)"
     r"|(?P<lunch_hours>have lunch|eat lunch|lunch|eat(?!\s+(?:dinner|breakfast|supper))))"
     r"\s+(?P<rest>.+)$"
@@ -83,7 +87,8 @@ _ZONE = re.compile(
     re.IGNORECASE,
 )
 _NO_MEETINGS = re.compile(
-    r"\b(?:no|not any|don'?t (?:want|schedule|book|take|have)(?: any)?|never (?:take|have|book|schedule)"
+    r"\b(?:no|not any|don'?t (?:want|schedule|book|take|have|like)(?: any| having)?"
+    r"|never (?:take|have|book|schedule)|(?:hate|dislike)(?: having)?"
     r"|(?:i'd|i|i would) (?:prefer|like|want) "
     r"(?:not to have|no)(?: any)?|(?:prefer|would prefer) (?:not to have|no)(?: any)?)\s+"
     r"(?:meetings?|anything|calls?|events?)\s+"

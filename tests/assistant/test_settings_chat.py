@@ -69,6 +69,16 @@ def stored(user: Any, key: str) -> Any:
         # previewed a new event called "Don't" at 9 AM
         ("don't book anything before 9am", "meeting_hours", {"earliest": "09:00"}, "9 AM"),
         ("no calls after 6pm", "meeting_hours", {"latest": "18:00"}, "6 PM"),
+        # said in passing: "fyi" asked when on September 5 to schedule 'Fyi work hours'
+        (
+            "fyi my work hours are 9-5",
+            "working_hours",
+            {"days": ["MO", "TU", "WE", "TH", "FR"], "start": "09:00", "end": "17:00"},
+            "9 AM to 5 PM",
+        ),
+        # a dislike is a rule: it listed the meetings before 10 today
+        ("I don't like meetings before 10", "meeting_hours", {"earliest": "10:00"}, "10 AM"),
+        ("i hate having calls after 5pm", "meeting_hours", {"latest": "17:00"}, "5 PM"),
     ],
 )
 def test_a_preference_said_is_stored_and_restated_in_words(
