@@ -667,7 +667,8 @@ DETAIL_ASKED: dict[str, re.Pattern[str]] = {
         r"^(?:and |so )?who\b|\bwho(?:'s| is| are| will| has| have| else)\b"
         # "is Ann coming to the review?", "are Ann and Raj invited?": asked of its people
         r"|^(?:is|are|will|does|do|did)\b.*"
-        r"\b(?:coming(?! up| through)|come|attending|attend|invited|joining|join|be (?:at|there))\b"
+        r"\b(?:coming(?! up| through)|come|going(?! on\b)|attending|attend|invited|joining|join"
+        r"|be (?:at|there))\b"
     ),
     # "how many hours of meetings ...?": how long they are in all
     "duration": re.compile(

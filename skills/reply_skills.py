@@ -84,6 +84,11 @@ class ReplyInput(SkillInput):
     key: str = ""
     value: Any = None
     calendars: list[dict[str, Any]] = Field(default_factory=list)
+    guests_asked: list[str] = Field(
+        default_factory=list,
+        description="agenda: the people a question about the events' guests named ('is Bill invited to "
+        "the review?'), said first to be invited or not.",
+    )
     involving: list[str] = Field(
         default_factory=list,
         description="conflicts: the events the question named, by words of their titles ('does the design "
@@ -136,6 +141,25 @@ def _agenda_lines(events: list[EventItem], tz: ZoneInfo, detail: str = "") -> li
     return lines
 
 
+def _invited(name: str, events: list[EventItem]) -> str:
+    """Whether someone asked about (by address, or by a name the directory does not have) is among the
+    events' guests: "Yes, Ann Lee is invited.", "No, Bill is not invited.", or to how many of them."""
+    words = name.casefold().split()
+    asked = format_person(name) if "@" in name else " ".join(w.capitalize() for w in words)
+
+    def guest(address: str) -> bool:
+        if "@" in name:
+            return address.casefold() == name.casefold()
+        return all(w in f"{address} {format_person(address)}".casefold() for w in words)
+
+    invited = [e for e in events if any(guest(a) for a in e.attendees)]
+    if len(invited) == len(events):
+        return f"Yes, {asked} is invited."
+    if not invited:
+        return f"No, {asked} is not invited."
+    return f"{asked} is invited to {len(invited)} of these {len(events)}."
+
+
 def _detail(event: EventItem, detail: str) -> str:
     """What a question asked of an event, for its agenda line: its place, its people or its length."""
     if detail == "location":
@@ -164,7 +188,8 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
         else:
             head = params.text or f"Here is your schedule {period}:"
             summary = f"{_n_events(len(events), subject)} in all."
-            text = "\n".join([head, *_agenda_lines(events, tz, params.detail), summary])
+            said = [_invited(name, events) for name in params.guests_asked]
+            text = "\n".join([*said, head, *_agenda_lines(events, tz, params.detail), summary])
     elif params.style == "count":
         n = params.count if params.count is not None else len(events)
         data["count"] = n

@@ -208,6 +208,14 @@ def _left_out(frame: RequestFrame) -> dict[str, list[str]]:
     return {"left_out": names} if names else {}
 
 
+def _guests_asked(frame: RequestFrame) -> list[str]:
+    """The people a question about a named event's guests asks about, as said ("is Bill invited to
+    the design review?": Bill), whom the answer says are invited or not; none for "who is coming"."""
+    if frame.detail != "attendees" or not frame.title_words or not frame.titles or frame.named_in_title:
+        return []
+    return [*frame.people, *frame.strangers]  # the directory's by address, others by name
+
+
 def _query_tasks(plan: Plan, frame: RequestFrame, now: datetime, tz: ZoneInfo) -> Handle:
     start, end = _range(frame, now, tz)
     # "When is the dentist?", "where is calc?": the next ones, or the last one when none is coming,
@@ -219,12 +227,17 @@ def _query_tasks(plan: Plan, frame: RequestFrame, now: datetime, tz: ZoneInfo) -
     )
     if nearest:
         start, end = now - timedelta(days=NEXT_HORIZON_DAYS), now + timedelta(days=NEXT_HORIZON_DAYS)
-    find = plan.add("find_events", find_params(frame, start, end), id="find", summary="Find events")
+    asked = _guests_asked(frame)
+    params = find_params(frame, start, end)
+    if asked:
+        params.pop("attendee", None)  # "is Bill invited to the review?": the review, whoever comes
+    find = plan.add("find_events", params, id="find", summary="Find events")
     reply: dict[str, Any] = {
         "style": "agenda",
         "events": find["events"],
-        "subject": _subject(frame),
+        "subject": _subject(frame) if not asked else f"{frame.titles[0]} events",
         **_left_out(frame),
+        **({"guests_asked": asked} if asked else {}),
     }
     if frame.detail:
         reply["detail"] = frame.detail  # "where is it?": each event's place on its line

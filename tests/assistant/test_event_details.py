@@ -70,6 +70,21 @@ def test_a_question_about_a_part_of_an_event_is_answered_with_it(me: Any, text: 
     assert "Piano lesson" not in answer
 
 
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("is Ola coming to the board dinner?", "Yes, Ola is invited."),
+        ("is Ingrid going to the board dinner", "Yes, Ingrid is invited."),
+        # it looked for board dinners with Bill, and said there were none
+        ("is Bill invited to the board dinner?", "No, Bill is not invited."),
+    ],
+)
+def test_whether_someone_is_invited_is_answered_first(me: Any, text: str, said: str) -> None:
+    answer = ask(me, text)
+    assert answer.startswith(said), answer
+    assert "with Ingrid Berg and Ola" in answer
+
+
 def test_an_event_without_the_part_asked_says_so(me: Any) -> None:
     assert "no place is given" in ask(me, "where am I having lunch with Abby?")
 
