@@ -158,6 +158,11 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.casefold())
 
 
+def token_spans(text: str) -> list[tuple[int, str]]:
+    """The words of ``text`` as :func:`tokens` has them, each with where it starts."""
+    return [(m.start(), m[0]) for m in _TOKEN.finditer(text.casefold())]
+
+
 # An email address said in a turn ("invite ann@example.com"): it names a person outright.
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 

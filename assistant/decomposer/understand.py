@@ -48,6 +48,7 @@ from assistant.lexicon import (
     WEEKDAY_WORD,
     WHEN_ADVERBS,
     WISHING,
+    token_spans,
     tokens,
     weekday_number,
 )
@@ -418,15 +419,17 @@ def understand(
 
 
 # What a question about overlaps says besides the events it names: "does the design review clash with
-# anything else", "do the standup and the dentist overlap".
-_NAMES_NO_EVENT = STOPWORDS | GENERIC_EVENT_WORDS | {"anything", "something", "else", "other", "any"}
+# anything else", "do the standup and the dentist overlap", "got any conflicts?" (the verbs of having
+# that STOPWORDS lacks).
+_NAMES_NO_EVENT = STOPWORDS | GENERIC_EVENT_WORDS | {"else", "other", "got", "get", "gotten", "having"}
 
 
 def _involved(frame: RequestFrame, norm: str, residual: str) -> list[str]:
     """The events a question about overlaps names, in the order said: the words left unread (no time,
-    no one of the directory) between the overlap word, "with" and "and" that name no event in general.
-    A name nobody in the directory has, said after the overlap word ("clash with calculus"), is such an
-    event, not someone the events are with."""
+    no one of the directory) between the overlap word, "with" and "and" that name no event in general,
+    where they are words of a title read or follow the overlap word ("clash with the gym"). A name
+    nobody in the directory has, said after the overlap word ("clash with calculus"), is such an event,
+    not someone the events are with; what opens the question ("got any conflicts?") is none."""
     cue = _CONFLICTS.search(norm)
     after = cue.start() if cue else len(norm)
     others: list[str] = []
@@ -435,14 +438,17 @@ def _involved(frame: RequestFrame, norm: str, residual: str) -> list[str]:
         if at > after:
             others.append(name)
             residual = residual[:at] + norm[at : at + len(name)] + residual[at + len(name) :]
+    titled = {word for title in frame.titles for word in tokens(title)}
     named: list[str] = []
     words: list[str] = []
-    for word in [*tokens(_CONFLICTS.sub(" with ", residual)), "and"]:
+    # the overlap words part what is named as "with" does ("the review clash with calculus")
+    read = _CONFLICTS.sub(lambda c: "with".ljust(len(c[0])), residual) + " and"
+    for at, word in token_spans(read):
         if word in ("and", "with"):
             if words and " ".join(words) not in named:
                 named.append(" ".join(words))
             words = []
-        elif word not in _NAMES_NO_EVENT:
+        elif word not in _NAMES_NO_EVENT and (word in titled or at > after):
             words.append(word.removesuffix("'s"))  # "Bob's meeting": a meeting of Bob's
     frame.strangers = [s for s in frame.strangers if s not in others]
     return named
