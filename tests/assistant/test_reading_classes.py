@@ -1660,3 +1660,9 @@ def test_a_move_to_a_day_before_a_time_searches_that_days_free_time(week: Any) -
     moved = reply.text.split("→ ")[-1]
     assert moved.startswith("Friday, March 6"), reply.text
     assert "AM –" in moved or "12:00 PM – 1:00 PM" in moved
+
+
+@pytest.mark.parametrize("text", ["will I see Ann this week", "will I meet Omar on Thursday"])
+def test_will_i_see_someone_is_a_question(week: Any, text: str) -> None:
+    """'will I see Ann this week' was read as a meeting to make and asked what to do on Monday."""
+    assert answer_of(week, text).startswith(("Here is your schedule", "You have no"))
