@@ -196,8 +196,9 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
         if n == 0:
             text = f"You have no {subject} {period}."
         else:
-            # "5 Standup events next week" names each one's day; one day's name only their times
-            days = len({e.start.astimezone(tz).date() for e in events}) > 1
+            # "5 Standup events next week" names each one's day; one day's name only their times (one
+            # event of a longer period is named with its day: "1 Office party event ...: Friday, ...")
+            days = len({e.start.astimezone(tz).date() for e in events}) > 1 or not _one_day(params, tz)
             listing = ", ".join(f"{e.summary} ({_when(e, tz, with_day=days)})" for e in events)
             text = f"You have {_n_events(n, subject)} {period}" + (f": {listing}." if listing else ".")
             if params.detail == "duration":
@@ -386,16 +387,21 @@ def _whole_day(slot: Slot, params: ReplyInput, tz: ZoneInfo) -> bool:
     return start.time() == time(0) and end - start >= timedelta(hours=24)
 
 
-def _slots_text(params: ReplyInput, events: list[EventItem], tz: ZoneInfo, period: str) -> str:
-    """Free time, one line a day ("Monday, March 4: free all day"), with a single day's events first:
-    what is in the way is what a person asking "when am I free on the 4th?" wants to see too."""
-    lines: list[str] = []
-    single_day = (
+def _one_day(params: ReplyInput, tz: ZoneInfo) -> bool:
+    """Whether the range the reply is about is one day (or less)."""
+    return (
         params.start is not None
         and params.end is not None
         and params.start.astimezone(tz).date()
         == (params.end - timedelta(microseconds=1)).astimezone(tz).date()
     )
+
+
+def _slots_text(params: ReplyInput, events: list[EventItem], tz: ZoneInfo, period: str) -> str:
+    """Free time, one line a day ("Monday, March 4: free all day"), with a single day's events first:
+    what is in the way is what a person asking "when am I free on the 4th?" wants to see too."""
+    lines: list[str] = []
+    single_day = _one_day(params, tz)
     if single_day and events:
         lines.append(f"{period[:1].upper()}{period[1:]} you have:")
         lines += [f"  • {format_span(e.start, e.end, tz, all_day=e.all_day)}  {e.summary}" for e in events]
@@ -428,6 +434,10 @@ def _slots_text(params: ReplyInput, events: list[EventItem], tz: ZoneInfo, perio
     else:
         lines.append(params.text or f"{who} free {period}:")
         lines += _day_lines(params.slots, params, tz)
+    if params.detail == "duration":  # "how much free time ...?"
+        lines.append(
+            f"That is {format_length(sum((s.end - s.start for s in params.slots), timedelta()))} in all."
+        )
     return "\n".join([*lines, unseen]) if unseen else "\n".join(lines)
 
 

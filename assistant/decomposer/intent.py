@@ -148,7 +148,8 @@ def classify(text: str) -> tuple[Operation, float]:
     if OUT_OF_SCOPE.search(core) and write_pos > 1000 and not in_scope:
         return "out_of_scope", 0.8
     if COUNT_CUES.search(core):
-        return "count", 0.9
+        # "how much free time do I have tomorrow", "how many hours am I free": free time, not events
+        return ("free", 0.85) if question and FREE_CUES.search(core) else ("count", 0.9)
     if _CAN_ALL_MEET.match(core):
         return "free", 0.8
     if question:

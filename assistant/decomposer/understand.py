@@ -301,6 +301,8 @@ def understand(
         # "where is my coffee date?", "who is coming to the gala?", "how long is the review?", "how many
         # hours of meetings do I have?" (not "how much time do I have free?": that is no event's length)
         frame.detail = next((what for what, cue in DETAIL_ASKED.items() if cue.search(norm)), None)
+    elif operation == "free" and COUNT_CUES.search(norm):
+        frame.detail = "duration"  # "how much free time do I have tomorrow": the free time, in all
     if frame.past:
         # a day of the month looks back only in a question ("what was on the 3rd?"), not in "I was
         # referring to the 14th", whose past tense is about what was said

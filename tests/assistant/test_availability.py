@@ -118,3 +118,21 @@ def test_am_i_free_at_a_free_hour_says_yes(user: Any) -> None:
     reply = ask(user, "am I free thursday at 10am?")
     assert reply.text.startswith("Yes")
     assert "Thursday, March 5 at 10:00 AM" in reply.text
+
+
+@pytest.mark.parametrize(
+    "text", ["how much free time do I have on Thursday?", "how many free hours do I have on Thursday"]
+)
+def test_how_much_free_time_is_the_free_time_in_all(user: Any, text: str) -> None:
+    """It counted the day's events ("You have 2 events on Thursday")."""
+    reply = ask(user, text)
+    assert reply.kind == "answer"
+    assert "free on Thursday, March 5" in reply.text, reply.text
+    assert reply.text.endswith(" in all."), reply.text
+    assert "You have 2 events" not in reply.text
+
+
+def test_one_event_counted_over_several_days_is_named_with_its_day(user: Any) -> None:
+    """'You have 1 Dentist event this week: Dentist (2:00 PM – 3:00 PM)' left out which day."""
+    reply = ask(user, "how many dentist appointments do I have this week?")
+    assert "Dentist (Wednesday, March 4 2:00 PM – 3:00 PM)" in reply.text, reply.text
