@@ -42,7 +42,7 @@ from assistant.lexicon import (
 )
 from assistant.nlu import Span, TurnReading, read_new_time
 from assistant.timeexpr import TimeMatch, find_durations, find_times
-from skills.formatting import format_day
+from skills.formatting import format_day, format_time, join_and
 from workflows.builder import Handle, Plan
 from workflows.definition import Decision, WorkflowDefinition
 
@@ -219,6 +219,22 @@ _AT_PICK = re.compile(
 )
 
 
+def _shown_at(at: re.Match[str], shown: list[dict[str, Any]], tz: ZoneInfo) -> list[dict[str, Any]]:
+    """The shown events that start at the clock time ``at`` says (either half of the day without am/pm)."""
+    hour, minute = int(at["hour"]), int(at["minute"] or 0)
+    starts = [datetime.fromisoformat(e["start"]).astimezone(tz) for e in shown]
+    return [
+        e
+        for e, s in zip(shown, starts, strict=True)
+        if s.minute == minute
+        and (
+            s.hour == hour % 12 + (12 if at["half"] == "pm" else 0)
+            if at["half"]
+            else s.hour % 12 == hour % 12
+        )
+    ]
+
+
 def _picked(norm: str, shown: list[dict[str, Any]], tz: ZoneInfo) -> tuple[dict[str, Any] | None, str]:
     """The shown event a turn picks by position ("the second one"), by its start ("the 2pm", when one
     shown event starts then) or points at ("that one", when one was shown; "the other one" of two);
@@ -226,18 +242,7 @@ def _picked(norm: str, shown: list[dict[str, Any]], tz: ZoneInfo) -> tuple[dict[
     list with an 11 o'clock event is that event, not one on the 11th)."""
     at = _AT_PICK.search(norm) if shown else None
     if at is not None:
-        hour, minute = int(at["hour"]), int(at["minute"] or 0)
-        starts = [datetime.fromisoformat(e["start"]).astimezone(tz) for e in shown]
-        hits = [
-            e
-            for e, s in zip(shown, starts, strict=True)
-            if s.minute == minute
-            and (
-                s.hour == hour % 12 + (12 if at["half"] == "pm" else 0)
-                if at["half"]
-                else s.hour % 12 == hour % 12
-            )
-        ]
+        hits = _shown_at(at, shown, tz)
         if len(hits) == 1:
             return hits[0], at[0]
     m = PICK.search(norm)
@@ -693,6 +698,19 @@ def compile_change(r: Reading) -> Decision | None:
     offered = False  # no event named or shown: the coming ones offered to pick from
     day_talked_about = False  # no day said: the one the conversation is on, shown first
     picked, clock = _picked(norm, shown, tz)
+    at = _AT_PICK.search(norm) if picked is None and shown else None
+    tied = _shown_at(at, shown, tz) if at is not None else []
+    if len(tied) > 1:  # "cancel the 2pm" when two of the events shown start at 2
+        names = join_and([repr(e["summary"]) for e in tied])
+        when = datetime.fromisoformat(tied[0]["start"]).astimezone(tz)
+        to = f" to {destination}" if operation == "move" and destination else ""
+        said = " or ".join(
+            f'"{"cancel" if operation == "delete" else "move"} the {e["summary"]}{to}"' for e in tied
+        )
+        return _clarify(
+            f"{names} both start at {format_time(when, tz)} on {format_day(when.date())}. "
+            f"Which one do you mean? Say {said}."
+        )
     if clock:
         r.frame = frame = replace(frame, clock_pick=clock)  # for the gate: "the 11" names no day
     among: tuple[datetime, datetime] | None = None  # "delete that" after a list: the span it showed

@@ -1666,3 +1666,16 @@ def test_a_move_to_a_day_before_a_time_searches_that_days_free_time(week: Any) -
 def test_will_i_see_someone_is_a_question(week: Any, text: str) -> None:
     """'will I see Ann this week' was read as a meeting to make and asked what to do on Monday."""
     assert answer_of(week, text).startswith(("Here is your schedule", "You have no"))
+
+
+def test_two_shown_events_at_the_time_picked_are_asked_about(week: Any) -> None:
+    """'cancel the 2pm' when two events shown start at 2 said it found nothing today."""
+    user, conversation = week
+    start = datetime(2026, 3, 5, 14, 0, tzinfo=NEW_YORK)
+    event_create(calendar=user.calendars.get(), summary="Piano", start=start, end=start + timedelta(hours=1))
+    say(user, conversation, "what's on Thursday")
+    reply = say(user, conversation, "cancel the 2pm")
+    assert reply.kind == "clarify", reply.text
+    assert reply.text.startswith("'Design review' and 'Piano' both start at 2:00 PM on Thursday, March 5.")
+    assert '"cancel the Piano"' in reply.text
+    assert Event.objects.filter(calendar__owner=user).count() == 4
