@@ -698,18 +698,17 @@ def compile_change(r: Reading) -> Decision | None:
     offered = False  # no event named or shown: the coming ones offered to pick from
     day_talked_about = False  # no day said: the one the conversation is on, shown first
     picked, clock = _picked(norm, shown, tz)
-    at = _AT_PICK.search(norm) if picked is None and shown else None
-    tied = _shown_at(at, shown, tz) if at is not None else []
+    said_at = _AT_PICK.search(norm) if picked is None and shown else None
+    tied = _shown_at(said_at, shown, tz) if said_at is not None else []
     if len(tied) > 1:  # "cancel the 2pm" when two of the events shown start at 2
         names = join_and([repr(e["summary"]) for e in tied])
         when = datetime.fromisoformat(tied[0]["start"]).astimezone(tz)
         to = f" to {destination}" if operation == "move" and destination else ""
-        said = " or ".join(
-            f'"{"cancel" if operation == "delete" else "move"} the {e["summary"]}{to}"' for e in tied
-        )
+        verb = "cancel" if operation == "delete" else "move"
+        typed = " or ".join(f'"{verb} the {e["summary"]}{to}"' for e in tied)
         return _clarify(
             f"{names} both start at {format_time(when, tz)} on {format_day(when.date())}. "
-            f"Which one do you mean? Say {said}."
+            f"Which one do you mean? Say {typed}."
         )
     if clock:
         r.frame = frame = replace(frame, clock_pick=clock)  # for the gate: "the 11" names no day
