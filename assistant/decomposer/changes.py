@@ -85,14 +85,6 @@ EVERYONE_DAYS = 14
 # A clock time said without am/pm, a day part or a 24-hour reading: "8", "at 8:30", "to 11".
 _BARE_HOUR = re.compile(r"(?:(?:at|to|for|by)\s+)?(?P<hour>\d{1,2})(?:[:.]\d{2})?(?:\s*o'?clock)?")
 _SAME_TIME = re.compile(r"\bsame (?:times?|hours?)\b")
-_EXCEPT = re.compile(r"\b(?:but|except|and) not (?:the )?(?P<what>[\w' -]+)$")
-# "except the one with Lee": an exception by people, after any word for "except" (a day or a title
-# after those words is left to the target's reading, which knows weekdays: "except the monday ones").
-_EXCEPT_PEOPLE = re.compile(
-    rf"(?:,\s*)?\b{EXCEPTING}\s+(?:the )?"
-    r"(?P<what>(?:(?:one|ones|meeting|meetings|event|events|call|calls)\s+)?with\s+[\w.' -]+"
-    r"|[\w-]+'s(?:\s+\w+)?)$"
-)
 # An exception that names people, not a title: "except the one with Lee", "but not Bo's".
 _WITH_WHOM = re.compile(
     r"^(?:(?:one|ones|meeting|meetings|event|events|call|calls)\s+)?with\s+(?P<who>[\w.' -]+)$"
@@ -689,10 +681,6 @@ def compile_change(r: Reading) -> Decision | None:
         said = _WEEKDAY_DEST.search(destination)
         if onward is None and said is not None and said["every"]:
             onward = now  # "move yoga to Wednesdays": every week from now on
-    exception = _EXCEPT_PEOPLE.search(norm) or _EXCEPT.search(norm)
-    if exception and not excluded:
-        excluded = exception["what"]
-        norm = norm[: exception.start()].strip()
 
     shown = context.get("last_events") or []
     offered = False  # no event named or shown: the coming ones offered to pick from
