@@ -2,7 +2,7 @@
 """Set-up in one command, on a fresh machine with only Python 3.11.
 
     python3 dev.py demo   # virtualenv, install, migrate, demo data, serve on http://127.0.0.1:8000
-    python3 dev.py test   # virtualenv, install with test extras (and Chromium if missing), run the suite
+    python3 dev.py test   # virtualenv, install with test extras (and Chromium if missing), .env, the suite
 
 Only the standard library is used here, because nothing else is installed yet when it runs.
 """
@@ -95,6 +95,9 @@ def test(args: argparse.Namespace) -> None:
     if not args.no_install:
         ensure_venv("test,bench")
         ensure_chromium()
+    # The suite runs with DEBUG on, but the commands the README gives beside it (run_scenarios,
+    # golden, bench) run as installed, with DEBUG off, and need this installation's key.
+    ensure_env_file()
     env = {**os.environ, "DEBUG": os.environ.get("DEBUG", "1")}
     pytest_args = args.pytest_args[1:] if args.pytest_args[:1] == ["--"] else args.pytest_args
     result = subprocess.run([str(PY), "-m", "pytest", *pytest_args], cwd=ROOT, env=env)
