@@ -302,6 +302,15 @@ NOT_ATTENDING = re.compile(
     r"|matter|rush|hurry|idea|luck|change|plans?|that|that's|this|it|not|make|i|we|you)\b)"
     r"(?= [a-z][\w'-]*(?: [a-z][\w'-]*)? (?:today|tomorrow|tonight|this|next|on)\b))"
 )
+# Asking that others be told of a change, as a clause after it ("..., and let Bo know", "then email the
+# team", "and send Ann a heads-up", "make sure everyone is notified"); ``whom`` is what follows the verb.
+# "message" and "ping" are verbs only with an object ("delete my last email message", "ping pong").
+TELL_OTHERS = re.compile(
+    r"\s*(?:,|\band\b|\bthen\b)?\s*\b(?:let|tell|notify|inform|email|(?:message|ping)(?=\s+(?!pong\b)\w)|"
+    r"(?:send|give)(?=\s+\w+\s+(?:a|an)\s+(?:heads[- ]up|note|message|email|notice|invite))|"
+    r"make sure(?=.*\b(?:notified|told|informed|knows?|heads[- ]up|email|invite)))\b(?P<whom>.*)$",
+    re.IGNORECASE,
+)
 # Asking to be told or reminded at a time: a reminder to create ("notify me an hour before ...",
 # "don't let me forget ...", "alert me at ...", "send me a notice of ...", "tell me on Tuesday to ...").
 REMINDER_CUES = re.compile(

@@ -34,6 +34,7 @@ from assistant.lexicon import (
     PICK,
     POLITE_PREFIX,
     STOPWORDS,
+    TELL_OTHERS,
     WEEKDAY,
     WEEKDAY_STEM,
     away_kind,
@@ -53,7 +54,6 @@ HORIZON = timedelta(days=365)
 _NEXT_AT_TIME = timedelta(days=7)
 # How far ahead the events offered to pick from reach when a delete names none ("delete that").
 _OFFERED = timedelta(days=7)
-_NOTIFY = re.compile(r"\b(?:and |then )?(?:notify|tell|inform|email|let)\b.*$")
 _SECOND_CREATE = re.compile(
     r"(?:(?:\b(?:and|then) (?:then )?|[.;] )"
     r"(?P<verb>(?:re-?)?(?:schedule|create|add|book|set|put|make|plan|arrange|move))\b"
@@ -643,9 +643,9 @@ def compile_change(r: Reading) -> Decision | None:
         # "move the dentist to friday at 9:99" is not a move to Friday at 9
         return _clarify(unread)
     norm = POLITE_PREFIX.sub("", norm).strip() or norm  # "I need to move ...": no "to" destination
-    notify = bool(_NOTIFY.search(norm)) and operation == "delete"
+    notify = bool(TELL_OTHERS.search(norm)) and operation == "delete"
     if notify:
-        norm = _NOTIFY.sub("", norm).strip(" ,;:")
+        norm = TELL_OTHERS.sub("", norm).strip(" ,;:")
     create_clause = destination = ""
     second = _SECOND_CREATE.search(norm)
     if second and operation == "delete":

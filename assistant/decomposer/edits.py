@@ -26,7 +26,7 @@ from assistant.decomposer.guards import odd_length
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
-from assistant.lexicon import EMAIL
+from assistant.lexicon import EMAIL, TELL_OTHERS
 from assistant.timeexpr import find_durations, find_times
 from workflows.builder import Handle, Plan
 from workflows.definition import Decision
@@ -205,12 +205,6 @@ _NEXT_REQUEST = re.compile(
     r"(?:it|them|that|this|the|my)\b)",
     re.IGNORECASE,
 )
-_NOTIFY = re.compile(
-    r"\s*(?:,|\band\b|\bthen\b)?\s*\b(?:let|tell|notify|inform|email|message|ping|"
-    r"(?:send|give)(?=\s+\w+\s+(?:a|an)\s+(?:heads[- ]up|note|message|email|notice|invite))|"
-    r"make sure(?=.*\b(?:notified|told|informed|knows?|heads[- ]up|email|invite)))\b(?P<whom>.*)$",
-    re.IGNORECASE,
-)
 _EVERYONE = re.compile(r"\b(?:everyone|everybody|all|attendees|the others|the team)\b", re.IGNORECASE)
 _IT = re.compile(r"^(?:it|its|it's|that|this|this one|that one|the event|the meeting)$", re.IGNORECASE)
 _NAMES = re.compile(r"\s*(?:,|\band\b|&)\s*")
@@ -366,7 +360,7 @@ def _read(text: str, now: datetime) -> _Edit | None:
     note = _note(text)  # before "and let Bo know" is split off: a note may say "tell them ..."
     if note is not None:
         return note
-    told = _NOTIFY.search(text)
+    told = TELL_OTHERS.search(text)
     body = text[: told.start()] if told else text
     whom = told["whom"] if told else None
     if m := _RENAME.search(body):
