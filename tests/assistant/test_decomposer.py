@@ -201,3 +201,24 @@ def test_when_was_my_last_event_searches_backwards_for_the_most_recent(user: Any
         "descending": True,
         "limit": 1,
     }
+
+
+@pytest.mark.parametrize(
+    ("text", "notifies", "title"),
+    [
+        ("Cancel the dentist appointment and send Ana a heads-up", True, "dentist"),
+        ("Cancel the dentist appointment, then message Ana", True, "dentist"),
+        ("Cancel the dentist appointment and make sure Ana is notified", True, "dentist"),
+        # a noun, not a request to tell anyone: the title keeps it
+        ("Delete my ping pong session", False, "ping pong session"),
+    ],
+)
+def test_a_cancel_reads_telling_others_however_it_is_said(
+    user: Any, text: str, notifies: bool, title: str
+) -> None:
+    """Cancels and edits read 'and tell the others' with one pattern (lexicon.TELL_OTHERS)."""
+    decision = decide(user, text)
+    assert decision.frame["operation"] == "delete"
+    assert task(decision, "find_events")["text"] == title
+    skills = [t.skill for t in decision.workflow.tasks]  # type: ignore[union-attr]
+    assert ("notify_attendees" in skills) is notifies
