@@ -5,10 +5,12 @@ that serves a class of requests is one regex or one table, so their number is a 
 measure of how much is still listed.  Counted from the code's syntax tree, nothing is run:
 
 - a **regex** is a ``re.compile(...)`` or a ``re.search/match/fullmatch/sub/subn/findall/finditer/split``
-  call whose pattern is written out as a string;
+  call whose pattern is written out as a string, or joined with ``+`` from parts one of which is
+  (``_LEADS + r"..."``: a shared fragment and the words of its own);
 - a **cue table** is a module-level name bound to a set, frozenset, tuple, list or dict literal (or a
-  ``frozenset``/``set``/``tuple`` call on one) of three or more strings (a dict by its keys);
-  ``__all__`` and other dunders name code, not words, and do not count.
+  ``frozenset``/``set``/``tuple``/``phrase_re`` call on one) of three or more strings (a dict by its
+  keys); ``__all__`` and other dunders name code, not words, and do not count. ``phrase_re`` builds a
+  regex from a list of phrases: the list is the cue table.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ __all__ = ["CueCount", "count_cues"]
 _RE_CALLS = frozenset(
     {"compile", "search", "match", "fullmatch", "sub", "subn", "findall", "finditer", "split"}
 )
-_WRAPPERS = frozenset({"frozenset", "set", "tuple", "list"})
+_WRAPPERS = frozenset({"frozenset", "set", "tuple", "list", "phrase_re"})
 _MIN_STRINGS = 3
 
 
@@ -53,6 +55,13 @@ def _strings(node: ast.AST) -> int:
     return 0
 
 
+def _written(node: ast.AST) -> bool:
+    """A pattern with words of its own: text, or a ``+`` of parts one of which is text."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _written(node.left) or _written(node.right)
+    return _is_text(node)
+
+
 def _regexes(tree: ast.AST) -> int:
     found = 0
     for node in ast.walk(tree):
@@ -63,7 +72,7 @@ def _regexes(tree: ast.AST) -> int:
             and node.func.value.id == "re"
             and node.func.attr in _RE_CALLS
             and node.args
-            and _is_text(node.args[0])
+            and _written(node.args[0])
         ):
             found += 1
     return found
