@@ -638,8 +638,11 @@ LIGHTEN_CUES = phrase_re(
         "anything off",
     ]
 )
+# A greeting, a thanks or a call for help said alone, maybe to someone ("hi there", "hello again",
+# "hey assistant", "thanks everyone").
 GREETINGS = re.compile(
-    r"^(?:hi|hello|hey|good (?:morning|afternoon|evening)|thanks|thank you|help)\b[\s!.?]*$"
+    r"^(?:hi|hello|hey|good (?:morning|afternoon|evening)|thanks|thank you|help)"
+    r"(?:[\s,]+(?:there|again|all|everyone|you|assistant|olly|friend))?\b[\s!.?]*$"
 )
 OUT_OF_SCOPE = phrase_re(
     [

@@ -116,7 +116,7 @@ def classify(text: str) -> tuple[Operation, float]:
         return "yes", 0.95
     if NO_WORDS.match(core):
         return "no", 0.95
-    if GREETINGS.match(core):
+    if GREETINGS.match(core) or GREETINGS.match(t):  # "ok thanks"; "hi there", whose "hi" is no politeness
         return "greet", 0.9
     if UNDO_CUES.search(core):
         return "undo", 0.9

@@ -701,3 +701,13 @@ def test_a_question_of_the_calendar_read_as_thanks_is_looked_up() -> None:
     assert reply.kind == "answer"
     assert "welcome" not in reply.text
     assert not reply.text.startswith("I'm your calendar assistant")
+
+
+@pytest.mark.parametrize("text", ["hi there", "Hey there!", "hello again", "hey assistant"])
+def test_a_greeting_said_to_someone_is_greeted_back(text: str) -> None:
+    """'Hey there' was answered "Great!", as if it took up an offer."""
+    with time_machine.travel(monday_9am(SYDNEY), tick=False):
+        user, conversation = a_user(SYDNEY)
+        reply = say(user, conversation, text)
+    assert reply.kind == "answer"
+    assert reply.text.startswith("Hello!"), reply.text
