@@ -51,7 +51,7 @@ _PEOPLE_PARAMS = {
 _TARGET_PARAMS = {
     "find_events": ("text", "exclude_text", "exclude_places", "calendars", "category", "exclude_category"),
     "filter_events": ("text", "exclude_text", "category", "exclude_category"),
-    "plan_sync": ("source", "target", "calendars"),
+    "plan_sync": ("sources", "to"),
 }
 
 # The words that say what a change leaves out, whichever filter leaves it out ("where it is" as well
@@ -103,7 +103,11 @@ _CUES: dict[str, str] = {
     "find_events.category": _KINDS,
     "notify_attendees": "notify notified know tell told email emails mail message inform send heads up "
     "everyone everybody anyone anybody people attendee attendees who gets get",
-    "plan_sync": "sync synced copy over keep step mirror both ways way",
+    # private events are never copied: a turn that says so ("but don't copy events marked private")
+    # asks for nothing the plan does not do
+    "plan_sync": "sync synced copy over keep step mirror both ways way calendar calendars cal between "
+    "vice versa too also private marked flagged don't not never skip without leave out except excluding",
+    "plan_sync.only": f"{_KINDS} all day only just",
     "undo_changes": "undo revert back",
 }
 # Words of constraints that every plan that finds a time keeps by itself (preferences are honoured
@@ -160,6 +164,9 @@ def facts_of(definition: WorkflowDefinition) -> Facts:
         for table, into in tables:
             for name in table.get(task.skill, ()):
                 found[into].extend(s for s in _strings(task.params.get(name)) if s)
+        only = task.params.get("only") if task.skill == "plan_sync" else None
+        if isinstance(only, dict):  # what of them a sync copies: "my work meetings", "the standups"
+            found["targets"] += [s for name in ("text", "calendars") for s in _strings(only.get(name)) if s]
     return Facts(
         hours=frozenset(_hours(definition.tasks)),
         titles=tuple(found["titles"]),

@@ -112,6 +112,30 @@ def test_two_way_sync_previews_the_copies_with_counts_and_leaves_private_events_
     assert CopyLink.objects.filter(owner=user).count() == 3
 
 
+@pytest.mark.parametrize(
+    ("text", "unused"),
+    [
+        (SYNC, None),
+        ("sync my work calendar with personal, vice versa too", None),
+        ("copy my work events to personal for the next month", None),
+        ("keep work and personal in sync", None),
+        ("sync work to personal except the sprint planning", "sprint planning"),
+    ],
+)
+def test_a_sync_preview_names_only_the_words_it_did_not_use(
+    calendars: Setup, text: str, unused: str | None
+) -> None:
+    """The preview said 'I did not use "my work and personal calendars", "don't", "events marked
+    'private'"' of the very words it had used."""
+    with time_machine.travel(NOW, tick=False):
+        preview = say(calendars.user, calendars.conversation, text)
+    assert preview.kind == "confirm", preview.text
+    if unused is None:
+        assert "I did not use" not in preview.text
+    else:
+        assert f'I did not use "{unused}"' in preview.text
+
+
 def test_asking_again_finds_nothing_left_to_copy(calendars: Setup) -> None:
     user, conversation = calendars.user, calendars.conversation
     with time_machine.travel(NOW, tick=False):
