@@ -102,7 +102,7 @@ _CUES: dict[str, str] = {
     "filter_events.exclude_text": f"{_EXCLUDING} where it is",
     "find_events.category": _KINDS,
     "notify_attendees": "notify notified know tell told email emails mail message inform send heads up "
-    "everyone everybody anyone anybody people attendee attendees who gets get",
+    "everyone everybody anyone anybody people attendee attendees who gets get let him her them",
     # private events are never copied: a turn that says so ("but don't copy events marked private")
     # asks for nothing the plan does not do
     "plan_sync": "sync synced copy over keep step mirror both ways way calendar calendars cal between "
@@ -111,8 +111,11 @@ _CUES: dict[str, str] = {
     "undo_changes": "undo revert back",
 }
 # Words of constraints that every plan that finds a time keeps by itself (preferences are honoured
-# by every create and move): "leave time for lunch", "I can't miss the gym".
-_KEPT = "lunch gym writing block working hours break keep leave protect free clear miss can't cannot"
+# by every create and move): "leave time for lunch", "I can't miss the gym", "make sure I don't miss
+# the gym".
+_KEPT = (
+    "lunch gym writing block working hours break keep leave protect free clear miss can't cannot sure don't"
+)
 _FINDS_A_TIME = {"plan_create", "plan_move"}
 # The steps of a plan that only makes new events.
 _MAKES_ONLY = frozenset({"plan_create", "combine_changes", "apply_changes"})
