@@ -70,9 +70,9 @@ _CUES: dict[str, str] = {
     "compose_reply.detail": "how long last lasts length duration where place location who attending coming",
     "plan_create": "add create schedule book set put make plan arrange organise organize block reserve hold "
     "include pencil jot note mark enter insert save setup event appointment start starts starting begin "
-    "begins held happening taking place scheduled there",
-    "plan_create.summary": "title name label",
-    "plan_create.location": "location located address place venue where",
+    "begins held happening taking place scheduled there goes later",
+    "plan_create.summary": "title name label use",
+    "plan_create.location": "location located address place venue where give",
     "plan_create.duration_minutes": "long last lasts lasting take takes length duration",
     "plan_create.attendees": "invite inviting with include",
     "plan_create.rrule": "repeat repeating recurring recur weekly daily monthly yearly every",
@@ -88,11 +88,12 @@ _CUES: dict[str, str] = {
     "plan_edit.invite": "invite add include bring put guest list people attending attendees invitees",
     "plan_edit.uninvite": "remove take off drop uninvite exclude",
     "plan_edit.every_weeks": "biweekly fortnightly every other week weeks",
-    "plan_move": "move reschedule push shift postpone bring change make put",
+    "plan_move": "move reschedule push shift postpone bring change make put date time day",
     "plan_move.search_end": "free available whenever works suits slot open both everyone everybody all "
     "time can make",
     "plan_move.other_day": "lighter lighten light free up busy packed less",
-    "plan_delete": "delete remove cancel clear drop",
+    # "the bowling event that I just created", "the dentist appointment scheduled for April 17th"
+    "plan_delete": "delete remove cancel clear drop scheduled created booked made added",
     "find_events.exclude_weekdays": _EXCLUDING,
     "find_events.exclude_text": f"{_EXCLUDING} where it is",
     "find_events.exclude_places": f"{_EXCLUDING} outside out of",
