@@ -429,6 +429,8 @@ EVERYONE_CUE = re.compile(
 # free at 10?", "is Ann free?"): the user is not one of those who must be free. Without it the user is
 # ("are Ann, Raj and I free?", "can we all meet?", "am I free at 10 with Ann?").
 ABOUT_OTHERS = "asks about the people named, not the user"
+# Words that make what they qualify more than one thing: "all my standups", "every class", "both".
+QUANTIFIERS = frozenset({"all", "every", "each", "both"})
 # The words that introduce an exception, however it is said ("except for the crit", "besides the
 # standups", "apart from Monday's", "but not the lab"): one alternation, which each reading of an
 # exception (a bulk change's, a question's, a repetition's, a sync's) builds its pattern on.

@@ -33,6 +33,7 @@ from assistant.lexicon import (
     NEW_TIME_LEADS,
     PICK,
     POLITE_PREFIX,
+    QUANTIFIERS,
     STOPWORDS,
     TELL_OTHERS,
     WEEKDAY,
@@ -110,8 +111,6 @@ _SHOWN_ONES = re.compile(
 _THEY = frozenset({"them", "those", "these", "both"})
 _NTH = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3}
 _NTH |= {"fifth": 4, "5th": 4, "last": -1}
-# Words that make a target more than one event whatever it names: "all my standups", "both".
-_ALL_OF = frozenset({"all", "every", "both"})
 _PLURAL = re.compile(r"\b(?:all|every|everything|each|both)\b|\b\w+(?:ings|es|s)\b")
 _EVERYTHING = re.compile(
     r"\b(?:everything|(?<!from )(?<!off )(?<!in )(?<!on )my (?:whole |entire )?calendar|clear|"
@@ -434,9 +433,9 @@ def _is_plural(target: str, frame: RequestFrame) -> bool:
         # the plural): every occurrence of the title
         words = {w for title in frame.titles for w in tokens(title)} | set(frame.title_words)
         said_plural = any(re.search(rf"\b{re.escape(w)}(?:s|es)\b", target) for w in words)
-        return said_plural or bool(_ALL_OF & set(tokens(target)))
+        return said_plural or bool(QUANTIFIERS & set(tokens(target)))
     words = set(tokens(target))
-    if words & _SINGULAR_NOUNS and not _ALL_OF & words:
+    if words & _SINGULAR_NOUNS and not QUANTIFIERS & words:
         return False
     return bool(_PLURAL.search(target))
 
@@ -608,16 +607,13 @@ def _said_target(target: RequestFrame, norm: str, now: datetime) -> _Said | None
         find["text"] = " ".join(dict.fromkeys(words))
     if names and not target.people:
         find["attendee"] = names[0]
-    next_one = bool(_NEXT_WORDS & set(tokens(norm))) and not _PLURAL_NEXT.search(norm)
+    # "my next dentist" is one; "all upcoming events", "every next meeting" more than the next one
+    next_one = bool(_NEXT_WORDS & set(tokens(norm))) and not QUANTIFIERS & set(tokens(norm))
     if find or next_one:
         return _Said(find=find, next_one=next_one, everything=False)
     if _POINTED.search(norm) or not _PLURAL.search(norm):
         return None
     return _Said(find={}, next_one=False, everything=True)  # "erase events", "remove all upcoming events"
-
-
-# "all upcoming events", "the next three meetings": more than the next one.
-_PLURAL_NEXT = re.compile(r"\b(?:all|every)\b")
 
 
 def _workflow(definition: WorkflowDefinition, confidence: float) -> Decision:

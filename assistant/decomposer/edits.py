@@ -26,7 +26,7 @@ from assistant.decomposer.guards import odd_length
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
-from assistant.lexicon import EMAIL, TELL_OTHERS
+from assistant.lexicon import EMAIL, QUANTIFIERS, TELL_OTHERS, tokens
 from assistant.timeexpr import find_durations, find_times
 from workflows.builder import Handle, Plan
 from workflows.definition import Decision
@@ -195,7 +195,6 @@ _REPEAT_EDIT = re.compile(
     r"(?:\s+instead)?\s*[.!]*$",
     re.IGNORECASE,
 )
-_ALL = re.compile(r"\b(?:all|every|each|both)\b", re.IGNORECASE)
 # The edits whose new value is words of the user's own (a scope said in them is part of them).
 _WORDED = frozenset({"summary", "location", "description"})
 # Where a new name ends because another request begins: "rename the dentist to Checkup and move it to
@@ -513,7 +512,7 @@ def edit_decision(r: Reading) -> Decision | None:
         plan,
         find,
         params,
-        expect_one=not _ALL.search(target),
+        expect_one=not QUANTIFIERS & set(tokens(target)),
         per_series=per_series,
         following=onward is not None and per_series,
         what=edit.what,
