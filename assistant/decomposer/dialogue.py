@@ -72,8 +72,8 @@ _READER_ASKED: dict[str, ReaderAsked] = {
 # A question: asked outright ("when is ...", "do I have ...") or as a wish to know ("(I need to) find
 # out when ...", "check whether ..."); not a command that reads ("find another time that day").
 _ASKING = re.compile(
-    r"(?:what|what's|whats|when|when's|where|who|whom|which|how|find out|look up|check (?:if|whether|when)|"
-    r"know|see if|see whether|tell me|show me|remind me)\b"
+    r"(?:what|what's|whats|when|when's|where|who|whom|which|why|how|find out|look up|"
+    r"check (?:if|whether|when)|know|see if|see whether|tell me|show me|remind me)\b"
     r"|(?:is|are|do|does|did|am|was|were|has|have|will|shall|should|can|could)\s+"
     r"(?:i|you|we|they|he|she|it|there|my|the|anything|anyone)\b"
 )
@@ -264,7 +264,7 @@ def chat(r: Reading) -> Decision | None:
     said = small_talk(r.frame, r.learned)
     if said is None:
         return None
-    if r.frame.operation != "greet" and _ASKS_SOMETHING.match(r.norm) and said != NOTHING_WAITING:
+    if r.frame.operation != "greet" and _ASKING.match(r.norm) and said != NOTHING_WAITING:
         if r.learned.operation == "query":
             return None  # "What do I have scheduled": the calendar asked about, answered by the look-up
         if r.learned.operation != "small_talk":  # "what would I do without you" thanks
@@ -272,10 +272,6 @@ def chat(r: Reading) -> Decision | None:
     return Decision(kind="answer", reply_kind="answer", text=said, confidence=0.9)
 
 
-# A question of its own: what small talk must not answer "You're welcome!" or "Great!".
-_ASKS_SOMETHING = re.compile(
-    r"^(?:who|what|what's|whats|why|how|where|when|which|can you|could you|are you)\b"
-)
 WHAT_I_DO = (
     "I'm your calendar assistant: I can tell you what's on (\"What do I have on Friday?\"), find free "
     'time ("When am I free tomorrow afternoon?"), add, move or cancel events ("Move the dentist to '
