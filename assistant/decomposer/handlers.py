@@ -45,7 +45,7 @@ from assistant.decomposer.several import several_requests
 from assistant.decomposer.sharing import sharing_decision
 from assistant.decomposer.shown import about_shown
 from assistant.decomposer.state import DialogueState
-from assistant.decomposer.sync import sync_decision
+from assistant.decomposer.sync import sync_decision, to_another_calendar
 from assistant.decomposer.understand import understand
 from assistant.decomposer.unsupported import conditional_or_double, setting_as_event
 from assistant.decomposer.world import World
@@ -185,6 +185,7 @@ def _several(r: Reading) -> Decision | None:
 
 HANDLERS: tuple[Handler, ...] = (
     Handler("sync calendars", sync_decision),  # "sync my work and personal calendars"
+    Handler("to another calendar", to_another_calendar),  # "move the dentist to my work calendar"
     Handler("share busy times", sharing_decision),  # "don't let anyone see when I'm busy"
     Handler("another time", another_time),  # "find another time" after a new event was declined or made
     Handler("preference", setting_decision),  # "my working hours are 9 to 5", "what's my lunch?"

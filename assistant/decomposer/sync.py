@@ -31,7 +31,7 @@ from skills.sync_skills import ROLES, calendar_named
 from workflows.builder import Plan
 from workflows.definition import Decision
 
-__all__ = ["sync_decision"]
+__all__ = ["sync_decision", "to_another_calendar"]
 
 # "sync ..." said as a request, "synchronise", "keep ... in sync", "sync up my ...": never the noun of
 # "move the team sync to 11".
@@ -201,6 +201,33 @@ def _only(what: str, norm: str, now: datetime, world: World) -> dict[str, Any]:
         else:
             only["text"] = " ".join(words.split())
     return only
+
+
+def to_another_calendar(r: Reading) -> Decision | None:
+    """What to say to "move the design review to my School calendar": no change of place or time, which
+    the edit and move rules would make of it ('the school calendar' as its place), but a change of
+    calendar, which no skill makes. The user is told so and how to do it: copy it there, then cancel it.
+    None for any turn that does not move an event to one of the user's calendars."""
+    if r.frame.operation not in ("move", "edit"):
+        return None
+    core = POLITE_PREFIX.sub("", r.norm).strip() or r.norm
+    if COPY_VERBS.search(core) or _SYNC.search(core):
+        return None
+    into = [
+        (lo, cal)
+        for lo, hi, cal in _mentions(core, r.world)
+        if core[lo:hi].endswith(("calendar", "calendars", "cal"))
+        and (_TO.search(core[:lo]) or _IN.search(core[:lo]))
+    ]
+    if not into:
+        return None  # "move the dentist to Friday", "move my work meetings to the afternoon"
+    lo, cal = into[0]
+    said = _TO.sub("", _IN.sub("", core[:lo])).split(maxsplit=1)  # the verb, and what it moves
+    what = said[1].strip() if len(said) == 2 else "it"
+    return _clarify(
+        f"I can't move an event from one calendar to another yet. I can copy it there, and then you can "
+        f'cancel the original: say "copy {what} to {cal.name}".'
+    )
 
 
 def sync_decision(r: Reading) -> Decision | None:

@@ -398,3 +398,24 @@ def test_ways_of_asking_for_a_copy(calendars: Setup, text: str, copied: list[str
 def test_turns_that_are_not_about_copying_calendars_are_left_to_the_rest(calendars: Setup, text: str) -> None:
     reading = read(text, user=calendars.user, timezone_name=str(LONDON), now=NOW)
     assert sync_decision(reading) is None
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "move the sprint planning to my personal calendar",
+        "switch the sprint planning over to the Personal calendar",
+        "change the sprint planning to my personal cal",
+    ],
+)
+def test_moving_an_event_to_another_calendar_says_how_instead_of_changing_its_place(
+    calendars: Setup, text: str
+) -> None:
+    """The event's place became 'my personal calendar', written without a preview."""
+    with time_machine.travel(NOW, tick=False):
+        reply = say(calendars.user, calendars.conversation, text)
+    assert reply.kind == "clarify"
+    assert 'say "copy the sprint planning to Personal"' in reply.text
+    planning = Event.objects.get(calendar=calendars.work, summary="Sprint planning")
+    assert planning.location == ""
+    assert titles(calendars.personal) == ["Doctor", "Piano lesson"]
