@@ -369,6 +369,7 @@ def _changes_existing(params: dict[str, Any], text: str, world: World) -> str | 
     arrow = _ARROW.search(text) is not None
     if not arrow and not _CHANGES.search(norm) and CREATE_VERBS.search(norm):
         return None
+    lead = _CHANGES.match(norm)
     summary = str(params.get("summary") or "")
     titles = [tuple(stem(w) for w in tokens(t)) for t in (summary, summary.rpartition(" with ")[0]) if t]
     # a title ending in a word that says what the event should do ('Review should') is words about an
@@ -388,6 +389,8 @@ def _changes_existing(params: dict[str, Any], text: str, world: World) -> str | 
             continue
         if arrow or re.search(_DEFINITE + r"\s+".join(re.escape(w) for w in said) + r"\b", norm):
             return existing
+        if lead is not None and tokens(norm[lead.end() :])[: len(said)] == list(said):
+            return existing  # "make standup start at 9:05 every day": the event named right after "make"
     return None
 
 

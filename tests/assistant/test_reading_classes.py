@@ -1486,6 +1486,8 @@ def test_a_move_to_the_part_of_the_day_an_event_is_in_leaves_it(week: Any) -> No
         ("the design review should start at 3", "Design review"),  # created 'Design review should'
         ("the review should start at 4", "Design review"),  # created 'Review should'
         ("design review -> 4pm", "Design review"),  # a second design review, today
+        ("make standup start at 9:05 every day", "Standup"),  # a second standup series, unpreviewed
+        ("make dentist 4pm every friday", "Dentist"),
     ],
 )
 def test_a_statement_of_an_events_new_time_is_no_new_event(week: Any, text: str, title: str) -> None:
