@@ -550,6 +550,16 @@ def _most_recent(t: TimeMatch, now: datetime, *, month_day: bool) -> TimeMatch:
     if t.weekdays or WEEKDAY_WORD.search(t.text):
         week = timedelta(days=7)
         return replace(t, start=t.start - week, end=t.end - week if t.end is not None else None)
+    if named_month and not any(w.isdigit() and len(w) == 4 for w in tokens(t.text)):
+        # "did I have yoga on feb 23?" on March 4: the one days ago, not next year's; the nearer of the
+        # two, since the past tense may be of something else ("I forgot what my plans were on the 13th")
+        earlier = _months_before(t.start, 12)
+        if earlier is None or earlier > now or now - earlier > t.start - now:
+            return t
+        if t.end is None:
+            return replace(t, start=earlier)
+        # "in february" keeps its own length (28 or 29 days)
+        return replace(t, start=earlier, end=_months_before(t.end, 12) or earlier + (t.end - t.start))
     if month_day and _DAY_OF_MONTH.fullmatch(t.text.strip()):
         earlier = _months_before(t.start, 1)
         if earlier is None:

@@ -185,6 +185,13 @@ def test_an_offset_and_a_second_action_are_read_as_such(user: Any) -> None:
         ("what did I have on thursday", "2026-02-26"),
         ("What do I have on Friday?", "2026-03-06"),  # the present tense looks ahead
         ("What was on next Friday?", "2026-03-13"),  # "next" says which, whatever the tense
+        # a month and day gone by days ago, not next year's (NOW is Monday, March 2, 2026)
+        ("did I have a dentist appointment on feb 23", "2026-02-23"),
+        ("what happened on january 15?", "2026-01-15"),
+        ("what did I have in february", "2026-02-01"),
+        ("what was on feb 23 2027", "2027-02-23"),  # a year said is that year
+        ("what do I have on feb 23", "2027-02-23"),  # the present tense looks ahead
+        ("I forgot what my plans were. Can you check March 13th?", "2026-03-13"),  # the nearer one
     ],
 )
 def test_a_weekday_in_the_past_tense_is_the_most_recent_one(user: Any, text: str, day: str) -> None:
