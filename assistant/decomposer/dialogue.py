@@ -264,6 +264,8 @@ def chat(r: Reading) -> Decision | None:
     said = small_talk(r.frame, r.learned)
     if said is None:
         return None
+    if said == GREAT and r.learned.operation == "out_of_scope":
+        said = WHAT_I_DO  # "send Ann an email saying I'll be late": no offer taken up, nothing done
     if r.frame.operation != "greet" and _ASKING.match(r.norm) and said != NOTHING_WAITING:
         if r.learned.operation == "query":
             return None  # "What do I have scheduled": the calendar asked about, answered by the look-up
@@ -272,6 +274,7 @@ def chat(r: Reading) -> Decision | None:
     return Decision(kind="answer", reply_kind="answer", text=said, confidence=0.9)
 
 
+GREAT = "Great!"
 WHAT_I_DO = (
     "I'm your calendar assistant: I can tell you what's on (\"What do I have on Friday?\"), find free "
     'time ("When am I free tomorrow afternoon?"), add, move or cancel events ("Move the dentist to '
@@ -302,5 +305,5 @@ def small_talk(frame: RequestFrame, reading: TurnReading, *, waiting: bool = Fal
     if "SELECT" in acts and frame.operation not in ("yes", "no"):
         if reading.operation in _REQUESTS:
             return None  # "show me my events", "find another time that evening": a request, not a yes
-        return "Great!"  # "That sounds great.": taking up what was said, not a yes to a question
+        return GREAT  # "That sounds great.": taking up what was said, not a yes to a question
     return NOTHING_WAITING

@@ -711,3 +711,15 @@ def test_a_greeting_said_to_someone_is_greeted_back(text: str) -> None:
         reply = say(user, conversation, text)
     assert reply.kind == "answer"
     assert reply.text.startswith("Hello!"), reply.text
+
+
+@pytest.mark.parametrize(
+    "text", ["send ann an email saying I'll be late", "Find me something fun to do that day."]
+)
+def test_a_request_the_assistant_cannot_do_is_told_what_it_does_not_great(text: str) -> None:
+    """They were answered "Great!", as if done."""
+    with time_machine.travel(monday_9am(SYDNEY), tick=False):
+        user, conversation = a_user(SYDNEY)
+        reply = say(user, conversation, text)
+    assert reply.kind == "answer"
+    assert reply.text.startswith("I'm your calendar assistant"), reply.text
