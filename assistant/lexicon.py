@@ -278,6 +278,9 @@ DELETE_VERBS = phrase_re(
         "discarded",
         "called off",
         "reset",
+        "nix",
+        "ditch",
+        "axe",
     ]
 )
 # Saying one will not be at something: the event is off ("I will no longer be joining mom for lunch",

@@ -229,3 +229,11 @@ def test_a_cancel_reads_telling_others_however_it_is_said(
     assert task(decision, "find_events")["text"] == title
     skills = [t.skill for t in decision.workflow.tasks]  # type: ignore[union-attr]
     assert ("notify_attendees" in skills) is notifies
+
+
+@pytest.mark.parametrize("text", ["nix the dentist appointment", "ditch my dentist appointment on Thursday"])
+def test_slang_for_cancelling_cancels_rather_than_making_an_event_of_the_verb(user: Any, text: str) -> None:
+    """They were previewed as new events called 'Nix' and 'Ditch'."""
+    decision = decide(user, text)
+    assert decision.frame["operation"] == "delete"
+    assert task(decision, "find_events")["text"] == "dentist"
