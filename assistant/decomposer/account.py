@@ -341,7 +341,8 @@ def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str
             token.role = "time"  # "move dinner to 8": the bare hour the plan read as 8 PM
     for place in facts.places:
         _align(tokens, _words(place), "place")
-    invited = {person.casefold() for person in facts.people}
+    # a person as "Ann Lee ann@example.com": the address said is theirs
+    invited = {part.casefold() for person in facts.people for part in person.split()}
     _mark(tokens, [m.span() for m in EMAIL.finditer(norm) if m.group(0).casefold() in invited], "people")
     for person in facts.people:
         _align(tokens, _words(_PERSON_FORM.sub(r"\g<local>", person).replace(".", " ")), "people")

@@ -52,6 +52,7 @@ _TARGET_PARAMS = {
     "find_events": ("text", "exclude_text", "exclude_places", "calendars", "category", "exclude_category"),
     "filter_events": ("text", "exclude_text", "category", "exclude_category"),
     "plan_sync": ("sources", "to"),
+    "plan_create": ("calendar",),
 }
 
 # The words that say what a change leaves out, whichever filter leaves it out ("where it is" as well
@@ -72,6 +73,7 @@ _CUES: dict[str, str] = {
     "include pencil jot note mark enter insert save setup event appointment start starts starting begin "
     "begins held happening taking place scheduled there goes later",
     "plan_create.summary": "title name label use",
+    "plan_create.calendar": "calendar calendars cal on in to",
     "plan_create.location": "location located address place venue where give",
     "plan_create.duration_minutes": "long last lasts lasting take takes length duration",
     "plan_create.attendees": "invite inviting with include",
@@ -82,18 +84,20 @@ _CUES: dict[str, str] = {
     "plan_edit.summary": "title name rename retitle label",
     "plan_edit.location": "location located address place venue where relocate room taking held happening",
     "plan_edit.description": "note notes description details detail add",
-    "plan_edit.duration_minutes": "long last lasts lasting length duration shorten extend lengthen make",
+    "plan_edit.duration_minutes": "long last lasts lasting length duration shorten extend lengthen make cut "
+    "trim",
     "plan_edit.longer_minutes": "longer shorter extend lengthen prolong shorten cut trim by more less",
     "plan_edit.end_at": "end ends ending finish finishes done",
     "plan_edit.invite": "invite add include bring put guest list people attending attendees invitees",
     "plan_edit.uninvite": "remove take off drop uninvite exclude",
     "plan_edit.every_weeks": "biweekly fortnightly every other week weeks",
     "plan_move": "move reschedule push shift postpone bring change make put date time day",
+    "plan_move.shift_minutes": "later earlier by",
     "plan_move.search_end": "free available whenever works suits slot open both everyone everybody all "
     "time can make",
     "plan_move.other_day": "lighter lighten light free up busy packed less",
     # "the bowling event that I just created", "the dentist appointment scheduled for April 17th"
-    "plan_delete": "delete remove cancel clear drop scheduled created booked made added",
+    "plan_delete": "delete remove cancel clear drop scheduled created booked made added stop end ending",
     "find_events.exclude_weekdays": _EXCLUDING,
     "find_events.exclude_text": f"{_EXCLUDING} where it is",
     "find_events.exclude_places": f"{_EXCLUDING} outside out of",

@@ -237,3 +237,16 @@ def test_slang_for_cancelling_cancels_rather_than_making_an_event_of_the_verb(us
     decision = decide(user, text)
     assert decision.frame["operation"] == "delete"
     assert task(decision, "find_events")["text"] == "dentist"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "schedule a call with ana@example.com next wednesday at 2",  # did not use "example.com"
+        "add piano lesson tuesdays at 5 on my school calendar",  # did not use "my school calendar"
+        "cut the dentist appointment to 30 min",  # did not use "cut"
+    ],
+)
+def test_a_preview_never_says_it_did_not_use_words_the_plan_used(user: Any, text: str) -> None:
+    apply = task(decide(user, text), "apply_changes")
+    assert "I did not use" not in apply.get("unsure", ""), apply["unsure"]
