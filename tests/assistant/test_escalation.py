@@ -105,9 +105,12 @@ def test_a_calendar_that_refuses_the_write_is_named_and_the_default_one_offered(
     calendar: tuple[Any, Calendar, Conversation],
 ) -> None:
     user, personal, conversation = calendar
-    again, done = _revised_and_approved(
-        user, conversation, "Add gym to my Holidays calendar on Friday at 6pm", "Gym"
-    )
+    with time_machine.travel(NOW, tick=False):
+        # every word read: written at once, refused, and the revised plan previewed
+        again = say(user, conversation, "Add gym to my Holidays calendar on Friday at 6pm")
+        assert again.kind == "confirm"
+        assert not Event.objects.filter(summary="Gym").exists()
+        done = say(user, conversation, "yes")
     assert "I can't write to 'Holidays'" in again.text
     assert "in Personal" in again.text
     gym = Event.objects.get(summary="Gym")
@@ -139,8 +142,7 @@ def test_without_a_replanner_a_refused_write_fails_as_before(
     settings.WORKFLOW_REPLANNER = ""
     user, _, conversation = calendar
     with time_machine.travel(NOW, tick=False):
-        say(user, conversation, "Add gym to my Holidays calendar on Friday at 6pm")
-        reply = say(user, conversation, "yes")
+        reply = say(user, conversation, "Add gym to my Holidays calendar on Friday at 6pm")
     assert reply.kind == "error"
     assert reply.text == (
         "I couldn't finish that: Nothing was changed: The calendar 'Holidays' is read-only for the assistant."
