@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from datetime import datetime, time
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from assistant.decomposer.blanks import blanked
 from assistant.decomposer.intent import normalise
@@ -21,6 +22,7 @@ from assistant.decomposer.reading import Reading
 from assistant.decomposer.recurrence import as_hours, read_repeat
 from assistant.lexicon import WEEKDAY, WEEKDAY_STEM, WEEKDAY_WORD, weekday_of
 from assistant.timeexpr import TimeMatch, find_times
+from assistant.timeexpr.lexicon import TIMEZONES
 from preferences.schema import DAY_CODES, known_zones
 from preferences.wording import preference_label
 from workflows.builder import Plan
@@ -310,12 +312,16 @@ def _meeting_hours(how: str, what: str, now: datetime, current: dict[str, Any]) 
 
 
 def _zone(said: str) -> Decision:
-    """An IANA zone from its name ("Europe/London", any case) or its city ("london", "new york")."""
+    """An IANA zone from its name ("Europe/London", any case), its city ("london", "new york") or the
+    name of a region's time the time reader knows as one zone ("pacific", "eastern time", "ET"); an
+    abbreviation of a fixed offset ("PST") names no zone that keeps summer time, and is asked about."""
     wanted = said.strip().replace(" ", "_").casefold()
+    region = TIMEZONES.get(wanted.removesuffix("_time"))
     zones = known_zones()
     exact = [z for z in zones if z.casefold() == wanted]
     cities = [z for z in zones if z.casefold().endswith("/" + wanted)]
-    found = exact or cities
+    # "pacific" before the cities: US/Pacific and Canada/Pacific are two
+    found = exact or ([region.key] if isinstance(region, ZoneInfo) else []) or cities
     if len(found) != 1:
         return _clarify(
             f'I don\'t know a time zone called "{said.strip()}". Give its name as in "Europe/London" or '

@@ -281,3 +281,18 @@ def test_a_plural_preference_not_set_is_said_so(chat: Any) -> None:
     with time_machine.travel(NOW, tick=False):
         reply = say(user, conversation, "what are my working hours?")
     assert reply.text == "Your working hours are not set."
+
+
+@pytest.mark.parametrize(
+    ("text", "zone"),
+    [
+        ("my timezone is pacific", "America/Los_Angeles"),  # was: I don't know a time zone called "pacific"
+        ("set my time zone to Eastern time", "America/New_York"),
+        ("my time zone is ET", "America/New_York"),
+    ],
+)
+def test_a_time_zone_said_by_its_region_is_set(chat: Any, text: str, zone: str) -> None:
+    user, conversation = chat
+    with time_machine.travel(NOW, tick=False):
+        say(user, conversation, text)
+    assert stored(user, "timezone") == zone
