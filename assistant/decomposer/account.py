@@ -119,6 +119,7 @@ class Facts:
     # when each is set (none is searched for): another clock time said was not used ("3 or 4pm").
     clock: frozenset[tuple[int, int]] = frozenset()
     searched: bool = False  # the plan finds its new events' time itself, in the range said
+    calendars: tuple[str, ...] = ()  # the calendars new events go on ("add gym to my work calendar")
 
 
 @dataclass(frozen=True, slots=True)
@@ -517,6 +518,11 @@ def _title_doubts(
         doubts.append(f'it is not the name you gave ("{" ".join(named)}")')
     if any(w.isdigit() and len(w) > 2 and role != "time" for w, role in zip(taken, roles, strict=True)):
         doubts.append("it has a number I could not read")
+    calendar = {stem(w) for name in facts.calendars for w in _words(name)}
+    if len(words) > 1 and stem(words[-1]) in calendar:
+        # 'Gym to my work' of "add gym to my work calendar": where it goes, taken for what it is ('Work
+        # dinner' may go on the Work calendar)
+        doubts.append("it holds the name of the calendar it goes on")
     return doubts
 
 

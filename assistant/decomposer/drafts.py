@@ -342,7 +342,16 @@ def _only_meeting_them(draft: Draft, text: str) -> bool:
 
 
 def _with_people(title: str, names: list[str]) -> str:
-    shown = [n if not n.islower() else n.title() for n in names if n.casefold() not in title.casefold()]
+    words = [n.casefold().split() for n in names]
+    # one person said twice, by first name and in full ("a meeting with ann lee": "Ann" and "Ann Lee")
+    whole = [
+        n for n, said in zip(names, words, strict=True) if not any(o[: len(said)] == said != o for o in words)
+    ]
+    shown = [
+        n if not n.islower() else n.title()
+        for n in dict.fromkeys(whole)
+        if n.casefold() not in title.casefold()
+    ]
     if not title or not shown:
         return title
     people = shown[0] if len(shown) == 1 else f"{', '.join(shown[:-1])} and {shown[-1]}"
@@ -559,11 +568,25 @@ class _Said:
                 self.title = owned
                 self.names.remove(name)
         self.calendar = frame.calendars[0] if frame.calendars else None
+        if self.calendar:
+            self.title = _off_the_calendar(self.title, self.calendar)
 
     def anything(self) -> bool:
         return bool(
             self.day or self.at or self.minutes or self.title or self.location or self.people or self.calendar
         )
+
+
+def _off_the_calendar(title: str, calendar: str) -> str:
+    """The title without where it goes, when the words of the new event ran on into it: 'Gym' of "add
+    gym to my work calendar" (the tagger's 'Gym to my work'), 'Piano' of "piano on personal"."""
+    words = title.split()
+    for i, word in enumerate(words):
+        if i and word.casefold() in ("to", "on", "in", "into", "onto"):
+            rest = [w.casefold() for w in words[i + 1 :] if w.casefold() not in ("my", "the", "our")]
+            if rest[:1] == [calendar.casefold()] and rest[1:] in ([], ["calendar"], ["cal"]):
+                return " ".join(words[:i])
+    return title
 
 
 def _merge(draft: Draft, said: _Said, tz: ZoneInfo) -> Draft:

@@ -189,6 +189,11 @@ def facts_of(definition: WorkflowDefinition) -> Facts:
         created=_created(definition.tasks),
         clock=_clock(definition.tasks),
         searched=any(t.skill == "plan_create" and t.params.get("search_end") for t in definition.tasks),
+        calendars=tuple(
+            str(t.params["calendar"])
+            for t in definition.tasks
+            if t.skill == "plan_create" and isinstance(t.params.get("calendar"), str)
+        ),
     )
 
 

@@ -9,7 +9,7 @@ the user's calendars, else the words left over).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from datetime import datetime, timedelta
 
@@ -386,7 +386,7 @@ def understand(
         frame.notes.append(ABOUT_OTHERS)
     for m in EVERYONE_CUE.finditer(norm):
         take(*m.span())  # "a call when we're both free": the search, no words of the title
-    _fill_calendars(frame, norm, world, take, exception_spans)
+    _fill_calendars(frame, norm, world, take, exception_spans, mask)
     _fill_preference(frame, norm)
     for category, pattern in CATEGORY_WORDS.items():
         found = pattern.search(norm)
@@ -1219,9 +1219,11 @@ def _fill_calendars(
     world: World,
     take: Callable[[int, int], None],
     exceptions: list[tuple[int, int]],
+    taken: Sequence[bool],
 ) -> None:
     """The calendars the turn names; one named in an exception ("anything outside of school", "except
-    my work calendar") is left out: the others are kept (and named in the answer as left out)."""
+    my work calendar") is left out: the others are kept (and named in the answer as left out). A name
+    the time reader took ("after work", the evening) names no calendar."""
     if "calendar" not in norm and not world.calendars:
         return
     left_out: list[CalendarInfo] = []
@@ -1232,6 +1234,8 @@ def _fill_calendars(
             if not named or m is None or _is_category_word(label):
                 continue
             within = next(((lo, hi) for lo, hi in exceptions if lo <= m.start() < hi), None)
+            if within is None and all(taken[m.start() : m.end()]):
+                continue  # "drinks friday after work": the evening
             if within is not None:
                 # "outside of school", "except my work calendar"; not "except the work meeting", where
                 # the calendar's name says which meeting

@@ -250,3 +250,22 @@ def test_slang_for_cancelling_cancels_rather_than_making_an_event_of_the_verb(us
 def test_a_preview_never_says_it_did_not_use_words_the_plan_used(user: Any, text: str) -> None:
     apply = task(decide(user, text), "apply_changes")
     assert "I did not use" not in apply.get("unsure", ""), apply["unsure"]
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "calendar"),
+    [
+        ("add gym to my school calendar friday at 6", "Gym", "school"),  # was 'Gym to my school'
+        ("add gym to school friday at 6", "Gym", "school"),
+        ("set up a meeting with ana silva tomorrow at 10 in room 4b", "Meeting with Ana Silva", None),
+        ("drinks at the pub friday after work", "Drinks at the pub", None),  # not the Work calendar
+    ],
+)
+def test_a_new_events_title_holds_neither_its_calendar_nor_a_person_twice(
+    user: Any, text: str, title: str, calendar: str | None
+) -> None:
+    with time_machine.travel(NOW, tick=False):
+        calendar_create(owner=user, key="work", name="Work", timezone="America/New_York")
+    create = task(decide(user, text), "plan_create")
+    assert create["summary"] == title
+    assert create.get("calendar") == calendar
