@@ -63,11 +63,12 @@ _CANCEL_SHOWN = re.compile(
 )
 # A move said as a new event: "make my standup on Thursday be at 2", "have the review on Friday
 # instead", "my Friday yoga on Saturday instead" (the event's words, then where it goes).
-_LEAD = r"^(?:(?:please|can you|could you|would you)\s+)*"
+_LEAD = r"^(?:(?:please|can you|could you|would you|actually|oh|ok|okay|wait|no)[,\s]+)*"
+# "make the dentist 11:30": "be" left out before a clock time
 _MAKE_IT_BE = re.compile(
     _LEAD
-    + r"(?:(?:make|have|get|let)|(?:can|could|should|would|will))\s+(?P<target>(?:my|the|our)\s+.+?)\s+be\s+"
-    + r"(?:at\s+|on\s+)?(?P<dest>.+?)[\s.!?]*$"
+    + r"(?:(?:make|have|get|let)|(?:can|could|should|would|will))\s+(?P<target>(?:my|the|our)\s+.+?)\s+"
+    + r"(?:be\s+(?:at\s+|on\s+)?|(?=\d))(?P<dest>.+?)[\s.!?]*$"
 )
 # The same as a wish: "I want the design review to start at 3 rather than 2", "I'd like my 1:1 to be on
 # Friday" (what it was, after "rather than" or "instead of", is the event's own time).

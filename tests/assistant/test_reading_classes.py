@@ -1681,3 +1681,11 @@ def test_two_shown_events_at_the_time_picked_are_asked_about(week: Any) -> None:
     assert reply.text.startswith("'Design review' and 'Piano' both start at 2:00 PM on Thursday, March 5.")
     assert '"cancel the Piano"' in reply.text
     assert Event.objects.filter(calendar__owner=user).count() == 4
+
+
+@pytest.mark.parametrize("text", ["make the design review 3:30pm", "actually, make the design review 3:30pm"])
+def test_make_an_event_a_time_without_be_is_a_move(week: Any, text: str) -> None:
+    """It listed the design reviews."""
+    preview = preview_of(week, text)
+    assert "Move 'Design review'" in preview, preview
+    assert "3:30 PM" in preview
