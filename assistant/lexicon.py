@@ -695,7 +695,9 @@ DETAIL_ASKED: dict[str, re.Pattern[str]] = {
     ),
     # "how many hours of meetings ...?": how long they are in all
     "duration": re.compile(
-        r"\bhow long\b|\b(?:length|duration)\b|\bhow (?:many|much) (?:hours|minutes|time)\b"
+        # not "how long until the review": when it is, not how long it lasts
+        r"\bhow long\b(?! (?:until|till|til|before|to go)\b)|\b(?:length|duration)\b"
+        r"|\bhow (?:many|much) (?:hours|minutes|time)\b(?! (?:until|till|til|before|left)\b)"
     ),
 }
 PREFERENCE_WORDS = {

@@ -213,7 +213,9 @@ _NTH = re.compile(
     r"|(?:what's|what is)\s+(?P<alone>first|last)\s+(?:on|in|for|at)\b)"
 )
 _NTH_PLACE = {"first": 0, "earliest": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4}
-_NEXT_CUE = re.compile(r"\b(?:next|upcoming|when is|when's|when are|how soon|coming up)\b")
+_NEXT_CUE = re.compile(
+    r"\b(?:next|upcoming|when is|when's|when are|how soon|coming up|how long (?:until|till|til|before))\b"
+)
 # A day of the month said without its month ("the 3rd", "on the 21st").
 _DAY_OF_MONTH = re.compile(r"(?:on\s+)?(?:the\s+)?\d{1,2}(?:st|nd|rd|th)", re.IGNORECASE)
 _BARE_PERIOD = re.compile(r"\b(?:my|the|this|whole|entire)\s+(week|weekend|month|day)\b")

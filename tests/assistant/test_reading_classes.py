@@ -1689,3 +1689,10 @@ def test_make_an_event_a_time_without_be_is_a_move(week: Any, text: str) -> None
     preview = preview_of(week, text)
     assert "Move 'Design review'" in preview, preview
     assert "3:30 PM" in preview
+
+
+def test_how_long_until_an_event_says_when_it_is_not_how_long_it_lasts(week: Any) -> None:
+    """It answered the review's length."""
+    answer = answer_of(week, "how long until the design review?")
+    assert "Thursday, March 5" in answer, answer
+    assert "Design review (Work): 1 hour" not in answer  # its length, answered before
