@@ -365,7 +365,7 @@ def _read(text: str, now: datetime) -> _Edit | None:
     if m := _RENAME.search(body):
         said = m["title"] or m["title2"] or m["title3"]
         more = _NEXT_REQUEST.search(said)
-        title = _clean(said[: more.start()] if more else said)
+        title = _unquote(said[: more.start()] if more else said)  # 'rename yoga to "vinyasa"': Vinyasa
         target = m["target"] or m["target2"] or m["target3"]
         return _Edit(target, {"summary": title}, f"rename to {title}", unfinished=more is not None)
     if (m := _INVITE.search(body)) and (m["verb"].casefold() != "put" or m["list"]):

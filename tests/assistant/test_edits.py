@@ -295,3 +295,12 @@ def test_an_end_without_am_or_pm_is_read_after_the_start(calendar: Any) -> None:
     review = Event.objects.get(summary="Design review")
     assert review.start == datetime(2026, 3, 5, 14, 0, tzinfo=BERLIN)
     assert review.end == datetime(2026, 3, 5, 15, 30, tzinfo=BERLIN)
+
+
+def test_a_new_name_in_quotes_is_the_name_without_them(calendar: Any) -> None:
+    """'rename the design review to "Arch review"' named it '"Arch review"', quotes and all."""
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        say(user, conversation, 'rename the design review to "Arch review"')
+        say(user, conversation, "yes")  # if it asked first
+    assert Event.objects.filter(calendar__owner=user, summary="Arch review").exists()
