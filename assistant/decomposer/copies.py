@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 
 from assistant.decomposer.compiler import find_params
 from assistant.decomposer.reading import Reading
+from assistant.decomposer.sync import TO_WHERE
 from assistant.lexicon import COPY_VERBS, THE_NEXT_PERIOD
 from assistant.timeexpr import TimeMatch, find_times
 from skills.changes import shift_wall
@@ -25,8 +26,6 @@ from workflows.definition import Decision
 
 __all__ = ["copy_decision"]
 
-# Where the copies go: the time said right after "to", "into", "onto" or "over to".
-_TO = re.compile(r"\b(?:to|into|onto)\s+(?:the\s+)?$")
 # "from this week to next week": one interval to the resolver, the period copied and where it goes to
 # a copy; the two ends are read apart.
 _FROM_TO = re.compile(r"^(?:from\s+)?(?P<source>.+?)\s+(?:to|into|until|till)\s+(?P<dest>\S.*)$")
@@ -42,7 +41,8 @@ def copy_decision(r: Reading) -> Decision | None:
     if r.frame.operation in ("yes", "no", "greet", "undo") or not COPY_VERBS.search(norm):
         return None
     periods = [p for t in find_times(norm, now=r.now, daytime=True) if (p := _period(t, r.tz)) is not None]
-    to = next((p for p in reversed(periods) if _TO.search(norm[: p[0]])), None)
+    # where the copies go: the time said after "to", "into", "over to"
+    to = next((p for p in reversed(periods) if TO_WHERE.search(norm[: p[0]])), None)
     if to is None and len(periods) == 1:
         periods = _ends(norm, periods[0], r) or periods
         to = None if len(periods) == 1 else periods[1]

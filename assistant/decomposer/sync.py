@@ -31,7 +31,7 @@ from skills.sync_skills import ROLES, calendar_named
 from workflows.builder import Plan
 from workflows.definition import Decision
 
-__all__ = ["sync_decision", "to_another_calendar"]
+__all__ = ["TO_WHERE", "sync_decision", "to_another_calendar"]
 
 # "sync ..." said as a request, "synchronise", "keep ... in sync", "sync up my ...": never the noun of
 # "move the team sync to 11".
@@ -44,8 +44,8 @@ _BOTH_WAYS = re.compile(
     r"\b(?:both ways|two[- ]ways?|each way|either way|each other|one another|vice versa|back and forth"
     r"|between|in both directions|both directions)\b"
 )
-# Where copies go: the words right before a calendar named as the destination.
-_TO = re.compile(r"\b(?:over |across |back )?(?:to|into|onto)\s+(?:(?:my|the|our)\s+)?$")
+# Where copies go: the words right before a calendar (or, to copies, a time) named as the destination.
+TO_WHERE = re.compile(r"\b(?:over |across |back )?(?:to|into|onto)\s+(?:(?:my|the|our)\s+)?$")
 _IN = re.compile(r"\b(?:in|on)\s+(?:(?:my|the|our)\s+)?$")
 _FROM = re.compile(r"\bfrom\s+(?:(?:my|the|our)\s+)?$")
 _WITH = re.compile(r"\bwith\s+(?:(?:my|the|our)\s+)?$")
@@ -217,12 +217,12 @@ def to_another_calendar(r: Reading) -> Decision | None:
         (lo, cal)
         for lo, hi, cal in _mentions(core, r.world)
         if core[lo:hi].endswith(("calendar", "calendars", "cal"))
-        and (_TO.search(core[:lo]) or _IN.search(core[:lo]))
+        and (TO_WHERE.search(core[:lo]) or _IN.search(core[:lo]))
     ]
     if not into:
         return None  # "move the dentist to Friday", "move my work meetings to the afternoon"
     lo, cal = into[0]
-    said = _TO.sub("", _IN.sub("", core[:lo])).split(maxsplit=1)  # the verb, and what it moves
+    said = TO_WHERE.sub("", _IN.sub("", core[:lo])).split(maxsplit=1)  # the verb, and what it moves
     what = said[1].strip() if len(said) == 2 else "it"
     return _clarify(
         f"I can't move an event from one calendar to another yet. I can copy it there, and then you can "
@@ -264,7 +264,7 @@ def sync_decision(r: Reading) -> Decision | None:
         before = core[:lo]
         if _FROM.search(before) or _WITH.search(before):
             sources.append(cal)
-        elif _TO.search(before):
+        elif TO_WHERE.search(before):
             targets.append(cal)
         elif _IN.search(before):
             loose.append(cal)
