@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 from preferences.schema import day_part_bounds
 from skills.context import SkillContext
 from skills.filtering import filter_items
+from skills.formatting import format_day, format_time
 from skills.freetime import (
     WAKING_HOURS,
     Span,
@@ -101,6 +102,46 @@ def nearest_events(ctx: SkillContext, params: NearestInput) -> NearestOutput:
     before = sorted(params.events, key=lambda e: (e.start, e.summary))[-1:]
     heading = "Nothing is coming up; the most recent:" if before else "Coming up:"
     return NearestOutput(events=before, count=len(before), past=bool(before), heading=heading)
+
+
+class BesideInput(EventsInput):
+    anchors: list[EventItem] = Field(description="The events named as the mark ('the design review'), found.")
+    name: str = Field(description="The mark as said, for the reply when none is found.")
+    side: Literal["after", "before"] = Field(description="The events after the mark, or before it.")
+    around: datetime = Field(description="Marks from this moment on are taken first (now).")
+
+
+class BesideOutput(EventsOutput):
+    start: datetime | None = Field(description="Start of the stretch of the mark's day looked in.")
+    end: datetime | None = Field(description="End of that stretch.")
+    heading: str = Field(description="What the list is, for the reply ('After Design review, ...:').")
+    none_text: str = Field(description="What to say when nothing is there.")
+
+
+@skill(service="data", kind="read")
+def events_beside(ctx: SkillContext, params: BesideInput) -> BesideOutput:
+    """The events of the mark's own day after it ends, or before it starts: "what's after the design
+    review?" is the rest of that day, not the review (the next mark from ``around``, else the last)."""
+    marks = sorted(params.anchors, key=lambda e: (e.start, e.summary))
+    mark = next((e for e in marks if e.end > params.around), marks[-1] if marks else None)
+    if mark is None:
+        missing = f"I found no event called {params.name!r}, so I can't tell what is {params.side} it."
+        return BesideOutput(events=[], count=0, start=None, end=None, heading="", none_text=missing)
+    tz = ctx.tz
+    day = mark.start.astimezone(tz).date()
+    midnight = datetime.combine(day, datetime.min.time(), tz)
+    if params.side == "after":
+        start, end = mark.end, midnight + timedelta(days=1)
+        kept = [e for e in params.events if e.key != mark.key and start <= e.start < end]
+    else:
+        start, end = midnight, mark.start
+        kept = [e for e in params.events if e.key != mark.key and start <= e.start and e.end <= end]
+    when = f"{format_day(day)}, {format_time(mark.start, tz)} – {format_time(mark.end, tz)}"
+    heading = f"{params.side.capitalize()} {mark.summary} ({when}):"
+    none_text = f"Nothing else is on {params.side} {mark.summary} ({when})."
+    return BesideOutput(
+        events=kept, count=len(kept), start=start, end=end, heading=heading, none_text=none_text
+    )
 
 
 class CountOutput(BaseModel):

@@ -46,6 +46,7 @@ class ReplyInput(SkillInput):
     end: datetime | None = Field(default=None, description="End of the range (exclusive).")
     subject: str = Field(default="", description="What was asked about, e.g. 'classes' or 'events with Ann'.")
     text: str = Field(default="", description="Text for style 'text', or a first line for the others.")
+    none_text: str = Field(default="", description="For an agenda of no events: what to say instead.")
     left_out: list[str] = Field(
         default_factory=list,
         description="Agenda, count: what the question left out ('Standup', 'Bellevue', 'Saturdays'), named "
@@ -184,7 +185,7 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
     if params.style == "agenda":
         data["events"] = [e.model_dump(mode="json") for e in events]
         if not events:
-            text = f"You have no {subject} {_none_then(params.start, params.end, tz)}."
+            text = params.none_text or f"You have no {subject} {_none_then(params.start, params.end, tz)}."
         else:
             head = params.text or f"Here is your schedule {period}:"
             summary = f"{_n_events(len(events), subject)} in all."

@@ -12,7 +12,7 @@ from assistant.decomposer.dialogue import NOTHING_WAITING, follow_up, last_quest
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.guards import bounded
 from assistant.decomposer.reading import Reading
-from assistant.lexicon import ABOUT_OTHERS, tokens
+from assistant.lexicon import ABOUT_OTHERS, CATEGORY_WORDS, tokens
 from skills.formatting import format_day, format_person
 from workflows.builder import Handle, Plan
 from workflows.definition import Decision
@@ -216,7 +216,47 @@ def _guests_asked(frame: RequestFrame) -> list[str]:
     return [*frame.people, *frame.strangers]  # the directory's by address, others by name
 
 
+def _beside_tasks(plan: Plan, frame: RequestFrame, now: datetime) -> Handle:
+    """ "What's after the design review (tomorrow)?": the events of the review's own day after it (the
+    next review from now, or the one on the day said)."""
+    assert frame.beside is not None
+    side, name = frame.beside
+    explicit = frame.range_explicit and frame.start is not None and frame.end is not None
+    # no day said: the next one, or the last one when none is coming ("after the dentist" last Monday)
+    horizon = timedelta(days=NEXT_HORIZON_DAYS)
+    start, end = (frame.start, frame.end) if explicit else (now - horizon, now + horizon)
+    assert start is not None
+    assert end is not None
+    # "before my work meeting": the meeting is the mark, not the kind of event looked for
+    kind = (
+        frame.category
+        if frame.category and not CATEGORY_WORDS[frame.category].search(name.casefold())
+        else None
+    )
+    others = find_params(replace(frame, title_words=[], titles=[], category=kind), start, end)
+    find = plan.add("find_events", others, id="find", summary="Find events")
+    mark = plan.add(
+        "find_events", {"start": start.isoformat(), "end": end.isoformat(), "text": name}, id="mark"
+    )
+    beside = plan.add(
+        "events_beside",
+        {
+            "events": find["events"],
+            "anchors": mark["events"],
+            "name": name,
+            "side": side,
+            "around": now.isoformat(),
+        },
+        id="beside",
+        summary=f"Keep the events {side} it",
+    )
+    reply = {"events": beside["events"], "text": beside["heading"], "none_text": beside["none_text"]}
+    return plan.add("compose_reply", {"style": "agenda", **reply}, id="reply", summary="Write the answer")
+
+
 def _query_tasks(plan: Plan, frame: RequestFrame, now: datetime, tz: ZoneInfo) -> Handle:
+    if frame.beside is not None:
+        return _beside_tasks(plan, frame, now)
     start, end = _range(frame, now, tz)
     # "When is the dentist?", "where is calc?": the next ones, or the last one when none is coming,
     # so the search reaches as far back as ahead

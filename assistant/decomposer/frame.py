@@ -73,6 +73,9 @@ class RequestFrame:
     preference_key: str | None = None
     wants_next: bool = False
     next_one: bool = False  # "my next yoga": the one next, not the next few
+    # a question about the events beside one it names, and which side: ("after", "Design review") of
+    # "what's after the design review tomorrow?" (the rest of that day, not the review)
+    beside: tuple[str, str] | None = None
     # which one of a period's events a question asks for, by its place in their order: 0 for "my first
     # meeting next week", 1 for "the second event on Friday", -1 for "the last thing on Friday"
     pick: int | None = None

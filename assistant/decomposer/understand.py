@@ -419,7 +419,22 @@ def understand(
         frame.titles = [said]
     if frame.conflicts:
         frame.involving = _involved(frame, norm, residual)
+    elif frame.operation in ("query", "unknown") and frame.titles:
+        side = _beside(norm, frame.titles[0])
+        if side is not None:
+            frame.operation, frame.beside = "query", (side, frame.titles[0])
     return frame
+
+
+def _beside(norm: str, title: str) -> str | None:
+    """ "after" or "before" when the turn says it right before the event's name ("what's after the
+    design review", "anything right before my dentist appointment"), else None."""
+    said, named = tokens(norm), tokens(title)
+    at = next((i for i in range(len(said)) if said[i : i + len(named)] == named), None)
+    if not at:
+        return None
+    before = [w for w in said[:at] if w not in ("the", "my", "our", "right", "just")][-1:]
+    return before[0] if before in (["after"], ["before"]) else None
 
 
 # What a question about overlaps says besides the events it names: "does the design review clash with

@@ -1696,3 +1696,23 @@ def test_how_long_until_an_event_says_when_it_is_not_how_long_it_lasts(week: Any
     answer = answer_of(week, "how long until the design review?")
     assert "Thursday, March 5" in answer, answer
     assert "Design review (Work): 1 hour" not in answer  # its length, answered before
+
+
+def test_what_is_after_an_event_is_the_rest_of_its_day_without_it(week: Any) -> None:
+    """It answered about the standup itself."""
+    answer = answer_of(week, "what's after the standup tomorrow?")
+    assert answer.startswith("After Standup (Thursday, March 5, 9:00 AM"), answer
+    assert "Design review" in answer
+    assert "• 9:00 AM" not in answer  # the standup is the mark, not in the list
+
+
+def test_what_is_before_an_event_and_nothing_after_it(week: Any) -> None:
+    before = answer_of(week, "what do I have before the design review?")
+    assert before.startswith("Before Design review (Thursday, March 5, 2:00 PM"), before
+    assert "Standup" in before.splitlines()[-2]
+    after = answer_of(week, "anything after the design review on thursday?")
+    assert after.startswith("Nothing else is on after Design review (Thursday, March 5, 2:00 PM"), after
+    missing = answer_of(week, "what's after the board dinner tomorrow?")
+    assert missing == "I found no event called 'board dinner', so I can't tell what is after it.", missing
+    last = answer_of(week, "what do I have after the dentist?")  # none coming: last Monday's
+    assert last.startswith("Nothing else is on after Dentist (Monday, March 2, 3:00 PM"), last
