@@ -281,17 +281,20 @@ DELETE_VERBS = phrase_re(
         "nix",
         "ditch",
         "axe",
+        "kill",
     ]
 )
 # Saying one will not be at something: the event is off ("I will no longer be joining mom for lunch",
-# "I'm not going to the party", "I won't be attending the seminar", "I can't make it to dinner"), or
+# "I'm not going to the party", "I won't be attending the seminar", "I can't make it to dinner", "I
+# can't make the dentist"), or
 # that it comes off the calendar ("take the dentist off my calendar", "cross yoga off my list", "skip
 # the standup tomorrow" as the request; not "skip that", "skip the event" of an event offered, nor
 # "..., skip the private ones" of an exception), or that it is off ("tomorrow's standup is off", "let's
 # not do the review", "no standup tomorrow").
 NOT_ATTENDING = re.compile(
     r"\b(?:(?:no longer|not|never|won't|wont|will not|can't|cant|cannot|am not|i'm not|isn't|is not)"
-    r"(?: be)? (?:going|joining|attending|doing|coming|happening|make it to|go to|attend|join)\b"
+    r"(?: be)? (?:going|joining|attending|doing|coming|happening|make it to|go to|attend|join"
+    r"|make(?= (?:the|my|our|this|tomorrow's|today's|\w+day's) ))\b"
     r"(?! (?:anything|much|well|great|to be)\b)"
     r"|(?:take|cross|knock|strike|scratch)(?= (?:[\w'-]+ ){1,5}off (?:my|the|our) "
     r"(?:calendar|schedule|agenda|list|diary|planner)\b)"

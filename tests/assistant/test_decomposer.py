@@ -231,9 +231,17 @@ def test_a_cancel_reads_telling_others_however_it_is_said(
     assert ("notify_attendees" in skills) is notifies
 
 
-@pytest.mark.parametrize("text", ["nix the dentist appointment", "ditch my dentist appointment on Thursday"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "nix the dentist appointment",
+        "ditch my dentist appointment on Thursday",
+        "kill the dentist appointment",
+        "I can't make the dentist appointment on Thursday",  # was asked what to do with it
+    ],
+)
 def test_slang_for_cancelling_cancels_rather_than_making_an_event_of_the_verb(user: Any, text: str) -> None:
-    """They were previewed as new events called 'Nix' and 'Ditch'."""
+    """They were previewed as new events called 'Nix' and 'Ditch', or asked about."""
     decision = decide(user, text)
     assert decision.frame["operation"] == "delete"
     assert task(decision, "find_events")["text"] == "dentist"
