@@ -89,7 +89,11 @@ _INSTEAD = re.compile(
 _IS_NOW = re.compile(
     r"^(?:(?:actually|oh|oops|sorry|wait|fyi|btw|correction|update|heads up)[,!:]?\s+)*"
     r"(?P<target>(?:my|the|our)\s+(?!(?:event|time|date|day|location|place|title|name)\b)"
-    r"(?:(?!\b(?:is|and|will)\b)[^,;])+?)\s+(?:is|will be|has been moved|has moved|got moved|was moved|moved)"
+    r"(?:(?!\b(?:is|and|will|should)\b)[^,;])+?"
+    # or an event's name alone, a word or three ("yoga is now on wednesdays")
+    r"|(?!(?:the|my|our|a|an|it|this|that|there|he|she|they|i|we|you|event|time|date|day)\b)"
+    r"[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+"
+    r"(?:is|will be|should be|needs to be|has been moved|has moved|got moved|was moved|moved)"
     r"\s+(?:now\s+|actually\s+)?(?:at|on|to)\s+(?P<dest>.+?)(?:\s+(?:now|instead))?[\s.!]*$"
 )
 # "Put the dentist on Monday", "set my lunch with Omar for 2": an event the calendar has, placed at

@@ -250,21 +250,23 @@ def test_a_new_event_said_without_a_verb_is_not_named_after_one_that_shares_a_wo
 
 
 @pytest.mark.parametrize(
-    "said",
+    ("said", "reply_says"),
     [
-        "the design review with ann needs to be on monday now",
-        "the design review should be on monday at 3",
-        "our design review is monday at 3 this week",
+        # read as the move it states, previewed ("should be", "needs to be" said of an event it has)
+        ("the design review should be on monday at 3", "Move 'Design review'"),
+        ("the design review with ann needs to be on monday now", "I couldn't find 'design review"),
+        ("our design review is monday at 3 this week", "You already have 'Design review'"),
     ],
 )
 def test_an_event_the_calendar_has_said_at_a_new_time_without_a_verb_of_making_adds_nothing(
-    week: Any, said: str
+    week: Any, said: str, reply_says: str
 ) -> None:
     user, conversation = week
     reply = say(user, conversation, said)
-    assert reply.kind == "clarify", reply.text  # a change of the review, or another one: asked, not made
-    assert "You already have 'Design review'" in reply.text, reply.text
+    assert reply.kind in ("clarify", "confirm"), reply.text  # a change of the review: asked, not made
+    assert reply_says in reply.text, reply.text
     assert Event.objects.filter(summary__istartswith="Design review").count() == 1
+    assert Event.objects.get(summary="Design review").start.day == 5
 
 
 def test_an_event_the_calendar_has_asked_for_with_a_verb_of_making_is_another_one(week: Any) -> None:
@@ -1716,3 +1718,17 @@ def test_what_is_before_an_event_and_nothing_after_it(week: Any) -> None:
     assert missing == "I found no event called 'board dinner', so I can't tell what is after it.", missing
     last = answer_of(week, "what do I have after the dentist?")  # none coming: last Monday's
     assert last.startswith("Nothing else is on after Dentist (Monday, March 2, 3:00 PM"), last
+
+
+@pytest.mark.parametrize(
+    ("said", "moved_to"),
+    [
+        ("standup is now at 11:30", "11:30 AM"),  # was a look-up of standups at 11:30
+        ("design review should be at 4:30pm", "4:30 PM"),  # was "I'm not sure what you'd like to do"
+    ],
+)
+def test_an_events_new_time_said_by_its_name_alone_is_a_previewed_move(
+    week: Any, said: str, moved_to: str
+) -> None:
+    preview = preview_of(week, said)
+    assert "→" in preview and moved_to in preview.split("→")[1], preview
