@@ -89,7 +89,7 @@ _ZONE = re.compile(
     re.IGNORECASE,
 )
 _NO_MEETINGS = re.compile(
-    r"\b(?:no|not any|don'?t (?:want|schedule|book|take|have|like)(?: any| having)?"
+    r"\b(?:no|not any|don'?t (?:want|schedule|book|take|have|like|do)(?: any| having)?"
     r"|never (?:take|have|book|schedule)|(?:hate|dislike)(?: having)?"
     r"|(?:i'd|i|i would) (?:prefer|like|want) "
     r"(?:not to have|no)(?: any)?|(?:prefer|would prefer) (?:not to have|no)(?: any)?)\s+"

@@ -79,6 +79,7 @@ def stored(user: Any, key: str) -> Any:
         # a dislike is a rule: it listed the meetings before 10 today
         ("I don't like meetings before 10", "meeting_hours", {"earliest": "10:00"}, "10 AM"),
         ("i hate having calls after 5pm", "meeting_hours", {"latest": "17:00"}, "5 PM"),
+        ("I don't do meetings on fridays", "meeting_hours", {"no_meeting_days": ["FR"]}, "Friday"),
     ],
 )
 def test_a_preference_said_is_stored_and_restated_in_words(
