@@ -277,3 +277,13 @@ def test_a_new_events_title_holds_neither_its_calendar_nor_a_person_twice(
     create = task(decide(user, text), "plan_create")
     assert create["summary"] == title
     assert create.get("calendar") == calendar
+
+
+@pytest.mark.parametrize(
+    "text", ["cancel my calculus lecture for good", "delete the calculus lecture permanently"]
+)
+def test_a_cancel_for_good_ends_the_series_from_now_on(user: Any, text: str) -> None:
+    """It cancelled the next lecture only."""
+    decision = decide(user, text)
+    assert task(decision, "choose_event")["scope"] == "following"
+    assert "unsure" not in task(decision, "apply_changes")
