@@ -1731,4 +1731,5 @@ def test_an_events_new_time_said_by_its_name_alone_is_a_previewed_move(
     week: Any, said: str, moved_to: str
 ) -> None:
     preview = preview_of(week, said)
-    assert "→" in preview and moved_to in preview.split("→")[1], preview
+    assert "→" in preview, preview
+    assert moved_to in preview.split("→")[1], preview
