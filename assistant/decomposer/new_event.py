@@ -231,7 +231,9 @@ def _shorthand(r: Reading) -> bool:
     clock = [m for m in times if m.has_time and m.grain in ("hour", "minute")]
     if read_repeat(r.text, r.now) is not None:
         return bool(clock)
-    return frame.at_time is not None and frame.range_explicit and any(m.has_date for m in clock)
+    # "team sync with ann and bob monday 11-12": a clock interval on a day is a time too
+    timed = frame.at_time is not None or any(m.is_interval and m.has_date for m in clock)
+    return timed and frame.range_explicit and any(m.has_date for m in clock)
 
 
 def _only_a_range(frame: RequestFrame) -> bool:

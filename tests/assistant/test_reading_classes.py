@@ -709,6 +709,11 @@ def test_a_new_events_title_keeps_the_capitals_typed(week: Any) -> None:
     [
         ("gym mon 7am 1hr", "Create 'Gym': Monday, March 9 7:00 AM – 8:00 AM"),
         ("dr appt tuesday 8:45am", "Create 'Dr appt': Tuesday, March 10 8:45 AM"),
+        # a clock interval on a day: it looked for events then
+        (
+            "team sync with Kai and Bo monday 11-12",
+            "Create 'Team sync with Kai and Bo': Monday, March 9 11:00 AM – 12:00 PM",
+        ),
     ],
 )
 def test_an_event_written_as_shorthand_is_previewed(week: Any, text: str, shown: str) -> None:
