@@ -112,8 +112,6 @@ class BesideInput(EventsInput):
 
 
 class BesideOutput(EventsOutput):
-    start: datetime | None = Field(description="Start of the stretch of the mark's day looked in.")
-    end: datetime | None = Field(description="End of that stretch.")
     heading: str = Field(description="What the list is, for the reply ('After Design review, ...:').")
     none_text: str = Field(description="What to say when nothing is there.")
 
@@ -126,7 +124,7 @@ def events_beside(ctx: SkillContext, params: BesideInput) -> BesideOutput:
     mark = next((e for e in marks if e.end > params.around), marks[-1] if marks else None)
     if mark is None:
         missing = f"I found no event called {params.name!r}, so I can't tell what is {params.side} it."
-        return BesideOutput(events=[], count=0, start=None, end=None, heading="", none_text=missing)
+        return BesideOutput(events=[], count=0, heading="", none_text=missing)
     tz = ctx.tz
     day = mark.start.astimezone(tz).date()
     midnight = datetime.combine(day, datetime.min.time(), tz)
@@ -139,9 +137,7 @@ def events_beside(ctx: SkillContext, params: BesideInput) -> BesideOutput:
     when = f"{format_day(day)}, {format_time(mark.start, tz)} – {format_time(mark.end, tz)}"
     heading = f"{params.side.capitalize()} {mark.summary} ({when}):"
     none_text = f"Nothing else is on {params.side} {mark.summary} ({when})."
-    return BesideOutput(
-        events=kept, count=len(kept), start=start, end=end, heading=heading, none_text=none_text
-    )
+    return BesideOutput(events=kept, count=len(kept), heading=heading, none_text=none_text)
 
 
 class CountOutput(BaseModel):

@@ -226,26 +226,29 @@ def _shown_at(at: re.Match[str], shown: list[dict[str, Any]], tz: ZoneInfo) -> l
     ]
 
 
-def _picked(norm: str, shown: list[dict[str, Any]], tz: ZoneInfo) -> tuple[dict[str, Any] | None, str]:
+def _picked(
+    norm: str, shown: list[dict[str, Any]], tz: ZoneInfo
+) -> tuple[dict[str, Any] | None, str, list[dict[str, Any]]]:
     """The shown event a turn picks by position ("the second one"), by its start ("the 2pm", when one
     shown event starts then) or points at ("that one", when one was shown; "the other one" of two);
-    and, for a pick by its start, the words that picked it, which name no day ("cancel the 11" after a
-    list with an 11 o'clock event is that event, not one on the 11th)."""
+    for a pick by its start, the words that picked it, which name no day ("cancel the 11" after a
+    list with an 11 o'clock event is that event, not one on the 11th); and the shown events that start
+    at the time said when more than one does ("cancel the 2pm" of two at 2: which, to ask)."""
     at = _AT_PICK.search(norm) if shown else None
-    if at is not None:
-        hits = _shown_at(at, shown, tz)
-        if len(hits) == 1:
-            return hits[0], at[0]
+    hits = _shown_at(at, shown, tz) if at is not None else []
+    if at is not None and len(hits) == 1:
+        return hits[0], at[0], []
+    tied = hits if len(hits) > 1 else []
     m = PICK.search(norm)
     if m is None or not shown:
-        return None, ""
+        return None, "", tied
     nth = m["nth"]
     if nth == "other":
-        return (shown[1] if len(shown) == 2 else None), ""
+        return (shown[1] if len(shown) == 2 else None), "", tied
     if nth is None:
-        return (shown[0] if len(shown) == 1 else None), ""
+        return (shown[0] if len(shown) == 1 else None), "", tied
     index = _NTH[nth]
-    return (shown[index] if -len(shown) <= index < len(shown) else None), ""
+    return (shown[index] if -len(shown) <= index < len(shown) else None), "", tied
 
 
 # What a search leaves out when the target's reading found an exception ("except the one on Thursday").
@@ -682,10 +685,8 @@ def compile_change(r: Reading) -> Decision | None:
     shown = context.get("last_events") or []
     offered = False  # no event named or shown: the coming ones offered to pick from
     day_talked_about = False  # no day said: the one the conversation is on, shown first
-    picked, clock = _picked(norm, shown, tz)
-    said_at = _AT_PICK.search(norm) if picked is None and shown else None
-    tied = _shown_at(said_at, shown, tz) if said_at is not None else []
-    if len(tied) > 1:  # "cancel the 2pm" when two of the events shown start at 2
+    picked, clock, tied = _picked(norm, shown, tz)
+    if picked is None and tied:  # "cancel the 2pm" when two of the events shown start at 2
         names = join_and([repr(e["summary"]) for e in tied])
         when = datetime.fromisoformat(tied[0]["start"]).astimezone(tz)
         to = f" to {destination}" if operation == "move" and destination else ""

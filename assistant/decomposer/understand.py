@@ -431,7 +431,7 @@ def _beside(norm: str, title: str) -> str | None:
     design review", "anything right before my dentist appointment"), else None."""
     said, named = tokens(norm), tokens(title)
     at = next((i for i in range(len(said)) if said[i : i + len(named)] == named), None)
-    if not at:
+    if at is None:
         return None
     before = [w for w in said[:at] if w not in ("the", "my", "our", "right", "just")][-1:]
     return before[0] if before in (["after"], ["before"]) else None
