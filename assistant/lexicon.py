@@ -17,6 +17,7 @@ __all__ = [
     "ABOUT_OTHERS",
     "BLOCKING",
     "BLOCK_FOR",
+    "CALENDAR_TALK",
     "CATEGORY_WORDS",
     "COUNT_CUES",
     "CREATE_VERBS",
@@ -744,6 +745,13 @@ CATEGORY_WORDS = {
         ]
     ),
 }
+# Words that say a turn is about the calendar (its events, its free time, how busy it is): a question
+# with none of them says only *when* and repeats the last one asked; a turn with none of them and an
+# out-of-scope word ("weather") is out of scope.
+CALENDAR_TALK = re.compile(
+    r"\b(?:calendar|events?|meetings?|appointments?|schedule[ds]?|agenda|plans?|classes|class|lectures?|"
+    r"reminders?|booked|busy|free|happening|going on|on my)\b"
+)
 # Nouns of things people put in a calendar: a statement naming one with its day ("dentist appointment
 # today at nine", "church with mom on Sunday") tells the calendar about an event.
 EVENT_NOUNS = phrase_re(

@@ -19,6 +19,7 @@ from assistant.decomposer.intent import classify, normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.state import Asked, DialogueState, LastQuestion
 from assistant.lexicon import (
+    CALENDAR_TALK,
     COUNT_CUES,
     FREE_CUES,
     POLITE_PREFIX,
@@ -44,12 +45,6 @@ __all__ = [
 ]
 
 READS = ("query", "free", "count")
-# Words that say *what* a question is about (events, free time, a count); a turn without any of them
-# and without a title, category or person says only *when*, and repeats the last question.
-_SUBJECT = re.compile(
-    r"\b(?:calendar|events?|meetings?|appointments?|schedule[ds]?|agenda|plans?|classes|class|lectures?|"
-    r"reminders?|booked|busy|happening|going on|on my)\b"
-)
 NOTHING_WAITING = "There is nothing waiting for your answer right now."
 # Below this the rule classifier only guessed (calendar words, no cue), and the learned intent decides.
 _SURE = 0.7
@@ -103,7 +98,7 @@ def says_what(frame: RequestFrame, text: str, reading: TurnReading) -> bool:
         or frame.people
         or FREE_CUES.search(norm)
         or COUNT_CUES.search(norm)
-        or _SUBJECT.search(norm)
+        or CALENDAR_TALK.search(norm)
         or reading.intent in ("GetEvents", "GetAvailableTime")
         or (frame.operation == "free" and frame.duration_minutes is not None)  # "find an hour on Friday"
     )

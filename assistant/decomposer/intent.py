@@ -11,6 +11,7 @@ import re
 from assistant.decomposer.blanks import blanked_matches
 from assistant.decomposer.frame import Operation
 from assistant.lexicon import (
+    CALENDAR_TALK,
     COUNT_CUES,
     CREATE_VERBS,
     DELETE_VERBS,
@@ -34,10 +35,6 @@ from assistant.turnmemo import per_turn
 
 __all__ = ["classify", "normalise"]
 
-_CALENDAR_WORDS = re.compile(
-    r"\b(calendar|event|events|meeting|meetings|appointment|appointments|schedule|agenda|class|classes|"
-    r"lecture|reminder|reminders|busy|free|booked|plan|plans|scheduled)\b"
-)
 # "my schedule", "the reminder": the noun, not the verb.
 _NOUN_USE = re.compile(
     # One word boundary for the phrases that start at one (tried at every position of the text, each its
@@ -144,7 +141,7 @@ def classify(text: str) -> tuple[Operation, float]:
     leads_to_write = write_pos < 1000 and bool(_THEN_WRITE.search(masked[:write_pos]))
     if question and (leads_to_write or (write_op == "create" and write_pos == 0)):
         question = None  # "find X and delete it"; "tell me on Tuesday to call Jane" (a reminder)
-    in_scope = bool(_CALENDAR_WORDS.search(core))
+    in_scope = bool(CALENDAR_TALK.search(core))
     if OUT_OF_SCOPE.search(core) and write_pos > 1000 and not in_scope:
         return "out_of_scope", 0.8
     if COUNT_CUES.search(core):
