@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 from assistant.decomposer.blanks import blanked
 from assistant.decomposer.intent import classify, normalise
-from assistant.lexicon import HOLDING, JUST_POLITE, STOPWORDS, YES_WORDS, tokens
+from assistant.lexicon import HOLDING, JUST_POLITE, ORDINALS, STOPWORDS, YES_WORDS, tokens
 from assistant.nlu import TurnReading, read_turn
 from assistant.timeexpr import TimeMatch, find_times
 from skills.change_skills import ALL
@@ -40,23 +40,8 @@ class Amended:
 # A word that takes back part of the agreement before it: "yes but ...", "ok, except ...".
 _CONTRAST = re.compile(r"\b(?:but|except|instead|rather|(?:al)?though|however)\b", re.I)
 
-_ORDINALS = {
-    "first": 0,
-    "1st": 0,
-    "earlier": 0,
-    "earliest": 0,
-    "former": 0,
-    "second": 1,
-    "2nd": 1,
-    "third": 2,
-    "3rd": 2,
-    "fourth": 3,
-    "4th": 3,
-    "last": -1,
-    "later": -1,
-    "latest": -1,
-    "latter": -1,
-}
+# The places of ORDINALS, and the words for the first or the last of two: "the earlier one", "the latter".
+_ORDINALS = {**ORDINALS, "earlier": 0, "earliest": 0, "former": 0, "later": -1, "latest": -1, "latter": -1}
 _ORDINAL = re.compile(r"\b(?:the )?(" + "|".join(_ORDINALS) + r")(?: one)?\b")
 # "option 2", "number two", "#2", or the number alone: a position in the list, not "the one at 4".
 _NUMBERED = re.compile(r"^(?:option |number |no\.? |#)?(1|2|3|4|one|two|three|four)$")

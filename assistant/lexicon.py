@@ -42,6 +42,7 @@ __all__ = [
     "NOT_ATTENDING",
     "NO_LEADS",
     "NO_WORDS",
+    "ORDINALS",
     "OUT_OF_SCOPE",
     "PICK",
     "POLITE_PREFIX",
@@ -168,10 +169,14 @@ def token_spans(text: str) -> list[tuple[int, str]]:
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 
+# A place in an order, from the start (0) or the end (-1): "the second one", "my first meeting", "the last
+# Monday of the month".
+ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3}
+ORDINALS |= {"fifth": 4, "5th": 4, "last": -1}
 # "the second one", "the last meeting", "that one": an event of the list the conversation last showed
 # (never a time, though "the first one" reads as April 1 at 1 o'clock).
 PICK = re.compile(
-    r"\b(?:the (?P<nth>first|second|third|fourth|fifth|1st|2nd|3rd|4th|5th|last|other) "
+    rf"\b(?:the (?P<nth>{'|'.join(ORDINALS)}|other) "
     r"(?:one|event|meeting|appointment|class)|(?P<that>that|this) one)\b"
 )
 # The weekdays as the time resolver spells them ("monday", "tues", "weds", "thur"), by their stems

@@ -31,6 +31,7 @@ from assistant.lexicon import (
     GENERIC_EVENT_WORDS,
     LIGHTEN_CUES,
     NEW_TIME_LEADS,
+    ORDINALS,
     PICK,
     POLITE_PREFIX,
     QUANTIFIERS,
@@ -109,8 +110,6 @@ _SHOWN_ONES = re.compile(
     r"(?!\s+(?:week|month|year|weekend|morning|afternoon|evening|night|\w+day|time|one)\b)"
 )
 _THEY = frozenset({"them", "those", "these", "both"})
-_NTH = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3}
-_NTH |= {"fifth": 4, "5th": 4, "last": -1}
 _PLURAL = re.compile(r"\b(?:all|every|everything|each|both)\b|\b\w+(?:ings|es|s)\b")
 _EVERYTHING = re.compile(
     r"\b(?:everything|(?<!from )(?<!off )(?<!in )(?<!on )my (?:whole |entire )?calendar|clear|"
@@ -247,7 +246,7 @@ def _picked(
         return (shown[1] if len(shown) == 2 else None), "", tied
     if nth is None:
         return (shown[0] if len(shown) == 1 else None), "", tied
-    index = _NTH[nth]
+    index = ORDINALS[nth]
     return (shown[index] if -len(shown) <= index < len(shown) else None), "", tied
 
 

@@ -17,7 +17,7 @@ from zoneinfo import ZoneInfo
 from dateutil.relativedelta import relativedelta
 from dateutil.rrule import rrulestr
 
-from assistant.lexicon import EXCEPTING, WEEKDAY, WEEKDAYS_EVERY, tokens, weekday_number
+from assistant.lexicon import EXCEPTING, ORDINALS, WEEKDAY, WEEKDAYS_EVERY, tokens, weekday_number
 from assistant.timeexpr import TimeMatch, find_times
 from assistant.timeexpr.numbers import CARDINALS
 
@@ -43,18 +43,7 @@ _REPEAT = re.compile(
     rf"|(?:on\s+)?(?P<weekdays>weekdays)|(?P<daily>daily)|(?P<weekly>weekly|biweekly|fortnightly))\b",
     re.IGNORECASE,
 )
-_ORDINALS = {
-    "first": 1,
-    "1st": 1,
-    "second": 2,
-    "2nd": 2,
-    "third": 3,
-    "3rd": 3,
-    "fourth": 4,
-    "4th": 4,
-    "last": -1,
-}
-_ORDINAL = r"(?:first|1st|second|2nd|third|3rd|fourth|4th|last)"
+_ORDINAL = f"(?:{'|'.join(ORDINALS)})"
 _OF_EACH_MONTH = r"(?:\s+of)?\s+(?:(?:the|each|every)\s+)?month"
 # "the first Monday of every month", "monthly on the last Friday", "the 15th of each month",
 # "every year", "annually", "every 2 weeks", "every three days": repetitions _REPEAT leaves out.
@@ -152,6 +141,11 @@ def _within(text: str, now: datetime) -> date | None:
     return None
 
 
+def _by_day(place: int) -> int:
+    """RFC 5545 counts a month's weekdays from 1, and from the end as -1; an ORDINALS place counts from 0."""
+    return place + 1 if place >= 0 else place
+
+
 def _monthly_or_longer(text: str) -> tuple[str, list[tuple[int, int]]] | None:
     """A monthly or yearly rule ("the first Monday of every month", "monthly on the 15th", "every
     year"), or one every N days, weeks or months, with the spans that said it; None for none."""
@@ -170,7 +164,8 @@ def _monthly_or_longer(text: str) -> tuple[str, list[tuple[int, int]]] | None:
         return None
     if nth := _MONTH_WEEKDAY.search(text):
         code = _days(nth["day"])[0]
-        return f"FREQ=MONTHLY;BYDAY={_ORDINALS[nth['nth'].casefold()]}{code}", [monthly.span(), nth.span()]
+        place = _by_day(ORDINALS[nth["nth"].casefold()])
+        return f"FREQ=MONTHLY;BYDAY={place}{code}", [monthly.span(), nth.span()]
     if dom := _MONTH_DAY.search(text):
         return f"FREQ=MONTHLY;BYMONTHDAY={int(dom['dom'])}", [monthly.span(), dom.span()]
     return "FREQ=MONTHLY", [monthly.span()]

@@ -37,6 +37,7 @@ from assistant.lexicon import (
     MOVE_VERBS,
     NAMED_OUTRIGHT,
     NOT_ATTENDING,
+    ORDINALS,
     PICK,
     POLITE_PREFIX,
     PREFERENCE_WORDS,
@@ -212,7 +213,6 @@ _NTH = re.compile(
     r"(?:[\w'-]+\s+)?(?:event|meeting|class|lecture|thing|appointment|item|one)\b"
     r"|(?:what's|what is)\s+(?P<alone>first|last)\s+(?:on|in|for|at)\b)"
 )
-_NTH_PLACE = {"first": 0, "earliest": 0, "second": 1, "third": 2, "fourth": 3, "fifth": 4}
 _NEXT_CUE = re.compile(
     r"\b(?:next|upcoming|when is|when's|when are|how soon|coming up|how long (?:until|till|til|before))\b"
 )
@@ -294,7 +294,7 @@ def understand(
     frame.asked_busy = bool(_ASKED_BUSY.search(norm)) and operation in ("query", "free", "unknown")
     nth = nth if times else None
     if nth is not None:
-        frame.pick = _NTH_PLACE.get(nth["nth"] or nth["alone"], -1)
+        frame.pick = 0 if nth["nth"] == "earliest" else ORDINALS.get(nth["nth"] or nth["alone"], -1)
     # "my last class this week" is the week's last, not a class gone by
     said = blanked(norm, [nth.span()] if nth is not None else [])
     said = blanked(said, [m.span() for m in _DID_I_ADD.finditer(said)])
