@@ -11,7 +11,7 @@ import re
 from difflib import get_close_matches
 from functools import lru_cache
 
-from assistant.timeexpr.lexicon import WEEKDAYS
+from assistant.timeexpr.lexicon import DAY_PARTS, WEEKDAYS
 
 __all__ = [
     "ABOUT_OTHERS",
@@ -21,6 +21,7 @@ __all__ = [
     "CATEGORY_WORDS",
     "COUNT_CUES",
     "CREATE_VERBS",
+    "DAY_PART_WORD",
     "DELETE_VERBS",
     "DETAIL_ASKED",
     "EMAIL",
@@ -169,6 +170,8 @@ def token_spans(text: str) -> list[tuple[int, str]]:
 EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 
+# A day part's name, as the time resolver knows them ("mornings" too): the one the group holds.
+DAY_PART_WORD = re.compile(rf"\b({'|'.join(DAY_PARTS)})s?\b", re.IGNORECASE)
 # A place in an order, from the start (0) or the end (-1): "the second one", "my first meeting", "the last
 # Monday of the month".
 ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3}

@@ -25,6 +25,7 @@ from assistant.decomposer.shown import shown_span
 from assistant.decomposer.understand import list_parts, understand
 from assistant.decomposer.world import World
 from assistant.lexicon import (
+    DAY_PART_WORD,
     DELETE_VERBS,
     EVERYONE_CUE,
     EXCEPTING,
@@ -80,7 +81,6 @@ _PERIOD_AFTER = re.compile(
     r"\b(?:for|during|over|throughout|in)\s+(?:the\s+)?(?:rest|remainder|next|this|coming)\b"
     r"|\b(?:this|next)\s+(?:week|month)\b"
 )
-_DAY_PART = re.compile(r"\b(morning|afternoon|evening|night)s?\b")
 _EVERYONE = EVERYONE_CUE
 EVERYONE_DAYS = 14
 """How far a search for a time that suits everyone looks when the turn names no period."""
@@ -943,7 +943,7 @@ def _move_params(
     if everyone is not None:
         return _everyone_params(destination, everyone, now, tz)
     if destination:
-        part = _DAY_PART.search(destination)
+        part = DAY_PART_WORD.search(destination)
         # "make it 12.30", "to 3": a bare number after "to" is a clock time; "to wed", "to sat": a
         # weekday name that is also a word is the day, as "on wed" would be
         readings = (destination, f"at {destination}", f"on {destination}")
@@ -1015,7 +1015,7 @@ def _everyone_params(destination: str, cue: re.Match[str], now: datetime, tz: Zo
         start = datetime.combine(first, time(), tz)
         end = datetime.combine(last.astimezone(tz).date() + timedelta(days=1), time(), tz)
     else:
-        said = _DAY_PART.search(rest)
+        said = DAY_PART_WORD.search(rest)
         part = part or (said.group(1) if said and said.group(1) != "night" else None)
         start, end = now, now + timedelta(days=EVERYONE_DAYS)
     params: dict[str, Any] = {
@@ -1055,7 +1055,7 @@ def _clause_split(text: str, now: datetime) -> tuple[str, str, str]:
         period = None
     if period is not None and (m is None or period.start() < m.start()):
         before = text[: period.start()]
-        if _DAY_PART.search(before) or _times(before, now):
+        if DAY_PART_WORD.search(before) or _times(before, now):
             m = period
     if m is None:
         return text, "", ""

@@ -11,20 +11,17 @@ days ("Monday morning through Tuesday afternoon").
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from datetime import datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from assistant.decomposer.world import World
+from assistant.lexicon import DAY_PART_WORD
 from assistant.timeexpr import DAY_PARTS, TimeMatch
 from preferences.schema import day_part_bounds
 
 __all__ = ["in_users_day_parts", "stretch_of_part"]
-
-# The word that names the part: "after work" resolves to the product's evening but does not say it.
-_PART_WORD = re.compile(r"\b(?:morning|afternoon|evening|night|tonight)s?\b", re.IGNORECASE)
 
 
 def _spans(bounds: dict[str, tuple[time, time]]) -> dict[str, tuple[time, time]]:
@@ -50,7 +47,8 @@ def _product_part(match: TimeMatch) -> str | None:
         or match.error
         or match.start is None
         or match.end is None
-        or not _PART_WORD.search(match.text)
+        # the word that names the part: "after work" resolves to the product's evening but does not say it
+        or not (DAY_PART_WORD.search(match.text) or "tonight" in match.text.casefold())
     ):
         return None
     said = (match.start.time(), match.end.time(), match.end.date() - match.start.date())

@@ -18,7 +18,7 @@ from dateutil.relativedelta import relativedelta
 from dateutil.rrule import rrulestr
 
 from assistant.lexicon import EXCEPTING, ORDINALS, WEEKDAY, WEEKDAYS_EVERY, tokens, weekday_number
-from assistant.timeexpr import TimeMatch, find_times
+from assistant.timeexpr import DAY_PARTS, TimeMatch, find_times
 from assistant.timeexpr.numbers import CARDINALS
 
 __all__ = ["Repeat", "as_hours", "first_day", "read_repeat", "until_clause"]
@@ -73,7 +73,6 @@ _WITHIN = re.compile(
     r"|\b(?:this|next)\s+(?:week|month)\b",  # "every day this week": the week bounds it as "in" would
     re.IGNORECASE,
 )
-_PARTS = frozenset({"morning", "afternoon", "evening", "night"})  # "every morning": every day, then
 
 
 @dataclass(frozen=True, slots=True)
@@ -189,7 +188,7 @@ def read_repeat(text: str, now: datetime) -> Repeat | None:
     m = next((f for f in found if f["unit"] or f["plural"] or f["weekdays"]), found[0])
     # "every morning at 7": "morning" stays for the time of day to read (7 AM), "every" is the repetition
     spans = [
-        (f.start(), f.start("unit")) if (f["unit"] or "").casefold() in _PARTS else f.span() for f in found
+        (f.start(), f.start("unit")) if (f["unit"] or "").casefold() in DAY_PARTS else f.span() for f in found
     ]
     every_other = any(
         f["other"] or (f["weekly"] or "").casefold() in ("biweekly", "fortnightly") for f in found
@@ -197,7 +196,7 @@ def read_repeat(text: str, now: datetime) -> Repeat | None:
     interval = 2 if every_other else 1
     unit = (m["unit"] or "").casefold()
     days: list[str] = []
-    if m["daily"] or unit == "day" or unit in _PARTS:
+    if m["daily"] or unit == "day" or unit in DAY_PARTS:  # "every morning": every day, then
         freq = "DAILY"
     elif m["weekdays"] or unit in ("weekday", "weekdays"):
         freq, days = "WEEKLY", ["MO", "TU", "WE", "TH", "FR"]
