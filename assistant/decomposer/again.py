@@ -20,20 +20,19 @@ from assistant.decomposer.compiler import find_params
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.understand import understand
-from assistant.lexicon import SAME_AGAIN
+from assistant.lexicon import MOVE_VERBS, SAME_AGAIN
+from assistant.timeexpr.numbers import CARDINALS
 from workflows.builder import Plan
 from workflows.definition import Decision
 
 __all__ = ["same_for_another_day", "same_time_later"]
 
 _HORIZON = timedelta(days=365)
-_WEEKS = {"a": 1, "one": 1, "two": 2, "three": 3, "four": 4}
 _SAME_TIME = re.compile(
     r"(?:\b(?:at|for|on|in)\s+)?(?:the\s+)?\bsame\s+(?:time|slot|time slot|hour)\s+"
     r"(?P<when>next week|the (?:following )?week after(?P<next> next)?|the following week|a week later"
     r"|in (?P<n>a|one|two|three|four|\d) weeks?)\b"
 )
-_MOVING = re.compile(r"\b(?:move|moved|reschedule|push|shift|postpone|bump|delay|switch|change)\b")
 # What is left of the sentence once the verb and the "another one" are gone is the event named.
 _VERB = re.compile(
     r"^(?:(?:please|can you|could you|would you|i want to|i'd like to|let's|lets)\s+)*"
@@ -46,7 +45,7 @@ _EDGE = re.compile(r"^(?:(?:for|at|of|with|and|the)\s+)+|(?:\s+(?:for|at|of|and)
 
 def _weeks(m: re.Match[str]) -> int:
     if m["n"]:
-        return _WEEKS.get(m["n"]) or int(m["n"])
+        return 1 if m["n"] == "a" else CARDINALS.get(m["n"]) or int(m["n"])
     return 2 if m["next"] else 1
 
 
@@ -59,7 +58,7 @@ def same_time_later(r: Reading) -> Decision | None:
     text, now, world, context = r.text, r.now, r.world, r.context
     norm = normalise(text).rstrip(" .!?")
     said = _SAME_TIME.search(norm)
-    if said is None or _MOVING.search(norm):
+    if said is None or MOVE_VERBS.search(norm):
         return None
     weeks = _weeks(said)
     rest = f"{norm[: said.start()]} {norm[said.end() :]}"
