@@ -116,7 +116,6 @@ _EVERYTHING = re.compile(
     r"(?:all|every)(?: of)?(?: my| the)? (?:events?|appointments?|entries|entry|items?|things?|stuff))\b"
 )
 # "clear Friday for travel": the day is emptied and blocked for the reason ("for Friday" is no reason).
-_CLEAR_VERB = re.compile(r"\b(?:clear|cancel|delete|remove|wipe|empty|free up|block)\b")
 _CLEARING = re.compile(r"\b(?:clear|wipe|empty|free up|block)\b")
 _FOR_WHY = re.compile(r"\bfor (?P<why>[a-z][\w ]*?)(?= and\b|[,.;:!?]|$)")
 # Ends of a clause: punctuation (not the dots of "a.m." or "12.30"), "but", "except", "and leave".
@@ -468,8 +467,10 @@ def _whole_span(frame: RequestFrame) -> bool:
 def _reason(norm: str, now: datetime, everything: bool) -> str:
     """Why a day is cleared ("clear Friday for travel"), when it is cleared: the block's title.
     "for Friday" or "for the rest of the month" is no reason, and "travel next Friday" is "travel"."""
-    verb = _CLEAR_VERB.search(norm)
-    if verb is None or not (everything or _CLEARING.search(norm)):
+    # the first word of emptying, whether it deletes ("cancel") or only clears ("free up", "block")
+    clearing = _CLEARING.search(norm)
+    verb = min(filter(None, (DELETE_VERBS.search(norm), clearing)), key=re.Match.start, default=None)
+    if verb is None or not (everything or clearing):
         return ""
     for m in _FOR_WHY.finditer(norm, verb.end()):
         why = m["why"].strip()
