@@ -37,10 +37,10 @@ _DAY_LIST = rf"{_DAY}(?:\s*(?:,|and|&|or|/)\s*{_DAY})*"
 # "on Mondays", "tuesdays and thursdays", "mondays and weds", "tues and thurs": every such day; "tues"
 # or "thurs" alone is one day.
 _REPEAT = re.compile(
-    rf"\b(?:(?:every|each)\s+(?:(?P<other>other|second)\s+)?(?P<unit>{_DAY_LIST}|weekdays?|weekend|day|week|month|morning|afternoon|evening|night)"
+    rf"\b(?:(?:every|each)\s+(?:(?P<other>other|second)\s+)?(?P<unit>{_DAY_LIST}|(?:week|work)days?|weekend|day|week|month|morning|afternoon|evening|night)"
     rf"|(?:on\s+)?(?<!next )(?<!this )(?<!last )(?<!coming )"
     rf"(?P<plural>(?:{WEEKDAYS_EVERY})(?:\s*(?:,|and|&)\s*{_DAY})*|{_DAY}s(?:\s*(?:,|and|&)\s*{_DAY}s)+)\b"
-    rf"|(?:on\s+)?(?P<weekdays>weekdays)|(?P<daily>daily)|(?P<weekly>weekly|biweekly|fortnightly))\b",
+    rf"|(?:on\s+)?(?P<weekdays>(?:week|work)days)|(?P<daily>daily)|(?P<weekly>weekly|biweekly|fortnightly))\b",
     re.IGNORECASE,
 )
 _ORDINAL = f"(?:{'|'.join(ORDINALS)})"
@@ -198,7 +198,7 @@ def read_repeat(text: str, now: datetime) -> Repeat | None:
     days: list[str] = []
     if m["daily"] or unit == "day" or unit in DAY_PARTS:  # "every morning": every day, then
         freq = "DAILY"
-    elif m["weekdays"] or unit in ("weekday", "weekdays"):
+    elif m["weekdays"] or unit in ("weekday", "weekdays", "workday", "workdays"):
         freq, days = "WEEKLY", ["MO", "TU", "WE", "TH", "FR"]
     elif unit == "weekend":
         freq, days = "WEEKLY", ["SA", "SU"]

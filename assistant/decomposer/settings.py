@@ -254,10 +254,9 @@ def _habit_value(
 
 def _days(said: str, now: datetime) -> list[str]:
     """Day codes said: "Monday, Wednesday and Friday", "Mon/Thu", "weekdays", "Monday to Friday"."""
-    if re.search(r"\b(?:weekdays|every weekday|workdays)\b", said):
-        return ["MO", "TU", "WE", "TH", "FR"]
-    if re.search(r"\b(?:every day|daily|each day)\b", said):
-        return list(DAY_CODES)
+    repeat = read_repeat(said, now)  # "weekdays", "every day", "mondays and thursdays"
+    if repeat is not None and (repeat.days or repeat.rule == "FREQ=DAILY"):
+        return [DAY_CODES[day] for day in sorted(repeat.days)] if repeat.days else list(DAY_CODES)
     found: list[str] = []
     for m in _DAY_RANGE.finditer(said):
         first, last = weekday_of(m[1]), weekday_of(m[2])

@@ -38,6 +38,7 @@ def create(text: str, *, previewed: bool = False) -> tuple[Any, Event]:
         ("Set up a weekly reading group every Thursday 6-7pm", "FREQ=WEEKLY;BYDAY=TH", "2026-03-05 18:00"),
         ("Add a run every Tuesday and Thursday at 7am", "FREQ=WEEKLY;BYDAY=TU,TH", "2026-03-05 07:00"),
         ("Block lunch from 12 to 1 every weekday", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", "2026-03-04 12:00"),
+        ("Add a standup every workday at 9", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", "2026-03-05 09:00"),
         ("Add yoga every other Monday at 10", "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO", "2026-03-09 10:00"),
     ],
 )

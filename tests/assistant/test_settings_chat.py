@@ -62,6 +62,14 @@ def stored(user: Any, key: str) -> Any:
             {"days": ["MO", "TU", "WE", "TH"], "start": "08:00", "end": "16:00"},
             "Monday to Thursday, 8 AM to 4 PM",
         ),
+        # the days read as a repetition is: "workdays", "every day"
+        (
+            "my working hours are workdays 7 to 3",
+            "working_hours",
+            {"days": ["MO", "TU", "WE", "TH", "FR"], "start": "07:00", "end": "15:00"},
+            "7 AM to 3 PM",
+        ),
+        ("I go to the gym every day 6-7am", "gym_schedule", None, "every day"),
         ("set my timezone to Europe/London", "timezone", "Europe/London", "Europe/London"),
         ("change my time zone to tokyo", "timezone", "Asia/Tokyo", "Asia/Tokyo"),
         ("no meetings before 10am", "meeting_hours", {"earliest": "10:00"}, "10 AM"),
