@@ -62,7 +62,10 @@ _EXCLUDING = (
     "touch alone other than"
 )
 # The words of the kinds of event a search keeps or leaves out ("my classes", "except meetings").
-_KINDS = "class classes lecture lectures seminar seminars lab labs tutorial tutorials meeting meetings"
+_KINDS = (
+    "class classes lecture lectures seminar seminars lab labs tutorial tutorials course courses "
+    "meeting meetings"
+)
 _EXCLUDING_KINDS = f"{_EXCLUDING} {_KINDS}"
 # The words that ask for a step of a plan or say which field a value fills, by skill ("skill") and by
 # parameter the plan sets ("skill.param"): a word the plan does not need stays unplaced.

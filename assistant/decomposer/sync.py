@@ -24,7 +24,7 @@ from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
-from assistant.lexicon import COPY_VERBS, EXCEPTING, POLITE_PREFIX, WEEKDAY_STEM, tokens
+from assistant.lexicon import CATEGORY_WORDS, COPY_VERBS, EXCEPTING, POLITE_PREFIX, WEEKDAY_STEM, tokens
 from assistant.timeexpr import find_times
 from skills.providers.base import CalendarInfo
 from skills.sync_skills import ROLES, calendar_named
@@ -69,7 +69,7 @@ _PRIVATE_CLAUSE = re.compile(
 )
 _CATEGORY = (
     (re.compile(r"\bmeetings?\b"), "meeting"),
-    (re.compile(r"\b(?:class(?:es)?|lectures?|seminars?|labs?|tutorials?)\b"), "class"),
+    (CATEGORY_WORDS["class"], "class"),
     (re.compile(r"\ball[- ]day\b"), "all_day"),
 )
 # Words that say how much to copy, not what: what is left of the object names an event.
@@ -78,7 +78,7 @@ _GENERIC = re.compile(
     r"items?|entries|entry|things?|stuff|schedule|plans?|bookings?|calendars?|cal|over|across|back|up|out|"
     r"to|into|onto|and|too|also|as|well|please|just|only|ones?|from|upcoming|coming|future|new|rest|remaining|"
     r"whole|entire|full|next|this|these|those|that|week|weeks|month|months|day|days|meetings?|"
-    r"class(?:es)?|lectures?|seminars?|labs?|tutorials?|mornings?|afternoons?|evenings?|all-day|s|for|in|on|"
+    r"class(?:es)?|lectures?|seminars?|labs?|tutorials?|courses?|mornings?|afternoons?|evenings?|all-day|s|for|in|on|"
     r"at|with|what|whatever's|i|i've|have|has|is|are|there|here|copies|copy|them|it|me|us|you|can|could|"
     r"would|will|want|need|like|get|put|stuff's|work|personal|one|two|three|four)\b"
 )

@@ -349,6 +349,17 @@ def test_two_previews_of_the_same_sync_never_make_two_copies(calendars: Setup) -
     assert titles(personal) == ["Doctor", "Piano lesson", "Quarterly review", "Sprint planning"]
 
 
+@pytest.mark.parametrize("kind", ["lectures", "classes", "courses"])
+def test_a_kind_of_event_named_copies_only_that_kind(calendars: Setup, kind: str) -> None:
+    _event(calendars.work, "Physics lecture", _at(5, 9))
+    with time_machine.travel(NOW, tick=False):
+        reply = say(calendars.user, calendars.conversation, f"copy my {kind} from work to personal")
+    assert reply.kind == "confirm", reply.text
+    assert "Copy 'Physics lecture'" in reply.text
+    assert "Sprint planning" not in reply.text
+    assert "I did not use" not in reply.text  # the kind is what the copy keeps, not a title
+
+
 @pytest.mark.parametrize(
     ("text", "copied", "left"),
     [
