@@ -39,6 +39,7 @@ __all__ = [
     "MEAL_LEAD",
     "MOVE_VERBS",
     "NAMED_OUTRIGHT",
+    "NAME_LIST_BREAK",
     "NEW_TIME_LEADS",
     "NOT_ATTENDING",
     "NO_LEADS",
@@ -172,6 +173,8 @@ EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 
 # A day part's name, as the time resolver knows them ("mornings" too): the one the group holds.
 DAY_PART_WORD = re.compile(rf"\b({'|'.join(DAY_PARTS)})s?\b", re.IGNORECASE)
+# What parts a list of names said in a sentence: "Ann, Bo and Cy", "Ann & Bo", "Ann or Bo".
+NAME_LIST_BREAK = re.compile(r"\s*(?:,|;|\band\b|&|\bor\b)\s*")
 # A place in an order, from the start (0) or the end (-1): "the second one", "my first meeting", "the last
 # Monday of the month".
 ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3}

@@ -26,7 +26,7 @@ from assistant.decomposer.guards import odd_length
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
-from assistant.lexicon import EMAIL, QUANTIFIERS, TELL_OTHERS, tokens
+from assistant.lexicon import EMAIL, NAME_LIST_BREAK, QUANTIFIERS, TELL_OTHERS, tokens
 from assistant.timeexpr import find_durations, find_times
 from workflows.builder import Handle, Plan
 from workflows.definition import Decision
@@ -206,7 +206,6 @@ _NEXT_REQUEST = re.compile(
 )
 _EVERYONE = re.compile(r"\b(?:everyone|everybody|all|attendees|the others|the team)\b", re.IGNORECASE)
 _IT = re.compile(r"^(?:it|its|it's|that|this|this one|that one|the event|the meeting)$", re.IGNORECASE)
-_NAMES = re.compile(r"\s*(?:,|\band\b|&)\s*")
 # A place is not a time: "move it to 3pm" moves; "put it in room 4B" does not.
 _TIMEISH_PLACE = re.compile(r"^(?:the )?(?:morning|afternoon|evening|night|next|same|later|earlier)\b")
 
@@ -238,7 +237,7 @@ def _people(who: str, world: World) -> tuple[list[str], list[str]]:
     """Addresses of the people named, and the names nobody in the directory answers to."""
     emails: list[str] = []
     unknown: list[str] = []
-    names = [n for n in _NAMES.split(who.strip()) if n]
+    names = [n for n in NAME_LIST_BREAK.split(who.strip()) if n]
     directory = world.people_named([n.casefold() for n in names if not EMAIL.fullmatch(n)])
     for name in names:
         if EMAIL.fullmatch(name):

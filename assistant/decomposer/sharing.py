@@ -15,7 +15,7 @@ from typing import Any
 
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.world import World
-from assistant.lexicon import EMAIL
+from assistant.lexicon import EMAIL, NAME_LIST_BREAK
 from assistant.timeexpr import find_times
 from preferences.wording import describe_preference
 from workflows.builder import Plan
@@ -54,7 +54,6 @@ _NAMES = re.compile(
     r"|^(?:only|just)\s+(?P<only>.+?)\s+(?:can|may|should|is allowed to|are allowed to)\s+(?:see|view|know)\b"
 )
 _NOT_NAMES = re.compile(r"\b(?:me|them|him|her|it|people|others)\b")
-_SPLIT = re.compile(r"\s*(?:,|;|\band\b|&|\bor\b)\s*")
 _FILLER = re.compile(r"^(?:only|just|also|my colleagues?|colleagues?)\s+")
 
 
@@ -113,7 +112,7 @@ def _named(text: str, norm: str) -> list[str]:
     words = m["with"] or m["let"] or m["only"] or ""
     if _TOPIC.search(words) or _ALL.search(words) or _NOT_NAMES.search(words):
         return emails
-    names = [_FILLER.sub("", part).strip(" .!?") for part in _SPLIT.split(words)]
+    names = [_FILLER.sub("", part).strip(" .!?") for part in NAME_LIST_BREAK.split(words)]
     names = [n for n in names if n and not EMAIL.fullmatch(n)]
     return [*names, *emails]
 
