@@ -567,23 +567,11 @@ class _Said:
     everything: bool
 
 
-# Words that say which of the events, not what they are called.
-_WHICH = frozenset(
-    [
-        "next",
-        "upcoming",
-        "coming",
-        "future",
-        "scheduled",
-        "current",
-        "first",
-        "soonest",
-        "earliest",
-        "planned",
-    ]
-)
-_NOW_WORDS = re.compile(r"\b(?:current|ongoing|present|now)\b")
+# "my next dentist": the next one of what is named; with the words that say which of the events (not
+# what they are called) when they are not the next one.
 _NEXT_WORDS = frozenset(["next", "upcoming", "coming", "soonest", "earliest", "first"])
+_WHICH = _NEXT_WORDS | {"future", "scheduled", "current", "planned"}
+_NOW_WORDS = re.compile(r"\b(?:current|ongoing|present|now)\b")
 # "this event", "delete that", "it": an event pointed at, which is known only from the conversation.
 _POINTED = re.compile(r"\b(?:this|that|it|these|those)\b")
 
