@@ -14,7 +14,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
-from assistant.decomposer.frame import RequestFrame
+from assistant.decomposer.frame import READS, RequestFrame
 from assistant.decomposer.intent import classify, normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.state import Asked, DialogueState, LastQuestion
@@ -29,12 +29,12 @@ from assistant.lexicon import (
 )
 from assistant.nlu import Asked as ReaderAsked
 from assistant.nlu import TurnReading, read_turn
+from assistant.nlu.operations import REQUESTS
 from assistant.timeexpr import find_times
 from workflows.definition import Decision
 
 __all__ = [
     "NOTHING_WAITING",
-    "READS",
     "asks_question",
     "chat",
     "follow_up",
@@ -44,13 +44,10 @@ __all__ = [
     "small_talk",
 ]
 
-READS = ("query", "free", "count")
 NOTHING_WAITING = "There is nothing waiting for your answer right now."
 # Below this the rule classifier only guessed (calendar words, no cue), and the learned intent decides.
 _SURE = 0.7
 _SOCIAL_ACTS = frozenset({"THANK_YOU", "GOODBYE", "AFFIRM", "NEGATE", "SELECT", "REQ_MORE"})
-# What the operation model reads as a request of the calendar: a SELECT read so is not answered "Great!".
-_REQUESTS = frozenset({"create", "query", "attribute", "move", "edit", "delete"})
 
 
 _READER_ASKED: dict[str, ReaderAsked] = {
@@ -298,7 +295,7 @@ def small_talk(frame: RequestFrame, reading: TurnReading, *, waiting: bool = Fal
     if "THANK_YOU" in acts:
         return "You're welcome!"
     if "SELECT" in acts and frame.operation not in ("yes", "no"):
-        if reading.operation in _REQUESTS:
+        if reading.operation in REQUESTS:  # a request of the calendar: a SELECT read so is no "Great!"
             return None  # "show me my events", "find another time that evening": a request, not a yes
         return GREAT  # "That sounds great.": taking up what was said, not a yes to a question
     return NOTHING_WAITING

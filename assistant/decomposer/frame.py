@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any, Literal
 
-__all__ = ["Operation", "RequestFrame"]
+__all__ = ["READS", "Operation", "RequestFrame"]
 
 Operation = Literal[
     "query",
@@ -28,6 +28,9 @@ Operation = Literal[
     "out_of_scope",
     "unknown",
 ]
+
+# The operations that read the calendar and change nothing.
+READS: tuple[Operation, ...] = ("query", "free", "count")
 
 
 @dataclass

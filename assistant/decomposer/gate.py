@@ -23,7 +23,7 @@ from django.utils import timezone
 from assistant.decomposer.account import Account, Facts, account_for, stem
 from assistant.decomposer.blanks import blanked_matches
 from assistant.decomposer.dialogue import asks_question
-from assistant.decomposer.frame import RequestFrame
+from assistant.decomposer.frame import READS, RequestFrame
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.state import Draft
 from assistant.decomposer.world import World
@@ -435,7 +435,7 @@ def _refused(decision: Decision, text: str, context_update: dict[str, Any] | Non
     )
 
 
-_READS = frozenset({"query", "count", "free", "preference_get"})
+_READS = frozenset({*READS, "preference_get"})
 _ACTIONS: dict[str, list[Action]] = {"create": ["create"], "move": ["update"], "delete": ["delete"]}
 # What a named day holds a change to: what a delete takes away, what a create makes (a move's days
 # are its destination's too, so its targets are the plan's to find).

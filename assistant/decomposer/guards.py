@@ -12,7 +12,7 @@ import re
 from datetime import UTC, date, datetime, time, timedelta
 from zoneinfo import ZoneInfo
 
-from assistant.decomposer.frame import RequestFrame
+from assistant.decomposer.frame import READS, RequestFrame
 from assistant.timeexpr import TimeMatch, find_durations
 
 __all__ = [
@@ -85,7 +85,7 @@ def out_of_reach(start: datetime | None, end: datetime | None, now: datetime) ->
 
 # Requests that read or change every event of a range, which must not be unbounded (a creation's range
 # is the day it goes on, and a repeat's end is read apart).
-_RANGED = ("query", "count", "free", "move", "delete")
+_RANGED = (*READS, "move", "delete")
 
 
 def bounded(frame: RequestFrame, now: datetime) -> RequestFrame:

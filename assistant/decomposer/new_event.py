@@ -21,6 +21,7 @@ from assistant.decomposer.understand import understand
 from assistant.decomposer.unsupported import unsupported_write
 from assistant.lexicon import NAMED_OUTRIGHT, POLITE_PREFIX, QUESTION_STARTERS, away_kind
 from assistant.nlu import read_turn
+from assistant.nlu.operations import REQUESTS
 from assistant.timeexpr import find_times
 from workflows.definition import Decision
 
@@ -43,7 +44,7 @@ _MODEL_SURE = 0.75
 _MODEL_LED = 0.75
 # The operations that name an event without describing a new one, and how likely the model must find
 # one of them to keep a statement from starting a new event (more likely than anything else).
-_NOT_NEW = frozenset({"query", "attribute", "move", "edit", "delete"})
+_NOT_NEW = frozenset(REQUESTS) - {"create"}
 _MODEL_LEANS = 0.5
 
 

@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 from typing import Any, TypeAlias
 
-from assistant.decomposer.dialogue import READS
+from assistant.decomposer.frame import READS
 from assistant.decomposer.intent import classify, normalise
 from assistant.lexicon import CREATE_VERBS, DELETE_VERBS, EXCEPTING, MOVE_VERBS, POLITE_PREFIX
 from skills.registry import REGISTRY

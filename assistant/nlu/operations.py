@@ -19,16 +19,20 @@ from typing import Any
 
 from assistant.nlu.acts import LinearLayer
 
-__all__ = ["OPERATIONS", "OperationModel"]
+__all__ = ["OPERATIONS", "REQUESTS", "OperationModel"]
 
-# Every label a corpus gives (see assistant.nlu.labels); a model holds the ones its data had.
-OPERATIONS = (
+# The labels of a turn that asks something of the calendar, rather than answering or chatting.
+REQUESTS = (
     "create",  # a new event
     "query",  # what is on, when something is, whether a time is free
     "attribute",  # who comes, where it is, how long it lasts
     "move",  # a new time for an event
     "edit",  # another title, place, length or people for an event
     "delete",
+)
+# Every label a corpus gives (see assistant.nlu.labels); a model holds the ones its data had.
+OPERATIONS = (
+    *REQUESTS,
     "approve",  # yes to what was read back, or one of the options offered
     "decline",  # no, keep it as it is
     "detail",  # more about what is being worked on ("at 3pm", "make it an hour")
