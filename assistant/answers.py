@@ -18,6 +18,7 @@ from assistant.decomposer.intent import classify, normalise
 from assistant.lexicon import HOLDING, JUST_POLITE, ORDINALS, STOPWORDS, YES_WORDS, tokens
 from assistant.nlu import TurnReading, read_turn
 from assistant.timeexpr import TimeMatch, find_times
+from assistant.timeexpr.numbers import CARDINALS
 from skills.change_skills import ALL
 from skills.filtering import in_day_part
 from skills.schemas import DAY_PARTS
@@ -45,7 +46,6 @@ _ORDINALS = {**ORDINALS, "earlier": 0, "earliest": 0, "former": 0, "later": -1, 
 _ORDINAL = re.compile(r"\b(?:the )?(" + "|".join(_ORDINALS) + r")(?: one)?\b")
 # "option 2", "number two", "#2", or the number alone: a position in the list, not "the one at 4".
 _NUMBERED = re.compile(r"^(?:option |number |no\.? |#)?(1|2|3|4|one|two|three|four)$")
-_NUMBERS = {"1": 1, "2": 2, "3": 3, "4": 4, "one": 1, "two": 2, "three": 3, "four": 4}
 # The whole series, where the question offers it.
 _ALL = re.compile(
     r"^(?:(?:yes,? )?all(?: of them| the \w+s)?|every(?: one|thing)|each of them|the whole series)$"
@@ -285,7 +285,8 @@ def _pick(
     ordinal = _ORDINAL.search(norm)
     index: int | None = None
     if numbered:
-        index = _NUMBERS[numbered.group(1)] - 1
+        number = numbered.group(1)
+        index = (int(number) if number.isdigit() else CARDINALS[number]) - 1
     elif ordinal and len(norm.split()) <= 4:
         index = _ORDINALS[ordinal.group(1)]
     if index is not None and -len(options) <= index < len(options):
