@@ -16,7 +16,7 @@ from zoneinfo import ZoneInfo
 
 from assistant.decomposer.compiler import find_params
 from assistant.decomposer.reading import Reading
-from assistant.decomposer.sync import TO_WHERE
+from assistant.decomposer.sync import led_in
 from assistant.lexicon import COPY_VERBS, THE_NEXT_PERIOD
 from assistant.timeexpr import TimeMatch, find_times
 from skills.changes import shift_wall
@@ -42,7 +42,7 @@ def copy_decision(r: Reading) -> Decision | None:
         return None
     periods = [p for t in find_times(norm, now=r.now, daytime=True) if (p := _period(t, r.tz)) is not None]
     # where the copies go: the time said after "to", "into", "over to"
-    to = next((p for p in reversed(periods) if TO_WHERE.search(norm[: p[0]])), None)
+    to = next((p for p in reversed(periods) if led_in(norm[: p[0]]) == "to"), None)
     if to is None and len(periods) == 1:
         periods = _ends(norm, periods[0], r) or periods
         to = None if len(periods) == 1 else periods[1]

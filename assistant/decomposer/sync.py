@@ -31,7 +31,7 @@ from skills.sync_skills import ROLES, calendar_named
 from workflows.builder import Plan
 from workflows.definition import Decision
 
-__all__ = ["TO_WHERE", "sync_decision", "to_another_calendar"]
+__all__ = ["led_in", "sync_decision", "to_another_calendar"]
 
 # "sync ..." said as a request, "synchronise", "keep ... in sync", "sync up my ...": never the noun of
 # "move the team sync to 11".
@@ -44,11 +44,12 @@ _BOTH_WAYS = re.compile(
     r"\b(?:both ways|two[- ]ways?|each way|either way|each other|one another|vice versa|back and forth"
     r"|between|in both directions|both directions)\b"
 )
-# Where copies go: the words right before a calendar (or, to copies, a time) named as the destination.
-TO_WHERE = re.compile(r"\b(?:over |across |back )?(?:to|into|onto)\s+(?:(?:my|the|our)\s+)?$")
-_IN = re.compile(r"\b(?:in|on)\s+(?:(?:my|the|our)\s+)?$")
-_FROM = re.compile(r"\bfrom\s+(?:(?:my|the|our)\s+)?$")
-_WITH = re.compile(r"\bwith\s+(?:(?:my|the|our)\s+)?$")
+# The word right before a calendar named (or, to copies, a time), which says its part in a copy: "to"
+# the destination, "from" or "with" a source, "in" or "on" either.
+_LED_IN = re.compile(
+    r"\b(?:(?P<to>(?:over |across |back )?(?:to|into|onto))|(?P<loose>in|on)|(?P<source>from|with))"
+    r"\s+(?:(?:my|the|our)\s+)?$"
+)
 # "sync my calendar with Mark": with whom, when that is not one of the user's calendars.
 _WITH_WHO = re.compile(r"\bwith\s+(?:(?:my|the|our)\s+)?(?P<who>[a-z][\w.-]*)(?:'s)?")
 # Someone else's calendar: "Ann's work calendar", "my wife's calendar" (not "tomorrow's", "Friday's").
@@ -83,6 +84,13 @@ _GENERIC = re.compile(
     r"would|will|want|need|like|get|put|stuff's|work|personal|one|two|three|four)\b"
 )
 
+
+
+def led_in(before: str) -> str | None:
+    """What the words ending ``before`` make of what follows them: "to" (a destination), "source" or
+    "loose" (in or on: a destination only if no other is named), or None."""
+    m = _LED_IN.search(before)
+    return next((part for part, said in m.groupdict().items() if said), None) if m else None
 
 def _clarify(text: str) -> Decision:
     return Decision(kind="clarify", reply_kind="clarify", text=text)
@@ -217,12 +225,12 @@ def to_another_calendar(r: Reading) -> Decision | None:
         (lo, cal)
         for lo, hi, cal in _mentions(core, r.world)
         if core[lo:hi].endswith(("calendar", "calendars", "cal"))
-        and (TO_WHERE.search(core[:lo]) or _IN.search(core[:lo]))
+        and led_in(core[:lo]) in ("to", "loose")
     ]
     if not into:
         return None  # "move the dentist to Friday", "move my work meetings to the afternoon"
     lo, cal = into[0]
-    said = TO_WHERE.sub("", _IN.sub("", core[:lo])).split(maxsplit=1)  # the verb, and what it moves
+    said = _LED_IN.sub("", core[:lo]).split(maxsplit=1)  # the verb, and what it moves
     what = said[1].strip() if len(said) == 2 else "it"
     return _clarify(
         f"I can't move an event from one calendar to another yet. I can copy it there, and then you can "
@@ -262,14 +270,7 @@ def sync_decision(r: Reading) -> Decision | None:
     loose: list[CalendarInfo] = []  # named "in"/"on" a calendar: a destination only if none follows "to"
     for lo, _, cal in mentions:
         before = core[:lo]
-        if _FROM.search(before) or _WITH.search(before):
-            sources.append(cal)
-        elif TO_WHERE.search(before):
-            targets.append(cal)
-        elif _IN.search(before):
-            loose.append(cal)
-        else:
-            sources.append(cal)
+        {"to": targets, "loose": loose}.get(led_in(before) or "", sources).append(cal)
     if not targets and loose and copying:
         targets = loose
     else:
