@@ -141,7 +141,23 @@ def _find_times(grammar: Grammar, text: str, now: datetime, *, daytime: bool) ->
         else:
             matches.append(match)
             i = j
-    return matches
+    return _whole_of_another_day(matches)
+
+
+# "all day", "the whole day" said apart from the day they qualify ("friday all day", "clear friday for
+# travel all day"); "all day tomorrow" and "all day on friday" are read as one expression already.
+_WHOLE_DAY_WORDS = frozenset({"all", "the", "whole", "entire", "day"})
+
+
+def _whole_of_another_day(matches: list[TimeMatch]) -> list[TimeMatch]:
+    """``matches`` without a bare "all day" when another names the day: it is the whole of that day,
+    not today's. Alone ("I'm busy all day") it is today."""
+    bare = [m for m in matches if m.grain == "day" and set(m.text.casefold().split()) <= _WHOLE_DAY_WORDS]
+    if not bare or len(bare) == len(matches):
+        return matches
+    if not any(m.has_date and m.grain == "day" for m in matches if m not in bare):
+        return matches
+    return [m for m in matches if m not in bare]
 
 
 # The punctuation that ends a sentence, and what it follows when it is part of an abbreviation: "p.m."

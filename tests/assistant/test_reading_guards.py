@@ -57,6 +57,7 @@ def say(week: tuple[Any, Conversation], text: str) -> Any:
         ("clear Thursday for travel", "Travel"),
         ("wipe Friday for the offsite", "offsite"),
         ("clear Friday for quarterly planning", "Quarterly planning"),
+        ("clear Friday for travel all day", "Travel"),  # was a block on today: "all day" read as today's
     ],
 )
 def test_a_day_cleared_for_a_reason_is_blocked_for_it(week: Any, text: str, block: str) -> None:

@@ -68,6 +68,21 @@ def test_this_month_runs_from_now_to_the_end_of_the_month() -> None:
     assert match.is_interval
 
 
+@pytest.mark.parametrize(
+    "text", ["clear friday for travel all day", "friday all day", "block friday the whole day"]
+)
+def test_all_day_said_apart_from_its_day_is_the_whole_of_that_day(text: str) -> None:
+    # it was today's whole day as well: the cancellation searched from Monday to Friday
+    (found,) = find_times(text, now=NOW)
+    assert found.text.casefold().startswith("friday")
+    assert (found.start, found.end) == (at(2026, 3, 6), at(2026, 3, 7))
+
+
+def test_all_day_alone_is_today() -> None:
+    (found,) = find_times("I'm busy all day", now=NOW)
+    assert (found.start, found.end) == (at(2026, 3, 2), at(2026, 3, 3))
+
+
 def test_weeks_start_on_monday() -> None:
     assert (only("this week").start, only("this week").end) == (at(2026, 3, 2), at(2026, 3, 9))
     assert (only("next week").start, only("next week").end) == (at(2026, 3, 9), at(2026, 3, 16))
