@@ -15,12 +15,14 @@ from datetime import date, datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from assistant.decomposer.blanks import blanked
 from assistant.decomposer.compiler import find_params
 from assistant.decomposer.dayparts import stretch_of_part
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.guards import unread_time
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
+from assistant.decomposer.recurrence import read_repeat
 from assistant.decomposer.shown import shown_span
 from assistant.decomposer.understand import list_parts, understand
 from assistant.decomposer.world import World
@@ -281,7 +283,15 @@ def onward_of(norm: str, now: datetime) -> tuple[datetime | None, str]:
     text without it; (None, text) when the turn says no such thing or its day cannot be read."""
     m = _ONWARD.search(norm)
     if m is None:
-        return _onward_from(norm, now)
+        onward, rest = _onward_from(norm, now)
+        repeat = read_repeat(norm, now) if onward is None else None
+        said_last = repeat is not None and set(norm[max(b for _, b in repeat.spans) :].split()) <= {"now"}
+        if repeat is not None and said_last and not repeat.days and repeat.until is None:
+            # "move standup to 9:30 every day", "make it 15 minutes daily now": said of the change, last,
+            # every one from the next on ("the monthly team meeting" names the event; a weekday said,
+            # "to every Wednesday", is where the series goes, read as the destination)
+            return now, " ".join(blanked(norm, repeat.spans).split())
+        return onward, rest
     rest = f"{norm[: m.start()].strip()} {norm[m.end() :].strip()}".strip()
     if m["now"]:
         return now, rest

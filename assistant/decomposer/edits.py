@@ -377,7 +377,8 @@ def _read(text: str, now: datetime) -> _Edit | None:
         return _Edit("it", {}, "invite", m["who"], whom, named_only=m["verb"].casefold() == "add")
     if m := _UNINVITE.search(body):
         return _Edit(m["target"], {}, "take off", m["who"], whom)
-    if m := _REPEAT_EDIT.search(body):
+    if (m := _REPEAT_EDIT.search(body)) and not find_times(m["target"], now=now):
+        # ("move yoga to 2pm every week" moves the series: its time is no part of the event's name)
         n = m["n"] or ""
         weeks = 2 if m["two"] else 1 if m["one"] else {"three": 3, "four": 4}.get(n.casefold()) or int(n)
         said = {1: "every week", 2: "every other week"}.get(weeks, f"every {weeks} weeks")

@@ -63,6 +63,9 @@ def _starts(user: Any, summary: str) -> list[str]:
         ("starting next week, move the seminar to 2pm", "03-10"),
         ("move the seminar to 2pm starting March 17", "03-17"),
         ("reschedule the seminar to 2pm from March 24 onwards", "03-24"),
+        # a repetition said last, of the change: it moved the next seminar only, at once
+        ("move the seminar to 2pm every week", "03-10"),
+        ("the seminar is at 2pm every week now", "03-10"),
     ],
 )
 def test_a_change_from_a_day_on_splits_the_series_and_keeps_the_past(
