@@ -44,6 +44,7 @@ class Expectation(BaseModel):
     exclude_weekdays: list[int] = Field(
         default_factory=list, description="Days said to leave alone (0=Monday)."
     )
+    exclude_dates: list[date] = Field(default_factory=list, description="Dates said to leave alone.")
     one: bool = Field(default=False, description="One event was meant ('an event', 'it', 'the review').")
     everyone_free: bool = Field(default=False, description="New times must suit every attendee.")
     new_day_part: DayPart | None = Field(default=None, description="New times in this part of the day.")
@@ -114,6 +115,8 @@ def _broken(
         and change.action != "create"
     ):
         return f"you said to leave {_WEEKDAYS[at.astimezone(tz).weekday()]} alone"
+    if at is not None and at.astimezone(tz).date() in expect.exclude_dates and change.action != "create":
+        return f"you said to leave {at.astimezone(tz):%B} {at.astimezone(tz).day} alone"
     moved = change.action != "delete" and change.start is not None and change.start != change.before_start
     if moved and expect.everyone_free and change.busy:
         verb = "is" if len(change.busy) == 1 else "are"

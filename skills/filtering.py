@@ -80,7 +80,7 @@ def filter_items(
             continue
         if criteria.weekdays and local.weekday() not in criteria.weekdays:
             continue
-        if local.weekday() in criteria.exclude_weekdays:
+        if local.weekday() in criteria.exclude_weekdays or local.date() in criteria.exclude_dates:
             continue
         if any(w in item.summary.casefold() for w in excluded_words):  # "besides the standups"
             continue

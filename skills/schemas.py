@@ -6,7 +6,7 @@ Everything here is JSON-safe, because task outputs are stored with the run and t
 from __future__ import annotations
 
 import re
-from datetime import datetime, time
+from datetime import date, datetime, time
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -131,6 +131,9 @@ class EventCriteria(SkillInput):
         description="Keep only events starting at one of these moments ('delete them': those a list showed).",
     )
     exclude_weekdays: list[int] = Field(default_factory=list, description="Drop these weekdays (0=Monday).")
+    exclude_dates: list[date] = Field(
+        default_factory=list, description="Drop the events of these days ('except the 12th')."
+    )
     exclude_text: list[str] = Field(
         default_factory=list, description="Drop events whose title has any of these."
     )

@@ -161,18 +161,24 @@ _EXCEPTIONS = (
 _WEEKDAY_WORD = re.compile(rf"\b{WEEKDAY}\b|\bweekends?\b|\bmornings?\b|\bafternoons?\b|\bevenings?\b")
 
 
-def _exception(norm: str) -> tuple[str, str]:
+def _exception(norm: str, now: datetime) -> tuple[str, str]:
     """What a bulk change is told to leave alone, in any of the ways people say it, and the text
-    without it.  One named by a day or a part of the day ("don't touch the ones on Mondays") stays in
-    the text: the target's reading takes it as excluded weekdays."""
+    without it.  One named by a day or a part of the day ("don't touch the ones on Mondays", "except
+    the 12th") stays in the text: the target's reading takes it as excluded weekdays or dates."""
     for pattern in _EXCEPTIONS:
         m = pattern.search(norm)
         what = m and next(g for g in m.groups() if g is not None)
-        if m is None or not what or _WEEKDAY_WORD.search(what):
+        if m is None or not what or _WEEKDAY_WORD.search(what) or _is_a_day(what, now):
             continue
         rest = f"{norm[: m.start()].strip()} {norm[m.end() :].strip()}".strip(" ,;")
         return what.strip(), rest
     return "", norm
+
+
+def _is_a_day(said: str, now: datetime) -> bool:
+    """Whether ``said`` is one day and nothing else ("the 12th", "tomorrow", "March 9")."""
+    found = _times(said, now)
+    return len(found) == 1 and found[0][0].grain == "day" and not said.replace(found[0][0].text, "").strip()
 
 
 def _leave_out(excluded: str, world: World, now: datetime) -> dict[str, Any]:
@@ -661,7 +667,7 @@ def compile_change(r: Reading) -> Decision | None:
     everything = not lighten and bool(_EVERYTHING.search(norm))
     why = "" if lighten else _reason(norm, now, everything)
 
-    excluded, norm = _exception(norm)
+    excluded, norm = _exception(norm, now)
     shift = 0
     if operation == "move" and not destination:
         shift, norm = _shift(norm, now)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from calendar import day_name
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -158,6 +158,8 @@ def find_params(frame: RequestFrame, start: datetime, end: datetime) -> dict[str
         params["weekdays"] = sorted(set(frame.weekdays))
     if frame.exclude_weekdays:
         params["exclude_weekdays"] = sorted(set(frame.exclude_weekdays))
+    if frame.exclude_dates:
+        params["exclude_dates"] = sorted(set(frame.exclude_dates))
     if frame.exclude_titles:
         params["exclude_text"] = list(frame.exclude_titles)
     if frame.exclude_people:
@@ -204,6 +206,7 @@ def _left_out(frame: RequestFrame) -> dict[str, list[str]]:
         *({"class": ["classes"], "meeting": ["meetings"]}.get(frame.exclude_category or "", [])),
         *(f"events with {format_person(p) if '@' in p else p.title()}" for p in frame.exclude_people),
         *(f"{day_name[d]}s" for d in sorted(set(frame.exclude_weekdays))),
+        *(format_day(date.fromisoformat(day)) for day in sorted(set(frame.exclude_dates))),
     ]
     return {"left_out": names} if names else {}
 

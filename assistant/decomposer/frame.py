@@ -56,6 +56,7 @@ class RequestFrame:
     day_part: str | None = None
     weekdays: list[int] = field(default_factory=list)
     exclude_weekdays: list[int] = field(default_factory=list)
+    exclude_dates: list[str] = field(default_factory=list)  # days left out, ISO: "except the 12th"
     # what an exception names that the calendar has: titles ("besides the standups") and people's
     # emails, or names the directory does not know ("except the ones with Ann"); words it names that
     # nothing has are not taken

@@ -102,6 +102,7 @@ _CUES: dict[str, str] = {
     # "the bowling event that I just created", "the dentist appointment scheduled for April 17th"
     "plan_delete": "delete remove cancel clear drop scheduled created booked made added stop end ending",
     "find_events.exclude_weekdays": _EXCLUDING,
+    "find_events.exclude_dates": _EXCLUDING,
     "find_events.exclude_text": f"{_EXCLUDING} where it is",
     "find_events.exclude_places": f"{_EXCLUDING} outside out of",
     "find_events.exclude_category": _EXCLUDING_KINDS,
@@ -496,6 +497,7 @@ def _expectation(
         if on_days and not _elsewhere(definition, norm)
         else [],
         exclude_weekdays=list(frame.get("exclude_weekdays") or []),
+        exclude_dates=[date.fromisoformat(day) for day in frame.get("exclude_dates") or []],
         one=single and operation in ("move", "delete") and bool(_ONE.search(norm)) and not _MANY.search(norm),
         everyone_free=any(op in ("move", "create") for op in parts) and bool(EVERYONE_CUE.search(norm)),
         new_day_part=frame.get("change_day_part") if single else None,

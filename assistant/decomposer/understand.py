@@ -331,7 +331,12 @@ def understand(
         take(t.span[0] + (meal.end() if meal else 0), t.span[1])
         excepting = next(((lo, hi) for lo, hi in exception_spans if lo <= t.span[0] < hi), None)
         if excepting is not None and not _dates_the_turn(norm, excepting, t):
-            frame.exclude_weekdays.extend(_days_of(t) or _weekday_of(t))
+            days = _days_of(t)
+            if not days and t.grain == "day" and t.start is not None:
+                # "except the 12th", "but not tomorrow": that day, not every day of its weekday
+                frame.exclude_dates.append(t.start.date().isoformat())
+            else:
+                frame.exclude_weekdays.extend(days)
             continue
         if operation == "move" and _CHANGE_LEAD.search(norm[: t.span[0]]):
             frame.change_day_part = t.day_part if not t.has_date and not t.has_time else None
@@ -854,10 +859,6 @@ def _a_whole_category(
 def _clause(text: str, start: int) -> tuple[int, int]:
     m = _CLAUSE_END.search(text, start + 1)
     return start, (m.start() if m else len(text))
-
-
-def _weekday_of(t: TimeMatch) -> list[int]:
-    return [t.start.weekday()] if t.start is not None and t.grain == "day" else []
 
 
 # What makes "from <a day>" mean that day and all after it ("from Monday on", "from then onwards").

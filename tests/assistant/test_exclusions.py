@@ -120,6 +120,8 @@ def week(db: Any) -> tuple[Any, Conversation]:
         ("show me events not in Bellevue this week", "Standup", "Chemistry lab"),
         # the weekend said as left out is its days (it was read, and Saturday's hike still listed)
         ("what do I have this week but not on the weekend", "Dentist", "Hike"),
+        # a date said as left out is that day (it was its words, or every day of its weekday)
+        ("what do I have this week except the 6th", "Design review", "Dentist"),
         # a negated relative clause excepts like "except": it was read the other way round
         ("what do I have on Friday that isn't a class", "Dentist", "Chemistry lab"),
         ("what do I have this week which is not in Bellevue", "Dentist", "Design review"),
@@ -162,6 +164,19 @@ def test_leaving_out_the_features_the_tagger_does_not_weigh_changes_no_chance(te
     every, kept = exclusion_features(words, featured), exclusion_features(words, featured, tagger.attributes)
     assert sum(map(len, kept)) < sum(map(len, every)) * 0.6
     assert tagger.inside(items_of(kept)) == pytest.approx(tagger.inside(items_of(every)))
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["cancel the standups next week except the 12th", "cancel next week's standups but not on March 12"],
+)
+def test_a_day_left_out_is_that_day_not_its_weekday(week: tuple[Any, Conversation], text: str) -> None:
+    # "the 12th" was left out as its words (nothing), or as every Thursday
+    preview = _reply(week, text, "confirm")
+    assert "March 13" in preview
+    assert "March 9" in preview
+    assert "March 12" not in preview
+    assert "I did not use" not in preview
 
 
 def _reply(week: tuple[Any, Conversation], text: str, kind: str) -> str:

@@ -318,6 +318,17 @@ def test_the_critic_takes_out_a_change_off_the_day_named_and_says_why() -> None:
     assert [s.reason for s in verdict.dropped] == ["it is not on Saturday, May 16, which you named"]
 
 
+def test_the_critic_takes_out_a_change_on_a_day_said_to_be_left_alone() -> None:
+    sat = datetime(2026, 5, 16, 10, tzinfo=BERLIN)
+    verdict = criticise(
+        [_change("delete", sat), _change("delete", sat + timedelta(days=1))],
+        Expectation(actions=["delete"], exclude_dates=[sat.date()]),
+        tz=BERLIN,
+    )
+    assert [c.before_start for c in verdict.kept] == [sat + timedelta(days=1)]
+    assert [s.reason for s in verdict.dropped] == ["you said to leave May 16 alone"]
+
+
 def test_the_critic_never_lets_a_move_become_a_create_nor_a_busy_time_pass_for_a_free_one() -> None:
     at = datetime(2026, 5, 15, 9, tzinfo=BERLIN)
     busy = _change("update", at, busy=["Ann Lee"])
