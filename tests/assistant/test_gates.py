@@ -307,26 +307,31 @@ def _change(action: str, start: datetime, **more: Any) -> Change:
     return Change(action=action, summary="x", event_id=start.isoformat(), **timing, **moved, **more)
 
 
-def test_the_critic_takes_out_a_change_off_the_day_named_and_says_why() -> None:
-    sat = datetime(2026, 5, 16, 10, tzinfo=BERLIN)
-    verdict = criticise(
-        [_change("delete", sat), _change("delete", sat + timedelta(days=1))],
-        Expectation(actions=["delete"], days=[sat.date()]),
-        tz=BERLIN,
-    )
-    assert [c.before_start for c in verdict.kept] == [sat]
-    assert [s.reason for s in verdict.dropped] == ["it is not on Saturday, May 16, which you named"]
+SATURDAY = datetime(2026, 5, 16, 10, tzinfo=BERLIN)
 
 
-def test_the_critic_takes_out_a_change_on_a_day_said_to_be_left_alone() -> None:
-    sat = datetime(2026, 5, 16, 10, tzinfo=BERLIN)
-    verdict = criticise(
-        [_change("delete", sat), _change("delete", sat + timedelta(days=1))],
-        Expectation(actions=["delete"], exclude_dates=[sat.date()]),
-        tz=BERLIN,
-    )
-    assert [c.before_start for c in verdict.kept] == [sat + timedelta(days=1)]
-    assert [s.reason for s in verdict.dropped] == ["you said to leave May 16 alone"]
+@pytest.mark.parametrize(
+    ("expect", "kept", "reason"),
+    [
+        (
+            Expectation(actions=["delete"], days=[SATURDAY.date()]),
+            0,
+            "it is not on Saturday, May 16, which you named",
+        ),
+        (
+            Expectation(actions=["delete"], exclude_dates=[SATURDAY.date()]),
+            1,
+            "you said to leave May 16 alone",
+        ),
+    ],
+)
+def test_the_critic_takes_out_a_change_off_the_days_said_and_says_why(
+    expect: Expectation, kept: int, reason: str
+) -> None:
+    changes = [_change("delete", SATURDAY), _change("delete", SATURDAY + timedelta(days=1))]
+    verdict = criticise(changes, expect, tz=BERLIN)
+    assert [c.before_start for c in verdict.kept] == [changes[kept].before_start]
+    assert [s.reason for s in verdict.dropped] == [reason]
 
 
 def test_the_critic_never_lets_a_move_become_a_create_nor_a_busy_time_pass_for_a_free_one() -> None:
