@@ -47,6 +47,7 @@ __all__ = [
     "ORDINALS",
     "OUT_OF_SCOPE",
     "PICK",
+    "PLACE_KINDS",
     "POLITE_PREFIX",
     "PREFERENCE_WORDS",
     "QUERY_CUES",
@@ -175,6 +176,13 @@ EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
 DAY_PART_WORD = re.compile(rf"\b({'|'.join(DAY_PARTS)})s?\b", re.IGNORECASE)
 # What parts a list of names said in a sentence: "Ann, Bo and Cy", "Ann & Bo", "Ann or Bo".
 NAME_LIST_BREAK = re.compile(r"\s*(?:,|;|\band\b|&|\bor\b)\s*")
+# The kinds of place an event is at ("the clinic", "my office"), as one alternation for patterns.
+PLACE_KINDS = (
+    "clinic|office|hospital|caf[eé]|coffee shop|restaurant|diner|bistro|bakery|studio|gym|library"
+    "|cent(?:er|re)|building|hotel|bar|pub|club|lounge|park|lobby|auditorium|campus|room|boardroom|hall"
+    "|school|house|home|apartment|store|shop|mall|market|station|airport|church|museum|theat(?:er|re)"
+    "|venue|salon|barber(?:shop)?|spa|pharmacy|practice|surgery|bank|garage|pool|stadium|arena|garden"
+)
 # A place in an order, from the start (0) or the end (-1): "the second one", "my first meeting", "the last
 # Monday of the month".
 ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3}

@@ -46,6 +46,7 @@ from assistant.lexicon import (
     GENERIC_EVENT_WORDS,
     MEAL_LEAD,
     NAMED_OUTRIGHT,
+    PLACE_KINDS,
     SOMEONES_PLACE,
     STOPWORDS,
     STREET_ADDRESS,
@@ -162,6 +163,12 @@ _AT_A_NAME = re.compile(
     r"\bat\s+(?P<place>(?:the\s+)?[A-Z][\w'&-]*(?:\s+(?:[A-Z][\w'&-]*|&|of))*)"
     # ... where the name ends: not "the Google conference", which names an event
     r"(?=\s*(?:$|[,.;!?(]|\d|(?:with|on|at|for|in|to|from|and|by|around|tomorrow|today|tonight|next|this)\b))"
+)
+
+
+# A kind of place after "at" that ends a title: "Ann at the office", "drinks at my place".
+_AT_A_KIND_OF_PLACE = re.compile(
+    rf"\s+at\s+(?P<place>(?:the|my|our|his|her|their)\s+(?:{PLACE_KINDS}|place))$", re.IGNORECASE
 )
 
 
@@ -546,6 +553,10 @@ class _Said:
         if home is not None:
             self.location = home["place"]  # "at Ana's place", which the reader may take for a person's
         self.location = self.location or _named_place(text, self.title, frame, times, now)
+        kind_of_place = _AT_A_KIND_OF_PLACE.search(self.title) if not self.location else None
+        if kind_of_place is not None and kind_of_place.start() > 0:
+            # "meet Ann at the office", which the reader took whole for the title: where, not what
+            self.title, self.location = self.title[: kind_of_place.start()].strip(), kind_of_place["place"]
         if asked is not None and self.day is None and self.at is None and not self.title:
             # The answer to "where does it take place?" in words the reader has not learnt ("it's at
             # the salon on main street"), or more of it than the reader took ("Luigi's on 5th Street")

@@ -26,7 +26,7 @@ from assistant.decomposer.guards import odd_length
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
-from assistant.lexicon import EMAIL, NAME_LIST_BREAK, QUANTIFIERS, TELL_OTHERS, tokens
+from assistant.lexicon import EMAIL, NAME_LIST_BREAK, PLACE_KINDS, QUANTIFIERS, TELL_OTHERS, tokens
 from assistant.timeexpr import find_durations, find_times
 from workflows.builder import Handle, Plan
 from workflows.definition import Decision
@@ -96,14 +96,7 @@ _ADDRESS = re.compile(
     r"|\b(?:room|suite|floor|building|bldg|unit|apt|level|gate|hall|studio|office)\s+#?\d+\w*",
     re.IGNORECASE,
 )
-_PLACE_NOUN = re.compile(
-    r"\b(?:clinic|office|hospital|caf[eé]|coffee shop|restaurant|diner|bistro|bakery|studio|gym|library"
-    r"|cent(?:er|re)|building|hotel|bar|pub|club|lounge|park|lobby|auditorium|campus|room|boardroom|hall"
-    r"|school|house|home|apartment|store|shop|mall|market|station|airport|church|museum|theat(?:er|re)"
-    r"|venue|salon|barber(?:shop)?|spa|pharmacy|practice|surgery|bank|garage|pool|stadium|arena|garden"
-    r"|(?:my|your|his|her|our|their) place)\b",
-    re.IGNORECASE,
-)
+_PLACE_NOUN = re.compile(rf"\b(?:{PLACE_KINDS}|(?:my|your|his|her|our|their) place)\b", re.IGNORECASE)
 _TIME_NOUN = re.compile(
     r"\b(?:time|times|slot|slots|hour|hours|session|usual|available|availability|free|same)\b", re.IGNORECASE
 )
