@@ -109,14 +109,11 @@ def _broken(
         last = max(first, (until - timedelta(microseconds=1)).astimezone(tz).date())
         if not any(first <= day <= last for day in expect.days):
             return f"it is not on {_days_words(expect.days)}, which you named"
-    if (
-        at is not None
-        and at.astimezone(tz).weekday() in expect.exclude_weekdays
-        and change.action != "create"
-    ):
-        return f"you said to leave {_WEEKDAYS[at.astimezone(tz).weekday()]} alone"
-    if at is not None and at.astimezone(tz).date() in expect.exclude_dates and change.action != "create":
-        return f"you said to leave {at.astimezone(tz):%B} {at.astimezone(tz).day} alone"
+    local = at.astimezone(tz) if at is not None and change.action != "create" else None
+    if local is not None and local.weekday() in expect.exclude_weekdays:
+        return f"you said to leave {_WEEKDAYS[local.weekday()]} alone"
+    if local is not None and local.date() in expect.exclude_dates:
+        return f"you said to leave {local:%B} {local.day} alone"
     moved = change.action != "delete" and change.start is not None and change.start != change.before_start
     if moved and expect.everyone_free and change.busy:
         verb = "is" if len(change.busy) == 1 else "are"

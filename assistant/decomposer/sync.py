@@ -85,12 +85,12 @@ _GENERIC = re.compile(
 )
 
 
-
 def led_in(before: str) -> str | None:
     """What the words ending ``before`` make of what follows them: "to" (a destination), "source" or
     "loose" (in or on: a destination only if no other is named), or None."""
     m = _LED_IN.search(before)
     return next((part for part, said in m.groupdict().items() if said), None) if m else None
+
 
 def _clarify(text: str) -> Decision:
     return Decision(kind="clarify", reply_kind="clarify", text=text)
@@ -224,8 +224,7 @@ def to_another_calendar(r: Reading) -> Decision | None:
     into = [
         (lo, cal)
         for lo, hi, cal in _mentions(core, r.world)
-        if core[lo:hi].endswith(("calendar", "calendars", "cal"))
-        and led_in(core[:lo]) in ("to", "loose")
+        if core[lo:hi].endswith(("calendar", "calendars", "cal")) and led_in(core[:lo]) in ("to", "loose")
     ]
     if not into:
         return None  # "move the dentist to Friday", "move my work meetings to the afternoon"
