@@ -24,6 +24,7 @@ __all__ = [
     "DAY_PART_WORD",
     "DELETE_VERBS",
     "DETAIL_ASKED",
+    "DETERMINERS",
     "EMAIL",
     "EVENING_EVENTS",
     "EVENT_NOUNS",
@@ -36,6 +37,7 @@ __all__ = [
     "HOLDING",
     "JUST_POLITE",
     "LIGHTEN_CUES",
+    "LINKS",
     "MEAL_LEAD",
     "MOVE_VERBS",
     "NAMED_OUTRIGHT",
@@ -70,6 +72,7 @@ __all__ = [
     "phrase_re",
     "spelled_out",
     "tokens",
+    "trim_edges",
     "weekday_number",
     "weekday_of",
 ]
@@ -166,6 +169,28 @@ def tokens(text: str) -> list[str]:
 def token_spans(text: str) -> list[tuple[int, str]]:
     """The words of ``text`` as :func:`tokens` has them, each with where it starts."""
     return [(m.start(), m[0]) for m in _TOKEN.finditer(text.casefold())]
+
+
+# The words a cut leaves at a phrase's edges that belong to the sentence around it, not the phrase
+# ("for the design review on" is the design review; "and then the standup" is the standup): the
+# articles, possessives and demonstratives before a noun, and the prepositions and links between the
+# parts of a sentence.
+DETERMINERS = frozenset(
+    {"a", "an", "the", "my", "our", "your", "his", "her", "their", "this", "that", "these", "those"}
+)
+LINKS = frozenset({"for", "at", "of", "with", "to", "into", "on", "in", "and", "then", "also"})
+
+
+def trim_edges(phrase: str, words: frozenset[str], *, lead: bool = True, trail: bool = True) -> str:
+    """``phrase`` without ``words`` at its start (``lead``) and end (``trail``), its words joined by
+    single spaces: what a span names once the sentence's own words are cut off."""
+    said = phrase.split()
+    start, end = 0, len(said)
+    while lead and start < end and said[start].casefold() in words:
+        start += 1
+    while trail and end > start and said[end - 1].casefold() in words:
+        end -= 1
+    return " ".join(said[start:end])
 
 
 # An email address said in a turn ("invite ann@example.com"): it names a person outright.

@@ -29,10 +29,12 @@ from assistant.decomposer.world import World
 from assistant.lexicon import (
     DAY_PART_WORD,
     DELETE_VERBS,
+    DETERMINERS,
     EVERYONE_CUE,
     EXCEPTING,
     GENERIC_EVENT_WORDS,
     LIGHTEN_CUES,
+    LINKS,
     NEW_TIME_LEADS,
     ORDINALS,
     PICK,
@@ -44,6 +46,7 @@ from assistant.lexicon import (
     WEEKDAY_STEM,
     away_kind,
     tokens,
+    trim_edges,
     weekday_of,
 )
 from assistant.nlu import Span, TurnReading, read_new_time
@@ -186,7 +189,7 @@ def _leave_out(excluded: str, world: World, now: datetime) -> dict[str, Any]:
     calendar's "Design crit"), a category ("except classes"), or else the words themselves; each item
     of a list ("except standups and yoga", "the ones with Ann and Omar") when its items name more
     titles than the whole."""
-    excluded = re.sub(r"^(?:the|my|that|those|this)\s+", "", excluded.strip())
+    excluded = trim_edges(excluded, DETERMINERS, trail=False)
     whom = _WITH_WHOM.match(excluded)
     if whom is not None:
         found: list[str] = []
@@ -493,7 +496,7 @@ def _reason(norm: str, now: datetime, everything: bool) -> str:
         found = find_times(why, now=now)
         if found:
             why = why[: found[0].span[0]]
-        why = re.sub(r"(?:\s+(?:on|in|at|the|this|next|all|of|day))+$", "", why).strip()
+        why = trim_edges(why, DETERMINERS | LINKS, lead=False)
         if why and not _EVERYTHING.fullmatch(why):
             return why
     # "I'm travelling next Friday, cancel everything that day": the reason said without "for".
@@ -549,7 +552,7 @@ def _destination(norm: str, now: datetime, said: str | None) -> tuple[str, str]:
         # "reschedule the budget review for when everyone is free", "... when we're all free next
         # week": the destination is the search, from its cue to the end of its clause.
         destination, _, rest = _clause_split(norm[everyone.start() :], now)
-        before = re.sub(r"\s+(?:for|to|into|at)$", "", norm[: everyone.start()].strip())
+        before = trim_edges(norm[: everyone.start()], LINKS, lead=False)
         return destination, f"{before} {rest}".strip()
     if dest is None:
         return _learned_destination(norm, read_new_time(said, now=now)[0] if said else None)

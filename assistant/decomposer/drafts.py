@@ -41,9 +41,11 @@ from assistant.decomposer.zones import said_zone
 from assistant.lexicon import (
     BLOCK_FOR,
     BLOCKING,
+    DETERMINERS,
     EVENING_EVENTS,
     EVERYONE_CUE,
     GENERIC_EVENT_WORDS,
+    LINKS,
     MEAL_LEAD,
     NAMED_OUTRIGHT,
     PLACE_KINDS,
@@ -53,6 +55,7 @@ from assistant.lexicon import (
     WHEN_ADVERBS,
     away_kind,
     tokens,
+    trim_edges,
 )
 from assistant.nlu import Span, TurnReading
 from assistant.timeexpr import TimeMatch, find_times
@@ -67,7 +70,6 @@ __all__ = ["amend", "draft_turn"]
 # one ("a meeting with Priya"): it says what kind of event, and with whom.
 _UNNAMED = frozenset({"event", "events", "something", "anything", "thing", "things"})
 _PLACEHOLDER = (GENERIC_EVENT_WORDS - {"meeting", "meetings"}) | _UNNAMED | {"one", "new", "it", "slot"}
-_LEAD = re.compile(r"^(?:(?:a|an|the|my|our)\s+)+")
 # The particle of "set aside" or "block off", which is no name for what the time is blocked for.
 _BLOCK_PARTICLES = frozenset({"aside", "off", "out", "time", "some time"})
 _PLACE_ANSWER = re.compile(
@@ -265,7 +267,7 @@ def _rule_title(frame: RequestFrame, text: str = "", place: str = "") -> str:
     the request's wording, not a name: the event has none yet, and is asked for one.
     """
     phrase = _without(frame.titles[0], place) if frame.titles else ""
-    phrase = re.sub(r"\b(?:with|for|a|an|the|new)\b\s*$", "", phrase).strip()
+    phrase = trim_edges(phrase, DETERMINERS | LINKS, lead=False)
     for said in _COLON_NAME.finditer(text):  # the words came apart at the colon: "1:1 with Ann"
         phrase = re.sub(rf"\b{said['a']} {said['b']}\b", f"{said['a']}:{said['b']}", phrase)
     if not phrase or not _meaningful(phrase) or _UNNAMED & set(tokens(phrase)) or _FIELD.match(phrase):
@@ -532,7 +534,7 @@ class _Said:
         purpose = BLOCK_FOR.search(text.strip()) if untitled else None
         if purpose and not find_times(purpose["what"], now=now):
             # "block 9-11 tomorrow for deep work", "... for the offsite": time for that
-            self.title = _clean(_LEAD.sub("", purpose["what"]))
+            self.title = _clean(trim_edges(purpose["what"], DETERMINERS, trail=False))
         if not _meaningful(self.title) and not named:  # a name given outright stands ("call it Appointment")
             self.title = ""
         place = next((s for s in spans if s.slot == "location"), None)
@@ -744,7 +746,10 @@ def draft_turn(
         # "let's call it lunch", "Dinner with Mom at 7pm" answer "what is it?"; the leftover words of
         # "It will begin at 7 pm" do not, and are taken only from a turn that says nothing else
         rule = _rule_title(frame, text, said.location)
-        if rule and (not said.anything() or _LEAD.sub("", normalise(text)).startswith(rule.casefold())):
+        if rule and (
+            not said.anything()
+            or trim_edges(normalise(text), DETERMINERS, trail=False).startswith(rule.casefold())
+        ):
             said.title = rule
     draft = _merge(state.draft if continuing and state.draft else Draft(), said, tz)
     start_time = draft.at

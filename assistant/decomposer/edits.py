@@ -26,7 +26,16 @@ from assistant.decomposer.guards import odd_length
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
-from assistant.lexicon import EMAIL, NAME_LIST_BREAK, PLACE_KINDS, QUANTIFIERS, TELL_OTHERS, tokens
+from assistant.lexicon import (
+    EMAIL,
+    LINKS,
+    NAME_LIST_BREAK,
+    PLACE_KINDS,
+    QUANTIFIERS,
+    TELL_OTHERS,
+    tokens,
+    trim_edges,
+)
 from assistant.timeexpr import find_durations, find_times
 from workflows.builder import Handle, Plan
 from workflows.definition import Decision
@@ -464,7 +473,7 @@ def edit_decision(r: Reading) -> Decision | None:
         onward, edit = None, _read(text, now)
     if edit is None:
         return None
-    target = _clean(re.sub(r"^(?:and|then|also)\s+", "", edit.target.strip(), flags=re.IGNORECASE))
+    target = _clean(trim_edges(edit.target, LINKS, trail=False))
     shown = context.get("last_events") or []
     per_series = False
     if _IT.match(target) and not shown and ("description" in edit.params or "end_at" in edit.params):
