@@ -15,7 +15,7 @@ from zoneinfo import ZoneInfo
 
 from assistant.decomposer.blanks import blanked
 from assistant.decomposer.intent import classify, normalise
-from assistant.lexicon import HOLDING, JUST_POLITE, ORDINALS, STOPWORDS, YES_WORDS, tokens
+from assistant.lexicon import HOLDING, JUST_POLITE, MOVE_VERBS, ORDINALS, STOPWORDS, YES_WORDS, tokens
 from assistant.nlu import TurnReading, read_turn
 from assistant.timeexpr import TimeMatch, find_times
 from assistant.timeexpr.numbers import CARDINALS
@@ -158,7 +158,6 @@ _AGREEING = re.compile(
     r"\b(?:yes|yeah|yep|sure|ok|okay|fine|perfect|good|great|right|correct|confirm(?:ed)?|works|go ahead|"
     r"do it|that's it|this is it|that is it)\b"
 )
-_BUT = re.compile(r"\b(?:but|except|instead|rather|change|make it|move)\b|\d")
 # Words after a yes that add to what it approves: "yes and also the standup", "ok, the review too",
 # "sure, and add Ann".
 _ADDING = re.compile(
@@ -226,8 +225,8 @@ def _affirms(norm: str, reading: TurnReading) -> bool:
     """Whether a turn that says a word of agreement agrees to a preview in words the yes-words do not
     cover ("That would be fine", "That is perfect"), as the turn reader learnt from people answering
     read-backs (``reading``, after a read-back): an AFFIRM, and nothing else asked, named or changed."""
-    if _BUT.search(norm):
-        return False
+    if _CONTRAST.search(norm) or MOVE_VERBS.search(norm) or any(c.isdigit() for c in norm):
+        return False  # "that would be fine but make it 4": a change, not only a yes
     return "AFFIRM" in reading.acts and not reading.acts & _NOT_ONLY_AGREEING and not reading.spans
 
 

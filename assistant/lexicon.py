@@ -809,6 +809,7 @@ EVENT_NOUNS = phrase_re(
         "breakfast",
         "brunch",
         "party",
+        "plans",
         "birthday",
         "anniversary",
         "wedding",

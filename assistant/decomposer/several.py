@@ -40,7 +40,6 @@ Decide: TypeAlias = Callable[[str, dict[str, Any]], Decision]
 _BREAK = re.compile(
     r"(?<![ap]\.m)(?<!\bdr)(?<!\bst)\.\s+|[?!]\s+|\s*;\s*|,?\s+and\s+(?:then\s+|also\s+)?|,\s*then\s+|,\s+"
 )
-_LEAD = re.compile(r"^(?:(?:please|also|then|and|now)\s+)*")
 # A list that an exception began ("cancel everything except the hike and the yoga"): its next item is
 # kept too, no event of its own for the first verb.
 _IN_EXCEPTION = re.compile(rf"\b{EXCEPTING}\b[^.;?!]*$")
@@ -283,7 +282,7 @@ def _another_event(clause: str, first_verb: str) -> bool:
 
 def _opening(clause: str) -> str:
     """A clause without what leads up to its request ("then", "also", "please", "I need to")."""
-    return POLITE_PREFIX.sub("", _LEAD.sub("", clause))
+    return POLITE_PREFIX.sub("", clause)
 
 
 def _verb(clause: str) -> str | None:

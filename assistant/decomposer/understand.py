@@ -1272,15 +1272,12 @@ def _is_category_word(label: str) -> bool:
     return any(p.fullmatch(label) for p in CATEGORY_WORDS.values())
 
 
-_EVENT_AFTER = re.compile(r"\s+(?:meeting|event|date|appointment|session|class|party|plans?)\b")
-
-
 def _fill_preference(frame: RequestFrame, norm: str) -> None:
     if frame.detail in ("location", "attendees") or frame.person_names:
         return  # "where is my lunch meeting?", "my lunch with Abby": an event, not the lunch habit
     for key, pattern in PREFERENCE_WORDS.items():
         said = pattern.search(norm)
-        if said and _EVENT_AFTER.match(norm, said.end()):
+        if said and EVENT_NOUNS.match(norm, said.end() + 1):
             return  # "my lunch event", "my gym session": an event of that kind
         if said and re.search(r"\bmy\b", norm):
             frame.preference_key = key

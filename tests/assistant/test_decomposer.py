@@ -109,6 +109,15 @@ def test_preference_question(user: Any) -> None:
     assert task(d, "get_preference") == {"key": "working_hours"}
 
 
+@pytest.mark.parametrize("text", ["What are my lunch plans?", "When is my lunch meeting?"])
+def test_a_habit_word_before_an_event_noun_asks_about_events_not_the_habit(user: Any, text: str) -> None:
+    d = decide(user, text)
+    assert d.workflow is not None, d.text
+    skills = [t.skill for t in d.workflow.tasks]
+    assert "find_events" in skills
+    assert "get_preference" not in skills
+
+
 def test_impossible_date_gets_a_question_naming_the_problem(user: Any) -> None:
     d = decide(user, "Move my dentist appointment to February 30th")
     assert d.reply_kind in ("clarify", "error")
