@@ -75,6 +75,7 @@ __all__ = [
     "trim_edges",
     "weekday_number",
     "weekday_of",
+    "words_pattern",
 ]
 
 # Shorthand written for a word ("tea w/ sam", "w/o the kids"): read as the word, by the rules and the
@@ -191,6 +192,16 @@ def trim_edges(phrase: str, words: frozenset[str], *, lead: bool = True, trail: 
     while trail and end > start and said[end - 1].casefold() in words:
         end -= 1
     return " ".join(said[start:end])
+
+
+@lru_cache(maxsize=2048)
+def words_pattern(phrase: str, *, joined: bool = False) -> re.Pattern[str]:
+    """A regex finding the words of ``phrase`` where they stand together in a text as whole words, in
+    any case, with any spaces between them ("flight to Boston" in "Flight  to boston"); ``joined``:
+    with any punctuation or nothing between them too ("check in" in "Check-in", "checkin"). How a
+    title, a name or a calendar's label that the turn or the world gives is found in what was typed."""
+    gap = r"\W*" if joined else r"\s+"
+    return re.compile(r"(?<!\w)" + gap.join(map(re.escape, phrase.split())) + r"(?!\w)", re.IGNORECASE)
 
 
 # An email address said in a turn ("invite ann@example.com"): it names a person outright.

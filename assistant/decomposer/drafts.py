@@ -56,6 +56,7 @@ from assistant.lexicon import (
     away_kind,
     tokens,
     trim_edges,
+    words_pattern,
 )
 from assistant.nlu import Span, TurnReading
 from assistant.timeexpr import TimeMatch, find_times
@@ -281,7 +282,7 @@ def _as_typed(phrase: str, text: str) -> str:
     words = phrase.split()
     if not words or text.islower() or text.isupper():  # "CALL PRIYA NOW" shouts; no capitals to keep
         return phrase
-    said = re.search(r"(?<!\w)" + r"\s+".join(map(re.escape, words)) + r"(?!\w)", text, re.IGNORECASE)
+    said = words_pattern(phrase).search(text)
     return " ".join(said[0].split()) if said else phrase
 
 
@@ -319,7 +320,7 @@ _CREDENTIALS = re.compile(
 
 def _as_said(name: str, text: str) -> str:
     """A person's name as the user wrote it, with the letters after it ("john toth" -> "John Toth, D.O.")."""
-    m = re.search(rf"(?<!\w){re.escape(name)}(?!\w)", text, re.IGNORECASE)
+    m = words_pattern(name).search(text)
     if m is None:
         return name
     said = m.group(0) if not m.group(0).islower() else m.group(0).title()

@@ -52,6 +52,7 @@ from assistant.lexicon import (
     token_spans,
     tokens,
     weekday_number,
+    words_pattern,
 )
 from assistant.nlu import TurnReading
 from assistant.timeexpr import DurationMatch, TimeMatch, find_durations, find_times
@@ -966,7 +967,7 @@ def _named_after_meeting_verb(text: str, unread: str, world: World) -> list[tupl
 
 def _capitalised(text: str, word: str) -> bool:
     """Whether ``word`` (folded) stands in ``text`` written with a capital: a name, as the user typed it."""
-    found = re.search(rf"(?<!\w){re.escape(word)}(?!\w)", text, re.IGNORECASE)
+    found = words_pattern(word).search(text)
     return found is not None and found[0][0].isupper()
 
 
@@ -1198,7 +1199,7 @@ def _not_a_name_as_typed(name: str, text: str, cased: bool) -> bool:
     words = name.split()
     if not cased:
         return False
-    said = re.finditer(r"(?<!\w)" + re.escape(words[0]) + r"(?!\w)", text, re.IGNORECASE)
+    said = words_pattern(words[0]).finditer(text)
     return all(m.group(0).islower() for m in said)
 
 
@@ -1339,7 +1340,7 @@ def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str, ex
             distinct = [w for w in words if w not in STOPWORDS and w not in GENERIC_EVENT_WORDS]
             if not distinct:
                 # "Check-in", "Move-out": a title of common words only, which counts when said whole.
-                if words and re.search(r"\b" + r"\W*".join(map(re.escape, words)) + r"\b", cleaned):
+                if words and words_pattern(" ".join(words), joined=True).search(cleaned):
                     best.append((1.0, title, words))
                 continue
             hits = [w for w in distinct if _stem(w) in content or any(w.startswith(s) for s in shortened)]
