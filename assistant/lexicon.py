@@ -68,6 +68,7 @@ __all__ = [
     "WHEN_ADVERBS",
     "WISHING",
     "YES_WORDS",
+    "every_week",
     "misspelt_verb",
     "phrase_re",
     "spelled_out",
@@ -242,6 +243,14 @@ WEEKDAY_WORD = re.compile(rf"\b({WEEKDAY})\b")  # any spelling, as a word of its
 _ONE_DAY_IN_S = "|".join(sorted((w for w in WEEKDAYS if w.endswith("s")), key=len, reverse=True))
 WEEKDAYS_EVERY = rf"(?!(?:{_ONE_DAY_IN_S})\b){WEEKDAY_STEM}(?:day)?s"
 _ONE_WEEKDAY = re.compile(rf"({WEEKDAY_STEM})(?:day)?s?")
+
+
+_EVERY_WEEKDAY = re.compile(WEEKDAYS_EVERY, re.IGNORECASE)
+
+
+def every_week(word: str) -> bool:
+    """Whether a weekday as said is every such day: "mondays", not "monday" or "tues"."""
+    return _EVERY_WEEKDAY.fullmatch(word) is not None
 
 
 def weekday_number(word: str) -> int | None:

@@ -42,9 +42,9 @@ from assistant.lexicon import (
     QUANTIFIERS,
     STOPWORDS,
     TELL_OTHERS,
-    WEEKDAY,
-    WEEKDAY_STEM,
+    WEEKDAY_WORD,
     away_kind,
+    every_week,
     tokens,
     trim_edges,
     weekday_of,
@@ -161,7 +161,13 @@ _EXCEPTIONS = (
         r"(?:move|touch|change|shift|cancel|delete)\s+(?P<what>[^,.;!?]+?)" + _CLAUSE_END
     ),
 )
-_WEEKDAY_WORD = re.compile(rf"\b{WEEKDAY}\b|\bweekends?\b|\bmornings?\b|\bafternoons?\b|\bevenings?\b")
+
+
+def _said_when(what: str) -> bool:
+    """Whether an exception names days or a part of the day ("on Mondays", "mornings", "weekends"),
+    which the target's reading takes as weekdays left out, not as a title."""
+    said = WEEKDAY_WORD.search(what) or DAY_PART_WORD.search(what)
+    return said is not None or not {"weekend", "weekends"}.isdisjoint(tokens(what))
 
 
 def _exception(norm: str, now: datetime) -> tuple[str, str]:
@@ -171,7 +177,7 @@ def _exception(norm: str, now: datetime) -> tuple[str, str]:
     for pattern in _EXCEPTIONS:
         m = pattern.search(norm)
         what = m and next(g for g in m.groups() if g is not None)
-        if m is None or not what or _WEEKDAY_WORD.search(what) or _is_a_day(what, now):
+        if m is None or not what or _said_when(what) or _is_a_day(what, now):
             continue
         rest = f"{norm[: m.start()].strip()} {norm[m.end() :].strip()}".strip(" ,;")
         return what.strip(), rest
@@ -310,8 +316,6 @@ def onward_of(norm: str, now: datetime) -> tuple[datetime | None, str]:
     return max(found[0][1], now), rest
 
 
-# A weekday a series moves to: "to Wednesdays", "to thursday at 7pm"; plural, it says every week.
-_WEEKDAY_DEST = re.compile(rf"\b(?P<day>{WEEKDAY_STEM})(?:day)?(?P<every>s)?\b")
 # Words that may follow a clock time in a destination, part of a time or not ("to 3 with Bo", "to 9
 # every day"): no address goes on with them.
 _AFTER_A_TIME = re.compile(
@@ -323,11 +327,11 @@ _AFTER_A_TIME = re.compile(
 def _weekday_from(destination: str, onward: datetime) -> date | None:
     """ "to Wednesdays" from a day on: the first such weekday on or after that day (the series'
     first occurrence in its new place); None when the destination names no weekday."""
-    said = _WEEKDAY_DEST.search(destination)
+    said = WEEKDAY_WORD.search(destination)
     if said is None:
         return None
     day = onward.date()
-    return day + timedelta(days=(weekday_of(said["day"]) - day.weekday()) % 7)
+    return day + timedelta(days=(weekday_of(said[1]) - day.weekday()) % 7)
 
 
 def an_hour_first(text: str) -> bool:
@@ -361,8 +365,8 @@ def _onward_from(norm: str, now: datetime) -> tuple[datetime | None, str]:
     if after is None:
         return None, norm
     if after["date"]:
-        said = _WEEKDAY_DEST.search(norm, after.start(), after.start("cue"))
-        if said is None or not said["every"]:
+        said = WEEKDAY_WORD.search(norm, after.start(), after.start("cue"))
+        if said is None or not every_week(said[1]):
             return None, norm  # "to Friday from Thursday": where it comes from
     found = _times(after["from"], now)
     if not found:
@@ -685,8 +689,8 @@ def compile_change(r: Reading) -> Decision | None:
         unsure = _number_then_words(destination, now)
         if unsure:
             return _clarify(unsure)
-        said = _WEEKDAY_DEST.search(destination)
-        if onward is None and said is not None and said["every"]:
+        said = WEEKDAY_WORD.search(destination)  # a weekday a series moves to: "to Wednesdays"
+        if onward is None and said is not None and every_week(said[1]):
             onward = now  # "move yoga to Wednesdays": every week from now on
 
     shown = context.get("last_events") or []

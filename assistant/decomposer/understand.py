@@ -56,7 +56,7 @@ from assistant.lexicon import (
 )
 from assistant.nlu import TurnReading
 from assistant.timeexpr import DurationMatch, TimeMatch, find_durations, find_times
-from assistant.timeexpr.lexicon import MONTHS
+from assistant.timeexpr.lexicon import MODIFIERS_BY_FIRST, MONTHS
 from skills.providers.base import CalendarInfo
 
 __all__ = ["understand"]
@@ -545,13 +545,17 @@ def _states_an_event(frame: RequestFrame, text: str, norm: str, targets: list[Ti
     )
 
 
-_THIS_OR_NEXT = re.compile(r"\b(?:next|this|coming|upcoming)\b")
+# The time expressions' own words for a day ahead or the current one ("this", "next", "coming", "the
+# following"): a day said with one is that day, in any tense.
+_NOT_PAST = frozenset(
+    w for said in MODIFIERS_BY_FIRST.values() for words, meaning in said if meaning != "last" for w in words
+) - {"the"}
 
 
 def _most_recent(t: TimeMatch, now: datetime, *, month_day: bool) -> TimeMatch:
     """In the past tense a weekday or a day of the month said alone is the last one ("what was on
     Monday?", "what was on the 3rd?"), not the next."""
-    if t.start is None or t.start <= now or _THIS_OR_NEXT.search(t.text):
+    if t.start is None or t.start <= now or not _NOT_PAST.isdisjoint(tokens(t.text)):
         return t
     named_month = not MONTHS.keys().isdisjoint(tokens(t.text))  # "friday, march 13th" is that one
     if (t.weekdays or WEEKDAY_WORD.search(t.text)) and _DAY_OF_MONTH.search(t.text) and not named_month:
