@@ -178,7 +178,7 @@ def token_spans(text: str) -> list[tuple[int, str]]:
 # articles, possessives and demonstratives before a noun, and the prepositions and links between the
 # parts of a sentence.
 DETERMINERS = frozenset(
-    {"a", "an", "the", "my", "our", "your", "his", "her", "their", "this", "that", "these", "those"}
+    {"a", "an", "the", "some", "my", "our", "your", "his", "her", "their", "this", "that", "these", "those"}
 )
 LINKS = frozenset({"for", "at", "of", "with", "to", "into", "on", "in", "and", "then", "also"})
 

@@ -257,7 +257,6 @@ def _some_day_of(match: TimeMatch, absence: bool) -> bool:
 
 
 # The words that lead to a place: "at", "in", "to the".
-_TO_A_PLACE = frozenset({"at", "in", "on", "to", "the", "into"})
 
 
 def _rule_title(frame: RequestFrame, text: str = "", place: str = "") -> str:
@@ -296,7 +295,7 @@ def _without(phrase: str, place: str) -> str:
     for at in range(len(words) - len(gone) + 1) if gone else ():
         if folded[at : at + len(gone)] == gone:
             before = at
-            while before and folded[before - 1] in _TO_A_PLACE:
+            while before and folded[before - 1] in DETERMINERS | LINKS:
                 before -= 1
             return " ".join(words[:before] + words[at + len(gone) :])
     return phrase

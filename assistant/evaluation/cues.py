@@ -10,12 +10,15 @@ measure of how much is still listed.  Counted from the code's syntax tree, nothi
 - a **cue table** is a module-level name bound to a set, frozenset, tuple, list or dict literal (or a
   ``frozenset``/``set``/``tuple``/``phrase_re`` call on one) of three or more strings (a dict by its
   keys); ``__all__`` and other dunders name code, not words, and do not count. ``phrase_re`` builds a
-  regex from a list of phrases: the list is the cue table.
+  regex from a list of phrases: the list is the cue table. Words written as one string are a table
+  too: a module-level name bound to three or more plain words in one string (``"lunch gym break"``),
+  bare, split (``"...".split()``) or passed alone to a call (``_vocabulary("maybe perhaps probably")``).
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +29,7 @@ _RE_CALLS = frozenset(
 )
 _WRAPPERS = frozenset({"frozenset", "set", "tuple", "list", "phrase_re"})
 _MIN_STRINGS = 3
+_WORD = re.compile(r"[a-z][a-z'’-]*")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,10 +48,26 @@ def _is_text(node: ast.AST) -> bool:
     return isinstance(node, ast.BinOp) and _is_text(node.left) and _is_text(node.right)
 
 
+def _word_list(node: ast.AST) -> int:
+    """How many plain words one string of words holds ("maybe perhaps probably"), or 0 for any other
+    node or a string that is not only words (a message, a pattern)."""
+    if not (isinstance(node, ast.Constant) and isinstance(node.value, str)):
+        return 0
+    words = node.value.split()
+    return len(words) if all(_WORD.fullmatch(w) for w in words) else 0
+
+
 def _strings(node: ast.AST) -> int:
-    """How many strings a literal collection holds (a dict: its keys), through one wrapping call."""
+    """How many strings a literal collection holds (a dict: its keys), through one wrapping call; or
+    how many words one string of words holds, bare, split or passed alone to a call."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "split":
+        return _word_list(node.func.value) if not node.args else 0
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords and _word_list(node.args[0]):
+        return _word_list(node.args[0])
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _WRAPPERS:
         return _strings(node.args[0]) if len(node.args) == 1 else 0
+    if _word_list(node):
+        return _word_list(node)
     if isinstance(node, ast.Dict):
         return sum(1 for key in node.keys if key is not None and _is_text(key))
     if isinstance(node, ast.Set | ast.Tuple | ast.List):

@@ -24,6 +24,11 @@ _LEAD = r"(?:so|well) "                            # a fragment: no call, nothin
 _LED = re.compile(_LEAD + r"next\\b")               # a regex: a fragment and words of its own
 _BUILT = re.compile(_LEAD + _LEAD)                 # fragments only: counted where they are written
 _VERBS = phrase_re(["add", "book", "put"])         # a table, as phrases
+_HEDGES = _vocabulary("maybe perhaps probably")    # a table, written as one string of words
+_KEPT = "lunch gym break"                          # a table too, split where it is used
+_SPLIT = frozenset("one two three".split())        # a table
+_MESSAGE = "Say the hours, e.g. 9 to 5."           # a message, not words alone: not a table
+_SHORT = _vocabulary("maybe perhaps")              # too short
 
 
 def read(text: str, pattern: str) -> bool:
@@ -39,7 +44,7 @@ def test_regexes_and_tables_are_counted_as_the_module_docstring_says(tmp_path: P
     [count] = count_cues([tmp_path])
 
     assert count.path.endswith("sample.py")
-    assert (count.regexes, count.tables) == (4, 4)  # the re.match on a variable pattern is not counted
+    assert (count.regexes, count.tables) == (4, 7)  # the re.match on a variable pattern is not counted
 
 
 def test_the_command_counts_the_reading_code_by_default() -> None:
