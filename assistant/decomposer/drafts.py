@@ -169,9 +169,9 @@ _AT_A_NAME = re.compile(
 )
 
 
-# A kind of place after "at" that ends a title: "Ann at the office", "drinks at my place".
+# A kind of place after "at": "Ann at the office", "drinks at my place", "meet ann at the office monday".
 _AT_A_KIND_OF_PLACE = re.compile(
-    rf"\s+at\s+(?P<place>(?:the|my|our|his|her|their)\s+(?:{PLACE_KINDS}|place))$", re.IGNORECASE
+    rf"\s+at\s+(?P<place>(?:the|my|our|his|her|their)\s+(?:{PLACE_KINDS}|place))\b(?!['’-])", re.IGNORECASE
 )
 
 
@@ -556,9 +556,15 @@ class _Said:
             self.location = home["place"]  # "at Ana's place", which the reader may take for a person's
         self.location = self.location or _named_place(text, self.title, frame, times, now)
         kind_of_place = _AT_A_KIND_OF_PLACE.search(self.title) if not self.location else None
-        if kind_of_place is not None and kind_of_place.start() > 0:
+        if kind_of_place is not None and kind_of_place.start() > 0 and kind_of_place.end() == len(self.title):
             # "meet Ann at the office", which the reader took whole for the title: where, not what
             self.title, self.location = self.title[: kind_of_place.start()].strip(), kind_of_place["place"]
+        elif not (self.location or self.title) and (kind_of_place := _AT_A_KIND_OF_PLACE.search(text)):
+            # "meet ann at the office monday 10", which the reader gave no title or place: the kind of
+            # place left over is where it is, not the title the rules would make of it ("Office with Ann")
+            kind = kind_of_place["place"].split(maxsplit=1)[1].casefold()
+            if frame.titles[:1] == [kind]:
+                self.location = kind_of_place["place"]
         if asked is not None and self.day is None and self.at is None and not self.title:
             # The answer to "where does it take place?" in words the reader has not learnt ("it's at
             # the salon on main street"), or more of it than the reader took ("Luigi's on 5th Street")

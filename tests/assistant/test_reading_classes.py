@@ -1297,6 +1297,8 @@ def test_an_event_put_on_the_calendar_is_a_new_one(week: Any) -> None:
         # a kind of place after "at", which the reader took into the title ('Ann at the office')
         ("meet Ann at the office on Monday at 10", "Meeting with Ann", (9, 10), "the office"),
         ("Dinner at the club on Saturday at 7pm", "Dinner", (7, 19), "the club"),
+        # ... and one the reader gave no title or place at all, typed in lower case
+        ("meet ann at the office monday 10", "Meeting with Ann", (9, 10), "the office"),
         ("book an appointment at Supercuts for 3:30 tomorrow", "Appointment at Supercuts", (5, 15, 30), ""),
         ("Sara and I are grabbing lunch tuesday at 12:30", "Lunch with Sara", (10, 12, 30), ""),  # light verb
         ("haircut - tue 3pm", "Haircut", (10, 15), ""),  # a dash between what and when is no name
