@@ -798,10 +798,11 @@ def compile_change(r: Reading) -> Decision | None:
         # "cancel all my classes this week" on a Tuesday: the ones still ahead, not Monday's
         find = {**find, "start": now.isoformat()}
     if onward is not None and not use_context:
-        # "from now on", "starting next week": each series from its first time then on, changed whole.
+        # "from now on", "starting next week": each series from its first time then on, changed whole;
+        # one series, unless the turn says everything ("delete everything from Sunday onwards")
         horizon = max(end, onward + HORIZON)
         find = {**find, "start": onward.isoformat(), "end": horizon.isoformat()}
-        plural, scope = False, "following"
+        plural, scope = everything, "following"
 
     plan = Plan()
     found = plan.add("find_events", find, id="find", summary="Find the events")

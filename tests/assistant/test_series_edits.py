@@ -196,3 +196,26 @@ def test_a_series_moved_to_a_weekday_goes_forward_from_its_next_occurrence(calen
         assert "→ Thursday, March 12 10:00 AM" in asked.text
         say(user, conversation, "yes")
     assert _starts(user, "Seminar") == ["02-24 10:00", "03-12 10:00"]
+
+
+@pytest.mark.parametrize(
+    "text", ["delete everything from thursday onwards", "cancel all my events from Thursday on"]
+)
+def test_everything_from_a_day_on_is_every_series_and_event_from_then_asked_first(
+    calendar: Any, text: str
+) -> None:
+    """ "Everything from Thursday onwards" is every event from that day on: the one-off dentist and the
+    seminars from then on (not one series to pick, as "the seminar from Thursday on" would be); the
+    seminars before it stay, and nothing goes before the user says yes."""
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        asked = say(user, conversation, text)
+        assert asked.kind == "confirm", asked.text
+        assert "Dentist" in asked.text
+        assert "Seminar" in asked.text
+        assert Event.objects.filter(calendar__owner=user).count() == 2  # nothing gone yet
+        done = say(user, conversation, "yes")
+    assert done.kind == "done", done.text
+    assert not Event.objects.filter(summary="Dentist").exists()
+    assert _starts(user, "Seminar") == ["02-24 10:00"]
+    assert "UNTIL=20260310T00" in Event.objects.get(summary="Seminar").rrule  # none from March 10 on
