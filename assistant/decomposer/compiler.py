@@ -285,7 +285,9 @@ def _query_tasks(plan: Plan, frame: RequestFrame, now: datetime, tz: ZoneInfo) -
     if frame.detail:
         reply["detail"] = frame.detail  # "where is it?": each event's place on its line
     if frame.pick is not None and frame.range_explicit:
-        reply.update(events=_nth(plan, frame.pick, find["events"]), text=f"The {_NTH_WORDS[frame.pick]}:")
+        order = ("longest", "shortest") if frame.by_length else (_NTH_WORDS[frame.pick], "last")
+        picked = _nth(plan, frame.pick, find["events"], by="duration" if frame.by_length else "start")
+        reply.update(events=picked, text=f"The {order[0] if frame.pick >= 0 else order[1]}:")
     elif frame.past and not frame.range_explicit:
         picked = plan.add(
             "sort_events",
@@ -319,15 +321,17 @@ def _query_tasks(plan: Plan, frame: RequestFrame, now: datetime, tz: ZoneInfo) -
 _NTH_WORDS = {0: "first", 1: "second", 2: "third", 3: "fourth", 4: "fifth", -1: "last"}
 
 
-def _nth(plan: Plan, place: int, events: Any) -> Any:
+def _nth(plan: Plan, place: int, events: Any, by: str = "start") -> Any:
     """The events' one at ``place`` in time order (-1: the last), as a list of it, or of none when
-    there are fewer ("my second meeting" on a day of one is none)."""
+    there are fewer ("my second meeting" on a day of one is none); ``by="duration"``: in the order of
+    their lengths, the longest first ("my longest meeting this week")."""
     last = place < 0
     return plan.add(
         "sort_events",
         {
             "events": events,
-            "descending": last,
+            **({"by": by} if by != "start" else {}),
+            "descending": last if by == "start" else not last,
             "limit": 1,
             **({} if last or not place else {"offset": place}),
         },

@@ -83,6 +83,7 @@ class RequestFrame:
     # which one of a period's events a question asks for, by its place in their order: 0 for "my first
     # meeting next week", 1 for "the second event on Friday", -1 for "the last thing on Friday"
     pick: int | None = None
+    by_length: bool = False  # the pick is by length, not start: "my longest meeting" (0), "the shortest" (-1)
     # the words that picked a shown event by its start ("cancel the 11" after a list): no day of the month
     clock_pick: str = ""
     conflicts: bool = False  # asks which events overlap ("any conflicts next week?")

@@ -208,9 +208,10 @@ _NEXT_ONE = re.compile(
     r"(?:[\w'-]+\s+){0,3}?[\w'-]*[^s\W](?=[\s?.!,]*$|\s+(?:with|at|in|on|is|starts?|begins?)\b)"
 )
 # One event of a period, by its place in the period's order: "my first meeting next week", "the last
-# thing on Friday", "for my second event tomorrow", "what's first on Saturday".
+# thing on Friday", "for my second event tomorrow", "what's first on Saturday"; or in the order of their
+# lengths: "my longest meeting this week", "the shortest event on Friday".
 _NTH = re.compile(
-    r"\b(?:(?:my|the)\s+(?P<nth>first|second|third|fourth|fifth|last|final|earliest|latest)\s+"
+    r"\b(?:(?:my|the)\s+(?P<nth>first|second|third|fourth|fifth|last|final|earliest|latest|longest|shortest)\s+"
     r"(?:[\w'-]+\s+)?(?:event|meeting|class|lecture|thing|appointment|item|one)\b"
     r"|(?:what's|what is)\s+(?P<alone>first|last)\s+(?:on|in|for|at)\b)"
 )
@@ -295,7 +296,10 @@ def understand(
     frame.asked_busy = bool(_ASKED_BUSY.search(norm)) and operation in ("query", "free", "unknown")
     nth = nth if times else None
     if nth is not None:
-        frame.pick = 0 if nth["nth"] == "earliest" else ORDINALS.get(nth["nth"] or nth["alone"], -1)
+        frame.pick = (
+            0 if nth["nth"] in ("earliest", "longest") else ORDINALS.get(nth["nth"] or nth["alone"], -1)
+        )
+        frame.by_length = nth["nth"] in ("longest", "shortest")
     # "my last class this week" is the week's last, not a class gone by
     said = blanked(norm, [nth.span()] if nth is not None else [])
     said = blanked(said, [m.span() for m in _DID_I_ADD.finditer(said)])

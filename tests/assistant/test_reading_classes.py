@@ -1542,6 +1542,26 @@ def test_a_question_for_one_event_by_its_place_in_a_period_answers_with_that_one
     assert not_named not in answer
 
 
+@pytest.mark.parametrize(
+    ("text", "heading", "named", "not_named"),
+    [
+        ("what's my longest event tomorrow", "The longest:", "Design review", "Standup"),
+        ("what is the shortest event tomorrow?", "The shortest:", "Standup", "Design review"),
+    ],
+)
+def test_the_longest_or_shortest_event_of_a_period_is_that_one(
+    week: Any, text: str, heading: str, named: str, not_named: str
+) -> None:
+    """ "My longest event tomorrow" listed the whole day: the one of them that lasts longest (the design
+    review, made two hours long here) is the answer."""
+    review = Event.objects.get(summary="Design review")
+    Event.objects.filter(pk=review.pk).update(end=review.start + timedelta(hours=2))
+    answer = answer_of(week, text)
+    assert answer.startswith(heading), answer
+    assert named in answer
+    assert not_named not in answer
+
+
 def test_a_place_past_the_periods_events_names_none(week: Any) -> None:
     assert "Standup" not in answer_of(week, "what's my third event tomorrow")
 
