@@ -21,7 +21,7 @@ from assistant.decomposer.dayparts import stretch_of_part
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.guards import unread_time
 from assistant.decomposer.intent import normalise
-from assistant.decomposer.reading import Reading
+from assistant.decomposer.reading import Reading, SeriesEnd
 from assistant.decomposer.recurrence import read_repeat
 from assistant.decomposer.shown import shown_span
 from assistant.decomposer.understand import list_parts, understand
@@ -381,7 +381,7 @@ _ENDING = re.compile(
 )
 
 
-def ending_as_cancel(text: str, now: datetime) -> str | None:
+def series_end(text: str, now: datetime) -> SeriesEnd | None:
     """ "End the history seminar after April", "make the standup stop at the end of May": the same as
     cancelling every occurrence from the day after that period on, which is how the turn is read then
     (a series is cut, its past kept).  None when the turn says no such thing."""
@@ -393,7 +393,7 @@ def ending_as_cancel(text: str, now: datetime) -> str | None:
         return None  # "end the review on Thursday at 4:30" ends that meeting earlier, it cancels nothing
     end = found[0].end
     assert end is not None
-    return f"cancel {m['target'] or m['target2']} starting {end.date().isoformat()}"
+    return SeriesEnd(target=m["target"] or m["target2"], onward=max(end, now))
 
 
 def _monday(day: date) -> date:
@@ -668,7 +668,11 @@ def compile_change(r: Reading) -> Decision | None:
         else:
             create_clause = second.group("rest")  # "... and schedule a new one at 2pm"
         norm = norm[: second.start()].strip(" ,;:.")
-    onward, norm = onward_of(norm, now)
+    onward: datetime | None
+    if r.ends is not None:  # "end the seminar after April": every one of it from May on
+        onward, norm = r.ends.onward, normalise(r.ends.target)
+    else:
+        onward, norm = onward_of(norm, now)
     # "Thursday is too packed": one event, which the user picks, moves off that day.
     lighten = operation == "move" and bool(LIGHTEN_CUES.search(norm))
     everything = not lighten and bool(_EVERYTHING.search(norm))

@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo
 from django.utils import timezone
 
 from assistant.decomposer.again import same_for_another_day, same_time_later
-from assistant.decomposer.changes import compile_change, ending_as_cancel, undo_decision
+from assistant.decomposer.changes import compile_change, series_end, undo_decision
 from assistant.decomposer.compiler import look_up
 from assistant.decomposer.copies import copy_decision
 from assistant.decomposer.dialogue import chat, heed_intent, reader_asked, without_acknowledgements
@@ -245,7 +245,13 @@ def read(
     learned = read_turn(said, asked=reader_asked(state.asked), now=now)
     world = World.of_turn(user, now)
     frame = bounded(heed_intent(understand(said, now=now, world=world, reading=learned), said, learned), now)
+    if frame.operation == "no" and context.get("last_events") and _CANCEL_SHOWN.match(normalise(said)):
+        # "cancel it" with events just shown and nothing waiting for an answer: they are deleted
+        frame = bounded(understand(said, now=now, world=world, operation="delete"), now)
     restated = _restated(text, said, frame, context, now)
+    ends = series_end(said, now) if restated is None else None
+    if ends is not None:
+        frame = bounded(understand(ends.target, now=now, world=world, operation="delete"), now)
     if restated is not None:
         frame = understand(restated, now=now, world=world)
         if said.rstrip().endswith("?"):  # "what about Monday?" may ask what is on Monday: previewed
@@ -265,6 +271,7 @@ def read(
         user=user,
         timezone_name=timezone_name,
         whole=whole,
+        ends=ends,
     )
 
 
@@ -273,21 +280,15 @@ def _restated(
 ) -> str | None:
     """The request a turn says in the words of another, or None: a new time said without a verb right
     after the turn before made or changed one event is a move of that event ("how about 3pm instead?",
-    "no, 11"); "cancel it" after events were shown deletes (nothing waits for a "no"); ending a series
-    after a period cancels it from then on ("end the seminar after April")."""
-    norm = normalise(text)
+    "no, 11")."""
     if (
         frame.operation in ("unknown", "query", "no", "create")
         and not frame.title_words
         and len(context.get("last_events") or []) == 1
         and context.get("made")  # the turn before changed it: after a look-up, "what about Friday?" asks
-        and (moved := _corrected(normalise(typed), norm, frame, now))
     ):
-        return moved
-    cancel = _CANCEL_SHOWN.match(norm) if context.get("last_events") else None
-    if frame.operation == "no" and cancel is not None:
-        return "delete " + norm[cancel.end() :]
-    return ending_as_cancel(text, now)
+        return _corrected(normalise(typed), normalise(text), frame, now)
+    return None
 
 
 def _corrected(typed: str, norm: str, frame: RequestFrame, now: datetime) -> str | None:

@@ -5,9 +5,10 @@ only acknowledge), the clock and zone, the user's world (calendars, titles, peop
 the dialogue state, the learned reader's reading (acts, operation, spans) and the rules' frame.
 
 Where the turn says one request in the words of another ("how about 3 instead?" right after an event
-was made is a move of it; "end the seminar after April" cancels it from May on), ``text`` and
-``frame`` are the request as restated, and ``said`` keeps what the user wrote, which the guards read
-(a condition or a setting is in the words, not in the restatement).
+was made is a move of it), ``text`` and ``frame`` are the request as restated, and ``said`` keeps what
+the user wrote, which the guards read (a condition or a setting is in the words, not in the
+restatement). A series ended after a period ("end the seminar after April") is kept as what it is,
+:class:`SeriesEnd`: the event's words and the day its occurrences are cancelled from.
 """
 
 from __future__ import annotations
@@ -23,7 +24,16 @@ from assistant.decomposer.world import World
 from assistant.nlu import TurnReading
 from workflows.definition import Decision
 
-__all__ = ["Reading"]
+__all__ = ["Reading", "SeriesEnd"]
+
+
+@dataclass(frozen=True, slots=True)
+class SeriesEnd:
+    """ "End the history seminar after April", "make the standup stop at the end of May": the words that
+    name the event, and the moment its occurrences are cancelled from (the day after the period)."""
+
+    target: str
+    onward: datetime
 
 
 @dataclass(slots=True)
@@ -43,6 +53,7 @@ class Reading:
     user: Any
     timezone_name: str
     whole: bool = True
+    ends: SeriesEnd | None = None  # a series ended after a period: cancelled from then on
 
     def decided(self, decision: Decision) -> Decision:
         """``decision`` with this turn's frame: what the gate and the record read the turn as."""

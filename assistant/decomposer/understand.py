@@ -15,7 +15,7 @@ from datetime import datetime, timedelta
 
 from assistant.decomposer.blanks import blanked
 from assistant.decomposer.dayparts import in_users_day_parts
-from assistant.decomposer.frame import RequestFrame
+from assistant.decomposer.frame import Operation, RequestFrame
 from assistant.decomposer.intent import classify, normalise
 from assistant.decomposer.world import World
 from assistant.lexicon import (
@@ -242,13 +242,21 @@ _PERIOD = re.compile(r"\b(?:(?:the )?rest of )?(?:this|next|the|coming)\s+(?:wee
 
 
 def understand(
-    text: str, *, now: datetime, world: World, reading: TurnReading | None = None, existing: bool = False
+    text: str,
+    *,
+    now: datetime,
+    world: World,
+    reading: TurnReading | None = None,
+    existing: bool = False,
+    operation: Operation | None = None,
 ) -> RequestFrame:
     """The request frame of ``text``; with the turn reader's ``reading`` of the same text, an event the
     calendar's titles do not name is named by the names tagger's title rather than by the words the
     rules left over.  ``existing``: the words name an event the calendar has ("my lunch on monday" of
-    "add ann to my lunch on monday"), so a title some of them name is it, as for a change."""
-    operation, confidence = classify(text)
+    "add ann to my lunch on monday"), so a title some of them name is it, as for a change.
+    ``operation``: what the turn does, where the conversation already says it ("cancel it" after a
+    list deletes; alone it is a "no"), read with the turn's own words rather than others put in them."""
+    operation, confidence = (operation, 0.9) if operation is not None else classify(text)
     frame = RequestFrame(operation=operation, confidence=confidence)
     if operation in ("yes", "no", "greet", "undo"):
         return frame

@@ -125,9 +125,15 @@ def test_make_it_after_a_word_of_correction_moves_the_event_just_made(text: str)
     assert found.params["text"] == "Dentist"
 
 
-def test_ending_a_series_is_restated_as_cancelling_it_from_then_on() -> None:
+def test_ending_a_series_is_read_as_cancelling_it_from_then_on_in_the_users_words() -> None:
+    """No sentence is made up and read again: the turn's own words, the event's words and the day."""
     reading = _reading("end the history seminar after April")
-    assert reading.text == "cancel the history seminar starting 2026-05-01"
+    assert reading.text == "end the history seminar after April"
+    assert reading.ends is not None
+    assert (reading.ends.target, reading.ends.onward.date().isoformat()) == (
+        "the history seminar",
+        "2026-05-01",
+    )
     assert reading.frame.operation == "delete"
 
 
