@@ -658,6 +658,9 @@ def compile_change(r: Reading) -> Decision | None:
     if notify:
         norm = TELL_OTHERS.sub("", norm).strip(" ,;:")
     create_clause = destination = ""
+    if r.moves is not None:  # "how about 3pm instead?" right after it was made: it, to 3pm
+        destination, norm = r.moves.destination, normalise(r.moves.target)
+    the_one_talked_about = r.moves is not None and not r.moves.target
     second = _SECOND_CREATE.search(norm)
     if second and operation == "delete":
         again = _SAME_ONE.match(second["rest"]) if second["verb"] in _SAME_ONE_VERBS else None
@@ -722,7 +725,7 @@ def compile_change(r: Reading) -> Decision | None:
         elif not frame.title_words and not frame.range_explicit:
             among = shown_span(shown)
             every_shown = bool(they["every"] or they["both"]) or they["which"] in _THEY
-    use_context = (picked is not None or bool(_IT.search(norm))) and bool(shown)
+    use_context = (picked is not None or the_one_talked_about or bool(_IT.search(norm))) and bool(shown)
     by_words: _Said | None = None
     if among is not None and every_shown:
         start, end = among

@@ -38,7 +38,7 @@ from assistant.decomposer.new_event import (
     model_reads_new,
     no_date,
 )
-from assistant.decomposer.reading import Reading
+from assistant.decomposer.reading import MoveSaid, Reading
 from assistant.decomposer.retry import another_time
 from assistant.decomposer.settings import setting_decision
 from assistant.decomposer.several import several_requests
@@ -248,19 +248,18 @@ def read(
     if frame.operation == "no" and context.get("last_events") and _CANCEL_SHOWN.match(normalise(said)):
         # "cancel it" with events just shown and nothing waiting for an answer: they are deleted
         frame = bounded(understand(said, now=now, world=world, operation="delete"), now)
-    restated = _restated(text, said, frame, context, now)
-    ends = series_end(said, now) if restated is None else None
+    moves = _restated(text, said, frame, context, now)
+    ends = series_end(said, now) if moves is None else None
     if ends is not None:
         frame = bounded(understand(ends.target, now=now, world=world, operation="delete"), now)
-    if restated is not None:
-        frame = understand(restated, now=now, world=world)
+    if moves is not None:
+        frame = understand(moves.destination, now=now, world=world, operation="move")
         if said.rstrip().endswith("?"):  # "what about Monday?" may ask what is on Monday: previewed
             frame = replace(frame, confidence=min(frame.confidence, _RESTATED))
-    text = restated or said
     return Reading(
         said=said,
-        text=text,
-        norm=normalise(text),
+        text=said,
+        norm=normalise(said),
         frame=frame,
         learned=learned,
         state=state,
@@ -272,27 +271,28 @@ def read(
         timezone_name=timezone_name,
         whole=whole,
         ends=ends,
+        moves=moves,
     )
 
 
 def _restated(
     typed: str, text: str, frame: RequestFrame, context: dict[str, Any], now: datetime
-) -> str | None:
-    """The request a turn says in the words of another, or None: a new time said without a verb right
-    after the turn before made or changed one event is a move of that event ("how about 3pm instead?",
-    "no, 11")."""
+) -> MoveSaid | None:
+    """The move a turn says in other words, or None: a new time said without a verb right after the turn
+    before made or changed one event is a move of that event ("how about 3pm instead?", "no, 11")."""
     if (
         frame.operation in ("unknown", "query", "no", "create")
         and not frame.title_words
         and len(context.get("last_events") or []) == 1
         and context.get("made")  # the turn before changed it: after a look-up, "what about Friday?" asks
     ):
-        return _corrected(normalise(typed), normalise(text), frame, now)
+        destination = _corrected(normalise(typed), normalise(text), frame, now)
+        return MoveSaid(target="", destination=destination) if destination else None
     return None
 
 
 def _corrected(typed: str, norm: str, frame: RequestFrame, now: datetime) -> str | None:
-    """The move a correction of the event just made or changed says, or None.  ``typed`` is the turn as
+    """Where a correction of the event just made or changed moves it, or None.  ``typed`` is the turn as
     typed (normalised): a leading "no" that the acknowledgements took from ``norm`` still counts.  Words
     of correction with a clock time ("how about 3pm instead?") move it there; a "no", those words, or
     words of placing "it" before a time alone ("no, 11", "no, Friday", "actually Friday instead", "put
@@ -316,8 +316,8 @@ def _corrected(typed: str, norm: str, frame: RequestFrame, now: datetime) -> str
     if not rest or QUESTION_STARTERS.match(rest):
         return None
     if worded and frame.at_time is not None:
-        return "move it to " + " ".join(m.text for m in find_times(norm, now=now, daytime=True))
+        return " ".join(m.text for m in find_times(norm, now=now, daytime=True))
     times = [m.text for m in find_times(rest, now=now, daytime=True) if not m.error]
     if (times and " ".join(times) == rest) or (len(rest) <= 5 and rest.replace(":", "").isdigit()):
-        return "move it to " + rest
+        return rest
     return None

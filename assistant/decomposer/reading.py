@@ -4,11 +4,11 @@ It holds what every handler would otherwise work out again: the turn's words (af
 only acknowledge), the clock and zone, the user's world (calendars, titles, people, looked up once),
 the dialogue state, the learned reader's reading (acts, operation, spans) and the rules' frame.
 
-Where the turn says one request in the words of another ("how about 3 instead?" right after an event
-was made is a move of it), ``text`` and ``frame`` are the request as restated, and ``said`` keeps what
-the user wrote, which the guards read (a condition or a setting is in the words, not in the
-restatement). A series ended after a period ("end the seminar after April") is kept as what it is,
-:class:`SeriesEnd`: the event's words and the day its occurrences are cancelled from.
+Where the turn says one request in the words of another, the reading keeps what it is rather than
+a sentence made up to be read again: a move said without a move's words ("how about 3 instead?" right
+after an event was made) is a :class:`MoveSaid`, the words that name the event and those that say where
+it goes; a series ended after a period ("end the seminar after April") a :class:`SeriesEnd`, the
+event's words and the day its occurrences are cancelled from.
 """
 
 from __future__ import annotations
@@ -24,7 +24,17 @@ from assistant.decomposer.world import World
 from assistant.nlu import TurnReading
 from workflows.definition import Decision
 
-__all__ = ["Reading", "SeriesEnd"]
+__all__ = ["MoveSaid", "Reading", "SeriesEnd"]
+
+
+@dataclass(frozen=True, slots=True)
+class MoveSaid:
+    """A move said in other words than a move's: the words that name the event ("" for the one the
+    conversation is about: "how about 3pm instead?" right after it was made) and those that say where
+    it goes ("3pm")."""
+
+    target: str
+    destination: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +64,7 @@ class Reading:
     timezone_name: str
     whole: bool = True
     ends: SeriesEnd | None = None  # a series ended after a period: cancelled from then on
+    moves: MoveSaid | None = None  # a move said in other words: the event's and the destination's
 
     def decided(self, decision: Decision) -> Decision:
         """``decision`` with this turn's frame: what the gate and the record read the turn as."""

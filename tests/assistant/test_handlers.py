@@ -11,7 +11,7 @@ import pytest
 from django.contrib.auth import get_user_model
 
 from assistant.decomposer.handlers import HANDLERS, Handler, decide, read
-from assistant.decomposer.reading import Reading
+from assistant.decomposer.reading import MoveSaid, Reading
 from tests.factories import user_with_calendar
 from workflows.definition import Decision
 
@@ -59,34 +59,36 @@ def test_each_class_of_turn_is_taken_by_its_handler(text: str, handler: str) -> 
     assert _first(_reading(text)) == handler
 
 
-def test_a_new_time_said_without_a_verb_after_an_event_was_made_is_restated_as_its_move() -> None:
+def test_a_new_time_said_without_a_verb_after_an_event_was_made_is_its_move() -> None:
+    """Read in the user's words (no "move it to ..." made up and read again): the event talked about,
+    and where it goes."""
     reading = _reading("how about 3pm instead?", _MADE)
-    assert reading.said == "how about 3pm instead?"
-    assert reading.text == "move it to about 3pm"
+    assert reading.text == reading.said == "how about 3pm instead?"
+    assert reading.moves == MoveSaid(target="", destination="about 3pm")
     assert reading.frame.operation == "move"
     # with no event just made, the same words are read as they stand
     alone = _reading("how about 3pm instead?")
-    assert alone.text == alone.said
+    assert alone.moves is None
     assert alone.frame.operation != "move"
 
 
 @pytest.mark.parametrize(
-    ("text", "restated"),
+    ("text", "destination"),
     [
-        ("no, 11", "move it to 11"),
-        ("actually 11 instead", "move it to 11"),
-        ("no, at 11", "move it to at 11"),
-        ("no, Friday", "move it to friday"),
-        ("what about Friday at 3?", "move it to about friday at 3"),
-        ("put it on Friday", "move it to on friday"),  # said with a verb of making
-        ("set it for 5pm", "move it to 5pm"),
-        ("not at 3, at 4", "move it to at 4"),  # what follows the comma replaces what was
-        ("not Thursday, Friday", "move it to friday"),
+        ("no, 11", "11"),
+        ("actually 11 instead", "11"),
+        ("no, at 11", "at 11"),
+        ("no, Friday", "friday"),
+        ("what about Friday at 3?", "about friday at 3"),
+        ("put it on Friday", "on friday"),  # said with a verb of making
+        ("set it for 5pm", "5pm"),
+        ("not at 3, at 4", "at 4"),  # what follows the comma replaces what was
+        ("not Thursday, Friday", "friday"),
     ],
 )
-def test_a_no_or_a_bare_hour_after_an_event_was_made_is_its_move(text: str, restated: str) -> None:
+def test_a_no_or_a_bare_hour_after_an_event_was_made_is_its_move(text: str, destination: str) -> None:
     reading = _reading(text, _MADE)
-    assert reading.text.casefold() == restated
+    assert reading.moves == MoveSaid(target="", destination=destination)
     assert reading.frame.operation == "move"
     # said as a question ("what about Friday at 3?"), it may ask what is then: held below acting
     assert (reading.frame.confidence < 0.8) is text.endswith("?")
