@@ -676,6 +676,8 @@ def compile_change(r: Reading) -> Decision | None:
         onward, norm = r.ends.onward, normalise(r.ends.target)
     else:
         onward, norm = onward_of(norm, now)
+        if onward is None and r.moves is not None:  # "the seminar is at 2pm every week now": its scope
+            onward, destination = onward_of(destination, now)
     # "Thursday is too packed": one event, which the user picks, moves off that day.
     lighten = operation == "move" and bool(LIGHTEN_CUES.search(norm))
     everything = not lighten and bool(_EVERYTHING.search(norm))

@@ -26,7 +26,7 @@ from assistant.decomposer.compiler import look_up
 from assistant.decomposer.copies import copy_decision
 from assistant.decomposer.dialogue import chat, heed_intent, reader_asked, without_acknowledgements
 from assistant.decomposer.edits import edit_decision
-from assistant.decomposer.frame import RequestFrame
+from assistant.decomposer.frame import Operation, RequestFrame
 from assistant.decomposer.guards import bounded
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.new_event import (
@@ -41,7 +41,7 @@ from assistant.decomposer.new_event import (
 from assistant.decomposer.reading import MoveSaid, Reading
 from assistant.decomposer.retry import another_time
 from assistant.decomposer.settings import setting_decision
-from assistant.decomposer.several import several_requests
+from assistant.decomposer.several import Part, several_requests
 from assistant.decomposer.sharing import sharing_decision
 from assistant.decomposer.shown import about_shown
 from assistant.decomposer.state import DialogueState
@@ -128,8 +128,8 @@ class Handler:
 def _change_said_as_new(r: Reading) -> Decision | None:
     """ "Make my standup on Thursday be at 2", "my Friday yoga on Saturday instead", "can the standup be
     at 9:30", "I want the review to start at 3 rather than 2", "put the dentist on Monday": a move of an event
-    the calendar has, said with the words of a new one; read as the move it says, and previewed (the
-    reading is the rules' restatement, not the user's words)."""
+    the calendar has, said with the words of a new one; read as the move it says (the event's words, the
+    destination's), and previewed (which words are which is the rules' reading of the shape)."""
     if r.frame.operation not in ("create", "unknown", "query", "free") or not r.frame.titles:
         return None
     said = _MAKE_IT_BE.match(r.norm) or _INSTEAD.match(r.norm) or _WANT_IT_TO_BE.match(r.norm)
@@ -144,15 +144,11 @@ def _change_said_as_new(r: Reading) -> Decision | None:
     was = _was(said.groupdict().get("was"), r.now)
     if was is None:
         return None  # "... instead of going to the gym": no time of its own
-    move = read(
-        f"move {said['target']}{was} to {said['dest']}",
-        user=r.user,
-        timezone_name=r.timezone_name,
-        context=r.context,
-        whole=False,
-        now=r.now,
+    frame = bounded(understand(r.said, now=r.now, world=r.world, operation="move"), r.now)
+    move = replace(
+        r, frame=frame, moves=MoveSaid(target=f"{said['target']}{was}", destination=said["dest"]), whole=False
     )
-    if move.frame.operation != "move" or not move.frame.titles:
+    if not move.frame.titles:
         return None
     decision = compile_change(move)
     if decision is None or decision.kind != "workflow":
@@ -178,9 +174,18 @@ def _several(r: Reading) -> Decision | None:
     if not r.whole or r.state.draft is not None:
         return None
 
-    def part(said: str, update: dict[str, Any]) -> Decision:
+    def part(said: Part, update: dict[str, Any]) -> Decision:
         context = {**r.context, **update}
-        return decide(read(said, user=r.user, timezone_name=r.timezone_name, context=context, whole=False))
+        return decide(
+            read(
+                said.words,
+                user=r.user,
+                timezone_name=r.timezone_name,
+                context=context,
+                whole=False,
+                operation=said.carried,
+            )
+        )
 
     joined = several_requests(r.text, decide=part)
     if joined is None:
@@ -235,8 +240,11 @@ def read(
     context: dict[str, Any] | None = None,
     whole: bool = True,
     now: datetime | None = None,
+    operation: Operation | None = None,
 ) -> Reading:
-    """The turn read once: its words, the learned reader's reading, the rules' frame, the world."""
+    """The turn read once: its words, the learned reader's reading, the rules' frame, the world.
+    ``operation``: what the turn does where the turn around it said so (a part of several requests
+    whose verb was said before it: "... and the review to Monday" moves)."""
     tz = ZoneInfo(timezone_name)
     now = (now or timezone.now()).astimezone(tz)
     context = context or {}
@@ -244,7 +252,11 @@ def read(
     said = spelled_out(without_acknowledgements(text, now=now))
     learned = read_turn(said, asked=reader_asked(state.asked), now=now)
     world = World.of_turn(user, now)
-    frame = bounded(heed_intent(understand(said, now=now, world=world, reading=learned), said, learned), now)
+    if operation is not None:
+        frame = understand(said, now=now, world=world, reading=learned, operation=operation)
+    else:
+        frame = heed_intent(understand(said, now=now, world=world, reading=learned), said, learned)
+    frame = bounded(frame, now)
     if frame.operation == "no" and context.get("last_events") and _CANCEL_SHOWN.match(normalise(said)):
         # "cancel it" with events just shown and nothing waiting for an answer: they are deleted
         frame = bounded(understand(said, now=now, world=world, operation="delete"), now)

@@ -10,30 +10,45 @@ turn any of whose parts the rules cannot plan as a change is left to be read who
 A clause is a part of its own when it starts with a verb of change ("cancel ...", "add ...",
 "reschedule ...") or names another event for the first clause's verb: after a move, with where it goes
 ("... and the review to Monday"), after a cancel, alone ("cancel the standup and the design review"),
-in a list (after "and" or a comma, not a new sentence). A clause that points back at the first ("and
-put it on Friday instead", "and schedule a new one at 2") depends on it: that is one request, which
-the change compiler reads whole (a replacement); "cancel the gym and add yoga on Sunday" is two.
+in a list (after "and" or a comma, not a new sentence); such a part is read in its own words with the
+verb's operation (a :class:`Part` carries it), not with the verb written in. A clause that points back
+at the first ("and put it on Friday instead", "and schedule a new one at 2") depends on it: that is one
+request, which the change compiler reads whole (a replacement); "cancel the gym and add yoga on Sunday"
+is two.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, TypeAlias
 
-from assistant.decomposer.frame import READS
+from assistant.decomposer.frame import READS, Operation
 from assistant.decomposer.intent import classify, normalise
 from assistant.lexicon import CREATE_VERBS, DELETE_VERBS, EXCEPTING, MOVE_VERBS, POLITE_PREFIX
 from skills.registry import REGISTRY
 from workflows.builder import Handle, Plan, Ref
 from workflows.definition import Decision
 
-__all__ = ["MAX_PARTS", "several_requests"]
+__all__ = ["MAX_PARTS", "Part", "several_requests"]
 
 MAX_PARTS = 4
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """One request of a turn, in the user's words, and the change it asks for where its words leave
+    the verb to the part before ("move the dentist to Friday and the review to Monday": the review's
+    part is a move)."""
+
+    words: str
+    carried: Operation | None = None
+
+
 # Reads one part as a turn of its own, in the conversation as it would be after the update given (a
 # change after a question in the same turn follows that question).
-Decide: TypeAlias = Callable[[str, dict[str, Any]], Decision]
+Decide: TypeAlias = Callable[[Part, dict[str, Any]], Decision]
 
 # Where a clause may end and the next begin: ". ", "? ", "! ", "; ", ", then ", " and then ", " and also ",
 # " and ", ", " (not the dots of "a.m." or "Dr.").
@@ -84,7 +99,7 @@ def several_requests(text: str, *, decide: Decide) -> Decision | None:
     return _joined(parts, decisions)
 
 
-def _joined(parts: list[str], decisions: list[Decision], *, answered: Decision | None = None) -> Decision:
+def _joined(parts: list[Part], decisions: list[Decision], *, answered: Decision | None = None) -> Decision:
     """One plan of the parts' changes, previewed together, with the answer to a question the turn
     asked besides (``answered``: the look-up's plan, whose reply is said above them)."""
     plan = Plan()
@@ -116,13 +131,13 @@ def _joined(parts: list[str], decisions: list[Decision], *, answered: Decision |
         kind="workflow",
         workflow=plan.build("several-changes", summary=summary[:200], output=apply),
         confidence=min(min(d.confidence for d in decisions), 0.75),
-        notes=tuple(f"part {i + 1}: {part}" for i, part in enumerate(parts)),
+        notes=tuple(f"part {i + 1}: {part.words}" for i, part in enumerate(parts)),
         # a part that names no day ("... and delete lunch with Omar") is held to none another names
         frame={"parts": [_operation(d) for d in decisions], "undated": not all(_dated(d) for d in decisions)},
     )
 
 
-def _question_first(norm: str) -> tuple[str, list[str]] | None:
+def _question_first(norm: str) -> tuple[str, list[Part]] | None:
     """A question and then requests of change ("what's on friday and can you add a haircut at 4"):
     the question and the change parts, or None when the turn does not open with something else than
     a change and go on with one."""
@@ -133,23 +148,23 @@ def _question_first(norm: str) -> tuple[str, list[str]] | None:
         rest = _opening(head[cut.end() :])
         if _verb(rest) is not None:
             question = head[: cut.start()].strip(" ,.;!")
-            changes = _parts(rest) or [rest.strip(" ,.;!")]
-            if not question or any(len(c.split()) < 2 for c in changes):
+            changes = _parts(rest) or [Part(rest.strip(" ,.;!"))]
+            if not question or any(len(c.words.split()) < 2 for c in changes):
                 return None
             return question, changes
     return None
 
 
-def _answered_and_changed(question: str, parts: list[str], *, decide: Decide) -> Decision | None:
+def _answered_and_changed(question: str, parts: list[Part], *, decide: Decide) -> Decision | None:
     """The question answered above the preview of the changes, in one plan; None unless the rules
     read the question as a look-up of the calendar and every other part as a change. The changes are
     read as following the question: "add a haircut at 4" after "what's on friday" is on Friday."""
     if len(parts) > MAX_PARTS - 1 or not _may_ask(question):
         return None
-    asked = decide(question, {})
+    asked = decide(Part(question), {})
     if not _looks_up(asked):
         return None
-    if any(_POINTS_BACK.search(part) for part in parts):
+    if any(_POINTS_BACK.search(part.words) for part in parts):
         named = _named_again(parts, asked)
         if named is None:
             return None  # "find dinner with mom and delete it": one request, read whole
@@ -174,7 +189,7 @@ def _may_ask(question: str) -> bool:
     return (operation in READS or operation == "unknown") and confidence >= _ASKED
 
 
-def _named_again(parts: list[str], asked: Decision) -> list[str] | None:
+def _named_again(parts: list[Part], asked: Decision) -> list[Part] | None:
     """The change parts with "it" written as the one event a question about that event names ("how
     long is the design review and can you move it to 4": move the design review), or None when a part
     points back other than by "it" or the question asks nothing of one event ("find dinner with mom and
@@ -183,20 +198,21 @@ def _named_again(parts: list[str], asked: Decision) -> list[str] | None:
     titles = asked.frame.get("titles") or []
     if len(titles) != 1 or not asked.frame.get("detail"):
         return None
-    named: list[str] = []
+    named: list[Part] = []
     for part in parts:
-        pointed = list(_POINTS_BACK.finditer(part))
+        pointed = list(_POINTS_BACK.finditer(part.words))
         if not pointed:
             named.append(part)
             continue
         if [m.group(0) for m in pointed] != ["it"]:
             return None
         at = pointed[0]
-        named.append(f"{part[: at.start()]}the {titles[0]}{part[at.end() :]}")
+        words = part.words
+        named.append(Part(f"{words[: at.start()]}the {titles[0]}{words[at.end() :]}", part.carried))
     return named
 
 
-def _after(part: str, update: dict[str, Any], decide: Decide) -> Decision:
+def _after(part: Part, update: dict[str, Any], decide: Decide) -> Decision:
     """A change part read as following the question, or as a turn of its own where that finds nothing
     to change ("what do I have tomorrow? also delete the dentist": the dentist is on Friday)."""
     decision = decide(part, update)
@@ -236,8 +252,9 @@ def _operation(decision: Decision) -> str:
 _BY_SKILL = (("plan_create", "create"), ("plan_move", "move"), ("plan_delete", "delete"))
 
 
-def _parts(norm: str) -> list[str]:
-    """The requests of a turn, each written as a turn of its own ([] or one part: a single request)."""
+def _parts(norm: str) -> list[Part]:
+    """The requests of a turn, each in its own words ([] or one part: a single request); a part without
+    a verb of its own carries the first part's."""
     head = POLITE_PREFIX.sub("", norm).strip()
     first_verb = _verb(head)
     if first_verb is None:
@@ -255,7 +272,7 @@ def _parts(norm: str) -> list[str]:
     parts = [_opening(p).strip(" ,.;!") for p in parts]
     if len(parts) < 2 or any(not p for p in parts) or any(_points_back(p) for p in parts[1:]):
         return []
-    return [p if _verb(p) is not None else f"{_SAID_AGAIN[first_verb]} {p}" for p in parts]
+    return [Part(p, None if _verb(p) is not None else first_verb) for p in parts]
 
 
 def _points_back(part: str) -> bool:
@@ -269,7 +286,6 @@ def _points_back(part: str) -> bool:
 
 # The verb a clause that names only another event takes from the first: "... and the review to Monday"
 # is moved, "cancel the standup and the design review" cancels both.
-_SAID_AGAIN = {"move": "move", "delete": "cancel"}
 
 
 def _another_event(clause: str, first_verb: str) -> bool:
@@ -285,12 +301,13 @@ def _opening(clause: str) -> str:
     return POLITE_PREFIX.sub("", clause)
 
 
-def _verb(clause: str) -> str | None:
+def _verb(clause: str) -> Operation | None:
     """Which change a clause asks for by its first word, if it starts with a verb of change."""
-    for verb, words in (("move", MOVE_VERBS), ("delete", DELETE_VERBS), ("create", CREATE_VERBS)):
-        if words.match(clause):
-            return verb
-    return None
+    if MOVE_VERBS.match(clause):
+        return "move"
+    if DELETE_VERBS.match(clause):
+        return "delete"
+    return "create" if CREATE_VERBS.match(clause) else None
 
 
 def _plans_a_change(decision: Decision) -> bool:

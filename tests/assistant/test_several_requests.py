@@ -11,7 +11,7 @@ from zoneinfo import ZoneInfo
 import pytest
 import time_machine
 
-from assistant.decomposer.several import MAX_PARTS, _parts, several_requests
+from assistant.decomposer.several import MAX_PARTS, Part, _parts, several_requests
 from assistant.services import chat_turn, conversation_create
 from skills.models import Event
 from skills.services import event_create
@@ -110,24 +110,25 @@ def test_more_than_four_requests_are_asked_about_and_nothing_changes(me: Any) ->
 @pytest.mark.parametrize(
     ("text", "parts"),
     [
-        ("move the dentist to friday and the review to monday", ["move the dentist to friday", "move the review to monday"]),  # noqa: E501
-        ("please cancel my 3pm call; then add yoga on sunday at 9", ["cancel my 3pm call", "add yoga on sunday at 9"]),  # noqa: E501
-        ("cancel the gym and add yoga on sunday at 9", ["cancel the gym", "add yoga on sunday at 9"]),
-        ("cancel the standup and the design review", ["cancel the standup", "cancel the design review"]),
-        ("delete the gym, my 1:1 and the crit", ["delete the gym", "cancel my 1:1", "cancel the crit"]),
+        # a part without a verb of its own is in its own words, and carries the verb said before it
+        ("move the dentist to friday and the review to monday", [("move the dentist to friday", None), ("the review to monday", "move")]),  # noqa: E501
+        ("please cancel my 3pm call; then add yoga on sunday at 9", [("cancel my 3pm call", None), ("add yoga on sunday at 9", None)]),  # noqa: E501
+        ("cancel the gym and add yoga on sunday at 9", [("cancel the gym", None), ("add yoga on sunday at 9", None)]),  # noqa: E501
+        ("cancel the standup and the design review", [("cancel the standup", None), ("the design review", "delete")]),  # noqa: E501
+        ("delete the gym, my 1:1 and the crit", [("delete the gym", None), ("my 1:1", "delete"), ("the crit", "delete")]),  # noqa: E501
         ("delete the meetings with ann and bob", []),  # people joined by "and", one request
         ("delete the video chat on tuesday. the other guy never responded", []),  # a sentence, no item
         # one request: a clause that points back, a replacement, names joined by "and", no verb at all
         ("cancel thursday's call with bill and put it on friday at 10 instead", []),
         ("cancel the standup and schedule a new one at 2pm", []),
         # a new event of its own said "instead" is a request of its own
-        ("cancel the gym and add yoga at 7 instead", ["cancel the gym", "add yoga at 7 instead"]),
+        ("cancel the gym and add yoga at 7 instead", [("cancel the gym", None), ("add yoga at 7 instead", None)]),  # noqa: E501
         ("add lunch with ann and tom on friday at 1", []),
         ("what do i have on friday and monday", []),
     ],
 )  # fmt: skip
-def test_where_a_turn_is_cut_into_requests(text: str, parts: list[str]) -> None:
-    assert _parts(text) == parts
+def test_where_a_turn_is_cut_into_requests(text: str, parts: list[tuple[str, str | None]]) -> None:
+    assert [(part.words, part.carried) for part in _parts(text)] == parts
 
 
 def test_a_cancel_and_an_unrelated_new_event_are_two_requests(me: Any) -> None:
@@ -259,8 +260,8 @@ def test_a_request_that_only_opens_like_a_question_is_not_answered_first(me: Any
 def test_only_a_clause_read_as_a_question_is_planned_as_one(text: str, planned: list[str]) -> None:
     asked: list[str] = []
 
-    def decide(part: str, update: dict[str, Any]) -> Any:
-        asked.append(part)
+    def decide(part: Part, update: dict[str, Any]) -> Any:
+        asked.append(part.words)
         raise LookupError("planned")  # the plan itself is not what is tested
 
     with pytest.raises(LookupError) if planned else contextlib.nullcontext():
