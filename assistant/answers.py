@@ -15,13 +15,22 @@ from zoneinfo import ZoneInfo
 
 from assistant.decomposer.blanks import blanked
 from assistant.decomposer.intent import classify, normalise
-from assistant.lexicon import HOLDING, JUST_POLITE, MOVE_VERBS, ORDINALS, STOPWORDS, YES_WORDS, tokens
+from assistant.lexicon import (
+    DAY_PART_WORD,
+    HOLDING,
+    JUST_POLITE,
+    MOVE_VERBS,
+    ORDINALS,
+    STOPWORDS,
+    YES_WORDS,
+    tokens,
+    words_pattern,
+)
 from assistant.nlu import TurnReading, read_turn
 from assistant.timeexpr import TimeMatch, find_times
 from assistant.timeexpr.numbers import CARDINALS
 from skills.change_skills import ALL
 from skills.filtering import in_day_part
-from skills.schemas import DAY_PARTS
 
 __all__ = ["DECLINE", "NOT_AN_ANSWER", "Amended", "after_no", "answer_for"]
 
@@ -198,7 +207,7 @@ def _amended(
     if not people and not bare_number and not adding and all(_in_preview(m, payload, tz) for m in said_times):
         return None
     change = rest.lstrip(" ,.!").removeprefix("please").strip(" ,.!")
-    typed = re.search(re.escape(change).replace(r"\ ", r"\s+"), text, re.I) if change else None
+    typed = words_pattern(change).search(text) if change else None  # as the user typed it
     return Amended(typed.group(0) if typed else change or text.strip())
 
 
@@ -275,11 +284,12 @@ def _pick(
             ]
         if len(hits) == 1:
             return options[hits[0]]["value"]
-    for part in DAY_PARTS:
-        if re.search(rf"\b{part}\b", norm):
-            hits = [i for i, s in enumerate(starts) if s and in_day_part(s.time(), part)]
-            if len(hits) == 1:
-                return options[hits[0]]["value"]
+    said_part = DAY_PART_WORD.search(norm)  # "the morning one"
+    if said_part is not None:
+        part = said_part[1].lower()
+        hits = [i for i, s in enumerate(starts) if s and in_day_part(s.time(), part)]
+        if len(hits) == 1:
+            return options[hits[0]]["value"]
     numbered = _NUMBERED.match(norm)
     ordinal = _ORDINAL.search(norm)
     index: int | None = None

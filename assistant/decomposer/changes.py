@@ -48,6 +48,7 @@ from assistant.lexicon import (
     tokens,
     trim_edges,
     weekday_of,
+    words_pattern,
 )
 from assistant.nlu import Span, TurnReading, read_new_time
 from assistant.timeexpr import TimeMatch, find_durations, find_times
@@ -457,7 +458,7 @@ def _is_plural(target: str, frame: RequestFrame) -> bool:
         # "all my standups", "the biology labs", "my calculus lectures" (any word of the title said in
         # the plural): every occurrence of the title
         words = {w for title in frame.titles for w in tokens(title)} | set(frame.title_words)
-        said_plural = any(re.search(rf"\b{re.escape(w)}(?:s|es)\b", target) for w in words)
+        said_plural = any(words_pattern(w + ending).search(target) for w in words for ending in ("s", "es"))
         return said_plural or bool(QUANTIFIERS & set(tokens(target)))
     words = set(tokens(target))
     if words & _SINGULAR_NOUNS and not QUANTIFIERS & words:
