@@ -108,7 +108,7 @@ def same_for_another_day(r: Reading) -> Decision | None:
     if not made.get("created") or not frame.range_explicit or frame.start is None or frame.title_words:
         return None
     said = SAME_AGAIN.search(r.norm)
-    if said is None or "same" not in said.group(0) or r.said.rstrip().endswith("?"):
+    if said is None or "same" not in said.group(0) or r.text.rstrip().endswith("?"):
         return None  # "what about Friday?" asks; only "the same for ..." says to do it again
     before = datetime.fromisoformat(made["start"]).astimezone(r.tz)
     day = frame.start.astimezone(r.tz).date()

@@ -689,7 +689,7 @@ def compile_change(r: Reading) -> Decision | None:
     if operation == "move" and not destination:
         shift, norm = _shift(norm, now)
         if not shift:
-            destination, norm = _destination(norm, now, r.said if r.text == r.said else None)
+            destination, norm = _destination(norm, now, r.text)
         said = _MAKE_IT.search(norm) if not shift else None
         if not destination and said is not None and said.start() > 0 and not _IT.search(norm):
             # "Thursday's planning huddle, can you make it 5 instead?": the event named, then "it"

@@ -144,7 +144,7 @@ def _change_said_as_new(r: Reading) -> Decision | None:
     was = _was(said.groupdict().get("was"), r.now)
     if was is None:
         return None  # "... instead of going to the gym": no time of its own
-    frame = bounded(understand(r.said, now=r.now, world=r.world, operation="move"), r.now)
+    frame = bounded(understand(r.text, now=r.now, world=r.world, operation="move"), r.now)
     move = replace(
         r, frame=frame, moves=MoveSaid(target=f"{said['target']}{was}", destination=said["dest"]), whole=False
     )
@@ -269,7 +269,6 @@ def read(
         if said.rstrip().endswith("?"):  # "what about Monday?" may ask what is on Monday: previewed
             frame = replace(frame, confidence=min(frame.confidence, _RESTATED))
     return Reading(
-        said=said,
         text=said,
         norm=normalise(said),
         frame=frame,

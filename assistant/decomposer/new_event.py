@@ -223,7 +223,7 @@ def _shorthand(r: Reading) -> bool:
         frame.operation == "unknown"
         and bool(frame.titles)
         and not frame.title_words  # "standup thursday 9am" names the standup the calendar has
-        and "?" not in r.said
+        and "?" not in r.text
         and not QUESTION_STARTERS.match(POLITE_PREFIX.sub("", r.norm))
     ):
         return False

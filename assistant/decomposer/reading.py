@@ -50,8 +50,7 @@ class SeriesEnd:
 class Reading:
     """A turn as read, and what reading it needed (see the module's docstring)."""
 
-    said: str
-    text: str
+    text: str  # what the user wrote, without the clauses that only acknowledge, numbers spelled out
     norm: str  # ``text`` as :func:`~assistant.decomposer.intent.normalise` makes it, computed once
     frame: RequestFrame
     learned: TurnReading

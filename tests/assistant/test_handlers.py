@@ -63,7 +63,7 @@ def test_a_new_time_said_without_a_verb_after_an_event_was_made_is_its_move() ->
     """Read in the user's words (no "move it to ..." made up and read again): the event talked about,
     and where it goes."""
     reading = _reading("how about 3pm instead?", _MADE)
-    assert reading.text == reading.said == "how about 3pm instead?"
+    assert reading.text == "how about 3pm instead?"
     assert reading.moves == MoveSaid(target="", destination="about 3pm")
     assert reading.frame.operation == "move"
     # with no event just made, the same words are read as they stand
