@@ -76,6 +76,7 @@ __all__ = [
     "trim_edges",
     "weekday_number",
     "weekday_of",
+    "whole_words",
     "words_pattern",
 ]
 
@@ -166,6 +167,16 @@ _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 def tokens(text: str) -> list[str]:
     """The words of ``text``, casefolded: letters and digits, with an apostrophe's ending ("don't")."""
     return _TOKEN.findall(text.casefold())
+
+
+_COMPOUND = re.compile(r"[a-z0-9]+(?:'[a-z]+|-[a-z0-9]+)*")
+
+
+def whole_words(text: str) -> list[str]:
+    """The words of ``text`` as :func:`tokens` has them, but a hyphenated word kept whole ("catch-up",
+    "follow-up", "check-in"): where the words become a name, the pieces would make another one ('Catch
+    with Ann')."""
+    return _COMPOUND.findall(text.casefold())
 
 
 def token_spans(text: str) -> list[tuple[int, str]]:
@@ -843,6 +854,10 @@ EVENT_NOUNS = phrase_re(
         "conference",
         "interview",
         "call",
+        "chat",
+        "catch-up",
+        "coffee",
+        "drinks",
         "session",
         "class",
         "lesson",

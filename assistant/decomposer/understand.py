@@ -52,6 +52,7 @@ from assistant.lexicon import (
     token_spans,
     tokens,
     weekday_number,
+    whole_words,
     words_pattern,
 )
 from assistant.nlu import TurnReading
@@ -1406,7 +1407,7 @@ def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str, ex
     # a call, not 'Call know with Bo and Let Him').
     lead = CREATE_VERBS.search(norm)
     for run in _RUN_BREAK.split(cleaned):
-        phrase = _leftover_phrase(tokens(run), frame, lead.group(0) if lead else "")
+        phrase = _leftover_phrase(whole_words(run), frame, lead.group(0) if lead else "")
         if phrase:
             frame.titles = [phrase]
             break

@@ -345,6 +345,16 @@ def test_shorthand_with_is_read_as_with(week: Any, said: str) -> None:
 
 
 @pytest.mark.parametrize(
+    ("said", "made"),
+    [("chat with sam in 30 mins", "Chat with Sam"), ("catch-up with Ann tomorrow at 9", "Catch-up with Ann")],
+)
+def test_a_kind_of_get_together_said_without_a_verb_is_a_new_event(week: Any, said: str, made: str) -> None:
+    """ "chat with sam in 30 mins" looked up Sam's events at 9:30: a chat is an event, as a call is."""
+    event, reply = made_by(week, said)
+    assert event.summary == made, reply
+
+
+@pytest.mark.parametrize(
     ("typed", "read"),
     [
         ("coffee w ann fri", "coffee with ann fri"),
