@@ -25,6 +25,7 @@ __all__ = [
     "DELETE_VERBS",
     "DETAIL_ASKED",
     "DETERMINERS",
+    "EDGE_WORDS",
     "EMAIL",
     "EVENING_EVENTS",
     "EVENT_NOUNS",
@@ -192,6 +193,7 @@ DETERMINERS = frozenset(
     {"a", "an", "the", "some", "my", "our", "your", "his", "her", "their", "this", "that", "these", "those"}
 )
 LINKS = frozenset({"for", "at", "of", "with", "to", "into", "on", "in", "and", "then", "also"})
+EDGE_WORDS = DETERMINERS | LINKS  # either kind, at the edges of a title or a reason cut from a sentence
 
 
 def trim_edges(phrase: str, words: frozenset[str], *, lead: bool = True, trail: bool = True) -> str:

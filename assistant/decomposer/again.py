@@ -20,7 +20,7 @@ from assistant.decomposer.compiler import find_params
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.understand import understand
-from assistant.lexicon import DETERMINERS, LINKS, MOVE_VERBS, SAME_AGAIN, trim_edges
+from assistant.lexicon import EDGE_WORDS, MOVE_VERBS, SAME_AGAIN, trim_edges
 from assistant.timeexpr.numbers import CARDINALS
 from workflows.builder import Plan
 from workflows.definition import Decision
@@ -62,7 +62,7 @@ def same_time_later(r: Reading) -> Decision | None:
     weeks = _weeks(said)
     rest = f"{norm[: said.start()]} {norm[said.end() :]}"
     rest = _ANOTHER.sub(" ", _VERB.sub("", rest.strip(), count=1))
-    target = trim_edges(rest, DETERMINERS | LINKS)
+    target = trim_edges(rest, EDGE_WORDS)
     frame = understand(target, now=now, world=world) if target else None
     shown = context.get("last_events") or []
     if frame is not None and frame.title_words:

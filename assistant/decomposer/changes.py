@@ -30,6 +30,7 @@ from assistant.lexicon import (
     DAY_PART_WORD,
     DELETE_VERBS,
     DETERMINERS,
+    EDGE_WORDS,
     EVERYONE_CUE,
     EXCEPTING,
     GENERIC_EVENT_WORDS,
@@ -501,7 +502,7 @@ def _reason(norm: str, now: datetime, everything: bool) -> str:
         found = find_times(why, now=now)
         if found:
             why = why[: found[0].span[0]]
-        why = trim_edges(why, DETERMINERS | LINKS, lead=False)
+        why = trim_edges(why, EDGE_WORDS, lead=False)
         if why and not _EVERYTHING.fullmatch(why):
             return why
     # "I'm travelling next Friday, cancel everything that day": the reason said without "for".

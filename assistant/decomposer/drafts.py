@@ -42,10 +42,10 @@ from assistant.lexicon import (
     BLOCK_FOR,
     BLOCKING,
     DETERMINERS,
+    EDGE_WORDS,
     EVENING_EVENTS,
     EVERYONE_CUE,
     GENERIC_EVENT_WORDS,
-    LINKS,
     MEAL_LEAD,
     NAMED_OUTRIGHT,
     PLACE_KINDS,
@@ -256,9 +256,6 @@ def _some_day_of(match: TimeMatch, absence: bool) -> bool:
     )
 
 
-# The words that lead to a place: "at", "in", "to the".
-
-
 def _rule_title(frame: RequestFrame, text: str = "", place: str = "") -> str:
     """The leftover words of a create request ("lunch with Sam"), when the reader found no title,
     without the ``place`` found ("Meeting in Conference Room B monday 10am" is a meeting there).
@@ -267,7 +264,7 @@ def _rule_title(frame: RequestFrame, text: str = "", place: str = "") -> str:
     the request's wording, not a name: the event has none yet, and is asked for one.
     """
     phrase = _without(frame.titles[0], place) if frame.titles else ""
-    phrase = trim_edges(phrase, DETERMINERS | LINKS, lead=False)
+    phrase = trim_edges(phrase, EDGE_WORDS, lead=False)
     for said in _COLON_NAME.finditer(text):  # the words came apart at the colon: "1:1 with Ann"
         phrase = re.sub(rf"\b{said['a']} {said['b']}\b", f"{said['a']}:{said['b']}", phrase)
     if not phrase or not _meaningful(phrase) or _UNNAMED & set(tokens(phrase)) or _FIELD.match(phrase):
@@ -295,7 +292,7 @@ def _without(phrase: str, place: str) -> str:
     for at in range(len(words) - len(gone) + 1) if gone else ():
         if folded[at : at + len(gone)] == gone:
             before = at
-            while before and folded[before - 1] in DETERMINERS | LINKS:
+            while before and folded[before - 1] in EDGE_WORDS:  # the words that led to it
                 before -= 1
             return " ".join(words[:before] + words[at + len(gone) :])
     return phrase

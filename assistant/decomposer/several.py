@@ -284,10 +284,6 @@ def _points_back(part: str) -> bool:
     return bool(said)
 
 
-# The verb a clause that names only another event takes from the first: "... and the review to Monday"
-# is moved, "cancel the standup and the design review" cancels both.
-
-
 def _another_event(clause: str, first_verb: str) -> bool:
     """Whether ``clause`` names another event for the first clause's verb: after a move, with where it
     goes ("the review to Monday"); after a cancel, alone ("the design review")."""
