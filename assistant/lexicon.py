@@ -194,6 +194,13 @@ DETERMINERS = frozenset(
 )
 LINKS = frozenset({"for", "at", "of", "with", "to", "into", "on", "in", "and", "then", "also"})
 EDGE_WORDS = DETERMINERS | LINKS  # either kind, at the edges of a title or a reason cut from a sentence
+# The words that point back at what the conversation is about ("add Kim to *that* meeting").
+POINTERS = frozenset({"it", "that", "this", "them", "these", "those"})
+# What an event has that a change names ("change *the title* to ...", "*the location* is ..."): said
+# without an event, of the one talked about.
+EVENT_FIELDS = frozenset(
+    {"title", "name", "subject", "label", "location", "place", "venue", "address", "attendees", "guests"}
+)
 
 
 def trim_edges(phrase: str, words: frozenset[str], *, lead: bool = True, trail: bool = True) -> str:

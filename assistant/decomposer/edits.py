@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from assistant.decomposer.blanks import blanked_matches
+from assistant.decomposer.blanks import blanked, blanked_matches
 from assistant.decomposer.changes import an_hour_first, notify_step, onward_of
 from assistant.decomposer.compiler import find_params
 from assistant.decomposer.guards import odd_length
@@ -27,15 +27,21 @@ from assistant.decomposer.reading import Reading
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
 from assistant.lexicon import (
+    EDGE_WORDS,
     EMAIL,
+    EVENT_FIELDS,
+    GENERIC_EVENT_WORDS,
     LINKS,
     NAME_LIST_BREAK,
     PLACE_KINDS,
+    POINTERS,
     QUANTIFIERS,
+    STOPWORDS,
     TELL_OTHERS,
     tokens,
     trim_edges,
 )
+from assistant.nlu import read_edit
 from assistant.timeexpr import find_durations, find_times
 from workflows.builder import Handle, Plan
 from workflows.definition import Decision
@@ -229,6 +235,10 @@ class _Edit:
     asks_which: bool = False
     # Another request follows that this edit does not carry out ("... and move it to 3"): asked first.
     unfinished: bool = False
+    # The people taken off in the same edit as ``who`` are invited ("replace woakes with julie")
+    off: str = ""
+    # Read by the models, not the rules: the event is the rest of the words, or the one talked about
+    learned: bool = False
 
 
 def _clean(text: str) -> str:
@@ -411,6 +421,54 @@ def _read(text: str, now: datetime) -> _Edit | None:
     return _place(body.strip(), now)
 
 
+# The least chance the operation model must give an edit, and the edit tagger each word of what it
+# gives, for the models' reading of an edit to be taken where the rules read none; it is previewed
+# (see _MODEL_LED), never written at once.
+_LEARNED = 0.5
+_MODEL_LED = 0.75
+
+
+def _learned(r: Reading) -> _Edit | None:
+    """The edit the models read where the rules read none: the operation model says the turn edits an
+    event (or gives a detail of the one talked about) and the edit tagger finds what it gives (a new
+    title or place, people invited or taken off: "I need it to be called prototyping though", "Kim
+    needs to be there as well", "replace woakes with julie"); the event is what the rest of the words
+    name, or the one talked about. None when the models do not agree."""
+    # a detail said of the event just talked about, with none being described or just made ("Kim
+    # needs to be there as well" after "when is the review?") is an edit of it
+    of_shown = r.state.last_events and r.state.draft is None and r.state.made is None
+    if r.learned.operation not in ("edit", "detail" if of_shown else "edit"):
+        return None
+    if r.learned.operation_confidence < _LEARNED:
+        return None
+    spans, sure = read_edit(r.text, now=r.now)
+    if not spans or sure < _LEARNED:
+        return None
+    people = [s for s in r.learned.spans if s.slot == "person"]
+    said: dict[str, list[str]] = {}
+    for span in spans:
+        if span.slot in ("invited", "uninvited") and not any(
+            p.start < span.end and span.start < p.end for p in people
+        ):
+            return None  # someone the people tagger does not read as a person ("add it", "add him")
+        said.setdefault(span.slot, []).append(_unquote(span.text))
+    if len(said.get("new_title", [])) > 1 or len(said.get("new_place", [])) > 1:
+        return None  # two new names: which one is meant is not read
+    params: dict[str, Any] = {}
+    what: list[str] = []
+    if "new_title" in said:
+        params["summary"] = said["new_title"][0]
+        what.append(f"rename to {params['summary']}")
+    if "new_place" in said:
+        params["location"] = said["new_place"][0]
+        what.append(f"place: {params['location']}")
+    invited, gone = ", ".join(said.get("invited", [])), ", ".join(said.get("uninvited", []))
+    if invited or gone:
+        what.append("invite" if invited else "take off")
+    target = blanked(r.text, [(s.start, s.end) for s in spans])
+    return _Edit(target, params, "; ".join(what), invited or gone, off=gone if invited else "", learned=True)
+
+
 def edit_tasks(
     plan: Plan,
     find: dict[str, Any],
@@ -455,6 +513,12 @@ def edit_tasks(
     )
 
 
+def _who(name: str, *, away: bool) -> str:
+    """The question for a person the directory does not know, by what is to be done with them."""
+    done = "take them off" if away else "add them"
+    return f"Who is {name}? Give me their email address and I'll {done}."
+
+
 def _clarify(text: str) -> Decision:
     return Decision(kind="clarify", reply_kind="clarify", text=text)
 
@@ -472,9 +536,13 @@ def edit_decision(r: Reading) -> Decision | None:
     if edit is None or _WORDED & set(edit.params):
         onward, edit = None, _read(text, now)
     if edit is None:
+        onward, edit = None, _learned(r)
+    if edit is None:
         return None
     target = _clean(trim_edges(edit.target, LINKS, trail=False))
     shown = context.get("last_events") or []
+    if shown and not _IT.match(target) and _refers_back(target, shown[0]) and not _names_an_event(target, r):
+        target = "it"  # "add Kim to that meeting", "change the title to ...": the one talked about
     per_series = False
     if _IT.match(target) and not shown and ("description" in edit.params or "end_at" in edit.params):
         return _clarify('Which event do you mean? Name it, e.g. "add a note to the dentist: bring x-rays".')
@@ -504,9 +572,15 @@ def edit_decision(r: Reading) -> Decision | None:
         emails, unknown = _people(edit.who, world)
         if unknown and edit.named_only:
             return None
+        away = edit.what.endswith("take off")
         if unknown:
-            return _clarify(f"Who is {unknown[0]}? Give me their email address and I'll add them.")
-        params["invite" if edit.what == "invite" else "uninvite"] = emails
+            return _clarify(_who(unknown[0], away=away))
+        params["uninvite" if away else "invite"] = emails
+        if edit.off:
+            gone, unknown = _people(edit.off, world)
+            if unknown:
+                return _clarify(_who(unknown[0], away=True))
+            params["uninvite"] = gone
         if edit.told is not None:
             notify_only = [] if _EVERYONE.search(edit.told) else emails
     plan = Plan()
@@ -531,5 +605,23 @@ def edit_decision(r: Reading) -> Decision | None:
     return Decision(
         kind="workflow",
         workflow=plan.build("edit-event", summary=f"Edit {target} ({edit.what})", output=output),
-        confidence=0.8,
+        confidence=_MODEL_LED if edit.learned else 0.8,
     )
+
+
+def _refers_back(words: str, shown: dict[str, Any]) -> bool:
+    """Whether ``words`` point at the event talked about ("that meeting", "this one", only "the" of
+    "change the title to ..."), name it as an event or by what it has ("the appointment", "the
+    title"), or by a word of its title ("the lunch" after "Lunch with Ann")."""
+    if _CALENDAR.search(words):
+        return False  # "add it to my calendar": a new event, not the one talked about
+    said = set(tokens(words))
+    if not said - EDGE_WORDS or said & (POINTERS | GENERIC_EVENT_WORDS | EVENT_FIELDS):
+        return True
+    return bool((said - STOPWORDS) & set(tokens(shown.get("summary") or "")))
+
+
+def _names_an_event(words: str, r: Reading) -> bool:
+    """Whether ``words`` name an event of the calendar by its title or its day."""
+    frame = understand(words, now=r.now, world=r.world, existing=True)
+    return bool(frame.title_words) or (frame.range_explicit and frame.start is not None)

@@ -9,6 +9,16 @@ finds. Both load once, at the first turn read. ``manage.py eval_turns`` measures
 from __future__ import annotations
 
 from assistant.nlu.reading import ASKED, SLOTS, Asked, Slot, Span, TurnReading
-from assistant.nlu.shipped import read_new_time, read_turn
+from assistant.nlu.shipped import read_edit, read_new_time, read_turn
 
-__all__ = ["ASKED", "SLOTS", "Asked", "Slot", "Span", "TurnReading", "read_new_time", "read_turn"]
+__all__ = [
+    "ASKED",
+    "SLOTS",
+    "Asked",
+    "Slot",
+    "Span",
+    "TurnReading",
+    "read_edit",
+    "read_new_time",
+    "read_turn",
+]

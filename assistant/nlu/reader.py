@@ -1,6 +1,6 @@
 """Reading one turn with a given set of models: the act classifier, then the span tagger, which also
 takes whether the acts found inform (see :func:`assistant.nlu.features.token_features`), and the
-names, people, move and exclusion taggers and the operation model where they are given."""
+names, people, move, exclusion and edit taggers and the operation model where they are given."""
 
 from __future__ import annotations
 
@@ -8,10 +8,16 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from assistant.nlu.acts import INFORM, ActModel
-from assistant.nlu.features import exclusion_features, operation_features, token_features, turn_features
+from assistant.nlu.features import (
+    edit_features,
+    exclusion_features,
+    operation_features,
+    token_features,
+    turn_features,
+)
 from assistant.nlu.operations import OperationModel
 from assistant.nlu.reading import ASKED, NAME_SLOTS, Asked, Span, TurnReading
-from assistant.nlu.spans import SpanTagger, items_of, spans_from_tags
+from assistant.nlu.spans import SpanTagger, found_tags, items_of, spans_from_tags
 from assistant.nlu.words import Words, words_of
 
 __all__ = ["TurnReader"]
@@ -35,6 +41,8 @@ class TurnReader:
     operations: OperationModel | None = None
     # What the turn leaves out, learnt from SMCalFlow's negated constraints (see assistant.nlu.exclusions).
     exclusions: SpanTagger | None = None
+    # What an edit gives an event, learnt from SMCalFlow's edits (see assistant.nlu.edits).
+    edits: SpanTagger | None = None
 
     def read(self, text: str, *, asked: Asked | None = None, now: datetime | None = None) -> TurnReading:
         """What ``text`` does and gives, after the assistant asked for ``asked`` (None: nothing), read
@@ -105,6 +113,32 @@ class TurnReader:
         features = items_of(token_features(words, asked, informs=INFORM in acts))
         tagged = spans_from_tags(text, words.tokens, self.moves.tags(features))
         return _likeliest(text, words, self.moves.inside(features), tagged[-1:])
+
+    def edit(self, text: str, *, now: datetime | None = None) -> tuple[tuple[Span, ...], float]:
+        """What ``text`` gives an event if it edits one (a new title or place, people invited or
+        taken off), and the least chance the edit tagger gives a word of them; ((), 0.0) without
+        that model or when it reads none.
+
+        Apart from :meth:`read` for the reason :meth:`new_time` is: only the edit handler asks."""
+        if self.edits is None:
+            return (), 0.0
+        words = words_of(text, now=now)
+        if not words.tokens:
+            return (), 0.0
+        acts, _ = self.acts.predict(turn_features(words, None))
+        featured = token_features(words, None, informs=INFORM in acts)
+        found = found_tags(self.names, self.people, items_of(featured))
+        features = items_of(edit_features(words, featured, found, self.edits.attributes))
+        given = spans_from_tags(text, words.tokens, self.edits.tags(features))
+        if not given:
+            return (), 0.0
+        inside = self.edits.inside(features)
+        chances = [
+            p
+            for t, p in zip(words.tokens, inside, strict=True)
+            if any(s.start <= t.start < s.end for s in given)
+        ]
+        return given, min(chances)
 
 
 # Where the tagger's best reading has no new time, one is taken from the words it gives at least this

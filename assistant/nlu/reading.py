@@ -12,6 +12,7 @@ from typing import Literal
 __all__ = [
     "ASKED",
     "CHANGE_SLOTS",
+    "EDIT_SLOTS",
     "EXCLUSION_SLOTS",
     "NAME_SLOTS",
     "PERSON_SLOTS",
@@ -22,7 +23,19 @@ __all__ = [
     "TurnReading",
 ]
 
-Slot = Literal["date", "time", "title", "location", "person", "new_time", "excluded"]
+Slot = Literal[
+    "date",
+    "time",
+    "title",
+    "location",
+    "person",
+    "new_time",
+    "excluded",
+    "new_title",
+    "new_place",
+    "invited",
+    "uninvited",
+]
 SLOTS: tuple[Slot, ...] = ("date", "time", "title", "location", "person")
 NAME_SLOTS: tuple[Slot, ...] = ("title", "location")  # what an event is called and where it is
 # Who is in it: the people tagger's, learnt apart from titles (a name inside "Lunch with Ann" is
@@ -35,6 +48,10 @@ CHANGE_SLOTS: tuple[Slot, ...] = ("new_time",)
 # tagger's, learnt from SMCalFlow's negated constraints (see assistant.nlu.exclusions). It lies over
 # the words another tagger may read as a title or a place, and says they are not wanted.
 EXCLUSION_SLOTS: tuple[Slot, ...] = ("excluded",)
+# What an edit gives an event ("rename it *Board sync*", "set the location to *Kid Zone*", "add *Emily*
+# to the meeting", "*Darren* won't be there anymore"): the edit tagger's, learnt from SMCalFlow's
+# edits (see assistant.nlu.edits), and read apart from the other spans, as a move's new time is.
+EDIT_SLOTS: tuple[Slot, ...] = ("new_title", "new_place", "invited", "uninvited")
 
 # What the assistant's previous turn asked for. The same words mean different things after different
 # questions ("Wanderlust Book Club" after "what should I call it?" is a title; "That works" after a

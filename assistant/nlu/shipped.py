@@ -20,6 +20,7 @@ from assistant.nlu.spans import SpanTagger
 
 __all__ = [
     "ACTS_FILE",
+    "EDITS_FILE",
     "EXCLUSIONS_FILE",
     "MODEL_DIR",
     "MOVES_FILE",
@@ -28,6 +29,7 @@ __all__ = [
     "PEOPLE_FILE",
     "SPANS_FILE",
     "load_reader",
+    "read_edit",
     "read_new_time",
     "read_turn",
     "reader_from_files",
@@ -42,15 +44,25 @@ OPERATIONS_FILE = "operations.json"
 PEOPLE_FILE = "people.crfsuite"
 MOVES_FILE = "moves.crfsuite"
 EXCLUSIONS_FILE = "exclusions.crfsuite"
+EDITS_FILE = "edits.crfsuite"
 
 _lock = threading.Lock()
 _reader: TurnReader | None = None
 
 
 def load_reader(directory: Path) -> TurnReader:
-    """The reader whose model files are in ``directory`` (the names, people, move and exclusion
+    """The reader whose model files are in ``directory`` (the names, people, move, exclusion and edit
     taggers' and the operation model's when they are there)."""
-    names = (ACTS_FILE, SPANS_FILE, NAMES_FILE, PEOPLE_FILE, MOVES_FILE, EXCLUSIONS_FILE, OPERATIONS_FILE)
+    names = (
+        ACTS_FILE,
+        SPANS_FILE,
+        NAMES_FILE,
+        PEOPLE_FILE,
+        MOVES_FILE,
+        EXCLUSIONS_FILE,
+        EDITS_FILE,
+        OPERATIONS_FILE,
+    )
     return reader_from_files({n: (directory / n).read_bytes() for n in names if (directory / n).exists()})
 
 
@@ -61,6 +73,7 @@ def reader_from_files(files: Mapping[str, bytes]) -> TurnReader:
     people = SpanTagger(files[PEOPLE_FILE]) if PEOPLE_FILE in files else None
     moves = SpanTagger(files[MOVES_FILE]) if MOVES_FILE in files else None
     exclusions = SpanTagger(files[EXCLUSIONS_FILE]) if EXCLUSIONS_FILE in files else None
+    edits = SpanTagger(files[EDITS_FILE]) if EDITS_FILE in files else None
     operations = (
         OperationModel.from_json(json.loads(files[OPERATIONS_FILE])) if OPERATIONS_FILE in files else None
     )
@@ -72,6 +85,7 @@ def reader_from_files(files: Mapping[str, bytes]) -> TurnReader:
         moves=moves,
         operations=operations,
         exclusions=exclusions,
+        edits=edits,
     )
 
 
@@ -91,6 +105,12 @@ def read_new_time(
     """Where ``text`` would take an event if it moves one, read with the shipped move tagger (see
     :meth:`assistant.nlu.reader.TurnReader.new_time`)."""
     return shipped_reader().new_time(text, asked=asked, now=now)
+
+
+def read_edit(text: str, *, now: datetime | None = None) -> tuple[tuple[Span, ...], float]:
+    """What ``text`` gives an event if it edits one, read with the shipped edit tagger (see
+    :meth:`assistant.nlu.reader.TurnReader.edit`)."""
+    return shipped_reader().edit(text, now=now)
 
 
 def read_turn(text: str, *, asked: Asked | None = None, now: datetime | None = None) -> TurnReading:

@@ -13,13 +13,13 @@ from typing import TypeAlias
 
 import pycrfsuite
 
-from assistant.nlu.reading import CHANGE_SLOTS, EXCLUSION_SLOTS, SLOTS, Slot, Span
+from assistant.nlu.reading import CHANGE_SLOTS, EDIT_SLOTS, EXCLUSION_SLOTS, SLOTS, Slot, Span
 from assistant.nlu.tokens import Token
 
-__all__ = ["Items", "SpanTagger", "items_of", "spans_from_tags", "tags_from_spans"]
+__all__ = ["Items", "SpanTagger", "found_tags", "items_of", "spans_from_tags", "tags_from_spans"]
 
 _OUTSIDE = "O"
-_SLOTS: dict[str, Slot] = {slot: slot for slot in (*SLOTS, *CHANGE_SLOTS, *EXCLUSION_SLOTS)}
+_SLOTS: dict[str, Slot] = {slot: slot for slot in (*SLOTS, *CHANGE_SLOTS, *EXCLUSION_SLOTS, *EDIT_SLOTS)}
 
 # Each word's features as crfsuite takes them: a list of feature names a word, or those lists converted
 # once (see :func:`items_of`).
@@ -69,6 +69,14 @@ class SpanTagger:
         with self._lock:
             self._tagger.set(features)
             return [1.0 - self._tagger.marginal(_OUTSIDE, i) for i in range(len(features))]
+
+
+def found_tags(names: SpanTagger | None, people: SpanTagger | None, features: Items) -> list[str]:
+    """Each word's tag from the people tagger, or where it found no person the names tagger's ("O"
+    where neither found anything, or without them): what the edit tagger is told is already named."""
+    named = names.tags(features) if names is not None else ["O"] * len(features)
+    persons = people.tags(features) if people is not None else ["O"] * len(features)
+    return [p if p != _OUTSIDE else n for p, n in zip(persons, named, strict=True)]
 
 
 def tags_from_spans(tokens: list[Token], spans: tuple[Span, ...]) -> list[str]:

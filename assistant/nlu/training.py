@@ -23,10 +23,17 @@ from sklearn.linear_model import LogisticRegression
 
 from assistant.nlu.acts import INFORM, INFORM_INTENT, ActModel
 from assistant.nlu.examples import Example
-from assistant.nlu.features import exclusion_features, operation_features, token_features, turn_features
-from assistant.nlu.reading import CHANGE_SLOTS, EXCLUSION_SLOTS, NAME_SLOTS, PERSON_SLOTS, Slot
+from assistant.nlu.features import (
+    edit_features,
+    exclusion_features,
+    operation_features,
+    token_features,
+    turn_features,
+)
+from assistant.nlu.reading import CHANGE_SLOTS, EDIT_SLOTS, EXCLUSION_SLOTS, NAME_SLOTS, PERSON_SLOTS, Slot
 from assistant.nlu.shipped import (
     ACTS_FILE,
+    EDITS_FILE,
     EXCLUSIONS_FILE,
     MOVES_FILE,
     NAMES_FILE,
@@ -34,12 +41,13 @@ from assistant.nlu.shipped import (
     PEOPLE_FILE,
     SPANS_FILE,
 )
-from assistant.nlu.spans import tags_from_spans
+from assistant.nlu.spans import SpanTagger, found_tags, items_of, tags_from_spans
 from assistant.nlu.words import Words, words_of
 
 __all__ = [
     "train",
     "train_acts",
+    "train_edits",
     "train_exclusions",
     "train_moves",
     "train_names",
@@ -75,12 +83,13 @@ def train(
     names: Sequence[Example] = (),
     moves: Sequence[Example] = (),
     exclusions: Sequence[Example] = (),
+    edits: Sequence[Example] = (),
     trained_on: Mapping[str, Any] | None = None,
 ) -> dict[str, bytes]:
     """The model files, by file name, as :func:`assistant.nlu.shipped.reader_from_files` reads them:
     the act classifier and span tagger from ``examples`` and, given ``names``, the names tagger, the
     people tagger and the operation model (from those of ``names`` whose corpus labelled an operation),
-    and given ``moves`` or ``exclusions`` as well, the move or the exclusion tagger.
+    and given ``moves``, ``exclusions`` or ``edits`` as well, the move, the exclusion or the edit tagger.
 
     ``trained_on`` describes the data (the training command gives the files' names and SHA-256) and is
     kept in the act model's file, so an evaluation can tell when it is testing on the training data.
@@ -100,6 +109,9 @@ def train(
             files[MOVES_FILE] = train_moves(moves, acts_model)
         if exclusions:
             files[EXCLUSIONS_FILE] = train_exclusions(exclusions, acts_model)
+        if edits:
+            taggers = SpanTagger(files[NAMES_FILE]), SpanTagger(files[PEOPLE_FILE])
+            files[EDITS_FILE] = train_edits(edits, acts_model, *taggers)
     return files
 
 
@@ -190,6 +202,19 @@ def train_exclusions(examples: Sequence[Example], acts: ActModel) -> bytes:
     :mod:`assistant.nlu.exclusions`, with the other taggers' features and the words before each word
     (see :func:`assistant.nlu.features.exclusion_features`)."""
     return _crf(_tagged(examples, acts, EXCLUSION_SLOTS), _CRF_PARAMS, exclusion_features)
+
+
+def train_edits(examples: Sequence[Example], acts: ActModel, names: SpanTagger, people: SpanTagger) -> bytes:
+    """The edit tagger's crfsuite model file: the new title, the new place and the people invited or
+    taken off that an edit gives, from the turns of :mod:`assistant.nlu.edits`, with the features the
+    exclusion tagger sees (the words before a word tell a new name from the old: "from Subway to
+    *Arby's*", "replace woakes with *julie*") and what the ``names`` and ``people`` taggers find (see
+    :func:`assistant.nlu.features.edit_features`)."""
+
+    def more(words: Words, featured: list[list[str]]) -> list[list[str]]:
+        return edit_features(words, featured, found_tags(names, people, items_of(featured)))
+
+    return _crf(_tagged(examples, acts, EDIT_SLOTS), _CRF_PARAMS, more)
 
 
 def _tagged(

@@ -304,3 +304,55 @@ def test_a_new_name_in_quotes_is_the_name_without_them(calendar: Any) -> None:
         say(user, conversation, 'rename the design review to "Arch review"')
         say(user, conversation, "yes")  # if it asked first
     assert Event.objects.filter(calendar__owner=user, summary="Arch review").exists()
+
+
+def _about_the_review(calendar: Any, text: str) -> Any:
+    """``text`` said right after the design review was shown."""
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        say(user, conversation, "When is the design review?")
+        return say(user, conversation, text)
+
+
+def test_a_new_name_said_in_other_words_is_read_by_the_models_and_previewed(calendar: Any) -> None:
+    # No rule says "to be called": the operation model reads an edit and the edit tagger, learnt from
+    # SMCalFlow's edits, the new title; the models' reading is previewed, never written at once.
+    asked = _about_the_review(calendar, "I need it to be called Design crit though")
+    assert asked.kind == "confirm", asked.text
+    assert "rename to 'Design crit'" in asked.text
+    assert Event.objects.filter(summary="Design review").exists()
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        assert say(user, conversation, "yes").kind == "done"
+    assert Event.objects.filter(summary="Design crit").count() == 1
+
+
+def test_someone_coming_instead_is_invited_and_the_words_not_read_are_shown(calendar: Any) -> None:
+    asked = _about_the_review(calendar, "Bo can't make it, Lee is coming instead")
+    assert asked.kind == "confirm", asked.text
+    assert "invite Lee" in asked.text
+    assert 'I did not use "bo can\'t"' in asked.text  # Bo stays invited unless the user says so
+    assert Event.objects.get(summary="Design review").attendees == ["bo@example.com"]
+
+
+@pytest.mark.parametrize(
+    "text", ["Can you add Lee to that as well?", "Add Lee to that meeting", "change the title to Design crit"]
+)
+def test_that_meeting_and_the_title_are_the_event_talked_about(calendar: Any, text: str) -> None:
+    reply = _about_the_review(calendar, text)
+    assert reply.kind in ("confirm", "done"), reply.text
+    assert "Change 'Design review'" in reply.text
+
+
+def test_add_it_to_my_calendar_after_a_look_up_invites_nobody(calendar: Any) -> None:
+    reply = _about_the_review(calendar, "Please add it to my calendar")
+    assert "Who is it?" not in reply.text
+    assert Event.objects.get(summary="Design review").attendees == ["bo@example.com"]
+
+
+def test_taking_off_someone_unknown_asks_who_to_take_off(calendar: Any) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "Take Zed off the design review")
+    assert reply.kind == "clarify"
+    assert reply.text == "Who is Zed? Give me their email address and I'll take them off."

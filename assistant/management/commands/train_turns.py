@@ -5,12 +5,14 @@ FILE is a JSON-lines file of annotated turns in the format of shared/eval/sgd_ca
 and people) and the operation model (what a turn asks for, see :mod:`assistant.nlu.labels`) learn from every
 corpus of :mod:`assistant.nlu.corpora` (the SGD turns, SMCalFlow's dialogues and NLU-Evaluation-Data's
 requests); the move tagger (where a move takes its event) learns from SMCalFlow's moves (see
-:mod:`assistant.nlu.moves`) and the exclusion tagger (what a turn leaves out) from its negated
-constraints (see :mod:`assistant.nlu.exclusions`). The files written (``acts.json``, ``spans.crfsuite``,
-``names.crfsuite``, ``people.crfsuite``, ``moves.crfsuite``, ``exclusions.crfsuite``,
-``operations.json``) are the ones committed in ``assistant/nlu/model/``, which the chat loads; the same
-data and library versions always give the same bytes, so a retraining shows in a diff only when the
-data, the code or a library changed. Needs the ``train`` extra.
+:mod:`assistant.nlu.moves`), the exclusion tagger (what a turn leaves out) from its negated
+constraints (see :mod:`assistant.nlu.exclusions`) and the edit tagger (a new title or place, people
+invited or taken off) from its edits (see :mod:`assistant.nlu.edits`). The files written
+(``acts.json``, ``spans.crfsuite``, ``names.crfsuite``, ``people.crfsuite``, ``moves.crfsuite``,
+``exclusions.crfsuite``, ``edits.crfsuite``, ``operations.json``) are the ones committed in
+``assistant/nlu/model/``, which the chat loads; the same data and library versions always give the
+same bytes, so a retraining shows in a diff only when the data, the code or a library changed. Needs
+the ``train`` extra.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from assistant.nlu import sgd
 from assistant.nlu.corpora import CORPORA, chosen_corpora, load_corpus
+from assistant.nlu.edits import load_edits
 from assistant.nlu.exclusions import load_exclusions
 from assistant.nlu.moves import load_moves
 from assistant.nlu.shipped import MODEL_DIR
@@ -34,7 +37,8 @@ __all__ = ["Command"]
 
 class Command(BaseCommand):
     help = (
-        "Train the turn reader (acts, spans, names, people, moves, exclusions, operations) on annotated "
+        "Train the turn reader (acts, spans, names, people, moves, exclusions, edits, operations) on "
+        "annotated "
         "turns and "
         "write its files."
     )
@@ -64,6 +68,7 @@ class Command(BaseCommand):
         names = [e for corpus, where in corpora.items() for e in load_corpus(corpus, where)]
         moves = load_moves(corpora["smcalflow"]) if "smcalflow" in corpora else []
         exclusions = load_exclusions(corpora["smcalflow"]) if "smcalflow" in corpora else []
+        edits = load_edits(corpora["smcalflow"]) if "smcalflow" in corpora else []
         began = time.perf_counter()
         trained_on = {
             "file": path.name,
@@ -74,7 +79,9 @@ class Command(BaseCommand):
             },
         }
         try:
-            files = train(examples, names=names, moves=moves, exclusions=exclusions, trained_on=trained_on)
+            files = train(
+                examples, names=names, moves=moves, exclusions=exclusions, edits=edits, trained_on=trained_on
+            )
         except ValueError as error:
             raise CommandError(str(error)) from error
         seconds = time.perf_counter() - began
@@ -87,5 +94,6 @@ class Command(BaseCommand):
             f"titles, places and people on {len(names)} turns of "
             f"{', '.join(corpora)}, operations on the {sum(e.operation is not None for e in names)} of them "
             f"with one, new times on {len(moves)} moves, what is left out on {len(exclusions)} turns "
-            f"({sum(bool(e.spans) for e in exclusions)} leaving something out), in {seconds:.1f} s"
+            f"({sum(bool(e.spans) for e in exclusions)} leaving something out), what edits give on "
+            f"{len(edits)} edits and moves, in {seconds:.1f} s"
         )
