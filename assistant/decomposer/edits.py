@@ -379,7 +379,11 @@ def _read(text: str, now: datetime) -> _Edit | None:
         title = _unquote(said[: more.start()] if more else said)  # 'rename yoga to "vinyasa"': Vinyasa
         target = m["target"] or m["target2"] or m["target3"]
         return _Edit(target, {"summary": title}, f"rename to {title}", unfinished=more is not None)
-    if (m := _INVITE.search(body)) and (m["verb"].casefold() != "put" or m["list"]):
+    if (
+        (m := _INVITE.search(body))
+        and (m["verb"].casefold() != "put" or m["list"])
+        and not _minutes(m["who"])
+    ):
         # onto an event's list of guests: an event, whether or not a title is said ("the meeting at 10")
         return _Edit(
             m["target"], {}, "invite", m["who"], whom, by_name_only=not m["list"], asks_which=bool(m["list"])
@@ -431,8 +435,9 @@ _MODEL_LED = 0.75
 def _learned(r: Reading) -> _Edit | None:
     """The edit the models read where the rules read none: the operation model says the turn edits an
     event (or gives a detail of the one talked about) and the edit tagger finds what it gives (a new
-    title or place, people invited or taken off: "I need it to be called prototyping though", "Kim
-    needs to be there as well", "replace woakes with julie"); the event is what the rest of the words
+    title or place, people invited or taken off, a length set or added: "I need it to be called
+    prototyping though", "Kim needs to be there as well", "replace woakes with julie", "it should be 45
+    minutes long", "add an hour to that meeting"); the event is what the rest of the words
     name, or the one talked about. None when the models do not agree."""
     # a detail said of the event just talked about, with none being described or just made ("Kim
     # needs to be there as well" after "when is the review?") is an edit of it
@@ -462,6 +467,13 @@ def _learned(r: Reading) -> _Edit | None:
     if "new_place" in said:
         params["location"] = said["new_place"][0]
         what.append(f"place: {params['location']}")
+    lengths = [_minutes(s.text) for s in spans if s.slot in ("new_length", "added_length")]
+    if len(lengths) > 1 or None in lengths:
+        return None  # two lengths, or one the time reader does not read: which is meant is not known
+    if lengths:
+        added = any(s.slot == "added_length" for s in spans)
+        params["longer_minutes" if added else "duration_minutes"] = lengths[0]
+        what.append(f"{lengths[0]} minutes {'longer' if added else 'long'}")
     invited, gone = ", ".join(said.get("invited", [])), ", ".join(said.get("uninvited", []))
     if invited or gone:
         what.append("invite" if invited else "take off")
@@ -528,21 +540,31 @@ def edit_decision(r: Reading) -> Decision | None:
     answer or an undo, whose words may look like one)."""
     if r.frame.operation in ("yes", "no", "greet", "undo"):
         return None
-    text, now, world, context = r.text, r.now, r.world, r.context
     # "from next week on", "starting Monday", "going forward": each series changed from then on; not
     # in a new name, place or note ("rename the review starting tomorrow to Budget review")
-    onward, rest = onward_of(text, now)
-    edit = _read(rest, now) if onward is not None else None
+    onward, rest = onward_of(r.text, r.now)
+    edit = _read(rest, r.now) if onward is not None else None
     if edit is None or _WORDED & set(edit.params):
-        onward, edit = None, _read(text, now)
-    if edit is None:
-        onward, edit = None, _learned(r)
-    if edit is None:
-        return None
+        onward, edit = None, _read(r.text, r.now)
+    planned = _planned(r, edit, onward) if edit is not None else None
+    if planned is None and (learned := _learned(r)) is not None:
+        # the rules read no edit, or one that comes to nothing ("add an hour to that meeting" is
+        # no invite of "an hour"): the models' reading, if they read one
+        planned = _planned(r, learned, None)
+    return planned
+
+
+def _planned(r: Reading, edit: _Edit, onward: datetime | None) -> Decision | None:
+    """The workflow (or the question) of an edit read, or None when it edits no event the turn
+    names (the words then mean something else: "add lunch to my calendar")."""
+    now, world, context = r.now, r.world, r.context
     target = _clean(trim_edges(edit.target, LINKS, trail=False))
     shown = context.get("last_events") or []
-    if shown and not _IT.match(target) and _refers_back(target, shown[0]) and not _names_an_event(target, r):
-        target = "it"  # "add Kim to that meeting", "change the title to ...": the one talked about
+    if shown and not _IT.match(target) and not _names_an_event(target, r):
+        # "add Kim to that meeting", "change the title to ...": the one talked about, if one is
+        shown = _talked_about(target, shown)
+        if shown:
+            target = "it"
     per_series = False
     if _IT.match(target) and not shown and ("description" in edit.params or "end_at" in edit.params):
         return _clarify('Which event do you mean? Name it, e.g. "add a note to the dentist: bring x-rays".')
@@ -609,16 +631,26 @@ def edit_decision(r: Reading) -> Decision | None:
     )
 
 
-def _refers_back(words: str, shown: dict[str, Any]) -> bool:
-    """Whether ``words`` point at the event talked about ("that meeting", "this one", only "the" of
-    "change the title to ..."), name it as an event or by what it has ("the appointment", "the
-    title"), or by a word of its title ("the lunch" after "Lunch with Ann")."""
+def _talked_about(words: str, shown: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The one event of those just shown that ``words`` refer back to, as a list of it, or none: the
+    one shown whose title has a word of theirs ("the lunch" after "Lunch with Ann"), or the only one
+    shown when they point at it ("that meeting", "this one", only "the" of "change the title to
+    ...") or name it as an event or by what it has ("the appointment", "the title"); never the first
+    of several by its place in the list ("add Kim to that meeting" after a list says no one of them)."""
     if _CALENDAR.search(words):
-        return False  # "add it to my calendar": a new event, not the one talked about
+        return []  # "add it to my calendar": a new event, not the one talked about
     said = set(tokens(words))
-    if not said - EDGE_WORDS or said & (POINTERS | GENERIC_EVENT_WORDS | EVENT_FIELDS):
-        return True
-    return bool((said - STOPWORDS) & set(tokens(shown.get("summary") or "")))
+    titled = [e for e in shown if (said - STOPWORDS) & set(tokens(e.get("summary") or ""))]
+    if len(titled) == 1:
+        return titled
+    pointed = not said - EDGE_WORDS or said & (POINTERS | GENERIC_EVENT_WORDS | EVENT_FIELDS)
+    return shown if len(shown) == 1 and pointed else []
+
+
+def _minutes(said: str) -> int | None:
+    """The minutes of a length said alone ("two hours", "an hour and a half"), or None."""
+    found = find_durations(said)
+    return found[0].minutes if len(found) == 1 and found[0].minutes > 0 else None
 
 
 def _names_an_event(words: str, r: Reading) -> bool:

@@ -35,6 +35,8 @@ Slot = Literal[
     "new_place",
     "invited",
     "uninvited",
+    "new_length",
+    "added_length",
 ]
 SLOTS: tuple[Slot, ...] = ("date", "time", "title", "location", "person")
 NAME_SLOTS: tuple[Slot, ...] = ("title", "location")  # what an event is called and where it is
@@ -49,9 +51,17 @@ CHANGE_SLOTS: tuple[Slot, ...] = ("new_time",)
 # the words another tagger may read as a title or a place, and says they are not wanted.
 EXCLUSION_SLOTS: tuple[Slot, ...] = ("excluded",)
 # What an edit gives an event ("rename it *Board sync*", "set the location to *Kid Zone*", "add *Emily*
-# to the meeting", "*Darren* won't be there anymore"): the edit tagger's, learnt from SMCalFlow's
-# edits (see assistant.nlu.edits), and read apart from the other spans, as a move's new time is.
-EDIT_SLOTS: tuple[Slot, ...] = ("new_title", "new_place", "invited", "uninvited")
+# to the meeting", "*Darren* won't be there anymore", "make it *two hours* long", "add *an hour* to
+# it"): the edit tagger's, learnt from SMCalFlow's edits (see assistant.nlu.edits), and read apart
+# from the other spans, as a move's new time is.
+EDIT_SLOTS: tuple[Slot, ...] = (
+    "new_title",
+    "new_place",
+    "invited",
+    "uninvited",
+    "new_length",
+    "added_length",
+)
 
 # What the assistant's previous turn asked for. The same words mean different things after different
 # questions ("Wanderlust Book Club" after "what should I call it?" is a title; "That works" after a

@@ -356,3 +356,29 @@ def test_taking_off_someone_unknown_asks_who_to_take_off(calendar: Any) -> None:
         reply = say(user, conversation, "Take Zed off the design review")
     assert reply.kind == "clarify"
     assert reply.text == "Who is Zed? Give me their email address and I'll take them off."
+
+
+@pytest.mark.parametrize(
+    ("text", "until"),
+    [("it should be 45 minutes long", "2:45 PM"), ("add an hour to that meeting", "4:00 PM")],
+)
+def test_a_length_said_or_added_is_read_by_the_models_and_previewed(
+    calendar: Any, text: str, until: str
+) -> None:
+    # "add an hour" is no invite of "an hour": the rules' invite comes to nothing and the models read
+    # a length added; "should be 45 minutes long" a length set
+    asked = _about_the_review(calendar, text)
+    assert asked.kind == "confirm", asked.text
+    assert f"now 2:00 PM – {until}" in asked.text
+    review = Event.objects.get(summary="Design review")
+    assert (review.end - review.start).total_seconds() == 3600
+
+
+def test_that_meeting_after_a_list_of_several_is_not_the_first_of_them(calendar: Any) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        say(user, conversation, "What do I have this week?")
+        reply = say(user, conversation, "Add Lee to that meeting")
+    assert reply.kind != "done"
+    assert "Change 'Standup'" not in reply.text
+    assert Event.objects.get(summary="Design review").attendees == ["bo@example.com"]

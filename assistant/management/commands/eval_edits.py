@@ -1,5 +1,5 @@
 """``manage.py eval_edits [--folds K] [--json]``: how well the edit tagger finds what an edit gives an
-event (a new title, a new place, people invited or taken off).
+event (a new title, a new place, people invited or taken off, a length set or added).
 
 It reads SMCalFlow's edits and moves (see :mod:`assistant.nlu.edits`), the only corpus whose programs
 say which words are the new value, and scores two taggers on them, per kind of span and in all:
@@ -76,7 +76,7 @@ class Command(BaseCommand):
         for which in ("unseen dialogues", "shipped"):
             for kind, row in report[which].items():
                 self.stdout.write(
-                    f"{which:17} {kind:10} precision {row['precision']:.1%}  recall {row['recall']:.1%}  "
+                    f"{which:17} {kind:12} precision {row['precision']:.1%}  recall {row['recall']:.1%}  "
                     f"F1 {row['f1']:.1%}  (of {row['labelled']})"
                 )
         self.stdout.write(

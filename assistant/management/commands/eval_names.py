@@ -96,9 +96,7 @@ class Command(BaseCommand):
 
 def _figures(scores: Scores) -> dict[str, dict[str, float | None]]:
     figures = scores.as_dict()
-    return {
-        slot: {"span": figures["span_f1"][slot], "token": figures["token_f1"][slot]} for slot in _SLOTS
-    }
+    return {slot: {"span": figures["span_f1"][slot], "token": figures["token_f1"][slot]} for slot in _SLOTS}
 
 
 def _pct(value: float | None) -> str:
