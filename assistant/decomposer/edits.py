@@ -41,7 +41,7 @@ from assistant.lexicon import (
     tokens,
     trim_edges,
 )
-from assistant.nlu import read_edit
+from assistant.nlu import Span, read_edit
 from assistant.timeexpr import find_durations, find_times
 from workflows.builder import Handle, Plan
 from workflows.definition import Decision
@@ -379,20 +379,17 @@ def _read(text: str, now: datetime) -> _Edit | None:
         title = _unquote(said[: more.start()] if more else said)  # 'rename yoga to "vinyasa"': Vinyasa
         target = m["target"] or m["target2"] or m["target3"]
         return _Edit(target, {"summary": title}, f"rename to {title}", unfinished=more is not None)
-    if (
-        (m := _INVITE.search(body))
-        and (m["verb"].casefold() != "put" or m["list"])
-        and not _minutes(m["who"])
-    ):
+    if (m := _INVITE.search(body)) and (m["verb"].casefold() != "put" or m["list"]) and _someone(m["who"]):
         # onto an event's list of guests: an event, whether or not a title is said ("the meeting at 10")
+        by_name = not m["list"] and not _an_event(m["target"])
         return _Edit(
-            m["target"], {}, "invite", m["who"], whom, by_name_only=not m["list"], asks_which=bool(m["list"])
+            m["target"], {}, "invite", m["who"], whom, by_name_only=by_name, asks_which=bool(m["list"])
         )
     if m := _INVITE_IT.match(body.strip()):
         # "and invite Ann", "add Lee too": to the event the conversation is about
         return _Edit("it", {}, "invite", m["who"], whom, named_only=m["verb"].casefold() == "add")
     if m := _UNINVITE.search(body):
-        return _Edit(m["target"], {}, "take off", m["who"], whom)
+        return _Edit(m["target"], {}, "take off", m["who"], whom, by_name_only=not _an_event(m["target"]))
     if (m := _REPEAT_EDIT.search(body)) and not find_times(m["target"], now=now):
         # ("move yoga to 2pm every week" moves the series: its time is no part of the event's name)
         n = m["n"] or ""
@@ -470,6 +467,8 @@ def _learned(r: Reading) -> _Edit | None:
     lengths = [_minutes(s.text) for s in spans if s.slot in ("new_length", "added_length")]
     if len(lengths) > 1 or None in lengths:
         return None  # two lengths, or one the time reader does not read: which is meant is not known
+    if lengths and _new_time_besides(r, spans):
+        return None  # "reschedule the dentist to Friday and include 40 minutes of travel": a move first
     if lengths:
         added = any(s.slot == "added_length" for s in spans)
         params["longer_minutes" if added else "duration_minutes"] = lengths[0]
@@ -478,7 +477,17 @@ def _learned(r: Reading) -> _Edit | None:
     if invited or gone:
         what.append("invite" if invited else "take off")
     target = blanked(r.text, [(s.start, s.end) for s in spans])
-    return _Edit(target, params, "; ".join(what), invited or gone, off=gone if invited else "", learned=True)
+    # the event named by its title, or by a day and what it is ("add Ross to the meeting on Tuesday"):
+    # both models read an edit, so a day's events are what it edits, not a new event
+    return _Edit(
+        target,
+        params,
+        "; ".join(what),
+        invited or gone,
+        off=gone if invited else "",
+        by_name_only=False,
+        learned=True,
+    )
 
 
 def edit_tasks(
@@ -645,6 +654,27 @@ def _talked_about(words: str, shown: list[dict[str, Any]]) -> list[dict[str, Any
         return titled
     pointed = not said - EDGE_WORDS or said & (POINTERS | GENERIC_EVENT_WORDS | EVENT_FIELDS)
     return shown if len(shown) == 1 and pointed else []
+
+
+def _new_time_besides(r: Reading, spans: tuple[Span, ...]) -> bool:
+    """Whether the turn says two days or times apart from the edit's spans: the event's and a new one
+    ("reschedule the dentist on the 21st to Friday and include 40 minutes of travel"), a move that
+    another handler reads, the length part of it."""
+    found = [m for m in find_times(r.text, now=r.now) if not m.error]
+    apart = [m for m in found if not any(s.start < m.span[1] and m.span[0] < s.end for s in spans)]
+    return len(apart) >= 2
+
+
+def _an_event(words: str) -> bool:
+    """Whether ``words`` say an event without its title ("the meeting on Thursday", "Friday's
+    appointment"): with a day, that day's events are the ones meant; never the calendar itself."""
+    return bool(set(tokens(words)) & GENERIC_EVENT_WORDS) and not _CALENDAR.search(words)
+
+
+def _someone(who: str) -> bool:
+    """Whether the words "add" takes may be people: never a length ("add an hour to it") nor what an
+    event has ("add the location to the dentist, which is ...")."""
+    return not _minutes(who) and not set(tokens(who)) & EVENT_FIELDS
 
 
 def _minutes(said: str) -> int | None:

@@ -382,3 +382,19 @@ def test_that_meeting_after_a_list_of_several_is_not_the_first_of_them(calendar:
     assert reply.kind != "done"
     assert "Change 'Standup'" not in reply.text
     assert Event.objects.get(summary="Design review").attendees == ["bo@example.com"]
+
+
+@pytest.mark.parametrize(
+    ("text", "change"),
+    [("Add Lee to the meeting on Thursday", "invite Lee"), ("Take Bo off Thursday's meeting", "take off Bo")],
+)
+def test_someone_added_to_or_taken_off_a_day_s_meeting_changes_that_meeting(
+    calendar: Any, text: str, change: str
+) -> None:
+    # no title said: the day and "meeting" name the design review, not a new event called Meeting
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, text)
+    assert reply.kind == "confirm", reply.text
+    assert f"Change 'Design review': {change}" in reply.text
+    assert Event.objects.get(summary="Design review").attendees == ["bo@example.com"]
