@@ -395,9 +395,10 @@ NOT_ATTENDING = re.compile(
 )
 # Asking that others be told of a change, as a clause after it ("..., and let Bo know", "then email the
 # team", "and send Ann a heads-up", "make sure everyone is notified"); ``whom`` is what follows the verb.
-# "message" and "ping" are verbs only with an object ("delete my last email message", "ping pong").
+# "message" and "ping" are verbs only with an object ("delete my last email message", "ping pong");
+# "let's" tells nobody ("let's change it to end at 3").
 TELL_OTHERS = re.compile(
-    r"\s*(?:,|\band\b|\bthen\b)?\s*\b(?:let|tell|notify|inform|email|(?:message|ping)(?=\s+(?!pong\b)\w)|"
+    r"\s*(?:,|\band\b|\bthen\b)?\s*\b(?:let(?!['’]s\b)|tell|notify|inform|email|(?:message|ping)(?=\s+(?!pong\b)\w)|"
     r"(?:send|give)(?=\s+\w+\s+(?:a|an)\s+(?:heads[- ]up|note|message|email|notice|invite))|"
     r"make sure(?=.*\b(?:notified|told|informed|knows?|heads[- ]up|email|invite)))\b(?P<whom>.*)$",
     re.IGNORECASE,

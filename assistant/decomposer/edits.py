@@ -158,9 +158,12 @@ _END_AT = re.compile(
     rf"|{_LEAD}(?:the\s+)?(?P<target2>{_NAME})\s+(?:now\s+)?(?:ends|finishes|wraps up|runs until|runs till"
     r"|goes until|lasts until|is over)\s+(?P<at2>.+)$"
     rf"|\b(?:end|finish|wrap up|close)\s+(?P<target3>{_NAME})\s+(?P<at3>(?:at|by)\s+.+)$"
-    rf"|\b(?:make|have|let|get)\s+(?P<target4>{_NAME})\s+{_ENDS}\s+(?P<at4>.+)$"
-    rf"|\b(?:extend|push|move|change|set|shift|make)\s+(?:the\s+end(?:\s+time)?\s+(?:of|for)\s+(?P<target5>{_NAME})"
-    rf"|(?P<target6>{_NAME}){_OWNED}\s+end(?:\s+time)?)\s+(?:to|until|till|at)\s+(?P<at5>.+)$"
+    # "make it end at 4", "make it until 10", "change it to end at 3", "reschedule the review to end at 10"
+    rf"|\b(?:make|have|let|get)\s+(?P<target4>{_NAME})\s+(?:{_ENDS}|until|till)\s+(?P<at4>.+)$"
+    rf"|\b(?:change|set|update|reschedule|move|push)\s+(?P<target8>{_NAME})\s+to\s+{_ENDS}\s+(?P<at7>.+)$"
+    rf"|\b(?:extend|push|move|change|set|shift|make)\s+(?:the\s+end(?:ing)?(?:\s+time)?\s+(?:of|for)\s+"
+    rf"(?P<target5>{_NAME})|(?P<target6>{_NAME}){_OWNED}\s+end(?:ing)?(?:\s+time)?)\s+(?:to|until|till|at)\s+"
+    r"(?P<at5>.+)$"
     rf"|\b(?:extend|lengthen|prolong|stretch|keep)\s+(?P<target7>{_NAME})\s+(?:going\s+)?(?:until|till|to|through)\s+"
     r"(?P<at6>.+)$",
     re.IGNORECASE,
@@ -414,8 +417,8 @@ def _read(text: str, now: datetime) -> _Edit | None:
             )
     ends = _END_AT.search(body.strip())
     if ends is not None and not (body.rstrip().endswith("?") and (ends["target"] or ends["target2"])):
-        target = next(g for g in (ends[f"target{n}"] for n in ("", 2, 3, 4, 5, 6, 7)) if g)
-        said = next(g for g in (ends[f"at{n}"] for n in ("", 2, 3, 4, 5, 6)) if g)
+        target = next(g for g in (ends[f"target{n}"] for n in ("", 2, 3, 4, 5, 6, 7, 8)) if g)
+        said = next(g for g in (ends[f"at{n}"] for n in ("", 2, 3, 4, 5, 6, 7)) if g)
         end = _end(target, said, now)
         if end is not None:
             return end

@@ -398,3 +398,19 @@ def test_someone_added_to_or_taken_off_a_day_s_meeting_changes_that_meeting(
     assert reply.kind == "confirm", reply.text
     assert f"Change 'Design review': {change}" in reply.text
     assert Event.objects.get(summary="Design review").attendees == ["bo@example.com"]
+
+
+@pytest.mark.parametrize(
+    ("text", "until"),
+    [
+        ("Let's change it to end at 3:30.", "3:30 PM"),
+        ("Change the ending time to 3:15 PM", "3:15 PM"),
+        ("Let's make it until 4.", "4:00 PM"),
+        ("Can you reschedule the design review to end at 4 pm?", "4:00 PM"),
+    ],
+)
+def test_a_new_end_said_with_the_verb_of_a_move_keeps_the_start(calendar: Any, text: str, until: str) -> None:
+    # "let's" tells nobody: it was read as "let <someone> know" and the rest as nothing
+    reply = _about_the_review(calendar, text)
+    assert reply.kind in ("confirm", "done"), reply.text
+    assert f"now 2:00 PM – {until}" in reply.text
