@@ -193,6 +193,8 @@ DETERMINERS = frozenset(
     {"a", "an", "the", "some", "my", "our", "your", "his", "her", "their", "this", "that", "these", "those"}
 )
 LINKS = frozenset({"for", "at", "of", "with", "to", "into", "on", "in", "and", "then", "also"})
+# What joins a clause to the one before it ("No, don't add it, *but* let's schedule the visit").
+CONJUNCTIONS = frozenset({"and", "but", "so", "then", "also"})
 EDGE_WORDS = DETERMINERS | LINKS  # either kind, at the edges of a title or a reason cut from a sentence
 # The words that point back at what the conversation is about ("add Kim to *that* meeting").
 POINTERS = frozenset({"it", "that", "this", "them", "these", "those"})

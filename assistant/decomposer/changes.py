@@ -361,6 +361,14 @@ def _number_then_words(destination: str, now: datetime) -> str | None:
     )
 
 
+def _names_another(after: str, shown: list[dict[str, Any]]) -> bool:
+    """Whether the words after "delete that" name an event by a word none of those shown has in its
+    title ("that date night"), rather than only pointing ("that one", "that please")."""
+    named = set(tokens(after)[:3]) - STOPWORDS - GENERIC_EVENT_WORDS - EDGE_WORDS
+    titles = {word for event in shown for word in tokens(event.get("summary") or "")}
+    return bool(named) and not named & titles
+
+
 def _onward_from(norm: str, now: datetime) -> tuple[datetime | None, str]:
     """ "... to Wednesdays from next week": like :func:`onward_of`, for a "from" after the destination."""
     after = _ONWARD_FROM.search(norm)
@@ -723,6 +731,8 @@ def compile_change(r: Reading) -> Decision | None:
     among: tuple[datetime, datetime] | None = None  # "delete that" after a list: the span it showed
     every_shown = False  # "delete them" after a list: each event it showed, and no other
     they = _SHOWN_ONES.search(norm) if picked is None and shown and operation == "delete" else None
+    if they is not None and _names_another(norm[they.end() :], shown):
+        they = None  # "delete that date night" after the team meeting was shown: the date night
     if they is not None:
         if len(shown) == 1:
             picked = shown[0]

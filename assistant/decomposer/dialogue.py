@@ -20,12 +20,14 @@ from assistant.decomposer.reading import Reading
 from assistant.decomposer.state import Asked, DialogueState, LastQuestion
 from assistant.lexicon import (
     CALENDAR_TALK,
+    CONJUNCTIONS,
     COUNT_CUES,
     FREE_CUES,
     POLITE_PREFIX,
     SAME_AGAIN,
     STREET_ADDRESS,
     TITLES_OF_ADDRESS,
+    trim_edges,
 )
 from assistant.nlu import Asked as ReaderAsked
 from assistant.nlu import TurnReading, read_turn
@@ -135,7 +137,8 @@ def without_acknowledgements(text: str, *, now: datetime) -> str:
         if all(p.search(c) for p, c in zip(_LIST_GOES_ON, clauses[dropped : dropped + 2], strict=True)):
             break
         dropped += 1
-    return " ".join(clauses[dropped:]) if dropped else text
+    # "No, don't add it, but let's schedule the visit": the request, without the link to what was dropped
+    return trim_edges(" ".join(clauses[dropped:]), CONJUNCTIONS, trail=False) if dropped else text
 
 
 # What the operation model reads in a clause that only acknowledges: a yes, a no, thanks.

@@ -56,7 +56,7 @@ _NOUN_USE = re.compile(
     # "the meetings I have set up this week": what was done, said of the events asked about
     r"|(?:meetings?|events?|appointments?|things?|ones?|that|which) (?:i|we) (?:have |'ve |had )?"
     r"(?:already )?(?:set up|scheduled|booked|planned|arranged|added|made|created)\b)"
-    r"|(?<=\w's )(?:schedule|plans?|agenda)\b"  # "today's schedule"
+    r"|(?<=\w's )(?<!\blet's )(?:schedule|plans?|agenda)\b"  # "today's schedule"; "let's schedule" does
 )
 # "next Friday", "this week": a date, not the "next" of "when's my next meeting" that asks.
 _DATE_PHRASE = re.compile(
@@ -75,6 +75,8 @@ _BACK_REFERENCE = re.compile(
 # "find my next event and delete it", "list all events and then remove them": a look that leads to a
 # change, which is what the turn asks for.
 _THEN_WRITE = re.compile(r"\b(?:and|then)(?: then)?(?: (?:please|also))? $")
+# "don't cancel it", "please do not delete the meeting": the write the verb says is refused.
+_REFUSED = re.compile(r"\b(?:don'?t|do not|never)\s+$")
 # "do remove the next event": an emphatic "do", not a question.
 _EMPHATIC_DO = re.compile(r"^do (?=\w+)")
 # "can we all meet on Thursday at 10?", "could Ann, Raj and I all meet ...", "can Ann and Raj make it at
@@ -135,6 +137,12 @@ def classify(text: str) -> tuple[Operation, float]:
     if not question:  # "I'm not going to the gala", "I can't make it to the book club": it is off
         positions["delete"] = min(positions["delete"], _first(NOT_ATTENDING, core))
     write_op = min(positions, key=lambda op: positions[op])
+    if positions[write_op] < 1000 and _REFUSED.search(masked[: positions[write_op]]):
+        later = [
+            _first(v, masked[positions[write_op] + 1 :]) for v in (DELETE_VERBS, CREATE_VERBS, MOVE_VERBS)
+        ]
+        if min(later) >= 1000:
+            return "no", 0.9  # "actually no, don't cancel it": nothing to do ("don't X, Y it" does Y)
     if write_op == "create" and positions["delete"] < 1000 and _WHOLE.search(masked):
         write_op = "delete"  # "block Friday for travel and cancel everything on it": an emptied day
     write_pos = positions[write_op]
