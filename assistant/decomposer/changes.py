@@ -44,6 +44,7 @@ from assistant.lexicon import (
     STOPWORDS,
     TELL_OTHERS,
     WEEKDAY_WORD,
+    WHEN_ADVERBS,
     away_kind,
     every_week,
     tokens,
@@ -106,8 +107,9 @@ _MAKE_IT = re.compile(
 )
 _AFTERTHOUGHT = re.compile(r"[\s,]+(?:instead|please|then|though|if possible|if you can)\s*[.!?]*$")
 _IT = re.compile(
-    r"^(?:(?:actually|ok|okay|no|then|oh|hmm|wait|sorry|so)[\s,]+)*"
-    r"(?:make|move|change|push|put|set|shift|bump|reschedule) (?:it|that|this|the time|the start(?: time)?)\b"
+    r"^(?:(?:actually|ok|okay|no|then|oh|hmm|wait|sorry|so|just|please|(?:can|could|would) (?:you|we))"
+    r"[\s,]+)*(?:make|move|change|push|put|set|shift|bump|reschedule) "
+    r"(?:it|that|this|the event|the time|the start(?: time)?)\b"
 )
 # "delete it", "remove them", "cancel both", "delete all of them": the events the conversation last
 # showed, when it names no other (one, or all of them: ``every``, ``both`` and a plural ``which``).
@@ -361,10 +363,16 @@ def _number_then_words(destination: str, now: datetime) -> str | None:
     )
 
 
-def _names_another(after: str, shown: list[dict[str, Any]]) -> bool:
-    """Whether the words after "delete that" name an event by a word none of those shown has in its
-    title ("that date night"), rather than only pointing ("that one", "that please")."""
-    named = set(tokens(after)[:3]) - STOPWORDS - GENERIC_EVENT_WORDS - EDGE_WORDS
+def _names_another(after: str, shown: list[dict[str, Any]], now: datetime) -> bool:
+    """Whether the words after "delete that" or "move that" name an event by a word none of those shown
+    has in its title ("that date night", "that dentist appointment to Friday"), rather than only
+    pointing ("that one", "that please", "it to the 22nd", "it 11"): the words up to the first link
+    word, times and numbers left out."""
+    said = [
+        w for w in tokens(blanked(after, [m.span for m in find_times(after, now=now)])) if not w.isdigit()
+    ]
+    ends = next((i for i, word in enumerate(said) if word in LINKS), len(said))
+    named = set(said[: min(ends, 3)]) - STOPWORDS - GENERIC_EVENT_WORDS - EDGE_WORDS - WHEN_ADVERBS
     titles = {word for event in shown for word in tokens(event.get("summary") or "")}
     return bool(named) and not named & titles
 
@@ -731,7 +739,7 @@ def compile_change(r: Reading) -> Decision | None:
     among: tuple[datetime, datetime] | None = None  # "delete that" after a list: the span it showed
     every_shown = False  # "delete them" after a list: each event it showed, and no other
     they = _SHOWN_ONES.search(norm) if picked is None and shown and operation == "delete" else None
-    if they is not None and _names_another(norm[they.end() :], shown):
+    if they is not None and _names_another(norm[they.end() :], shown, now):
         they = None  # "delete that date night" after the team meeting was shown: the date night
     if they is not None:
         if len(shown) == 1:
@@ -739,7 +747,10 @@ def compile_change(r: Reading) -> Decision | None:
         elif not frame.title_words and not frame.range_explicit:
             among = shown_span(shown)
             every_shown = bool(they["every"] or they["both"]) or they["which"] in _THEY
-    use_context = (picked is not None or the_one_talked_about or bool(_IT.search(norm))) and bool(shown)
+    pointed = _IT.search(norm)
+    if pointed is not None and _names_another(norm[pointed.end() :], shown, now):
+        pointed = None  # "move that dentist appointment to Friday": the dentist, not the event shown
+    use_context = (picked is not None or the_one_talked_about or pointed is not None) and bool(shown)
     by_words: _Said | None = None
     if among is not None and every_shown:
         start, end = among

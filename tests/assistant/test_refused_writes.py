@@ -75,3 +75,27 @@ def test_delete_that_with_a_name_is_the_event_named_not_the_one_shown(week: Any)
     assert reply.kind == "confirm", reply.text
     assert "Delete 'Gym session'" in reply.text
     assert Event.objects.filter(summary="Design review").count() == 1
+
+
+@pytest.mark.parametrize(
+    ("text", "to"),
+    [
+        ("No, just move it to Friday.", "Friday, March 6 2:00 PM"),
+        ("Can we please change it to 4 pm?", "4:00 PM"),
+    ],
+)
+def test_it_after_a_look_up_is_the_event_shown_however_the_request_opens(
+    week: Any, text: str, to: str
+) -> None:
+    say(week, "When is the design review?")
+    reply = say(week, text)
+    assert reply.kind in ("confirm", "done"), reply.text
+    assert "Move 'Design review'" in reply.text
+    assert to in reply.text
+
+
+def test_move_that_with_a_name_is_the_event_named_not_the_one_shown(week: Any) -> None:
+    say(week, "When is the design review?")
+    reply = say(week, "move that gym session to Saturday")
+    assert "Move 'Gym session'" in reply.text, reply.text
+    assert "Design review" not in reply.text
