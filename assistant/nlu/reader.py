@@ -17,7 +17,7 @@ from assistant.nlu.features import (
 )
 from assistant.nlu.operations import OperationModel
 from assistant.nlu.reading import ASKED, NAME_SLOTS, Asked, Span, TurnReading
-from assistant.nlu.spans import SpanTagger, found_tags, items_of, spans_from_tags
+from assistant.nlu.spans import Items, SpanTagger, found_tags, items_of, spans_from_tags
 from assistant.nlu.words import Words, words_of
 
 __all__ = ["TurnReader"]
@@ -87,16 +87,7 @@ class TurnReader:
         if self.exclusions is None or not featured:
             return (), 0.0
         features = items_of(exclusion_features(words, featured, self.exclusions.attributes))
-        excluded = spans_from_tags(text, words.tokens, self.exclusions.tags(features))
-        if not excluded:
-            return (), 0.0
-        inside = self.exclusions.inside(features)
-        chances = [
-            p
-            for t, p in zip(words.tokens, inside, strict=True)
-            if any(s.start <= t.start < s.end for s in excluded)
-        ]
-        return excluded, min(chances)
+        return _spans_and_chance(text, words, self.exclusions, features)
 
     def new_time(
         self, text: str, *, asked: Asked | None = None, now: datetime | None = None
@@ -129,16 +120,22 @@ class TurnReader:
         featured = token_features(words, None, informs=INFORM in acts)
         found = found_tags(self.names, self.people, items_of(featured))
         features = items_of(edit_features(words, featured, found, self.edits.attributes))
-        given = spans_from_tags(text, words.tokens, self.edits.tags(features))
-        if not given:
-            return (), 0.0
-        inside = self.edits.inside(features)
-        chances = [
-            p
-            for t, p in zip(words.tokens, inside, strict=True)
-            if any(s.start <= t.start < s.end for s in given)
-        ]
-        return given, min(chances)
+        return _spans_and_chance(text, words, self.edits, features)
+
+
+def _spans_and_chance(
+    text: str, words: Words, tagger: SpanTagger, features: Items
+) -> tuple[tuple[Span, ...], float]:
+    """The spans ``tagger`` reads and the least chance it gives a word of them; ((), 0.0) for none.
+    The chances are worked out only when there are spans (most turns have none)."""
+    found = spans_from_tags(text, words.tokens, tagger.tags(features))
+    if not found:
+        return (), 0.0
+    inside = tagger.inside(features)
+    chances = [
+        p for t, p in zip(words.tokens, inside, strict=True) if any(s.start <= t.start < s.end for s in found)
+    ]
+    return found, min(chances)
 
 
 # Where the tagger's best reading has no new time, one is taken from the words it gives at least this

@@ -9,19 +9,18 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-import time_machine
 
 from assistant.decomposer.intent import classify
 from assistant.models import Conversation
-from assistant.services import chat_turn, conversation_create
+from assistant.services import conversation_create
 from skills.models import Event
 from skills.services import event_create
+from tests.assistant.test_reading_guards import say
 from tests.factories import user_with_calendar
 
 pytestmark = pytest.mark.django_db
 
 NEW_YORK = ZoneInfo("America/New_York")
-NOW = datetime(2026, 3, 4, 9, 0, tzinfo=NEW_YORK)  # a Wednesday
 
 
 @pytest.fixture
@@ -32,14 +31,6 @@ def week() -> tuple[Any, Conversation]:
         start = datetime(2026, 3, day, hour, tzinfo=NEW_YORK)
         event_create(calendar=calendar, summary=summary, start=start, end=start + timedelta(hours=1))
     return user, conversation_create(user=user)
-
-
-def say(week: tuple[Any, Conversation], text: str) -> Any:
-    user, conversation = week
-    with time_machine.travel(NOW, tick=False):
-        reply = chat_turn(user=user, conversation=conversation, text=text)
-    assert reply is not None
-    return reply
 
 
 @pytest.mark.parametrize(
