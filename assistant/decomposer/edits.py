@@ -22,6 +22,7 @@ from typing import Any
 from assistant.decomposer.blanks import blanked, blanked_matches
 from assistant.decomposer.changes import an_hour_first, notify_step, onward_of
 from assistant.decomposer.compiler import find_params
+from assistant.decomposer.gate import MODEL_LED
 from assistant.decomposer.guards import odd_length
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.understand import understand
@@ -427,9 +428,8 @@ def _read(text: str, now: datetime) -> _Edit | None:
 
 # The least chance the operation model must give an edit, and the edit tagger each word of what it
 # gives, for the models' reading of an edit to be taken where the rules read none; it is previewed
-# (see _MODEL_LED), never written at once.
+# (its confidence is MODEL_LED), never written at once.
 _LEARNED = 0.5
-_MODEL_LED = 0.75
 
 
 def _learned(r: Reading) -> _Edit | None:
@@ -572,8 +572,11 @@ def _planned(r: Reading, edit: _Edit, onward: datetime | None) -> Decision | Non
     now, world, context = r.now, r.world, r.context
     target = _clean(trim_edges(edit.target, LINKS, trail=False))
     shown = context.get("last_events") or []
-    if shown and not _IT.match(target) and not _names_an_event(target, r):
-        # "add Kim to that meeting", "change the title to ...": the one talked about, if one is
+    frame = None if _IT.match(target) else understand(target, now=now, world=world, existing=True)
+    named = frame is not None and (frame.title_words or (frame.range_explicit and frame.start is not None))
+    if shown and frame is not None and not named:
+        # "add Kim to that meeting", "change the title to ...": no event of the calendar by its title
+        # or its day, so the one talked about, if one is
         shown = _talked_about(target, shown)
         if shown:
             target = "it"
@@ -584,7 +587,8 @@ def _planned(r: Reading, edit: _Edit, onward: datetime | None) -> Decision | Non
         last = shown[0]
         find: dict[str, Any] = {"start": last["start"], "end": last["end"], "text": last["summary"]}
     else:
-        frame = understand(target, now=now, world=world, existing=True)
+        if frame is None:  # "it" with nothing shown: read as words, like any other target
+            frame = understand(target, now=now, world=world, existing=True)
         explicit = frame.range_explicit and frame.start is not None and frame.end is not None
         if not frame.title_words and (edit.by_name_only or not explicit):
             if edit.asks_which:
@@ -639,7 +643,7 @@ def _planned(r: Reading, edit: _Edit, onward: datetime | None) -> Decision | Non
     return Decision(
         kind="workflow",
         workflow=plan.build("edit-event", summary=f"Edit {target} ({edit.what})", output=output),
-        confidence=_MODEL_LED if edit.learned else 0.8,
+        confidence=MODEL_LED if edit.learned else 0.8,
     )
 
 
@@ -684,9 +688,3 @@ def _minutes(said: str) -> int | None:
     """The minutes of a length said alone ("two hours", "an hour and a half"), or None."""
     found = find_durations(said)
     return found[0].minutes if len(found) == 1 and found[0].minutes > 0 else None
-
-
-def _names_an_event(words: str, r: Reading) -> bool:
-    """Whether ``words`` name an event of the calendar by its title or its day."""
-    frame = understand(words, now=r.now, world=r.world, existing=True)
-    return bool(frame.title_words) or (frame.range_explicit and frame.start is not None)

@@ -34,10 +34,12 @@ from skills.critic import Action, Expectation
 from skills.formatting import format_day, format_time
 from workflows.definition import Decision, TaskSpec, WorkflowDefinition
 
-__all__ = ["ACT", "CONFIRM", "facts_of", "gate"]
+__all__ = ["ACT", "CONFIRM", "MODEL_LED", "facts_of", "gate"]
 
 ACT = 0.8
 CONFIRM = 0.5
+# The confidence of a write only the models read (a new event, an edit): below ACT, so it is previewed.
+MODEL_LED = 0.75
 
 _TITLE_PARAMS = {"plan_create": ("summary",), "plan_edit": ("summary",)}
 _PLACE_PARAMS = {"plan_create": ("location",), "plan_edit": ("location",)}

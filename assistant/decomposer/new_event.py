@@ -15,6 +15,7 @@ from assistant.decomposer.blanks import blanked
 from assistant.decomposer.dialogue import asks_question, reader_asked, says_what
 from assistant.decomposer.drafts import amend, draft_turn
 from assistant.decomposer.frame import RequestFrame
+from assistant.decomposer.gate import MODEL_LED
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.recurrence import read_repeat
 from assistant.decomposer.understand import understand
@@ -39,9 +40,8 @@ __all__ = [
 _THE_DRAFT = re.compile(r"\b(?:it|that|this one)\b")
 # How sure the operation model must be for its reading of a new event to start one where the rules found
 # no verb of their own ("I have a hike with Polly at 3:30"); a write begun on its word alone is
-# previewed, never made at once (its confidence is at most _MODEL_LED).
+# previewed, never made at once (its confidence is at most MODEL_LED).
 _MODEL_SURE = 0.75
-_MODEL_LED = 0.75
 # The operations that name an event without describing a new one, and how likely the model must find
 # one of them to keep a statement from starting a new event (more likely than anything else).
 _NOT_NEW = frozenset(REQUESTS) - {"create"}
@@ -136,7 +136,7 @@ def described(r: Reading) -> Decision | None:
         drafted = drafted.model_copy(update={"confidence": min(drafted.confidence, 0.6)})
     elif r.state.draft is None and away_kind(r.norm) is not None:
         # an absence begun on a statement alone ("out of office next week"): shown before it is made
-        drafted = drafted.model_copy(update={"confidence": min(drafted.confidence, _MODEL_LED)})
+        drafted = drafted.model_copy(update={"confidence": min(drafted.confidence, MODEL_LED)})
     return drafted
 
 
@@ -152,7 +152,7 @@ def model_reads_new(r: Reading) -> Decision | None:
         return guarded.model_copy(update={"frame": r.frame.as_json()})
     drafted = draft_turn(_unrepeated(frame, r), r.text, r.state, r.learned, r.now, r.tz, continuing=False)
     return drafted.model_copy(
-        update={"confidence": min(drafted.confidence, _MODEL_LED), "frame": frame.as_json()}
+        update={"confidence": min(drafted.confidence, MODEL_LED), "frame": frame.as_json()}
     )
 
 
