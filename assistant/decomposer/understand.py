@@ -1313,6 +1313,10 @@ def _stem(word: str) -> str:
 _RUN_BREAK = re.compile(r"\s{2,}|[,;!?()]|[.:](?!\d)|\s-\s")  # "1:1 with Ann" is one name
 
 
+# What a request may call the thing it adds before saying what it is ("a note: call mom").
+_RECORDS = GENERIC_EVENT_WORDS | {"note", "notes", "new", "following", "this", "to", "on", "in", "into"}
+
+
 # The operations whose title names an event that is already on the calendar.
 _NAMES_AN_EVENT = frozenset({"query", "count", "move", "delete"})
 
@@ -1405,10 +1409,14 @@ def _fill_titles(frame: RequestFrame, residual: str, world: World, norm: str, ex
     # A name is said in one piece: the first run of words left over that names something, never words
     # gathered from across the sentence ("Set up a call with Bo on Wednesday at 11 and let him know" is
     # a call, not 'Call know with Bo and Let Him').
+    # Words before a colon that only say what kind of record it is ("add a note to my calendar: call
+    # mom", "new event: lunch with Sam") are the request's wording: the name is what the colon leads to.
     lead = CREATE_VERBS.search(norm)
-    for run in _RUN_BREAK.split(cleaned):
+    ends = [m.start() for m in _RUN_BREAK.finditer(cleaned)] + [len(cleaned)]
+    for end, run in zip(ends, _RUN_BREAK.split(cleaned), strict=True):
         phrase = _leftover_phrase(whole_words(run), frame, lead.group(0) if lead else "")
-        if phrase:
+        before_colon = cleaned[end:].lstrip().startswith(":")
+        if phrase and not (before_colon and set(phrase.split()) - STOPWORDS <= _RECORDS):
             frame.titles = [phrase]
             break
     return False

@@ -12,8 +12,6 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import reduce
-from operator import add
 from typing import Any
 
 __all__ = ["INFORM", "INFORM_INTENT", "ActModel", "LinearLayer"]
@@ -33,11 +31,12 @@ class LinearLayer:
     weights: Mapping[str, Sequence[float]]
 
     def scores(self, features: Iterable[str]) -> list[float]:
-        # Each label's intercept, then the weight of each feature present added in the features' order:
-        # one column of the rows at a time, the same additions in the same order as a loop over them.
+        # Each label's intercept plus the weights of the features present, summed exactly (fsum): a
+        # plain sum would depend on the order of a set of strings, which changes with the process's
+        # hash seed, and a turn at a threshold could read differently from one run to the next.
         get = self.weights.get
         rows = [row for row in map(get, features) if row is not None]
-        return [reduce(add, column) for column in zip(self.intercepts, *rows, strict=True)]
+        return [math.fsum(column) for column in zip(self.intercepts, *rows, strict=True)]
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> LinearLayer:

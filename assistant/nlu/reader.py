@@ -150,8 +150,8 @@ def _likeliest(
     text: str, words: Words, inside: list[float], best: tuple[Span, ...]
 ) -> tuple[Span | None, float]:
     """The tagger's last new time (``best``, its best reading) or, without one, the words around the
-    likeliest word that are at least half as likely (and above the floor), as a span; and the least
-    chance the tagger gives a word of it."""
+    likeliest word that are at least half as likely (and above the floor), as a span with the time words
+    next to it; and the least chance the tagger gives a word it read."""
     if best:
         run = [i for i, t in enumerate(words.tokens) if best[0].start <= t.start and t.end <= best[0].end]
     else:
@@ -165,5 +165,14 @@ def _likeliest(
         while last + 1 < len(inside) and inside[last + 1] >= least:
             last += 1
         run = list(range(first, last + 1))
-    start, end = words.tokens[run[0]].start, words.tokens[run[-1]].end
-    return Span("new_time", start, end, text[start:end]), min(inside[i] for i in run)
+    chance = min(inside[i] for i in run)
+    # A new time is whole: the tagger sometimes stops inside one ("to monday *morning*"), and the words
+    # next to its span that name a day, a time or a day part by themselves belong to it. Words alone,
+    # not the resolver's expressions, which run across "on friday to monday morning" as one range.
+    first, last = run[0], run[-1]
+    while first > 0 and words.kinds[first - 1] is not None:
+        first -= 1
+    while last + 1 < len(words.tokens) and words.kinds[last + 1] is not None:
+        last += 1
+    start, end = words.tokens[first].start, words.tokens[last].end
+    return Span("new_time", start, end, text[start:end]), chance

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from assistant.nlu import Slot, Span, read_turn
+from assistant.nlu.acts import LinearLayer
 from assistant.nlu.examples import Example
 from assistant.nlu.sgd import asked_from_prompt
 from assistant.nlu.shipped import ACTS_FILE, SPANS_FILE, reader_from_files, shipped_reader
@@ -150,3 +151,11 @@ def test_training_on_a_single_announced_intent_still_announces_it() -> None:
     reader = reader_from_files(train(adding))
     assert reader.read("I want to add an event.").intent == "AddEvent"
     assert reader.read("No, thanks.").intent is None
+
+
+def test_a_score_does_not_depend_on_the_order_of_the_features() -> None:
+    # A turn's features are a set, whose order changes with the process's hash seed: summed in that
+    # order, 0.1 + 0.2 + 0.3 and 0.3 + 0.2 + 0.1 differ in the last bit, and a turn at a threshold (or a
+    # training example's "informs") read differently from one run to the next.
+    layer = LinearLayer(labels=("x",), intercepts=(0.0,), weights={"a": (0.1,), "b": (0.2,), "c": (0.3,)})
+    assert layer.scores(["a", "b", "c"]) == layer.scores(["c", "b", "a"]) == [0.6]

@@ -87,8 +87,20 @@ def test_a_time_word_after_to_is_no_new_place(week: Any) -> None:
 
 
 def test_a_note_to_the_calendar_is_no_note_on_an_event_called_calendar(week: Any) -> None:
+    before = list(Event.objects.values_list("summary", "description"))
     reply = say(week, "add a note to my calendar: call mom")
-    assert "Call mom" in reply.text, reply.text
+    # a new event named by what the colon leads to ("Call", with mom as whom it is with, as "call Omar"
+    # makes "Call with Omar"), asked when; not a note, and not 'Note'
+    assert reply.kind == "clarify", reply.text
+    assert "When should I schedule 'Call" in reply.text, reply.text
+    assert list(Event.objects.values_list("summary", "description")) == before
+
+
+def test_words_before_a_colon_that_only_say_what_is_added_are_no_title(week: Any) -> None:
+    reply = say(week, "new event: lunch with Sam at 1 tomorrow")
+    assert "Lunch with Sam" in reply.text, reply.text  # once 'Meeting with Sam', 'event' taken for the name
+    reply = say(week, "add a reminder to my calendar: pay rent on friday")
+    assert "'Pay rent'" in reply.text, reply.text
 
 
 @pytest.mark.parametrize(
