@@ -15,7 +15,7 @@ Monday's.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -24,10 +24,12 @@ from assistant.decomposer.changes import an_hour_first, notify_step, onward_of
 from assistant.decomposer.compiler import find_params
 from assistant.decomposer.gate import MODEL_LED
 from assistant.decomposer.guards import odd_length
+from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
 from assistant.lexicon import (
+    DETERMINERS,
     EDGE_WORDS,
     EMAIL,
     EVENT_FIELDS,
@@ -47,7 +49,10 @@ from assistant.timeexpr import find_durations, find_times
 from workflows.builder import Handle, Plan
 from workflows.definition import Decision
 
-__all__ = ["edit_decision", "edit_tasks"]
+__all__ = ["PENDING", "edit_decision", "edit_tasks"]
+
+PENDING = "pending_edit"
+"""Context key of an edit waiting for the next turn to say who someone it names is."""
 
 _HORIZON = timedelta(days=365)
 _NAME = r"[\w .'&+:/#@-]+?"
@@ -249,11 +254,16 @@ def _clean(text: str) -> str:
     return re.sub(r"[\s.!?]+$", "", text.strip())
 
 
+def _names(who: str) -> list[str]:
+    """The names of a list said ("Ann, Raj and Wei")."""
+    return [n for n in NAME_LIST_BREAK.split(who.strip()) if n]
+
+
 def _people(who: str, world: World) -> tuple[list[str], list[str]]:
     """Addresses of the people named, and the names nobody in the directory answers to."""
     emails: list[str] = []
     unknown: list[str] = []
-    names = [n for n in NAME_LIST_BREAK.split(who.strip()) if n]
+    names = _names(who)
     directory = world.people_named([n.casefold() for n in names if not EMAIL.fullmatch(n)])
     for name in names:
         if EMAIL.fullmatch(name):
@@ -385,7 +395,7 @@ def _read(text: str, now: datetime) -> _Edit | None:
         return _Edit(target, {"summary": title}, f"rename to {title}", unfinished=more is not None)
     if (m := _INVITE.search(body)) and (m["verb"].casefold() != "put" or m["list"]) and _someone(m["who"]):
         # onto an event's list of guests: an event, whether or not a title is said ("the meeting at 10")
-        by_name = not m["list"] and not _an_event(m["target"])
+        by_name = not m["list"] and not _an_event(m["target"], now)
         return _Edit(
             m["target"], {}, "invite", m["who"], whom, by_name_only=by_name, asks_which=bool(m["list"])
         )
@@ -393,7 +403,9 @@ def _read(text: str, now: datetime) -> _Edit | None:
         # "and invite Ann", "add Lee too": to the event the conversation is about
         return _Edit("it", {}, "invite", m["who"], whom, named_only=m["verb"].casefold() == "add")
     if m := _UNINVITE.search(body):
-        return _Edit(m["target"], {}, "take off", m["who"], whom, by_name_only=not _an_event(m["target"]))
+        return _Edit(
+            m["target"], {}, "take off", m["who"], whom, by_name_only=not _an_event(m["target"], now)
+        )
     if (m := _REPEAT_EDIT.search(body)) and not find_times(m["target"], now=now):
         # ("move yoga to 2pm every week" moves the series: its time is no part of the event's name)
         n = m["n"] or ""
@@ -540,6 +552,8 @@ def edit_tasks(
 def _who(name: str, *, away: bool) -> str:
     """The question for a person the directory does not know, by what is to be done with them."""
     done = "take them off" if away else "add them"
+    if name.casefold() in POINTERS | {"him", "her"}:  # "remove him from my 3pm": not "Who is him?"
+        return f"Who do you mean by '{name}'? Give me their name or email address and I'll {done}."
     return f"Who is {name}? Give me their email address and I'll {done}."
 
 
@@ -547,9 +561,36 @@ def _clarify(text: str) -> Decision:
     return Decision(kind="clarify", reply_kind="clarify", text=text)
 
 
+def _ask_who(edit: _Edit, onward: datetime | None, name: str, *, away: bool) -> Decision:
+    """Who ``name`` is, with the edit kept for the next turn: the answer (an address, or a name the
+    directory knows) carries it out, as "Who is Zed? ... I'll take them off" promised."""
+    pending = {"edit": asdict(edit), "name": name, "onward": onward.isoformat() if onward else None}
+    return _clarify(_who(name, away=away)).model_copy(update={"context_update": {PENDING: pending}})
+
+
+def _answered(r: Reading) -> Decision | None:
+    """The edit waiting on who someone is, with the person the turn names: an email address, or a name
+    the directory knows; None for any other turn (read as a turn of its own)."""
+    pending = r.context.get(PENDING)
+    said = r.text.strip().strip(".!")
+    if not isinstance(pending, dict) or not said:
+        return None
+    if not EMAIL.fullmatch(said) and not r.world.people_named([said.casefold()]).get(said.casefold()):
+        return None
+    edit = _Edit(**pending["edit"])
+
+    def named(names: str) -> str:
+        return ", ".join(said if n == pending["name"] else n for n in _names(names))
+
+    onward = datetime.fromisoformat(pending["onward"]) if pending.get("onward") else None
+    return _planned(r, replace(edit, who=named(edit.who), off=named(edit.off)), onward)
+
+
 def edit_decision(r: Reading) -> Decision | None:
     """A workflow for an edit request, a question about it, or None when the turn is no edit (nor an
     answer or an undo, whose words may look like one)."""
+    if (answered := _answered(r)) is not None:
+        return answered
     if r.frame.operation in ("yes", "no", "greet", "undo"):
         return None
     # "from next week on", "starting Monday", "going forward": each series changed from then on; not
@@ -612,12 +653,12 @@ def _planned(r: Reading, edit: _Edit, onward: datetime | None) -> Decision | Non
             return None
         away = edit.what.endswith("take off")
         if unknown:
-            return _clarify(_who(unknown[0], away=away))
+            return _ask_who(edit, onward, unknown[0], away=away)
         params["uninvite" if away else "invite"] = emails
         if edit.off:
             gone, unknown = _people(edit.off, world)
             if unknown:
-                return _clarify(_who(unknown[0], away=True))
+                return _ask_who(edit, onward, unknown[0], away=True)
             params["uninvite"] = gone
         if edit.told is not None:
             notify_only = [] if _EVERYONE.search(edit.told) else emails
@@ -672,10 +713,18 @@ def _new_time_besides(r: Reading, spans: tuple[Span, ...]) -> bool:
     return len(apart) >= 2
 
 
-def _an_event(words: str) -> bool:
+def _an_event(words: str, now: datetime) -> bool:
     """Whether ``words`` say an event without its title ("the meeting on Thursday", "Friday's
-    appointment"): with a day, that day's events are the ones meant; never the calendar itself."""
-    return bool(set(tokens(words)) & GENERIC_EVENT_WORDS) and not _CALENDAR.search(words)
+    appointment", or by its hour: "my 3pm", "my 2pm on Thursday"): with a day or an hour, the events
+    then are the ones meant; never the calendar itself, nor a time not led by "my" or "the" ("add Ann
+    on Friday at 7") or not opening with the hour ("add a spa appointment on the 3rd at 10am")."""
+    if _CALENDAR.search(words):
+        return False
+    first, _, rest = normalise(words).partition(" ")
+    times = find_times(rest, now=now) if first in DETERMINERS else []
+    whole = len(times) == 1 and times[0].span == (0, len(rest))
+    by_hour = whole and any(t.has_time and not t.has_date for t in find_times(rest.split()[0], now=now))
+    return by_hour or bool(set(tokens(words)) & GENERIC_EVENT_WORDS)
 
 
 def _someone(who: str) -> bool:

@@ -414,3 +414,50 @@ def test_a_new_end_said_with_the_verb_of_a_move_keeps_the_start(calendar: Any, t
     reply = _about_the_review(calendar, text)
     assert reply.kind in ("confirm", "done"), reply.text
     assert f"now 2:00 PM – {until}" in reply.text
+
+
+@pytest.mark.parametrize("text", ["remove Bo from my 2pm on Thursday", "take Bo off my 2pm on Thursday"])
+def test_someone_taken_off_an_event_said_by_its_hour_is_no_cancellation(calendar: Any, text: str) -> None:
+    # "my 2pm" names the event at that hour as "the meeting" does; read by title alone, the edit came
+    # to nothing and the turn was read as cancelling the 2pm
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, text)
+    assert "Cancel" not in reply.text, reply.text
+    assert "Delete" not in reply.text, reply.text
+    assert "Change 'Design review'" in reply.text, reply.text
+    assert Event.objects.get(summary="Design review").attendees == ["bo@example.com"]  # previewed
+
+
+def test_the_answer_to_who_someone_is_carries_out_the_edit_asked_about(calendar: Any) -> None:
+    # "Who is Zed? ... I'll add them" once forgot the edit: the address given next was not understood
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        asked = say(user, conversation, "invite Zed to the design review")
+        assert asked.text == "Who is Zed? Give me their email address and I'll add them."
+        shown = say(user, conversation, "lee@example.com")
+        assert shown.kind == "confirm", shown.text
+        assert "Change 'Design review': invite Lee" in shown.text
+        say(user, conversation, "yes")
+    assert Event.objects.get(summary="Design review").attendees == ["bo@example.com", "lee@example.com"]
+
+
+def test_him_is_asked_about_by_name_and_the_name_given_takes_him_off(calendar: Any) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        asked = say(user, conversation, "remove him from my 2pm on Thursday")
+        assert asked.text.startswith("Who do you mean by 'him'?"), asked.text
+        shown = say(user, conversation, "Bo")
+        assert "Change 'Design review': take off Bo" in shown.text, shown.text
+        say(user, conversation, "yes")
+    assert Event.objects.get(summary="Design review").attendees == []
+
+
+def test_a_turn_that_names_nobody_after_who_is_read_as_its_own(calendar: Any) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        say(user, conversation, "invite Zed to the design review")
+        reply = say(user, conversation, "what's on Thursday?")
+    assert reply.kind == "answer"
+    assert "Design review" in reply.text
+    assert Event.objects.get(summary="Design review").attendees == ["bo@example.com"]
