@@ -618,7 +618,9 @@ def _planned(r: Reading, edit: _Edit, onward: datetime | None) -> Decision | Non
     if shown and frame is not None and not named:
         # "add Kim to that meeting", "change the title to ...": no event of the calendar by its title
         # or its day, so the one talked about, if one is
-        shown = _talked_about(target, shown)
+        # an edit only the models read is of the one event shown whatever the other words are ("Kim
+        # needs to be there as well"): they read it as a detail of that event
+        shown = shown if edit.learned and len(shown) == 1 else _talked_about(target, shown)
         if shown:
             target = "it"
     per_series = False

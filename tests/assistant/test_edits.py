@@ -461,3 +461,17 @@ def test_a_turn_that_names_nobody_after_who_is_read_as_its_own(calendar: Any) ->
     assert reply.kind == "answer"
     assert "Design review" in reply.text
     assert Event.objects.get(summary="Design review").attendees == ["bo@example.com"]
+
+
+def test_someone_said_to_be_needed_at_the_event_shown_is_asked_about_then_invited(calendar: Any) -> None:
+    # Only the models read "Kim needs to be there as well" as an invite; the event is the one shown,
+    # though no word points at it ("there"): once "I didn't understand that"
+    asked = _about_the_review(calendar, "Kim needs to be there as well")
+    assert asked.text == "Who is Kim? Give me their email address and I'll add them."
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        shown = say(user, conversation, "kim@example.com")
+        assert shown.kind == "confirm", shown.text
+        assert "Change 'Design review': invite Kim" in shown.text
+        say(user, conversation, "yes")
+    assert Event.objects.get(summary="Design review").attendees == ["bo@example.com", "kim@example.com"]
