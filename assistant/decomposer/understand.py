@@ -1314,7 +1314,7 @@ _RUN_BREAK = re.compile(r"\s{2,}|[,;!?()]|[.:](?!\d)|\s-\s")  # "1:1 with Ann" i
 
 
 # What a request may call the thing it adds before saying what it is ("a note: call mom").
-_RECORDS = GENERIC_EVENT_WORDS | {"note", "notes", "new", "following", "this", "to", "on", "in", "into"}
+_RECORDS = GENERIC_EVENT_WORDS | {"note", "notes", "following"}
 
 
 # The operations whose title names an event that is already on the calendar.
