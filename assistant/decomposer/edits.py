@@ -359,7 +359,10 @@ def _place(text: str, now: datetime) -> _Edit | None:
         target = m["target"] or m["target2"] or m["target3"]
         if target.casefold() in _NOT_A_NAME:
             target = "it"  # "set the location to ...", "change its address to ..."
-        return _Edit(target, {"location": place}, f"place: {place}")  # "location" said: a place
+        # "location" said: a place; asked to change it ("change the location of X to ..."), an edit,
+        # asked about when X is not found (a statement, "the location is ...", may describe a new one)
+        ordered = not m["target3"]
+        return _Edit(target, {"location": place}, f"place: {place}", asks_which=ordered)
     if m := _PLACE_OF_IT.search(text):
         place = _clean(m["place"] or m["place2"] or m["place3"])
         if _timeish(place, now, at_start=True):
@@ -426,7 +429,13 @@ def _read(text: str, now: datetime) -> _Edit | None:
         if lengths and lengths[0].minutes > 0:
             minutes = lengths[0].minutes
             return _Edit(
-                m["target"], {"duration_minutes": minutes}, f"{minutes} minutes long", by_name_only=False
+                m["target"],
+                {"duration_minutes": minutes},
+                f"{minutes} minutes long",
+                by_name_only=False,
+                # a length set is an edit, its event asked about when not found; but not where the
+                # words taken for the event hold a length too ("make X 1 hour instead of 30 minutes")
+                asks_which=not find_durations(m["target"]),
             )
     ends = _END_AT.search(body.strip())
     if ends is not None and not (body.rstrip().endswith("?") and (ends["target"] or ends["target2"])):

@@ -475,3 +475,30 @@ def test_someone_said_to_be_needed_at_the_event_shown_is_asked_about_then_invite
         assert "Change 'Design review': invite Kim" in shown.text
         say(user, conversation, "yes")
     assert Event.objects.get(summary="Design review").attendees == ["bo@example.com", "kim@example.com"]
+
+
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("change the location of the board meeting to room 5", "the board meeting"),
+        ("I need to change my board meeting location to the large meeting room.", "my board meeting"),
+        ("Change my lunch with Becky to 2 hours.", "my lunch with Becky"),
+    ],
+)
+def test_a_place_or_length_asked_for_an_event_not_found_asks_which(
+    calendar: Any, text: str, named: str
+) -> None:
+    # once "Where should it go?" (read as a move) and 'Is "2 hours" a place or a time?'
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, text)
+    assert reply.kind == "clarify"
+    assert reply.text == f'I couldn\'t tell which event "{named}" is. Name it as your calendar does.'
+
+
+def test_the_place_of_an_event_found_by_name_is_changed(calendar: Any) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "change the location of the design review to room 5")
+    assert "Change 'Design review'" in reply.text, reply.text
+    assert "room 5" in reply.text
