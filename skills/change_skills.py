@@ -467,6 +467,10 @@ def plan_edit(ctx: SkillContext, params: PlanEditInput) -> ChangeSet:
                 why = "everyone named is invited already" if params.invite else "no one named is invited"
                 skipped.append(Skipped(summary=item.summary, start=item.start, reason=why))
                 continue
+        if _changes_nothing(change, item):
+            # "make the review an hour long" of an hour-long review: said why, not a preview of no change
+            skipped.append(Skipped(summary=item.summary, start=item.start, reason=_already(item, params)))
+            continue
         changes.append(change)
     if refused and not changes:
         # "end the dentist at 8am" for a 9 am dentist is not an edit to preview: say why and what works.
@@ -474,6 +478,26 @@ def plan_edit(ctx: SkillContext, params: PlanEditInput) -> ChangeSet:
     skipped += refused
     _conflicts(ctx, [c for c in changes if c.start is not None], skip_keys={e.key for e in params.events})
     return ChangeSet(changes=changes, skipped=skipped)
+
+
+def _changes_nothing(change: Change, item: EventItem) -> bool:
+    """Whether an update planned leaves the event as it is: the same times and nothing new set."""
+    same_times = change.start == item.start and change.end == item.end
+    people = change.new_attendees
+    same_people = people is None or {a.casefold() for a in people} == {a.casefold() for a in item.attendees}
+    news = (change.new_summary, change.new_location, change.new_description, change.new_rrule)
+    return same_times and same_people and all(new is None for new in news)
+
+
+def _already(item: EventItem, params: PlanEditInput) -> str:
+    """Why an edit changes nothing, in words."""
+    if params.duration_minutes:
+        return f"it is {params.duration_minutes} minutes long already"
+    if params.summary:
+        return "it is called that already"
+    if params.location is not None:
+        return "it is there already"
+    return "it is so already"
 
 
 def _notes(ctx: SkillContext, targets: list[EventItem]) -> dict[str, str]:

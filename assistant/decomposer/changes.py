@@ -58,7 +58,15 @@ from skills.formatting import format_day, format_time, join_and
 from workflows.builder import Handle, Plan
 from workflows.definition import Decision, WorkflowDefinition
 
-__all__ = ["compile_change", "everyone_window", "notify_step", "onward_of", "undo_decision", "undo_workflow"]
+__all__ = [
+    "compile_change",
+    "everyone_window",
+    "notify_step",
+    "onward_of",
+    "shift_of",
+    "undo_decision",
+    "undo_workflow",
+]
 
 HORIZON = timedelta(days=365)
 # How far ahead "my 9am coffee" looks for the coffee at nine.
@@ -525,7 +533,7 @@ def _reason(norm: str, now: datetime, everything: bool) -> str:
     return away_kind(norm) or ""
 
 
-def _shift(norm: str, now: datetime) -> tuple[int, str]:
+def shift_of(norm: str, now: datetime) -> tuple[int, str]:
     """The offset a move says ("an hour later", "back by 30 min", "by 1h") in minutes, signed, and the
     text without it; a bare "by an hour" goes the way of the verb ("delay" later, "bring forward" earlier).
 
@@ -704,7 +712,7 @@ def compile_change(r: Reading) -> Decision | None:
     excluded, norm = _exception(norm, now)
     shift = 0
     if operation == "move" and not destination:
-        shift, norm = _shift(norm, now)
+        shift, norm = shift_of(norm, now)
         if not shift:
             destination, norm = _destination(norm, now, r.text)
         said = _MAKE_IT.search(norm) if not shift else None

@@ -20,7 +20,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from assistant.decomposer.blanks import blanked, blanked_matches
-from assistant.decomposer.changes import an_hour_first, notify_step, onward_of
+from assistant.decomposer.changes import an_hour_first, notify_step, onward_of, shift_of
 from assistant.decomposer.compiler import find_params
 from assistant.decomposer.gate import MODEL_LED
 from assistant.decomposer.guards import odd_length
@@ -218,7 +218,7 @@ _WORDED = frozenset({"summary", "location", "description"})
 # 3" (the name is 'Checkup'; the move is words of their own, previewed as not used).
 _NEXT_REQUEST = re.compile(
     r",?\s+(?:and\s+|then\s+)+(?=(?:move|push|shift|reschedule|cancel|delete|remove|make|change|put|set)\s+"
-    r"(?:it|them|that|this|the|my)\b)",
+    r"(?:it|them|that|this|the|my)\b|(?:add|invite|include)\s+\w)",
     re.IGNORECASE,
 )
 _EVERYONE = re.compile(r"\b(?:everyone|everybody|all|attendees|the others|the team)\b", re.IGNORECASE)
@@ -395,6 +395,9 @@ def _read(text: str, now: datetime) -> _Edit | None:
         more = _NEXT_REQUEST.search(said)
         title = _unquote(said[: more.start()] if more else said)  # 'rename yoga to "vinyasa"': Vinyasa
         target = m["target"] or m["target2"] or m["target3"]
+        invite = _INVITE_IT.match(said[more.end() :]) if more else None
+        if invite is not None:  # "rename X to Y and invite Lee": both, in one change of X
+            return _Edit(target, {"summary": title}, f"rename to {title}; invite", invite["who"], whom)
         return _Edit(target, {"summary": title}, f"rename to {title}", unfinished=more is not None)
     if (m := _INVITE.search(body)) and (m["verb"].casefold() != "put" or m["list"]) and _someone(m["who"]):
         # onto an event's list of guests: an event, whether or not a title is said ("the meeting at 10")
@@ -491,8 +494,10 @@ def _learned(r: Reading) -> _Edit | None:
     lengths = [_minutes(s.text) for s in spans if s.slot in ("new_length", "added_length")]
     if len(lengths) > 1 or None in lengths:
         return None  # two lengths, or one the time reader does not read: which is meant is not known
-    if lengths and _new_time_besides(r, spans):
-        return None  # "reschedule the dentist to Friday and include 40 minutes of travel": a move first
+    if lengths and (_new_time_besides(r, spans) or shift_of(r.norm, r.now)[0]):
+        # "reschedule the dentist to Friday and include 40 minutes of travel": a move first; "push the
+        # review back an hour": the hour is how far it moves, not how long it lasts
+        return None
     if lengths:
         added = any(s.slot == "added_length" for s in spans)
         params["longer_minutes" if added else "duration_minutes"] = lengths[0]

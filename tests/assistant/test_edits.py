@@ -502,3 +502,33 @@ def test_the_place_of_an_event_found_by_name_is_changed(calendar: Any) -> None:
         reply = say(user, conversation, "change the location of the design review to room 5")
     assert "Change 'Design review'" in reply.text, reply.text
     assert "room 5" in reply.text
+
+
+def test_a_length_the_event_has_already_is_said_so_not_previewed(calendar: Any) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "make the design review 60 minutes long")
+    assert reply.kind == "answer", reply.text  # once a preview of "Change 'Design review': no change"
+    assert reply.text == "I found nothing to change (Design review: it is 60 minutes long already)."
+
+
+def test_pushing_an_event_back_an_hour_moves_it_and_keeps_its_length(calendar: Any) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "push the design review back an hour")
+    # once the models' "an hour" as its new length, previewed as no change
+    assert "Thursday, March 5 2:00 PM – 3:00 PM → Thursday, March 5 3:00 PM – 4:00 PM" in reply.text, (
+        reply.text
+    )
+
+
+def test_a_rename_and_an_invite_in_one_sentence_are_one_change(calendar: Any) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "rename the design review to Design crit and invite Lee")
+        # once written at once as 'Design crit and invite Lee'
+        assert reply.kind == "confirm", reply.text
+        assert "rename to 'Design crit'; invite Lee" in reply.text
+        say(user, conversation, "yes")
+    review = Event.objects.get(summary="Design crit")
+    assert review.attendees == ["bo@example.com", "lee@example.com"]

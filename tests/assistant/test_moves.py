@@ -201,8 +201,8 @@ def test_an_offset_is_read_by_the_time_resolver_with_the_word_that_says_which_wa
 
 @pytest.mark.parametrize("second", [0, 29, 59])
 def test_an_offset_from_now_does_not_depend_on_the_seconds_of_the_clock(second: int) -> None:
-    from assistant.decomposer.changes import _shift
+    from assistant.decomposer.changes import shift_of
 
     now = datetime(2026, 3, 4, 23, 59, second, 999000, tzinfo=NEW_YORK)
-    assert _shift("move all my standups one hour later", now) == (60, "move all my standups")
-    assert _shift("move it 90 minutes earlier", now) == (-90, "move it")
+    assert shift_of("move all my standups one hour later", now) == (60, "move all my standups")
+    assert shift_of("move it 90 minutes earlier", now) == (-90, "move it")
