@@ -624,9 +624,10 @@ SAME_AGAIN = re.compile(
 # Verbs of copying: events to another time ("copy my standups to next week") or calendars to another
 # calendar ("copy my work week to personal").
 COPY_VERBS = re.compile(r"\b(?:cop(?:y|ies|ied|ying)|duplicat\w*|clon(?:e|ed|ing)|mirror\w*|replicat\w*)\b")
-# A period said from the one before it: "to the week after", "into the following week" (where copies go).
+# A period said from the one before it: "to the week after", "into the following week" (where copies go),
+# "same for the week after", "what about the following day?" (a question asked again of it).
 THE_NEXT_PERIOD = re.compile(
-    r"\b(?:to|into|onto)\s+the\s+(?:(?P<after>day|week)\s+after\b|following\s+(?P<following>day|week)\b)"
+    r"\b(?:to|into|onto|for|about)\s+the\s+(?:(?P<after>day|week)\s+after\b|following\s+(?P<following>day|week)\b)"
 )
 # Why someone is away for days, by the words that say it: what a span of whole days is for ("my
 # vacation next week", "I'm travelling Friday, clear the day"), in the order they are looked for.

@@ -26,6 +26,7 @@ from assistant.lexicon import (
     POLITE_PREFIX,
     SAME_AGAIN,
     STREET_ADDRESS,
+    THE_NEXT_PERIOD,
     TITLES_OF_ADDRESS,
     trim_edges,
 )
@@ -33,6 +34,7 @@ from assistant.nlu import Asked as ReaderAsked
 from assistant.nlu import TurnReading, read_turn
 from assistant.nlu.operations import REQUESTS
 from assistant.timeexpr import find_times
+from skills.changes import shift_wall
 from workflows.definition import Decision
 
 __all__ = [
@@ -188,7 +190,11 @@ def follow_up(
     if frame.operation not in ("unknown", *READS) or frame.error:
         return frame
     last = state.last_question
-    again = last is not None and frame.range_explicit and bool(SAME_AGAIN.search(normalise(text)))
+    asked_again = last is not None and bool(SAME_AGAIN.search(normalise(text)))
+    after = _period_after(normalise(text), last, now) if last is not None and asked_again else None
+    if after is not None:  # "same for the week after": the week after the one asked about, not this
+        frame = replace(frame, start=after[0], end=after[1], range_explicit=True)
+    again = asked_again and frame.range_explicit
     named = not again and says_what(frame, text, reading)
     if frame.range_explicit and (frame.operation == "unknown" or not named):
         # "and the 12th?", "I want to know about the 4th", "the 10th I have something going on": the
@@ -221,6 +227,19 @@ def follow_up(
         # "When am I available?" right after talking about the 9th: the 9th.
         return replace(frame, start=focus[0], end=focus[1], range_explicit=True)
     return frame
+
+
+def _period_after(norm: str, last: LastQuestion, now: datetime) -> tuple[datetime, datetime] | None:
+    """The day or week after the one last asked about, when the turn says "the week after" or "the
+    following day" of a question asked of a day or a week; None otherwise."""
+    m = THE_NEXT_PERIOD.search(norm)
+    if m is None or last.start is None or last.end is None or not isinstance(now.tzinfo, ZoneInfo):
+        return None
+    days = 7 if (m["after"] or m["following"]) == "week" else 1
+    start, end = last.start.astimezone(now.tzinfo), last.end.astimezone(now.tzinfo)
+    if (end.date() - start.date()).days != days:
+        return None  # "the week after" of a question about one day: not read as the next period
+    return end, shift_wall(end, now.tzinfo, days=days)
 
 
 def last_question(frame: RequestFrame, now: datetime, tz: ZoneInfo) -> LastQuestion | None:

@@ -161,6 +161,23 @@ def test_the_same_question_asked_of_another_range_keeps_what_it_was_about(again:
     assert (question.operation, question.titles) == ("count", ["Piano lesson"])
 
 
+@pytest.mark.parametrize(
+    ("first", "again", "shown"),
+    [
+        ("what do I have next week?", "same for the week after", "from Monday, March 16 to Sunday, March 22"),
+        ("what's on Wednesday?", "what about the following day?", "Thursday, March 5"),
+    ],
+)
+def test_the_period_after_is_the_one_after_the_period_asked_about(first: str, again: str, shown: str) -> None:
+    # "the week after" once resolved from today: this week, the one before the week asked about
+    with time_machine.travel(monday_9am(TOKYO), tick=False):
+        user, conversation = a_user(TOKYO)
+        say(user, conversation, first)
+        reply = say(user, conversation, again)
+    assert reply.kind == "answer", reply.text
+    assert shown in reply.text, reply.text
+
+
 def test_a_question_without_a_subject_after_a_count_asks_about_every_event() -> None:
     with time_machine.travel(monday_9am(TOKYO), tick=False):
         user, conversation = a_user(TOKYO)
