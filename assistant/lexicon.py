@@ -621,6 +621,9 @@ SAME_AGAIN = re.compile(
     r"\b(?:the )?same(?: thing| question| again| one)?\s+(?:for|with|about|on|in)\b"
     r"|^(?:and|so|ok|okay)?\s*(?:what|how) about\b|^and\b"  # "what about March?", "and next week?"
 )
+# Which way an offset said beside a length moves an event ("an hour later", "back 15 minutes"): +1 later,
+# -1 earlier.
+OFFSET_WAYS = {"later": 1, "back": 1, "earlier": -1, "forward": -1, "ahead": -1, "up": -1, "sooner": -1}
 # Verbs of copying: events to another time ("copy my standups to next week") or calendars to another
 # calendar ("copy my work week to personal").
 COPY_VERBS = re.compile(r"\b(?:cop(?:y|ies|ied|ying)|duplicat\w*|clon(?:e|ed|ing)|mirror\w*|replicat\w*)\b")

@@ -37,6 +37,7 @@ from assistant.lexicon import (
     LIGHTEN_CUES,
     LINKS,
     NEW_TIME_LEADS,
+    OFFSET_WAYS,
     ORDINALS,
     PICK,
     POLITE_PREFIX,
@@ -87,7 +88,6 @@ _SAME_ONE = re.compile(
 )
 # Which way a length said beside it moves an event ("back 15 mins", "up an hour", "later by 45m"); a
 # length after "by" alone goes the way of the verb: earlier after these, later otherwise.
-_WAYS = {"later": 1, "back": 1, "earlier": -1, "forward": -1, "ahead": -1, "up": -1, "sooner": -1}
 _EARLIER_VERBS = frozenset({"bring", "pull", "advance"})
 _DEST = re.compile(
     r"\b(?:to|into|onto|until|till)\b (?P<dest>(?!do\b|be\b|make\b|leave\b|move\b|have\b|go\b).*)$"
@@ -540,7 +540,7 @@ def shift_of(norm: str, now: datetime) -> tuple[int, str]:
     The time resolver reads both: "an hour later" is a time an hour from now to it, "back 15 mins" a
     length with a word of which way beside it."""
     for match in find_times(norm, now=now):
-        said_way = match.text.split()[-1] in _WAYS
+        said_way = match.text.split()[-1] in OFFSET_WAYS
         if match.start is None or match.grain not in ("minute", "second") or not said_way:
             continue
         lo, hi = match.span
@@ -554,11 +554,11 @@ def shift_of(norm: str, now: datetime) -> tuple[int, str]:
         by = bool(before) and before[-1] == "by"
         if by:
             before.pop()
-        way = _WAYS.get(after[0]) if after else None
+        way = OFFSET_WAYS.get(after[0]) if after else None
         if way is not None:
             after.pop(0)
-        elif before and before[-1] in _WAYS:
-            way = _WAYS[before.pop()]
+        elif before and before[-1] in OFFSET_WAYS:
+            way = OFFSET_WAYS[before.pop()]
         elif not by:
             continue
         if way is None:

@@ -7,6 +7,7 @@ write verb in imperative position wins; a question form reads unless a write ver
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
 
 from assistant.decomposer.blanks import blanked_matches
 from assistant.decomposer.frame import Operation
@@ -21,6 +22,7 @@ from assistant.lexicon import (
     MOVE_VERBS,
     NO_WORDS,
     NOT_ATTENDING,
+    OFFSET_WAYS,
     OUT_OF_SCOPE,
     POLITE_PREFIX,
     QUERY_CUES,
@@ -31,6 +33,7 @@ from assistant.lexicon import (
     YES_WORDS,
     spelled_out,
 )
+from assistant.timeexpr import find_durations, find_times
 from assistant.turnmemo import per_turn
 
 __all__ = ["classify", "normalise"]
@@ -90,6 +93,24 @@ _CAN_ALL_MEET = re.compile(
 )
 
 
+def _offset_at(text: str) -> int:
+    """Where the turn says how far to move something ("an hour earlier", "30 minutes later"): a length,
+    or a time the resolver reads from now, followed by a word of which way; as far as :func:`_first`
+    puts a cue not found when it says none."""
+    if not OFFSET_WAYS.keys() & set(text.replace("?", " ").split()):
+        return 10_000  # no word of which way: most turns, read without the resolver
+    found = [m.span for m in find_times(text, now=_ANY_DAY) if m.text.split()[-1] in OFFSET_WAYS]
+    for length in find_durations(text):
+        after = text[length.span[1] :].split()
+        if after and after[0].strip("?.!,") in OFFSET_WAYS:
+            found.append(length.span)
+    return min((lo for lo, _ in found), default=10_000)
+
+
+# Whether words say an offset does not depend on the day they are read.
+_ANY_DAY = datetime(2019, 3, 1, 8, tzinfo=UTC)
+
+
 @per_turn
 def normalise(text: str) -> str:
     text = text.casefold().replace("’", "'").replace("‘", "'").replace("“", '"').replace("”", '"')
@@ -132,7 +153,7 @@ def classify(text: str) -> tuple[Operation, float]:
     positions: dict[Operation, int] = {
         "delete": _first(DELETE_VERBS, masked),
         "create": min(_first(CREATE_VERBS, masked), _first(REMINDER_CUES, masked)),
-        "move": min(_first(MOVE_VERBS, masked), _first(_BRING_FORWARD, masked)),
+        "move": min(_first(MOVE_VERBS, masked), _first(_BRING_FORWARD, masked), _offset_at(masked)),
     }
     if not question:  # "I'm not going to the gala", "I can't make it to the book club": it is off
         positions["delete"] = min(positions["delete"], _first(NOT_ATTENDING, core))

@@ -512,6 +512,22 @@ def test_a_length_the_event_has_already_is_said_so_not_previewed(calendar: Any) 
     assert reply.text == "I found nothing to change (Design review: it is 60 minutes long already)."
 
 
+@pytest.mark.parametrize(
+    ("text", "to"),
+    [
+        ("can we do the design review an hour earlier?", "1:00 PM – 2:00 PM"),
+        ("could the design review be 30 minutes later?", "2:30 PM – 3:30 PM"),
+    ],
+)
+def test_an_offset_asked_for_without_a_verb_of_moving_is_a_move(calendar: Any, text: str, to: str) -> None:
+    # once read as a question about the review, answered with its time
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, text)
+    assert reply.kind == "confirm", reply.text
+    assert f"→ Thursday, March 5 {to}" in reply.text
+
+
 def test_pushing_an_event_back_an_hour_moves_it_and_keeps_its_length(calendar: Any) -> None:
     user, conversation = calendar
     with time_machine.travel(NOW, tick=False):
