@@ -59,7 +59,7 @@ from assistant.lexicon import (
     words_pattern,
 )
 from assistant.nlu import Span, TurnReading
-from assistant.timeexpr import TimeMatch, find_times
+from assistant.timeexpr import TimeMatch, find_durations, find_times
 from preferences.selectors import user_timezone
 from skills.formatting import format_day, format_when
 from workflows.builder import Plan
@@ -227,6 +227,22 @@ def _after_time(span: Span, times: list[TimeMatch], addresses: list[tuple[int, i
             start = text.index(words[0], hi)
             return Span(span.slot, start, span.end, text[start : span.end])
     return span
+
+
+def _without_length(span: Span) -> Span:
+    """A title the reader began with the event's length ("a 30 minute sync", "a 2-hour focus block"):
+    the length is how long it lasts (read apart, as the turn's duration), the name what follows."""
+    if span.slot != "title":
+        return span
+    lengths = find_durations(span.text)
+    if not lengths or lengths[0].span[0] != 0:
+        return span
+    rest = span.text[lengths[0].span[1] :]
+    name = rest.lstrip(" -").removeprefix("long ").lstrip()
+    if not name:
+        return span
+    start = span.end - len(name)
+    return Span(span.slot, start, span.end, name)
 
 
 def _meaningful(title: str) -> bool:
@@ -428,7 +444,7 @@ class _Said:
         addresses = [m.span() for m in STREET_ADDRESS.finditer(text)]
         spans = [
             s
-            for s in (_after_time(s, times, addresses, text) for s in reading.spans)
+            for s in (_after_time(_without_length(s), times, addresses, text) for s in reading.spans)
             if s.slot in ("title", "location")
             and not any(m.span[0] <= s.start and s.end <= m.span[1] and not _meal(s, m) for m in times)
             and not any(lo < s.end and s.start < hi for lo, hi in repeating)

@@ -336,6 +336,17 @@ def test_after_a_time_on_a_day_reaches_the_end_of_that_day_not_a_year(week: Any,
     assert "Standup" not in reply.text, reply.text  # tomorrow's, before 1pm
 
 
+@pytest.mark.parametrize(
+    "said",
+    ["schedule a 30 minute sync with Bo on Friday at 4pm", "schedule a 30-minute sync with Bo Friday 4pm"],
+)
+def test_a_length_said_before_the_name_is_how_long_it_lasts(week: Any, said: str) -> None:
+    # the names tagger took "30 minute sync" for the name, and the reply asked what to call it
+    user, conversation = week
+    reply = say(user, conversation, said)
+    assert "Create 'Sync with Bo': Friday, March 6 4:00 PM – 4:30 PM" in reply.text, reply.text
+
+
 @pytest.mark.parametrize("said", ["tea w/ sam fri 4pm", "tea w sam fri 4pm"])
 def test_shorthand_with_is_read_as_with(week: Any, said: str) -> None:
     user, conversation = week
