@@ -94,13 +94,14 @@ _SHORTHAND = {
     "->": "to",  # "dentist -> thurs 3pm": to Thursday, never a title 'Dentist ->'
     "→": "to",
     "=>": "to",
+    "@": "at",  # "lunch w/ Bo thursday noon @ Cafe Rex": at a place or a time (never an address's @)
 }
 _SHORTHAND_RE = re.compile(
-    r"\b(?:w/o?|whens|whos|wheres)(?=\s|$)|(?<!\S)(?:->|→|=>)(?=\s)|(?-i:(?<=[a-z] )w(?= [a-z]))",
+    r"\b(?:w/o?|whens|whos|wheres)(?=\s|$)|(?<!\S)(?:->|→|=>|@)(?=\s)|(?-i:(?<=[a-z] )w(?= [a-z]))",
     re.IGNORECASE,
 )
 # What any shorthand holds, looked for before the pattern (which tries every position of a text).
-_SHORTHAND_MARKS = ("w/", "wh", ">", "→", " w ")
+_SHORTHAND_MARKS = ("w/", "wh", ">", "→", " w ", " @ ")
 
 
 def spelled_out(text: str) -> str:

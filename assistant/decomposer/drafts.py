@@ -124,7 +124,7 @@ _TO_THE_TIME = re.compile(
 
 
 # What comes before a time said as the end of the event: "to 3pm", "that ends at 3:30", "- 5".
-_COLON_NAME = re.compile(r"\b(?P<a>\d{1,2}):(?P<b>\d{1,2})\b(?!\s*(?:am|pm|a\.m|p\.m))")
+_COLON_NAME = re.compile(r"\b(?P<a>\d{1,2}):(?P<b>\d{1,2}s?)\b(?!\s*(?:am|pm|a\.m|p\.m))")
 # A clock time said as the end of a day, which people mean as the end of their working day.
 _NO_HOUR_SAID = re.compile(r"\beod\b|\bend of (?:the )?(?:work ?|business )?day\b", re.IGNORECASE)
 _ALL_DAY = re.compile(r"\b(?:all[- ]day|all the day|the whole day|whole day|the entire day)\b", re.IGNORECASE)

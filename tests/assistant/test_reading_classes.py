@@ -347,6 +347,21 @@ def test_a_length_said_before_the_name_is_how_long_it_lasts(week: Any, said: str
     assert "Create 'Sync with Bo': Friday, March 6 4:00 PM – 4:30 PM" in reply.text, reply.text
 
 
+def test_at_written_as_an_at_sign_leads_to_the_place(week: Any) -> None:
+    user, conversation = week
+    reply = say(user, conversation, "lunch w/ Sam thursday noon @ Cafe Rex")
+    # once 'I did not use "cafe rex"'
+    assert "Create 'Lunch with Sam': Thursday, March 5 12:00 PM – 1:00 PM, at Cafe Rex" in reply.text, (
+        reply.text
+    )
+
+
+def test_one_on_ones_keep_their_colon_in_the_name(week: Any) -> None:
+    user, conversation = week
+    reply = say(user, conversation, "set up weekly 1:1s with Sam on Tuesdays at 11")
+    assert "Create '1:1s with Sam'" in reply.text, reply.text  # once written as '1 1s with Sam'
+
+
 @pytest.mark.parametrize("said", ["tea w/ sam fri 4pm", "tea w sam fri 4pm"])
 def test_shorthand_with_is_read_as_with(week: Any, said: str) -> None:
     user, conversation = week
