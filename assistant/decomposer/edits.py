@@ -194,7 +194,8 @@ _UNINVITE = re.compile(
 )
 _LENGTH = re.compile(
     rf"\b(?:shorten|lengthen|extend|cut|make|change|set)\s+(?P<target>{_NAME})\s+(?:to\s+)?"
-    r"(?P<length>\d+(?:\.\d+)?\s*(?:minutes?|mins?|hours?|hrs?|h))(?:\s+long)?\s*[.!]*$",
+    r"(?P<length>(?:\d+(?:\.\d+)?\s*|(?:an?|one|two|three|four|half)\s+(?:[\w-]+\s+){0,3}?)"
+    r"(?:minutes?|mins?|hours?|hrs?|h|half))(?:\s+long)?\s*[.!]*$",
     re.IGNORECASE,
 )
 # "extend the review by 30 minutes", "shorten the standup by 10 minutes", "make the review half an hour
@@ -428,8 +429,12 @@ def _read(text: str, now: datetime) -> _Edit | None:
             what = f"{abs(minutes)} minutes {'shorter' if less else 'longer'}"
             return _Edit(target, {"longer_minutes": minutes}, what, by_name_only=False)
     if m := _LENGTH.search(body):
-        lengths = find_durations(m["length"])
-        if lengths and lengths[0].minutes > 0:
+        lengths = find_durations(m["length"])  # "90 minutes", "an hour and a half": the whole of it
+        # a length in words ends many a new event's description too ("make an item called Team
+        # Meeting on Monday at 9:30 and lasting one hour"): taken only of an event said without a time
+        in_words = not m["length"][0].isdigit()
+        whole = bool(lengths) and lengths[0].span == (0, len(m["length"]))
+        if whole and lengths[0].minutes > 0 and not (in_words and find_times(m["target"], now=now)):
             minutes = lengths[0].minutes
             return _Edit(
                 m["target"],

@@ -548,3 +548,11 @@ def test_a_rename_and_an_invite_in_one_sentence_are_one_change(calendar: Any) ->
         say(user, conversation, "yes")
     review = Event.objects.get(summary="Design crit")
     assert review.attendees == ["bo@example.com", "lee@example.com"]
+
+
+@pytest.mark.parametrize("length", ["an hour and a half", "half an hour"])
+def test_a_length_in_words_is_a_length(calendar: Any, length: str) -> None:
+    # "make it 90 minutes" was read, "make it an hour and a half" asked which event was meant
+    reply = _about_the_review(calendar, f"make it {length}")
+    until = "3:30 PM" if "and" in length else "2:30 PM"
+    assert f"Change 'Design review': now 2:00 PM – {until}" in reply.text, reply.text
