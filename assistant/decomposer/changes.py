@@ -60,6 +60,7 @@ from workflows.builder import Handle, Plan
 from workflows.definition import Decision, WorkflowDefinition
 
 __all__ = [
+    "PENDING_MOVE",
     "compile_change",
     "everyone_window",
     "notify_step",
@@ -69,6 +70,8 @@ __all__ = [
     "undo_workflow",
 ]
 
+PENDING_MOVE = "pending_move"
+"""Context key of the words of a move asked where to, which the next turn may answer with a time."""
 HORIZON = timedelta(days=365)
 # How far ahead "my 9am coffee" looks for the coffee at nine.
 _NEXT_AT_TIME = timedelta(days=7)
@@ -880,8 +883,10 @@ def compile_change(r: Reading) -> Decision | None:
         if move is not None and move.get("other_day") and not lighten:
             move = None  # "postpone the standup", "move the dentist later": where to is not said
         if move is None:
+            # the next turn may be only where it goes ("to Friday at 11"): that move, of these words
             return _clarify(
-                'Where should it go? Say a day, a time or a part of the day, e.g. "to Friday at 3pm".'
+                'Where should it go? Say a day, a time or a part of the day, e.g. "to Friday at 3pm".',
+                **({PENDING_MOVE: norm} if not destination and not shift else {}),
             )
     choose: dict[str, Any] = {
         "events": events,

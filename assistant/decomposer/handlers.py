@@ -21,7 +21,7 @@ from zoneinfo import ZoneInfo
 from django.utils import timezone
 
 from assistant.decomposer.again import same_for_another_day, same_time_later
-from assistant.decomposer.changes import compile_change, series_end, undo_decision
+from assistant.decomposer.changes import PENDING_MOVE, compile_change, series_end, undo_decision
 from assistant.decomposer.compiler import look_up
 from assistant.decomposer.copies import copy_decision
 from assistant.decomposer.dialogue import chat, heed_intent, reader_asked, without_acknowledgements
@@ -290,7 +290,15 @@ def _restated(
     typed: str, text: str, frame: RequestFrame, context: dict[str, Any], now: datetime
 ) -> MoveSaid | None:
     """The move a turn says in other words, or None: a new time said without a verb right after the turn
-    before made or changed one event is a move of that event ("how about 3pm instead?", "no, 11")."""
+    before made or changed one event is a move of that event ("how about 3pm instead?", "no, 11"), and
+    right after "Where should it go?", a move of the event that turn named ("to Friday at 11")."""
+    pending = context.get(PENDING_MOVE)
+    if isinstance(pending, str) and frame.operation in ("unknown", "query", "move") and not frame.title_words:
+        said = normalise(text).rstrip(" .!?")
+        rest = said.removeprefix("to ").removeprefix("for ").removeprefix("on ").removeprefix("at ")
+        times = [m for m in find_times(rest, now=now, daytime=True) if not m.error]
+        if times and " ".join(m.text for m in times) == rest:
+            return MoveSaid(target=pending, destination=rest)
     if (
         frame.operation in ("unknown", "query", "no", "create")
         and not frame.title_words

@@ -24,7 +24,9 @@ Asked = Literal["date", "time", "title", "location", "when", "what", "confirm"]
 # Keys of ``context`` that only the next turn may use.
 DECLINED = "declined"
 """Context key of the preview rows the user just declined while asking for something else instead."""
-PASSING = frozenset({"draft", "made", "asked", "pending_create", "pending_setting", "pending_edit", DECLINED})
+PASSING = frozenset(
+    {"draft", "made", "asked", "pending_create", "pending_setting", "pending_edit", "pending_move", DECLINED}
+)
 
 
 class _State(BaseModel):

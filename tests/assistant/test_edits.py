@@ -556,3 +556,26 @@ def test_a_length_in_words_is_a_length(calendar: Any, length: str) -> None:
     reply = _about_the_review(calendar, f"make it {length}")
     until = "3:30 PM" if "and" in length else "2:30 PM"
     assert f"Change 'Design review': now 2:00 PM – {until}" in reply.text, reply.text
+
+
+@pytest.mark.parametrize("answer", ["to Friday at 11", "Friday at 11"])
+def test_the_answer_to_where_it_should_go_moves_the_event_asked_about(calendar: Any, answer: str) -> None:
+    # the answer was read as a question about Friday at 11 ("You have no events ...")
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        asked = say(user, conversation, "move the design review")
+        assert asked.text.startswith("Where should it go?"), asked.text
+        reply = say(user, conversation, answer)
+    assert reply.kind == "confirm", reply.text
+    assert (
+        "Move 'Design review': Thursday, March 5 2:00 PM – 3:00 PM → Friday, March 6 11:00 AM" in reply.text
+    )
+
+
+def test_a_question_after_where_it_should_go_is_a_question(calendar: Any) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        say(user, conversation, "move the design review")
+        reply = say(user, conversation, "what's on Thursday?")
+    assert reply.kind == "answer"
+    assert "Design review" in reply.text
