@@ -469,7 +469,7 @@ def plan_edit(ctx: SkillContext, params: PlanEditInput) -> ChangeSet:
                 continue
         if _changes_nothing(change, item):
             # "make the review an hour long" of an hour-long review: said why, not a preview of no change
-            skipped.append(Skipped(summary=item.summary, start=item.start, reason=_already(item, params)))
+            skipped.append(Skipped(summary=item.summary, start=item.start, reason=_already(params)))
             continue
         changes.append(change)
     if refused and not changes:
@@ -489,7 +489,7 @@ def _changes_nothing(change: Change, item: EventItem) -> bool:
     return same_times and same_people and all(new is None for new in news)
 
 
-def _already(item: EventItem, params: PlanEditInput) -> str:
+def _already(params: PlanEditInput) -> str:
     """Why an edit changes nothing, in words."""
     if params.duration_minutes:
         return f"it is {params.duration_minutes} minutes long already"

@@ -568,6 +568,12 @@ def edit_tasks(
     )
 
 
+def _told_who(edit: _Edit) -> bool:
+    """Whether the rules read people invited or taken off in words that say so ("invite Lee", "take Bo
+    off it"), not "add X", which may name a new event, nor the models' reading."""
+    return bool(edit.who) and not edit.named_only and not edit.learned
+
+
 def _who(name: str, *, away: bool) -> str:
     """The question for a person the directory does not know, by what is to be done with them."""
     done = "take them off" if away else "add them"
@@ -643,8 +649,14 @@ def _planned(r: Reading, edit: _Edit, onward: datetime | None) -> Decision | Non
         if shown:
             target = "it"
     per_series = False
-    if _IT.match(target) and not shown and ("description" in edit.params or "end_at" in edit.params):
-        return _clarify('Which event do you mean? Name it, e.g. "add a note to the dentist: bring x-rays".')
+    if (
+        _IT.match(target)
+        and not shown
+        and ("description" in edit.params or "end_at" in edit.params or _told_who(edit))
+    ):
+        # "take Bo off it" with no event talked about: which one, not a "Great!" or a new event
+        example = "invite Lee to the design review" if edit.who else "add a note to the dentist: bring x-rays"
+        return _clarify(f'Which event do you mean? Name it, e.g. "{example}".')
     if _IT.match(target) and shown:
         last = shown[0]
         find: dict[str, Any] = {"start": last["start"], "end": last["end"], "text": last["summary"]}

@@ -200,7 +200,6 @@ HANDLERS: tuple[Handler, ...] = (
     Handler("another time", another_time),  # "find another time" after a new event was declined or made
     Handler("preference", setting_decision),  # "my working hours are 9 to 5", "what's my lunch?"
     Handler("about the events shown", about_shown),  # "who's going?" after "when's the review?"
-    Handler("small talk", chat),  # "thanks!", "hello"
     Handler("time elsewhere", zone_question),  # "what's 3pm London time in my time?"
     Handler("setting said as an event", setting_as_event),  # "schedule my notifications for 9am"
     Handler("several requests", _several, framed=False),  # "cancel the gym and add yoga at 9"
@@ -209,6 +208,8 @@ HANDLERS: tuple[Handler, ...] = (
     Handler("the same another day", same_for_another_day, framed=False),  # "do the same for Monday"
     Handler("copies", copy_decision),  # "copy my standups to next week"
     Handler("edit", edit_decision),  # "rename the standup to Sync", "add a note to the dentist"
+    # after the edits: "take Bo off it" is no "Great!" where the reader finds no person in it
+    Handler("small talk", chat),  # "thanks!", "hello"
     Handler("move said as a new event", _change_said_as_new, framed=False),  # "make my X be at 2"
     Handler("create with no date", no_date),  # "add lunch on February 30th"
     Handler("'it' is the draft", draft_named_it),  # "make it for 12 pm"

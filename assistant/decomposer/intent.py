@@ -93,6 +93,10 @@ _CAN_ALL_MEET = re.compile(
 )
 
 
+# Whether words say an offset does not depend on the day they are read.
+_ANY_DAY = datetime(2019, 3, 1, 8, tzinfo=UTC)
+
+
 def _offset_at(text: str) -> int:
     """Where the turn says how far to move something ("an hour earlier", "30 minutes later"): a length,
     or a time the resolver reads from now, followed by a word of which way; as far as :func:`_first`
@@ -105,10 +109,6 @@ def _offset_at(text: str) -> int:
         if after and after[0].strip("?.!,") in OFFSET_WAYS:
             found.append(length.span)
     return min((lo for lo, _ in found), default=10_000)
-
-
-# Whether words say an offset does not depend on the day they are read.
-_ANY_DAY = datetime(2019, 3, 1, 8, tzinfo=UTC)
 
 
 @per_turn

@@ -579,3 +579,17 @@ def test_a_question_after_where_it_should_go_is_a_question(calendar: Any) -> Non
         reply = say(user, conversation, "what's on Thursday?")
     assert reply.kind == "answer"
     assert "Design review" in reply.text
+
+
+def test_taking_someone_off_it_after_a_look_up_takes_them_off_the_event_shown(calendar: Any) -> None:
+    # the people tagger does not read "Bo" as a person here, and the turn was answered "Great!"
+    reply = _about_the_review(calendar, "take Bo off it")
+    assert reply.kind == "confirm", reply.text
+    assert "Change 'Design review': take off Bo" in reply.text
+
+
+def test_taking_someone_off_it_with_nothing_talked_about_asks_which_event(calendar: Any) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "take Bo off it")
+    assert reply.text == 'Which event do you mean? Name it, e.g. "invite Lee to the design review".'
