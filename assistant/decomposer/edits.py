@@ -247,6 +247,8 @@ class _Edit:
     unfinished: bool = False
     # The people taken off in the same edit as ``who`` are invited ("replace woakes with julie")
     off: str = ""
+    # ``who`` are taken off rather than invited ("take Bo off the review", "Darren won't be there")
+    away: bool = False
     # Read by the models, not the rules: the event is the rest of the words, or the one talked about
     learned: bool = False
 
@@ -411,7 +413,13 @@ def _read(text: str, now: datetime) -> _Edit | None:
         return _Edit("it", {}, "invite", m["who"], whom, named_only=m["verb"].casefold() == "add")
     if m := _UNINVITE.search(body):
         return _Edit(
-            m["target"], {}, "take off", m["who"], whom, by_name_only=not _an_event(m["target"], now)
+            m["target"],
+            {},
+            "take off",
+            m["who"],
+            whom,
+            by_name_only=not _an_event(m["target"], now),
+            away=True,
         )
     if (m := _REPEAT_EDIT.search(body)) and not find_times(m["target"], now=now):
         # ("move yoga to 2pm every week" moves the series: its time is no part of the event's name)
@@ -521,6 +529,7 @@ def _learned(r: Reading) -> _Edit | None:
         off=gone if invited else "",
         by_name_only=False,
         learned=True,
+        away=bool(gone) and not invited,
     )
 
 
@@ -684,10 +693,9 @@ def _planned(r: Reading, edit: _Edit, onward: datetime | None) -> Decision | Non
         emails, unknown = _people(edit.who, world)
         if unknown and edit.named_only:
             return None
-        away = edit.what.endswith("take off")
         if unknown:
-            return _ask_who(edit, onward, unknown[0], away=away)
-        params["uninvite" if away else "invite"] = emails
+            return _ask_who(edit, onward, unknown[0], away=edit.away)
+        params["uninvite" if edit.away else "invite"] = emails
         if edit.off:
             gone, unknown = _people(edit.off, world)
             if unknown:
