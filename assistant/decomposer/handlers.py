@@ -297,8 +297,7 @@ def _restated(
     if isinstance(pending, str) and frame.operation in ("unknown", "query", "move") and not frame.title_words:
         said = normalise(text).rstrip(" .!?")
         rest = said.removeprefix("to ").removeprefix("for ").removeprefix("on ").removeprefix("at ")
-        times = [m for m in find_times(rest, now=now, daytime=True) if not m.error]
-        if times and " ".join(m.text for m in times) == rest:
+        if _only_times(rest, now):
             return MoveSaid(target=pending, destination=rest)
     if (
         frame.operation in ("unknown", "query", "no", "create")
@@ -337,7 +336,12 @@ def _corrected(typed: str, norm: str, frame: RequestFrame, now: datetime) -> str
         return None
     if worded and frame.at_time is not None:
         return " ".join(m.text for m in find_times(norm, now=now, daytime=True))
-    times = [m.text for m in find_times(rest, now=now, daytime=True) if not m.error]
-    if (times and " ".join(times) == rest) or (len(rest) <= 5 and rest.replace(":", "").isdigit()):
+    if _only_times(rest, now) or (len(rest) <= 5 and rest.replace(":", "").isdigit()):
         return rest
     return None
+
+
+def _only_times(said: str, now: datetime) -> bool:
+    """Whether ``said`` is nothing but days and times ("friday at 11", "next monday")."""
+    times = [m.text for m in find_times(said, now=now, daytime=True) if not m.error]
+    return bool(times) and " ".join(times) == said

@@ -38,9 +38,7 @@ __all__ = ["Command"]
 class Command(BaseCommand):
     help = (
         "Train the turn reader (acts, spans, names, people, moves, exclusions, edits, operations) on "
-        "annotated "
-        "turns and "
-        "write its files."
+        "annotated turns and write its files."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
