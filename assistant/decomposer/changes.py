@@ -40,6 +40,7 @@ from assistant.lexicon import (
     OFFSET_WAYS,
     ORDINALS,
     PICK,
+    POINTERS,
     POLITE_PREFIX,
     QUANTIFIERS,
     STOPWORDS,
@@ -624,8 +625,6 @@ class _Said:
 _NEXT_WORDS = frozenset(["next", "upcoming", "coming", "soonest", "earliest", "first"])
 _WHICH = _NEXT_WORDS | {"future", "scheduled", "current", "planned"}
 _NOW_WORDS = re.compile(r"\b(?:current|ongoing|present|now)\b")
-# "this event", "delete that", "it": an event pointed at, which is known only from the conversation.
-_POINTED = re.compile(r"\b(?:this|that|it|these|those)\b")
 
 
 def _said_target(target: RequestFrame, norm: str, now: datetime) -> _Said | None:
@@ -655,7 +654,8 @@ def _said_target(target: RequestFrame, norm: str, now: datetime) -> _Said | None
     next_one = bool(_NEXT_WORDS & set(tokens(norm))) and not QUANTIFIERS & set(tokens(norm))
     if find or next_one:
         return _Said(find=find, next_one=next_one, everything=False)
-    if _POINTED.search(norm) or not _PLURAL.search(norm):
+    # "this event", "delete that", "it": an event pointed at, known only from the conversation
+    if not POINTERS.isdisjoint(tokens(norm)) or not _PLURAL.search(norm):
         return None
     return _Said(find={}, next_one=False, everything=True)  # "erase events", "remove all upcoming events"
 

@@ -20,7 +20,7 @@ from assistant.decomposer.reading import Reading
 from assistant.decomposer.recurrence import read_repeat
 from assistant.decomposer.understand import understand
 from assistant.decomposer.unsupported import unsupported_write
-from assistant.lexicon import NAMED_OUTRIGHT, POLITE_PREFIX, QUESTION_STARTERS, away_kind
+from assistant.lexicon import NAMED_OUTRIGHT, POINTERS, POLITE_PREFIX, QUESTION_STARTERS, away_kind, tokens
 from assistant.nlu import read_turn
 from assistant.nlu.operations import REQUESTS
 from assistant.timeexpr import find_times
@@ -36,8 +36,6 @@ __all__ = [
     "no_date",
 ]
 
-# "it" in "make it for 12 pm" or "add it to my calendar" while an event is being described: that event.
-_THE_DRAFT = re.compile(r"\b(?:it|that|this one)\b")
 # How sure the operation model must be for its reading of a new event to start one where the rules found
 # no verb of their own ("I have a hike with Polly at 3:30"); a write begun on its word alone is
 # previewed, never made at once (its confidence is at most MODEL_LED).
@@ -56,8 +54,11 @@ def no_date(r: Reading) -> Decision | None:
 
 
 def draft_named_it(r: Reading) -> Decision | None:
-    """ "Make it for 12 pm", "add it to my calendar" while an event is described: "it" is that event."""
-    if r.state.draft is None or r.frame.operation not in ("move", "create") or not _THE_DRAFT.search(r.norm):
+    """ "Make it for 12 pm", "add it to my calendar" while an event is described: "it" (any of the
+    lexicon's pointers) is that event."""
+    if r.state.draft is None or r.frame.operation not in ("move", "create"):
+        return None
+    if POINTERS.isdisjoint(tokens(r.norm)):
         return None
     return draft_turn(r.frame, r.text, r.state, r.learned, r.now, r.tz, continuing=True)
 

@@ -9,21 +9,19 @@ detail asked for on its line.
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from typing import Any
 
 from assistant.decomposer.reading import Reading
+from assistant.lexicon import POINTERS, tokens
 from workflows.builder import Plan
 from workflows.definition import Decision
 
 __all__ = ["about_shown", "shown_span"]
 
-# Words that point back at what was shown; a question of three words or fewer points back by itself
-# ("who's going?", "where?").
-_BACK = re.compile(r"\b(?:it|they|them|that|those|these|this one|there)\b")
-# "who are you?", "where are you?": asked of the assistant.
-_TO_ME = re.compile(r"\byou\b")
+# Words that point back at what was shown (the lexicon's pointers, "they", "there"); a question of three
+# words or fewer points back by itself ("who's going?", "where?").
+_BACK = POINTERS | {"they", "there"}
 
 
 def shown_span(shown: list[dict[str, Any]]) -> tuple[datetime, datetime]:
@@ -43,10 +41,11 @@ def about_shown(r: Reading) -> Decision | None:
         return None
     if frame.title_words or frame.range_explicit or frame.people or frame.category or frame.places:
         return None  # "where is the dentist?": the event named, read as any question
-    if not _BACK.search(r.norm) and len(r.norm.split()) > 3:
+    said = set(tokens(r.norm))
+    if _BACK.isdisjoint(said) and len(r.norm.split()) > 3:
         return None
-    if _TO_ME.search(r.norm):
-        return None
+    if "you" in said:
+        return None  # "who are you?", "where are you?": asked of the assistant
     start, end = shown_span(shown)
     plan = Plan()
     found = plan.add(
