@@ -20,7 +20,6 @@ from zoneinfo import ZoneInfo
 
 from assistant.decomposer.blanks import blanked
 from assistant.decomposer.dayparts import in_users_day_parts
-from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.understand import understand
 from assistant.decomposer.world import World
@@ -57,8 +56,9 @@ _NOT_SOMEONE = (
     r"(?!(?:my|our|your|today|tonight|tomorrow|yesterday|week|weekend|month|year|day|morning|afternoon"
     rf"|evening|night|{WEEKDAY_STEM}|\w+day|next|this|last|that|it)'s)"
 )
-_SOMEONE_ELSES = re.compile(rf"\b{_NOT_SOMEONE}(?P<who>[a-z][\w.-]*)'s\s+(?:own\s+)?$")
-_OTHERS_CALENDAR = re.compile(rf"\b{_NOT_SOMEONE}(?P<who>[a-z][\w.-]*)'s\s+(?:own\s+)?calendars?\b")
+# Said before "calendar", or right before one of the user's calendars ("Ann's work"): searched in the
+# words before each calendar named as well as in the whole turn.
+_SOMEONE_ELSES = re.compile(rf"\b{_NOT_SOMEONE}(?P<who>[a-z][\w.-]*)'s\s+(?:own\s+)?(?=calendars?\b|$)")
 # What the turn says of private events: left out (always) or, asked for, still left out.
 _PRIVATE_CLAUSE = re.compile(
     r"(?:[,;]\s*|\s+)(?:(?:but|and)\s+)?(?:please\s+)?"
@@ -149,7 +149,7 @@ _COMING = re.compile(
 
 def _coming(m: re.Match[str]) -> str:
     n, unit = (m["n"] or m["n2"] or "").strip(), m["unit"] or m["unit2"]
-    n = re.sub(r"^(?:a\s+)?couple of$", "2", re.sub(r"^(?:a\s+)?few$", "3", n))
+    n = {"couple of": "2", "few": "3"}.get(n.removeprefix("a ").strip(), n)
     n = "" if n in ("a", "an", "one") else n
     return f"for the next {n} {unit}".replace("  ", " ")
 
@@ -180,9 +180,8 @@ def _range(norm: str, now: datetime, tz: ZoneInfo, world: World) -> tuple[dateti
     if span is not None:
         return span
     # "copy my work week": this week; nothing said: the next month.
-    said = (
-        "this week" if re.search(r"\bweek\b", norm) else "this month" if re.search(r"\bmonth\b", norm) else ""
-    )
+    words = set(tokens(norm))
+    said = "this week" if "week" in words else "this month" if "month" in words else ""
     for match in find_times(f"{said} for the next month".strip(), now=now):
         if match.start is not None and match.end is not None:
             return match.start, match.end
@@ -239,15 +238,15 @@ def to_another_calendar(r: Reading) -> Decision | None:
 
 def sync_decision(r: Reading) -> Decision | None:
     """A Decision for a turn that asks to copy or sync calendars; None for any other turn."""
-    text, now, tz, world = r.text, r.now, r.tz, r.world
-    norm = normalise(text)
+    now, tz, world = r.now, r.tz, r.world
+    norm = r.norm
     core = POLITE_PREFIX.sub("", norm).strip() or norm
     core = _without_private(core)
     syncing = bool(_SYNC.search(core))
     copying = bool(COPY_VERBS.search(core))
     if not (syncing or copying):
         return None
-    other = _OTHERS_CALENDAR.search(core)
+    other = _SOMEONE_ELSES.search(core)
     mentions = _mentions(core, world)
     if not mentions and other is None and not re.search(r"\bcal(?:endar)?s?\b", core):
         return None  # "copy the dentist to Friday", "sync up with Ann at 3": not about calendars
