@@ -797,9 +797,35 @@ DETAIL_ASKED: dict[str, re.Pattern[str]] = {
     ),
 }
 PREFERENCE_WORDS = {
-    "working_hours": phrase_re(["working hours", "work hours", "office hours", "workday", "work day"]),
-    "lunch_hours": phrase_re(["lunch", "lunch break", "lunch hour", "lunch hours"]),
-    "gym_schedule": phrase_re(["gym", "workout", "work out", "exercise", "training"]),
+    "working_hours": phrase_re(
+        [
+            "working hours",
+            "work hours",
+            "office hours",
+            "workday",
+            "workdays",
+            "work day",
+            "work days",
+            "working day",
+            "working days",
+        ]
+    ),
+    "lunch_hours": phrase_re(["lunch", "lunch break", "lunch hour", "lunch hours", "lunch time"]),
+    "gym_schedule": phrase_re(
+        [
+            "gym",
+            "gym schedule",
+            "gym session",
+            "gym sessions",
+            "gym day",
+            "gym days",
+            "workout",
+            "workouts",
+            "work out",
+            "exercise",
+            "training",
+        ]
+    ),
     "writing_block": phrase_re(["writing block", "writing time", "focus block", "deep work"]),
     "default_event_minutes": phrase_re(["default event length", "default length", "default duration"]),
 }

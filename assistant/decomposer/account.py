@@ -41,6 +41,7 @@ from assistant.lexicon import (
     COPY_VERBS,
     CREATE_VERBS,
     DELETE_VERBS,
+    DETERMINERS,
     EMAIL,
     FILLER,
     GENERIC_EVENT_WORDS,
@@ -48,6 +49,7 @@ from assistant.lexicon import (
     MOVE_VERBS,
     NAMED_OUTRIGHT,
     NOT_ATTENDING,
+    POINTERS,
     POLITE_PREFIX,
     STOPWORDS,
     STREET_ADDRESS,
@@ -90,7 +92,7 @@ _FUNCTION = _vocabulary(
 # Words that say the request may not hold ("dinner at 7 tonight maybe"): nothing is left unread, but
 # what they ask for is shown before it is written.
 _HEDGES = _vocabulary("maybe perhaps probably possibly tentatively tentative")
-_DETERMINERS = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their", "some"})
+_DETERMINERS = DETERMINERS - POINTERS  # "a", "the", "my": not "that", which points at an event
 # Asking that people be told ("and tell her", "let him know"): content, unless the plan tells them.
 _TELLING = frozenset({"tell", "notify", "know", "email", "inform", "message", "text", "ping", "remind"})
 _PERSON_FORM = re.compile(r"^(?P<local>[^@]+)@")

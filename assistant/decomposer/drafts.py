@@ -44,6 +44,7 @@ from assistant.lexicon import (
     DETERMINERS,
     EDGE_WORDS,
     EVENING_EVENTS,
+    EVENT_FIELDS,
     EVERYONE_CUE,
     GENERIC_EVENT_WORDS,
     MEAL_LEAD,
@@ -249,9 +250,9 @@ def _meaningful(title: str) -> bool:
     return any(w not in STOPWORDS and w not in _PLACEHOLDER for w in tokens(title))
 
 
-# A detail's name leading the words left over ("the location is my office"): that detail is being
-# given, and the words are no name of the event.
-_FIELD = re.compile(r"(?:location|place|address|venue|title|name|time|date|day)\b", re.IGNORECASE)
+# A detail's name leading the words left over ("the location is my office", "time is 3pm"): that
+# detail is being given, and the words are no name of the event.
+_FIELDS = EVENT_FIELDS | {"time", "date", "day"}
 
 
 def _some_day_of(match: TimeMatch, absence: bool) -> bool:
@@ -283,7 +284,8 @@ def _rule_title(frame: RequestFrame, text: str = "", place: str = "") -> str:
     phrase = trim_edges(phrase, EDGE_WORDS, lead=False)
     for said in _COLON_NAME.finditer(text):  # the words came apart at the colon: "1:1 with Ann"
         phrase = re.sub(rf"\b{said['a']} {said['b']}\b", f"{said['a']}:{said['b']}", phrase)
-    if not phrase or not _meaningful(phrase) or _UNNAMED & set(tokens(phrase)) or _FIELD.match(phrase):
+    words = tokens(phrase)
+    if not words or not _meaningful(phrase) or _UNNAMED & set(words) or words[0] in _FIELDS:
         return ""
     return _clean(_as_typed(phrase, text))
 

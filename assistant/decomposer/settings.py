@@ -20,7 +20,7 @@ from assistant.decomposer.blanks import blanked
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.recurrence import as_hours, read_repeat
-from assistant.lexicon import WEEKDAY, WEEKDAY_STEM, WEEKDAY_WORD, weekday_of
+from assistant.lexicon import PREFERENCE_WORDS, WEEKDAY, WEEKDAY_STEM, WEEKDAY_WORD, weekday_of
 from assistant.timeexpr import TimeMatch, find_times
 from assistant.timeexpr.lexicon import TIMEZONES
 from preferences.schema import DAY_CODES, known_zones
@@ -33,14 +33,16 @@ __all__ = ["PENDING", "setting_decision"]
 PENDING = "pending_setting"
 """Context key of a preference whose value the last reply asked for (one turn long)."""
 
-# The words that name each preference with days and hours.
-_HABITS = {
-    "gym_schedule": r"gym(?: schedule| sessions?| days?)?|workouts?",
-    "lunch_hours": r"lunch(?: break| hours?| time)?",
-    "working_hours": r"working hours|work hours|office hours|work ?days?|working days?",
-    "writing_block": r"writing (?:block|time)",
+_EXAMPLES = {
+    "gym_schedule": 'Say the days and hours, e.g. "Mondays and Thursdays from 6 to 7:30pm".',
+    "lunch_hours": 'Say the hours, e.g. "12:30 to 1:30".',
+    "working_hours": 'Say the days and hours, e.g. "Monday to Friday, 9 to 5".',
+    "writing_block": 'Say the days and hours, e.g. "Tuesdays and Thursdays from 9 to 11am".',
 }
-_HABIT = "|".join(f"(?P<{key}>{words})" for key, words in _HABITS.items())
+# The preferences said with days and hours (those with an example above), by the words the lexicon
+# has for them.
+_HABITS = {key: PREFERENCE_WORDS[key] for key in _EXAMPLES}
+_HABIT = "|".join(f"(?P<{key}>{words.pattern})" for key, words in _HABITS.items())
 # What may lead up to a habit said or set: "fyi my work hours are 9-5", "ok so I usually eat at 1".
 _LEADS = (
     r"^(?:(?:ok|okay|so|and|also|oh|please|can you|could you|btw|by the way|fyi|just so you know"
@@ -67,17 +69,11 @@ _I_DO = re.compile(
 _ONE_OCCASION = re.compile(
     rf"\bwith\b|\b(?:today|tonight|tomorrow|next|this)\b|\bon\s+(?:the\s+)?(?:{WEEKDAY_STEM}(?:day)?\b(?!s)|\d)"
 )
-_ANY_HABIT = "|".join(_HABITS.values())
+_ANY_HABIT = "|".join(words.pattern for words in _HABITS.values())
 # A request that leans on a habit ("during my writing block", "after my gym", "outside my working hours").
 _RELIES = re.compile(
     rf"\b(?:during|in|within|over|at|after|before|around|outside(?: of)?)\s+my\s+(?P<what>{_ANY_HABIT})\b"
 )
-_EXAMPLES = {
-    "gym_schedule": 'Say the days and hours, e.g. "Mondays and Thursdays from 6 to 7:30pm".',
-    "lunch_hours": 'Say the hours, e.g. "12:30 to 1:30".',
-    "working_hours": 'Say the days and hours, e.g. "Monday to Friday, 9 to 5".',
-    "writing_block": 'Say the days and hours, e.g. "Tuesdays and Thursdays from 9 to 11am".',
-}
 _REMOVE = re.compile(
     r"\b(?:i\s+)?(?:no longer|don'?t|do not)\s+(?:go to|have|do)\s+(?:the\s+|a\s+|my\s+)?"
     rf"(?P<what>{_ANY_HABIT})(?:\s+any\s*more)?\s*$"
@@ -137,7 +133,7 @@ def setting_decision(r: Reading) -> Decision | None:
         return _meeting_hours(m["how"], m["what"], now, world.preferences.get("meeting_hours") or {})
     if m := _REMOVE.search(norm):
         said = m["what"] or m["what2"]
-        key = next(k for k, words in _HABITS.items() if re.fullmatch(words, said))
+        key = next(k for k, words in _HABITS.items() if words.fullmatch(said))
         return _workflow(
             f"remove-{key}", f"Remove the {preference_label(key)}", "set_preference", {"key": key}
         )
@@ -157,7 +153,7 @@ def setting_decision(r: Reading) -> Decision | None:
         and not _SET_HABIT.search(norm)
         and not any(t.has_time for t in find_times(norm, now=now, daytime=True))
     ):  # "at my lunch break, so make it 12 pm" says the time: the habit is only why
-        key = next(k for k, words in _HABITS.items() if re.fullmatch(words, m["what"]))
+        key = next(k for k, words in _HABITS.items() if words.fullmatch(m["what"]))
         if key not in world.preferences:
             # "book a call during my lunch" with no lunch stored: ask for it, and keep the answer
             return _ask(
