@@ -86,13 +86,6 @@ ASK_PLACE = "Where does it take place? Tell me if you want the place added."
 _EITHER_HALF = (7, 8)
 # What ends a name or place at its end: spaces and marks, but not the full stop of an initial ("M.D.").
 _TRAILING = re.compile(r"(?:[\s,;:!?\-–—]|(?<!\b[A-Z])\.)+$")  # "dentist - tue 3pm": no 'Dentist -'
-_LEADING = re.compile(
-    r"^(?:called|titled|named|it's an?|it is an?|it's|it is"
-    # "I'm taking Spanish lessons Tues and Thurs": the lessons; "oh and I've got yoga tonight": yoga
-    r"|(?:(?:oh|ah|and|also|so|btw)[\s,]+)*(?:(?:i'm|i am|we're|we are) (?:taking|having|attending|doing|"
-    r"holding|starting)|(?:i've|we've|i have|we have) got)(?: an?| the| my| our)?)\s+",
-    re.IGNORECASE,
-)
 # A light verb the reader took into a title it found, typed in lower case ("let's get lunch with Ana" is
 # lunch; "Get Fit class" and a name in quotes keep theirs).
 _LIGHT_VERB = re.compile(r"^(?:get|grab|have)(?: an?)?\s+(?=\w)")
@@ -150,7 +143,7 @@ _END_CUE = re.compile(
 
 
 def _clean(span_text: str) -> str:
-    text = _VERB_AND_ARTICLE.sub("", _LEADING.sub("", _TRAILING.sub("", span_text.strip())))
+    text = _VERB_AND_ARTICLE.sub("", _TRAILING.sub("", span_text.strip()))
     words = text.split()
     if len(words) > 1 and words[-1].casefold() in WHEN_ADVERBS:
         text = _TRAILING.sub("", " ".join(words[:-1]))  # "a haircut again": when, not what
