@@ -74,11 +74,6 @@ _UNNAMED = frozenset({"event", "events", "something", "anything", "thing", "thin
 _PLACEHOLDER = (GENERIC_EVENT_WORDS - {"meeting", "meetings"}) | _UNNAMED | {"one", "new", "it", "slot"}
 # The particle of "set aside" or "block off", which is no name for what the time is blocked for.
 _BLOCK_PARTICLES = frozenset({"aside", "off", "out", "time", "some time"})
-_PLACE_ANSWER = re.compile(
-    r"(?:(?:it's|it is|it'll be|it will be|that's|that is|located|the (?:location|place|address) is)\s+)?"
-    r"(?:at|in|on)\s+(?P<place>\S.*)",
-    re.IGNORECASE,
-)
 ASK_PLACE = "Where does it take place? Tell me if you want the place added."
 # Clock hours said without am/pm that the daytime reading takes in the morning though the evening's
 # is as likely ("book club at 7"; "dinner at 8" says evening, and "at 9" to "at 11" are mostly the
@@ -401,7 +396,6 @@ class _Said:
         reading: TurnReading,
         now: datetime,
         tz: ZoneInfo,
-        asked: Asked | None = None,
     ):
         self.day = None
         self.at: str | None = None
@@ -573,13 +567,6 @@ class _Said:
             kind = kind_of_place["place"].split(maxsplit=1)[1].casefold()
             if frame.titles[:1] == [kind]:
                 self.location = kind_of_place["place"]
-        if asked is not None and self.day is None and self.at is None and not self.title:
-            # The answer to "where does it take place?" in words the reader has not learnt ("it's at
-            # the salon on main street"), or more of it than the reader took ("Luigi's on 5th Street")
-            answer = _PLACE_ANSWER.fullmatch(text.strip())
-            said = _TRAILING.sub("", answer["place"]) if answer else ""
-            if said and (not self.location or said.casefold().endswith(self.location.casefold())):
-                self.location = said
         self.people = list(frame.people)
         # the "for deep work" of a block is its purpose, not a person to meet, and "Maggiano's" in
         # "at Maggiano's Little Italy" is the place's name
@@ -744,7 +731,7 @@ def draft_turn(
     continuing: bool,
 ) -> Decision:
     """Start or continue the draft of a new event with this turn; create it once it is complete."""
-    said = _Said(frame, text, reading, now, tz, state.asked)
+    said = _Said(frame, text, reading, now, tz)
     if said.problem:
         return _question(said.problem, state.draft)
     earlier = state.draft
@@ -847,11 +834,10 @@ def amend(
     reading: TurnReading,
     now: datetime,
     tz: ZoneInfo,
-    asked: Asked | None,
 ) -> Decision | None:
     """Change the event just made with the details this turn adds (its place, title or length); None
     when the turn adds none of those ("it's at 5" is a move, which the change rules make)."""
-    said = _Said(frame, text, reading, now, tz, asked)
+    said = _Said(frame, text, reading, now, tz)
     if said.problem:
         return _question(said.problem, None)
     if not (said.location or said.title or (said.minutes and not said.at)):

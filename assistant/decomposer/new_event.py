@@ -96,16 +96,16 @@ def amended(r: Reading) -> Decision | None:
             confidence=0.9,
         )
     if words[:1] != ["not"]:
-        return amend(made, r.frame, r.text, r.learned, r.now, r.tz, r.state.asked)
+        return amend(made, r.frame, r.text, r.learned, r.now, r.tz)
     # "not at home, at the office": the detail is what follows the comma; what replaces what is the
     # rules' guess, so it is shown first
     said = r.text.partition(",")[2].strip()
     if not said:
-        decision = amend(made, r.frame, r.text, r.learned, r.now, r.tz, r.state.asked)
+        decision = amend(made, r.frame, r.text, r.learned, r.now, r.tz)
     else:  # the words after the comma read on their own: they are the whole detail
         learned = read_turn(said, asked=reader_asked(r.state.asked), now=r.now)
         frame = understand(said, now=r.now, world=r.world, reading=learned)
-        decision = amend(made, frame, said, learned, r.now, r.tz, r.state.asked)
+        decision = amend(made, frame, said, learned, r.now, r.tz)
     if decision is not None and decision.kind == "workflow":
         return decision.model_copy(update={"confidence": min(decision.confidence, _CORRECTED)})
     return decision
