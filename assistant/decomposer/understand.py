@@ -422,8 +422,9 @@ def understand(
         frame.places = [place for _, place in asked]
         frame.places_said = [f"{lead} {place}" for lead, place in asked]
     if _states_an_event(frame, text, norm, targets):
-        # "no lunch date tomorrow": the same statement, of an event that is off
-        frame.operation, frame.confidence = ("delete", 0.6) if _NO_EVENT.match(norm) else ("create", 0.6)
+        # a statement of an event adds it; one of an event that is off ("no lunch date tomorrow", "there's
+        # no standup on friday") the operation model reads as a cancellation, which is previewed
+        frame.operation, frame.confidence = "create", 0.6
     # "my standups next week except the standup on Friday": the exception is the day, not the standups
     frame.exclude_titles = [t for t in frame.exclude_titles if t not in frame.titles]
     frame.exclude_people = [p for p in frame.exclude_people if p not in frame.people]
@@ -537,7 +538,6 @@ def _singular(title: str) -> str:
 
 
 _SMALL_TALK = re.compile(r"\b(?:bye|goodbye|thanks|thank you|see you|good night|cheers)\b")
-_NO_EVENT = re.compile(r"^(?:there(?:'s| is| will be) )?no (?!problem|worries|thanks)")
 
 
 def _states_an_event(frame: RequestFrame, text: str, norm: str, targets: list[TimeMatch]) -> bool:
