@@ -372,7 +372,7 @@ def understand(
         )
         take(lo, hi)
     # "tomorrow afternoon" is the user's afternoon (their ``day_parts``), not the product's
-    _fill_range(frame, in_users_day_parts(_joined_parts(targets, norm), world), now, norm)
+    _fill_range(frame, in_users_day_parts(_joined_parts(targets, norm), world))
     if operation in ("query", "count") and frame.start is not None and frame.end is not None:
         if frame.start < now < frame.end and _STILL_AHEAD.search(norm):
             frame.start = now  # "what's left this week": from now, as "the rest of this week" is
@@ -879,11 +879,7 @@ def _clause(text: str, start: int) -> tuple[int, int]:
     return start, (m.start() if m else len(text))
 
 
-# What makes "from <a day>" mean that day and all after it ("from Monday on", "from then onwards").
-_ONWARD = re.compile(r"\b(?:on|onwards?|forward|after(?:wards)?|and later|until|till|through|to)\b")
-
-
-def _fill_range(frame: RequestFrame, targets: list[TimeMatch], now: datetime, norm: str) -> None:
+def _fill_range(frame: RequestFrame, targets: list[TimeMatch]) -> None:
     for t in targets:
         if t.weekdays:
             frame.weekdays.extend(sorted(t.weekdays))
@@ -895,13 +891,9 @@ def _fill_range(frame: RequestFrame, targets: list[TimeMatch], now: datetime, no
         if t.start is None:
             continue
         end = t.end or (t.start + timedelta(days=365))
-        if (
-            t.end is None
-            and frame.operation == "delete"
-            and t.grain == "day"
-            and not _ONWARD.search(norm, t.span[1])
-        ):
-            # "remove an event from sunday": what is on that day, not everything from then on
+        if t.end is None and frame.operation == "delete" and t.grain == "day":
+            # "remove an event from sunday": what is on that day, not everything from then on ("from
+            # Monday on", "from Friday onwards" end a series, read before: :func:`changes.onward_of`)
             end = t.start + timedelta(days=1)
         if t.has_time and not t.is_interval:
             frame.at_time = t.start
