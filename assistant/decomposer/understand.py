@@ -537,9 +537,6 @@ def _singular(title: str) -> str:
     return " ".join(_stem(w) for w in title.split())
 
 
-_SMALL_TALK = re.compile(r"\b(?:bye|goodbye|thanks|thank you|see you|good night|cheers)\b")
-
-
 def _states_an_event(frame: RequestFrame, text: str, norm: str, targets: list[TimeMatch]) -> bool:
     """A statement that names one event and when it is, asking nothing, which the classifier could
     only guess at (no verb): the user is telling the calendar about it ("and the 12th?" names no
@@ -550,7 +547,6 @@ def _states_an_event(frame: RequestFrame, text: str, norm: str, targets: list[Ti
         and "?" not in text
         and not _TAG_QUESTION.search(norm)
         and any(EVENT_NOUNS.search(_singular(title)) for title in frame.titles)
-        and not _SMALL_TALK.search(norm)
         and any(t.has_date or t.has_time for t in targets)
         and not QUESTION_STARTERS.match(norm)
         and not QUERY_CUES.search(norm)
