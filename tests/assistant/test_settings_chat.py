@@ -88,6 +88,20 @@ def stored(user: Any, key: str) -> Any:
         ("I don't like meetings before 10", "meeting_hours", {"earliest": "10:00"}, "10 AM"),
         ("i hate having calls after 5pm", "meeting_hours", {"latest": "17:00"}, "5 PM"),
         ("I don't do meetings on fridays", "meeting_hours", {"no_meeting_days": ["FR"]}, "Friday"),
+        # a preference named as the lexicon names it anywhere (PREFERENCE_WORDS), not only "gym"/"lunch"
+        (
+            "my focus block is tuesdays 9 to 11am",
+            "writing_block",
+            {"days": ["TU"], "start": "09:00", "end": "11:00", "allow_exceptions_with_approval": False},
+            "Tuesday, 9 AM to 11 AM",
+        ),
+        (
+            "my workouts are monday and thursday 6-7am",
+            "gym_schedule",
+            [{"day": d, "start": "06:00", "end": "07:00"} for d in ("MO", "TH")],
+            "Monday and Thursday",
+        ),
+        ("my lunch time is 12:30 to 1:30", "lunch_hours", {"start": "12:30", "end": "13:30"}, "12:30 PM"),
     ],
 )
 def test_a_preference_said_is_stored_and_restated_in_words(
