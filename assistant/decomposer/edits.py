@@ -40,6 +40,7 @@ from assistant.lexicon import (
     POINTERS,
     QUANTIFIERS,
     STOPWORDS,
+    STREET_ADDRESS,
     TELL_OTHERS,
     tokens,
     trim_edges,
@@ -108,12 +109,11 @@ _CALENDAR = re.compile(r"\b(?:calendar|schedule|diary|agenda|planner)\b", re.IGN
 _NOT_A_NAME = frozenset({"the", "its", "it", "my", "this", "that", "the new", "new"})
 # "relocate" says a place even without one of the words below.
 _RELOCATE = re.compile(r"\brelocate\b", re.IGNORECASE)
-# What makes the end of "move X to ..." a place rather than a time: a street address ("12 Main St",
-# "5th Ave"), a numbered room or floor, or a word for a place ("the clinic", "my office").
+# What makes the end of "move X to ..." a place rather than a time: a street address ("12 Main St", the
+# lexicon's STREET_ADDRESS), a numbered street ("5th Ave"), a numbered room or floor, or a word for a
+# place ("the clinic", "my office").
 _ADDRESS = re.compile(
-    r"\b\d+[a-z]?\s+(?:[\w.'-]+\s+){0,4}?(?:st|street|ave|avenue|rd|road|blvd|boulevard|ln|lane|dr|drive|way"
-    r"|pl|place|ct|court|sq|square|pkwy|parkway|hwy|highway|ter|terrace|plaza|cres|crescent)\b\.?"
-    r"|\b\d+(?:st|nd|rd|th)\s+(?:st|street|ave|avenue|floor|fl)\b\.?"
+    STREET_ADDRESS.pattern + r"|\b\d+(?:st|nd|rd|th)\s+(?:st|street|ave|avenue|floor|fl)\b\.?"
     r"|\b(?:room|suite|floor|building|bldg|unit|apt|level|gate|hall|studio|office)\s+#?\d+\w*",
     re.IGNORECASE,
 )
