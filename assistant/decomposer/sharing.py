@@ -31,9 +31,11 @@ _TOPIC = re.compile(
 _SEEING = re.compile(
     r"\b(?:see|seeing|sees|view|share|sharing|shared|hide|hidden|visible|private|public|access)\b"
 )
-# The user as the one looking: a question about their own calendar, not about sharing it.
+# The user as the one looking: a question about their own calendar, not about sharing it ("can I see
+# my availability?", "show me when I'm busy"; "help me share my free/busy with Raj" shares it).
 _MINE = re.compile(
-    r"\b(?:let me|can i|could i|may i|i (?:want|need|would like|'d like) to|help me|show me)\b"
+    r"\b(?:let me|can i|could i|may i|i (?:want|need|would like|'d like) to|help me)"
+    r"\s+(?:see|view|check|look)\b|\bshow me\b"
 )
 _ASKED = re.compile(r"^(?:who|which (?:people|users|colleagues))\b|^(?:can|does|do|is)\b.*\?$|\?$")
 _OFF = re.compile(

@@ -138,6 +138,8 @@ def test_are_they_free_says_whose_calendar_cannot_be_seen(me: Any, ann: Any, raj
             {"who": "named", "people": ["ann@example.com", "raj@example.com"]},
         ),
         ("Only Ann can see my busy times", {"who": "named", "people": ["ann@example.com"]}),
+        # "help me", "I want to": asking to share, not to look (it answered Raj's and my free times)
+        ("help me share my free/busy with Raj", {"who": "named", "people": ["raj@example.com"]}),
     ],
 )
 def test_sharing_is_set_by_chat(me: Any, ann: Any, raj: Any, text: str, value: Any) -> None:
@@ -172,7 +174,13 @@ def test_who_can_see_answers_from_the_stored_choice(me: Any, ann: Any) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["show me when I'm busy on Friday", "let me see my availability for next week", "when am I busy?"]
+    "text",
+    [
+        "show me when I'm busy on Friday",
+        "let me see my availability for next week",
+        "when am I busy?",
+        "can I see my availability?",  # no day said: the user looking, not sharing
+    ],
 )
 def test_questions_about_my_own_time_are_not_about_sharing(me: Any, text: str) -> None:
     say(me, text)
