@@ -190,8 +190,9 @@ def follow_up(
     if frame.operation not in ("unknown", *READS) or frame.error:
         return frame
     last = state.last_question
-    asked_again = last is not None and bool(SAME_AGAIN.search(normalise(text)))
-    after = _period_after(normalise(text), last, now) if last is not None and asked_again else None
+    norm = normalise(text)
+    asked_again = last is not None and bool(SAME_AGAIN.search(norm))
+    after = _period_after(norm, last, now) if last is not None and asked_again else None
     if after is not None:  # "same for the week after": the week after the one asked about, not this
         frame = replace(frame, start=after[0], end=after[1], range_explicit=True)
     again = asked_again and frame.range_explicit
