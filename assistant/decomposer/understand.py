@@ -58,6 +58,7 @@ from assistant.lexicon import (
 from assistant.nlu import TurnReading
 from assistant.timeexpr import DurationMatch, TimeMatch, find_durations, find_times
 from assistant.timeexpr.lexicon import MODIFIERS_BY_FIRST, MONTHS
+from assistant.turnmemo import shared
 from skills.providers.base import CalendarInfo
 
 __all__ = ["understand"]
@@ -792,7 +793,11 @@ def _fill_exclusions(
     what = what[: then.start()] if then else what  # each exception read once: "except x except y"
     if not what.strip():
         return
-    left = understand(what, now=now, world=world, existing=True)
+    # read once a turn: the turn's whole text and its target part hold the same exception
+    left = shared(
+        f"exception:{world.user.pk}:{now.isoformat()}:{what}",
+        lambda: understand(what, now=now, world=world, existing=True),
+    )
     parts = list_parts(what)
     if len(parts) > 1 and (
         len(left.titles) > 1 or not (left.title_words or left.people or left.strangers or left.category)
