@@ -21,7 +21,6 @@ from django.contrib.auth import get_user_model
 from django.utils import timezone
 
 from assistant.decomposer.account import Account, Facts, account_for, stem
-from assistant.decomposer.blanks import blanked_matches
 from assistant.decomposer.dialogue import asks_question
 from assistant.decomposer.frame import READS, RequestFrame
 from assistant.decomposer.intent import normalise
@@ -456,11 +455,15 @@ def _days_said(norm: str, now: datetime) -> list[date]:
     expression with a date, from its first day to its last (an open one, its first), two months at
     most."""
     days: set[date] = set()
-    # a street address's number is no date ("at 1722 First Street"), and a date in brackets is no second one
-    said = blanked_matches(STREET_ADDRESS, norm).replace("(", " ").replace(")", " ")
-    said = blanked_matches(PICK, said)  # "the first one" picks from a list, no date
+    # a date in brackets is no second one; a street address's number is no date ("at 1722 First
+    # Street"), nor is "the first one", a pick from a list: their expressions are passed over (the turn
+    # parsed as the reader parsed it, not parsed again with them blanked)
+    said = norm.replace("(", " ").replace(")", " ")
+    unsaid = [m.span() for pattern in (STREET_ADDRESS, PICK) for m in pattern.finditer(said)]
     for match in find_times(said, now=now, daytime=True):
         if match.error or not match.has_date or match.start is None:
+            continue
+        if any(start < match.span[1] and match.span[0] < end for start, end in unsaid):
             continue
         first = match.start.date()
         last = (match.end - timedelta(microseconds=1)).date() if match.end is not None else first

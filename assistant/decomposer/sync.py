@@ -39,6 +39,8 @@ _SYNC = re.compile(
     r"|\b(?:re-?)?sync(?: up)? (?:my|the|our|both|all|each)\b"
     r"|\b(?:keep|get|have|make|put|bring)\b.{0,80}?\bin (?:sync|step)\b"
 )
+# A calendar said as such ("my work calendar", "the team cal"): without one, no calendar is looked up.
+_CALENDAR_WORD = re.compile(r"\bcal(?:endar)?s?\b")
 _BOTH_WAYS = re.compile(
     r"\b(?:both ways|two[- ]ways?|each way|either way|each other|one another|vice versa|back and forth"
     r"|between|in both directions|both directions)\b"
@@ -218,15 +220,15 @@ def to_another_calendar(r: Reading) -> Decision | None:
     if r.frame.operation not in ("move", "edit"):
         return None
     core = POLITE_PREFIX.sub("", r.norm).strip() or r.norm
-    if COPY_VERBS.search(core) or _SYNC.search(core):
-        return None
+    if COPY_VERBS.search(core) or _SYNC.search(core) or not _CALENDAR_WORD.search(core):
+        return None  # "move the dentist to Friday": no calendar said, none looked up
     into = [
         (lo, cal)
         for lo, hi, cal in _mentions(core, r.world)
         if core[lo:hi].endswith(("calendar", "calendars", "cal")) and led_in(core[:lo]) in ("to", "loose")
     ]
     if not into:
-        return None  # "move the dentist to Friday", "move my work meetings to the afternoon"
+        return None  # "move my work meetings to the afternoon"
     lo, cal = into[0]
     said = _LED_IN.sub("", core[:lo]).split(maxsplit=1)  # the verb, and what it moves
     what = said[1].strip() if len(said) == 2 else "it"
@@ -248,7 +250,7 @@ def sync_decision(r: Reading) -> Decision | None:
         return None
     other = _SOMEONE_ELSES.search(core)
     mentions = _mentions(core, world)
-    if not mentions and other is None and not re.search(r"\bcal(?:endar)?s?\b", core):
+    if not mentions and other is None and not _CALENDAR_WORD.search(core):
         return None  # "copy the dentist to Friday", "sync up with Ann at 3": not about calendars
     if other is not None or any(_SOMEONE_ELSES.search(core[:lo]) for lo, _, _ in mentions):
         names = ", ".join(c.name for c in world.calendars)
