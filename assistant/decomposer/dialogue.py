@@ -286,6 +286,10 @@ def chat(r: Reading) -> Decision | None:
             return None  # "What do I have scheduled": the calendar asked about, answered by the look-up
         if r.learned.operation != "small_talk":  # "what would I do without you" thanks
             said = WHAT_I_DO
+    if said == GREAT and r.state == DialogueState():
+        # nothing was said before that could be taken up ("ok done", "just this one", "Bo can't make
+        # it"): what the assistant does, not a "Great!" to nothing
+        said = WHAT_I_DO
     return Decision(kind="answer", reply_kind="answer", text=said, confidence=0.9)
 
 

@@ -519,6 +519,23 @@ def test_a_bare_yes_or_no_with_nothing_waiting_says_so(text: str) -> None:
     assert rows(user) == before
 
 
+@pytest.mark.parametrize("text", ["Bo can't make it", "ok done", "just this one", "That sounds great."])
+def test_taking_something_up_with_nothing_said_before_is_told_what_the_assistant_does(text: str) -> None:
+    # The act classifier reads these as SELECT (taking up what was offered), and an opening turn was
+    # answered "Great!": nothing had been offered.  After an answer, "That sounds great." still is.
+    with time_machine.travel(monday_9am(SYDNEY), tick=False):
+        user, conversation = a_user(SYDNEY)
+        before = rows(user)
+        reply = say(user, conversation, text)
+        say(user, conversation, "What's on the 4th?")
+        taken_up = say(user, conversation, "That sounds great.")
+    assert reply.kind == "answer"
+    assert reply.text != "Great!"
+    assert "calendar assistant" in reply.text
+    assert taken_up.text == "Great!"
+    assert rows(user) == before
+
+
 @pytest.mark.parametrize("text", ["show me my events", "any upcoming events", "check calendar"])
 def test_a_request_the_acts_read_as_taking_something_up_is_answered_not_cheered(text: str) -> None:
     # The act classifier reads these as SELECT ("That sounds great."), and they were answered "Great!"
