@@ -32,6 +32,7 @@ __all__ = [
     "EVERYONE_CUE",
     "EXCEPTING",
     "FILLER",
+    "FIRST_PERSON",
     "FREE_CUES",
     "GENERIC_EVENT_WORDS",
     "GREETINGS",
@@ -199,6 +200,8 @@ CONJUNCTIONS = frozenset({"and", "but", "so", "then", "also"})
 EDGE_WORDS = DETERMINERS | LINKS  # either kind, at the edges of a title or a reason cut from a sentence
 # The words that point back at what the conversation is about ("add Kim to *that* meeting").
 POINTERS = frozenset({"it", "that", "this", "them", "these", "those"})
+# The user as said: "ann, raj and i", "can we all meet", "I can't make it".
+FIRST_PERSON = re.compile(r"\b(?:i|me|myself|we|us|ourselves|i'm|we're|i'll|we'll)\b")
 # What an event has that a change names ("change *the title* to ...", "*the location* is ..."): said
 # without an event, of the one talked about.
 EVENT_FIELDS = frozenset(

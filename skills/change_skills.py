@@ -378,7 +378,11 @@ class PlanEditInput(SkillInput):
         "clock time 12 hours later that falls after the start.",
     )
     invite: list[str] = Field(default_factory=list, description="Emails of people to add.")
-    uninvite: list[str] = Field(default_factory=list, description="Emails of people to take off.")
+    uninvite: list[str] = Field(
+        default_factory=list,
+        description="Emails of people to take off, or their names as the event's guest list has them: "
+        "'bo' takes off bo@example.com or bo.li@example.com, whoever of them is invited.",
+    )
     every_weeks: int | None = Field(
         default=None,
         ge=1,
@@ -456,7 +460,7 @@ def plan_edit(ctx: SkillContext, params: PlanEditInput) -> ChangeSet:
                 continue
             change.end = end
         if params.invite or params.uninvite:
-            gone = {a.casefold() for a in params.uninvite}
+            gone = _attendees_named(item, params.uninvite)
             kept = [a for a in item.attendees if a.casefold() not in gone]
             have = {a.casefold() for a in kept}
             change.new_attendees = kept + [a for a in params.invite if a.casefold() not in have]
@@ -464,7 +468,12 @@ def plan_edit(ctx: SkillContext, params: PlanEditInput) -> ChangeSet:
                 a.casefold() for a in item.attendees
             }:
                 # "add ann to the design review" with Ann invited: nothing to preview, said why
-                why = "everyone named is invited already" if params.invite else "no one named is invited"
+                are = "is" if len(params.uninvite) == 1 else "are"
+                why = (
+                    "everyone named is invited already"
+                    if params.invite
+                    else f"{join_and(params.uninvite)} {are} not invited"
+                )
                 skipped.append(Skipped(summary=item.summary, start=item.start, reason=why))
                 continue
         if _changes_nothing(change, item):
@@ -478,6 +487,36 @@ def plan_edit(ctx: SkillContext, params: PlanEditInput) -> ChangeSet:
     skipped += refused
     _conflicts(ctx, [c for c in changes if c.start is not None], skip_keys={e.key for e in params.events})
     return ChangeSet(changes=changes, skipped=skipped)
+
+
+def _attendees_named(item: EventItem, said: list[str]) -> set[str]:
+    """The attendees (casefolded) of ``item`` that those ``said`` name: an address, or a name whose words
+    are words of an attendee's address before the @ ("Bo" of bo@example.com), for someone the user's
+    directory does not know but the event's guest list does.  A name two attendees answer to is asked
+    about, never guessed."""
+    gone: set[str] = set()
+    for who in said:
+        name = who.casefold().strip()
+        if "@" in name:
+            gone.add(name)
+            continue
+        words = set(name.split())
+        named = [a for a in item.attendees if words <= _address_words(a)]
+        if len(named) > 1:
+            raise SkillError(
+                f"{join_and(named)} are all invited to {item.summary!r}: which of them is {who}? "
+                "Say their address. Nothing was changed."
+            )
+        gone.update(a.casefold() for a in named)
+    return gone
+
+
+def _address_words(address: str) -> set[str]:
+    """The words of an address before the @: {"bo", "li"} of Bo.Li+work@example.com."""
+    local = address.casefold().partition("@")[0]
+    for mark in "+-_":
+        local = local.replace(mark, ".")
+    return set(local.split("."))
 
 
 def _changes_nothing(change: Change, item: EventItem) -> bool:

@@ -33,6 +33,7 @@ from assistant.lexicon import (
     EDGE_WORDS,
     EMAIL,
     EVENT_FIELDS,
+    FIRST_PERSON,
     GENERIC_EVENT_WORDS,
     LINKS,
     NAME_LIST_BREAK,
@@ -188,6 +189,16 @@ _INVITE_IT = re.compile(
     rf"{_LEAD}(?P<verb>add|invite|include)\s+(?P<who>{_NAME})(?:\s+(?:too|as well|also))?\s*[.!]*$",
     re.IGNORECASE,
 )
+# Someone else who will not come, said as a fact ("Bo can't make it to the offsite", "Ann and Raj won't
+# be able to join"): they are taken off the event, shown first.  Not the user ("I can't make it": the
+# event is off for them), nor an event that is off ("the review isn't happening").
+_ABSENT = re.compile(
+    rf"^(?P<who>{_NAME}(?:(?:,\s*|\s+and\s+){_NAME})*)\s+(?:can'?t|cannot|can not|couldn'?t|won'?t|will not"
+    r"|isn'?t|is not|aren'?t|are not)\s+(?:be\s+)?(?:able\s+to\s+)?"
+    r"(?:make(?: it)?|come|coming|attend|attending|join|joining|go|going|be there)\b"
+    r"(?:\s+(?:to|for))?(?P<target>[^,;]*?)[\s.!]*$",
+    re.IGNORECASE,
+)
 _UNINVITE = re.compile(
     rf"\b(?:take|remove|drop|uninvite)\s+(?P<who>{_NAME})\s+(?:off|from|out of)\s+(?P<target>.+)$",
     re.IGNORECASE,
@@ -225,6 +236,8 @@ _NEXT_REQUEST = re.compile(
 _EVERYONE = re.compile(r"\b(?:everyone|everybody|all|attendees|the others|the team)\b", re.IGNORECASE)
 _IT = re.compile(r"^(?:it|its|it's|that|this|this one|that one|the event|the meeting)$", re.IGNORECASE)
 # A place is not a time: "move it to 3pm" moves; "put it in room 4B" does not.
+# Who is meant by a word that names nobody ("take him off it", "he can't come"): asked, never looked up.
+_PRONOUNS = POINTERS | {"him", "her", "he", "she", "they"}
 _TIMEISH_PLACE = re.compile(r"^(?:the )?(?:morning|afternoon|evening|night|next|same|later|earlier)\b")
 
 
@@ -251,6 +264,8 @@ class _Edit:
     away: bool = False
     # Read by the models, not the rules: the event is the rest of the words, or the one talked about
     learned: bool = False
+    # Said as a fact, not asked for ("Bo can't make it"): what it would change is shown first
+    stated: bool = False
 
 
 def _clean(text: str) -> str:
@@ -411,6 +426,9 @@ def _read(text: str, now: datetime) -> _Edit | None:
     if m := _INVITE_IT.match(body.strip()):
         # "and invite Ann", "add Lee too": to the event the conversation is about
         return _Edit("it", {}, "invite", m["who"], whom, named_only=m["verb"].casefold() == "add")
+    if (m := _ABSENT.match(body.strip())) and _someone_else(m["who"]):
+        target = m["target"].strip(" ,") or "it"
+        return _Edit(target, {}, "take off", m["who"], whom, by_name_only=False, away=True, stated=True)
     if m := _UNINVITE.search(body):
         return _Edit(
             m["target"],
@@ -586,7 +604,7 @@ def _told_who(edit: _Edit) -> bool:
 def _who(name: str, *, away: bool) -> str:
     """The question for a person the directory does not know, by what is to be done with them."""
     done = "take them off" if away else "add them"
-    if name.casefold() in POINTERS | {"him", "her"}:  # "remove him from my 3pm": not "Who is him?"
+    if name.casefold() in _PRONOUNS:  # "remove him from my 3pm": not "Who is him?"
         return f"Who do you mean by '{name}'? Give me their name or email address and I'll {done}."
     return f"Who is {name}? Give me their email address and I'll {done}."
 
@@ -664,7 +682,11 @@ def _planned(r: Reading, edit: _Edit, onward: datetime | None) -> Decision | Non
         and ("description" in edit.params or "end_at" in edit.params or _told_who(edit))
     ):
         # "take Bo off it" with no event talked about: which one, not a "Great!" or a new event
-        example = "invite Lee to the design review" if edit.who else "add a note to the dentist: bring x-rays"
+        example = (
+            (f"take {edit.who} off the design review" if edit.away else "invite Lee to the design review")
+            if edit.who
+            else "add a note to the dentist: bring x-rays"
+        )
         return _clarify(f'Which event do you mean? Name it, e.g. "{example}".')
     if _IT.match(target) and shown:
         last = shown[0]
@@ -689,11 +711,16 @@ def _planned(r: Reading, edit: _Edit, onward: datetime | None) -> Decision | Non
     if odd:
         return _clarify(odd)
     notify_only: list[str] | None = None
+    by_guest_name = False
     if edit.who:
         emails, unknown = _people(edit.who, world)
         if unknown and edit.named_only:
             return None
-        if unknown:
+        if unknown and edit.away and _PRONOUNS.isdisjoint(n.casefold() for n in unknown):
+            # "take Bo off the offsite": whom the directory does not know, the event's guest list may
+            # (bo@example.com); the skill takes off whom it names, and the change is shown first
+            emails, by_guest_name = emails + unknown, True
+        elif unknown:
             return _ask_who(edit, onward, unknown[0], away=edit.away)
         params["uninvite" if edit.away else "invite"] = emails
         if edit.off:
@@ -716,7 +743,7 @@ def _planned(r: Reading, edit: _Edit, onward: datetime | None) -> Decision | Non
         # "add Lee and let him know" is mail to Lee alone, sent by the notify step
         apply={
             **({"notify": True} if notify_only == [] else {}),
-            **({"always_ask": True} if edit.unfinished else {}),
+            **({"always_ask": True} if edit.unfinished or edit.stated or by_guest_name else {}),
         }
         or None,
     )
@@ -766,6 +793,19 @@ def _an_event(words: str, now: datetime) -> bool:
     whole = len(times) == 1 and times[0].span == (0, len(rest))
     by_hour = whole and any(t.has_time and not t.has_date for t in find_times(rest.split()[0], now=now))
     return by_hour or bool(set(tokens(words)) & GENERIC_EVENT_WORDS)
+
+
+def _someone_else(who: str) -> bool:
+    """Whether the words before "can't make it" name people other than the user, each by a name of one
+    or two words: not an event ("the review isn't happening"), a pointer ("it can't") or a clause
+    ("please note that Greg won't come")."""
+    words = tokens(who)
+    return (
+        bool(words)
+        and words[0] not in DETERMINERS | POINTERS
+        and not FIRST_PERSON.search(who.casefold())
+        and all(len(name.split()) <= 2 for name in _names(who))
+    )
 
 
 def _someone(who: str) -> bool:

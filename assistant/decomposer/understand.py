@@ -30,6 +30,7 @@ from assistant.lexicon import (
     EVERYONE_CUE,
     EXCEPTING,
     FILLER,
+    FIRST_PERSON,
     FREE_CUES,
     GENERIC_EVENT_WORDS,
     MEAL_LEAD,
@@ -155,8 +156,6 @@ _NOT_SOMEONE = frozenset(
         "we're",
     ]
 )
-# The user among those who must be free: "ann, raj and i", "can we all meet", "is ann free to meet me".
-_FIRST_PERSON = re.compile(r"\b(?:i|me|myself|we|us|ourselves|i'm|we're|i'll|we'll)\b")
 # Said of the time or of the request, not part of a name: "and zoe free" is Zoe, "with mom instead" Mom.
 _PREDICATE_WORDS = frozenset(["free", "available", "busy", "around", "both", "instead", "again", "anyway"])
 _LIST_MEMBER = re.compile(_ONE)
@@ -1224,7 +1223,7 @@ def _about_others(unread: str, frame: RequestFrame) -> bool:
     said = EMAIL.sub(lambda m: "x" * len(m.group(0)), unread)  # an address stands for a name
     subjects = [m.group("list") for m in _TOGETHER_FREE.finditer(said)]
     subjects += [m.group("list") for m in _ONE_FREE.finditer(said) if not _not_someone(m.group("list"))]
-    return bool(subjects) and bool(frame.people or frame.person_names) and not _FIRST_PERSON.search(unread)
+    return bool(subjects) and bool(frame.people or frame.person_names) and not FIRST_PERSON.search(unread)
 
 
 # What an event does in time, said after "and" where a name could stand: "and lasting one hour".

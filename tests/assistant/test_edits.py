@@ -350,12 +350,14 @@ def test_add_it_to_my_calendar_after_a_look_up_invites_nobody(calendar: Any) -> 
     assert Event.objects.get(summary="Design review").attendees == ["bo@example.com"]
 
 
-def test_taking_off_someone_unknown_asks_who_to_take_off(calendar: Any) -> None:
+def test_taking_off_someone_nobody_knows_says_they_are_not_invited(calendar: Any) -> None:
+    # neither the directory nor the review's guest list knows Zed: nothing to take off, said why
     user, conversation = calendar
     with time_machine.travel(NOW, tick=False):
         reply = say(user, conversation, "Take Zed off the design review")
-    assert reply.kind == "clarify"
-    assert reply.text == "Who is Zed? Give me their email address and I'll take them off."
+    assert reply.kind == "answer"
+    assert reply.text == "I found nothing to change (Design review: Zed is not invited)."
+    assert Event.objects.get(summary="Design review").attendees == ["bo@example.com"]
 
 
 @pytest.mark.parametrize(
@@ -592,4 +594,76 @@ def test_taking_someone_off_it_with_nothing_talked_about_asks_which_event(calend
     user, conversation = calendar
     with time_machine.travel(NOW, tick=False):
         reply = say(user, conversation, "take Bo off it")
-    assert reply.text == 'Which event do you mean? Name it, e.g. "invite Lee to the design review".'
+    assert reply.text == 'Which event do you mean? Name it, e.g. "take Bo off the design review".'
+
+
+def _offsite(calendar: Any, attendees: list[str]) -> Any:
+    """An offsite on Friday with ``attendees``, whom the user's directory does not know."""
+    user, _ = calendar
+    cal = user.calendars.get()
+    return event_create(
+        calendar=cal,
+        summary="Offsite",
+        start=datetime(2026, 3, 6, 10, 0, tzinfo=BERLIN),
+        end=datetime(2026, 3, 6, 15, 0, tzinfo=BERLIN),
+        timezone="Europe/Berlin",
+        attendees=attendees,
+    )
+
+
+def test_someone_the_directory_does_not_know_is_taken_off_by_the_name_the_guest_list_has(
+    calendar: Any,
+) -> None:
+    # "Who is Zoe?" was asked although the event's guest list says who she is
+    offsite = _offsite(calendar, ["zoe.quinn@example.org", "max@example.org"])
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        asked = say(user, conversation, "take Zoe off the offsite")
+        assert asked.kind == "confirm", asked.text  # a guest found by name is shown first
+        assert "Change 'Offsite': take off Zoe" in asked.text
+        assert Event.objects.get(pk=offsite.pk).attendees == ["zoe.quinn@example.org", "max@example.org"]
+        done = say(user, conversation, "yes")
+    assert done.kind == "done", done.text
+    assert Event.objects.get(pk=offsite.pk).attendees == ["max@example.org"]
+
+
+def test_someone_else_who_cannot_come_is_taken_off_not_the_event_cancelled(calendar: Any) -> None:
+    # "Zoe can't make it to the offsite" previewed deleting the offsite for everyone
+    offsite = _offsite(calendar, ["zoe.quinn@example.org", "max@example.org"])
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        asked = say(user, conversation, "Zoe can't make it to the offsite")
+        assert asked.kind == "confirm", asked.text
+        assert "take off Zoe" in asked.text
+        assert "Delete" not in asked.text
+        done = say(user, conversation, "yes")
+    assert done.kind == "done", done.text
+    assert Event.objects.get(pk=offsite.pk).attendees == ["max@example.org"]
+
+
+@pytest.mark.parametrize(
+    ("text", "reply_says"),
+    [
+        # the user's own absence: the event is off for them, shown first as before
+        ("I can't make it to the offsite", "Delete 'Offsite'"),
+        ("he can't come to the offsite", "Who do you mean by 'he'?"),
+        ("Ann can't make it to the offsite", "(Offsite: Ann is not invited)"),
+    ],
+)
+def test_who_cannot_come_decides_what_is_changed(calendar: Any, text: str, reply_says: str) -> None:
+    offsite = _offsite(calendar, ["zoe.quinn@example.org"])
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, text)
+    assert reply_says in reply.text
+    assert Event.objects.get(pk=offsite.pk).attendees == ["zoe.quinn@example.org"]
+
+
+def test_a_name_two_guests_answer_to_is_asked_about_and_nothing_is_changed(calendar: Any) -> None:
+    offsite = _offsite(calendar, ["zoe.quinn@example.org", "zoe@example.com"])
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "take Zoe off the offsite")
+    assert "zoe.quinn@example.org and zoe@example.com are all invited to 'Offsite'" in reply.text
+    assert "Nothing was changed" in reply.text
+    assert Event.objects.get(pk=offsite.pk).attendees == ["zoe.quinn@example.org", "zoe@example.com"]
