@@ -716,9 +716,15 @@ def _planned(r: Reading, edit: _Edit, onward: datetime | None) -> Decision | Non
         emails, unknown = _people(edit.who, world)
         if unknown and edit.named_only:
             return None
-        if unknown and edit.away and _PRONOUNS.isdisjoint(n.casefold() for n in unknown):
+        if (
+            unknown
+            and edit.away
+            and edit.told is None
+            and _PRONOUNS.isdisjoint(n.casefold() for n in unknown)
+        ):
             # "take Bo off the offsite": whom the directory does not know, the event's guest list may
-            # (bo@example.com); the skill takes off whom it names, and the change is shown first
+            # (bo@example.com); the skill takes off whom it names, and the change is shown first (to
+            # tell them too, their address is asked for)
             emails, by_guest_name = emails + unknown, True
         elif unknown:
             return _ask_who(edit, onward, unknown[0], away=edit.away)

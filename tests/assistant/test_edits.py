@@ -647,6 +647,8 @@ def test_someone_else_who_cannot_come_is_taken_off_not_the_event_cancelled(calen
         # the user's own absence: the event is off for them, shown first as before
         ("I can't make it to the offsite", "Delete 'Offsite'"),
         ("he can't come to the offsite", "Who do you mean by 'he'?"),
+        # to be told, a guest needs an address: the name on the guest list is not one
+        ("take Zoe off the offsite and let her know", "Who is Zoe? Give me their email address"),
         ("Ann can't make it to the offsite", "(Offsite: Ann is not invited)"),
     ],
 )
