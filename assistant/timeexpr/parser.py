@@ -76,6 +76,8 @@ _AMOUNT_WORDS = (
     frozenset(CARDINALS) | frozenset(TENS) | frozenset(VAGUE_COUNTS) | {"a", "an", "one", "half", "quarter"}
 )
 _MISSING = object()
+# What an ordinal picks when it is no day of a month: "the first one", "the second slot".
+_PICKED = frozenset({"one", "ones", "slot", "slots", "option", "options"})
 
 
 def by_first_word(phrases: Iterable[tuple[str, ...]]) -> dict[str, tuple[tuple[str, ...], ...]]:
@@ -520,6 +522,8 @@ class Parser:
         if found is None:
             return None
         j, node = found
+        if self.words[j] in _PICKED and self.ordinal(j - 1) is not None:
+            return None  # "the first one", "the 2nd slot": a pick among those listed, no day of a month
         while True:
             k = j
             if self.puncts[k] == "," or self.words[k] in ("of", "from", "for"):

@@ -594,3 +594,15 @@ def test_a_us_zone_said_by_its_name_after_a_time_is_that_zone() -> None:
     """'9am Pacific' was read as 9 am here, the word left unused."""
     [match] = find_times("a call at 9am Pacific on Tuesday", now=NOW, daytime=True)
     assert match.start == at(2026, 3, 3, 12, 0)
+
+
+@pytest.mark.parametrize("text", ["book the first one for a call", "take the second one", "the 3rd slot works"])
+def test_an_ordinal_picking_one_of_a_list_is_no_date(text: str) -> None:
+    # "the first one" was April 1 at 1 pm, and "book the first one" after a list of free times made it
+    assert find_times(text, now=NOW, daytime=True) == []
+
+
+def test_an_ordinal_day_with_one_oclock_is_still_that_day_and_hour() -> None:
+    match = only("lunch on the first at one")
+    assert match.start is not None
+    assert (match.start.month, match.start.day, match.start.hour) == (4, 1, 13)
