@@ -369,6 +369,8 @@ def _remember(conversation: Conversation, run: WorkflowRun, data: dict[str, Any]
                 **context["last_events"][0],
                 "location": place if place is not None else change.get("location", ""),
                 "created": change.get("action") == "create",  # "do the same for Monday" makes another
+                # a series made or changed whole: "actually make it 6:30" moves every occurrence of it
+                "series": bool(change.get("rrule")) or change.get("scope") == "series",
             }
     elif data.get("events"):
         context["last_events"] = [

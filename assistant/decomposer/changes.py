@@ -763,6 +763,7 @@ def compile_change(r: Reading) -> Decision | None:
         pointed = None  # "move that dentist appointment to Friday": the dentist, not the event shown
     use_context = (picked is not None or the_one_talked_about or pointed is not None) and bool(shown)
     by_words: _Said | None = None
+    made_whole = False  # "actually make it 6:30" right after a series was made: the series, as made
     if among is not None and every_shown:
         start, end = among
         find = {"start": start.isoformat(), "end": end.isoformat(), "starts": [e["start"] for e in shown]}
@@ -771,6 +772,8 @@ def compile_change(r: Reading) -> Decision | None:
     elif use_context:
         last = picked or shown[0]
         start, end = datetime.fromisoformat(last["start"]), datetime.fromisoformat(last["end"])
+        made = r.state.made
+        made_whole = bool(made and made.series and (made.summary, made.start) == (last["summary"], start))
         find = {"start": start.isoformat(), "end": end.isoformat(), "text": last["summary"]}
         plural = False
         target = RequestFrame(operation=operation, confidence=0.9)
@@ -836,7 +839,7 @@ def compile_change(r: Reading) -> Decision | None:
             or _whole_span(target)
             or _over_a_stretch(norm, now, target)
         )
-    scope = "series" if everything and not target.range_explicit else "occurrence"
+    scope = "series" if (everything and not target.range_explicit) or made_whole else "occurrence"
     if plural and not use_context and not target.past and "start" in find and start < now:
         # "cancel all my classes this week" on a Tuesday: the ones still ahead, not Monday's
         find = {**find, "start": now.isoformat()}
@@ -897,7 +900,7 @@ def compile_change(r: Reading) -> Decision | None:
         else "Which event should I cancel?"
         if offered
         else "",
-        "scope": scope if operation == "delete" or scope == "following" else "occurrence",
+        "scope": scope if operation == "delete" or scope == "following" or made_whole else "occurrence",
     }
     if scope == "following":
         choose["per_series"] = True  # one candidate a series: its first occurrence from then on

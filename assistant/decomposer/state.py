@@ -40,6 +40,7 @@ class EventRef(_State):
     start: datetime
     end: datetime
     location: str = ""
+    series: bool = Field(default=False, description="The whole of a series was made or changed.")
 
 
 class LastQuestion(_State):

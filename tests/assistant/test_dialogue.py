@@ -750,3 +750,21 @@ def test_a_question_of_the_calendar_read_as_thanks_is_looked_up() -> None:
     assert reply.kind == "answer"
     assert "welcome" not in reply.text
     assert not reply.text.startswith("I'm your calendar assistant")
+
+
+def test_a_new_time_right_after_a_series_was_made_moves_the_series_shown_first() -> None:
+    # "actually make it 6:30" after "add gym every weekday at 7am" moved only the first occurrence, at
+    # once: the user corrects the series they just made
+    with time_machine.travel(monday_9am(SYDNEY), tick=False):
+        user, conversation = a_user(SYDNEY)
+        made = say(user, conversation, "add gym every weekday at 7am")
+        assert made.kind == "done", made.text
+        asked = say(user, conversation, "actually make it 6:30")
+        assert asked.kind == "confirm", asked.text
+        assert "Move 'Gym' (every occurrence)" in asked.text
+        done = say(user, conversation, "yes")
+    assert done.kind == "done", done.text
+    gym = Event.objects.get(calendar__owner=user, summary="Gym", series__isnull=True)
+    assert gym.rrule
+    assert gym.start.astimezone(SYDNEY).time() == datetime(2026, 3, 3, 6, 30).time()
+    assert not Event.objects.filter(calendar__owner=user, summary="Gym", series__isnull=False).exists()
