@@ -354,6 +354,10 @@ def preview_rows(changes: list[Change], tz: ZoneInfo) -> list[dict[str, Any]]:
             "all_day": c.all_day,
             "series": c.recurrence_id is not None and c.scope != "occurrence",  # more than the one shown
             "attendees": list(c.new_attendees if c.new_attendees is not None else c.attendees),
+            # what a new event declined for its time is made again with ("no, 7pm")
+            "location": c.new_location if c.new_location is not None else c.location,
+            "rrule": c.rrule,
+            "calendar_key": c.calendar if c.action == "create" else "",
             "line": describe_change(c, tz),
         }
         for c in changes

@@ -39,7 +39,7 @@ from assistant.decomposer.new_event import (
     no_date,
 )
 from assistant.decomposer.reading import MoveSaid, Reading
-from assistant.decomposer.retry import another_time
+from assistant.decomposer.retry import another_time, declined_at
 from assistant.decomposer.settings import setting_decision
 from assistant.decomposer.several import Part, several_requests
 from assistant.decomposer.sharing import sharing_decision
@@ -198,6 +198,7 @@ HANDLERS: tuple[Handler, ...] = (
     Handler("to another calendar", to_another_calendar),  # "move the dentist to my work calendar"
     Handler("share busy times", sharing_decision),  # "don't let anyone see when I'm busy"
     Handler("another time", another_time),  # "find another time" after a new event was declined or made
+    Handler("the declined new event then", declined_at),  # "no, 7pm" to a new event shown first
     Handler("preference", setting_decision),  # "my working hours are 9 to 5", "what's my lunch?"
     Handler("about the events shown", about_shown),  # "who's going?" after "when's the review?"
     Handler("time elsewhere", zone_question),  # "what's 3pm London time in my time?"

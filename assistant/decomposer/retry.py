@@ -20,13 +20,55 @@ from assistant.timeexpr import find_times
 from workflows.builder import Plan
 from workflows.definition import Decision
 
-__all__ = ["another_time"]
+__all__ = ["another_time", "declined_at"]
 
 _ANOTHER = re.compile(
     r"\b(?:another|a different|some other|other|a better|a free) (?:time|slot)\b"
     r"|\bsomewhere else\b|\belsewhere\b"
     r"|\b(?:later|earlier) (?:that|the same) day\b|\bfind (?:a |me a )?(?:free )?(?:time|slot)\b"
 )
+
+
+def declined_at(r: Reading) -> Decision | None:
+    """ "No, 7pm" to a new event shown first: the same event at the day or time said, shown again;
+    None unless one new event was declined and the turn says nothing but when."""
+    rows = [row for row in r.context.get(DECLINED) or [] if isinstance(row, dict)]
+    if len(rows) != 1 or rows[0].get("action") != "create" or not (rows[0].get("after") or {}).get("start"):
+        return None
+    said = normalise(r.text).strip(" .!?")
+    said = said.removeprefix("make it ").removeprefix("at ").removeprefix("on ").removesuffix(" instead")
+    times = [m for m in find_times(said, now=r.now, daytime=True) if not m.error and m.start is not None]
+    if len(times) != 1 or times[0].text != said or times[0].is_interval:
+        return None
+    row, when = rows[0], times[0]
+    assert when.start is not None
+    was = datetime.fromisoformat(row["after"]["start"]).astimezone(r.tz)
+    length = datetime.fromisoformat(row["after"]["end"]).astimezone(r.tz) - was
+    day = when.start.astimezone(r.tz).date() if when.has_date else was.date()
+    clock = when.start.astimezone(r.tz).time() if when.has_time else was.time()
+    start = datetime.combine(day, clock, r.tz)
+    new = {
+        "summary": row["summary"],
+        "start": start.isoformat(),
+        "duration_minutes": max(5, int(length.total_seconds() // 60)),
+        "attendees": list(row.get("attendees") or []),
+        "location": row.get("location") or "",
+        "rrule": row.get("rrule") or "",
+        "calendar": row.get("calendar_key") or "",
+    }
+    plan = Plan()
+    made = plan.add("plan_create", new, id="plan", summary="Plan it then")
+    apply = plan.add(
+        "apply_changes",
+        {"changes": made.output, "always_ask": True},
+        id="apply",
+        summary="Preview, then apply",
+    )
+    return Decision(
+        kind="workflow",
+        workflow=plan.build("create-then", summary=f"{row['summary']} then", output=apply),
+        confidence=0.85,
+    )
 
 
 # What a turn that asks for another time for the event just made starts with, after any "no".

@@ -470,6 +470,27 @@ def test_a_declined_new_event_goes_to_a_free_time_in_the_day_part_asked_for(
 
 
 @pytest.mark.parametrize(
+    ("corrected", "now_at", "day", "hour"),
+    [
+        ("no, 7pm", "Thursday, March 5 7:00 PM – 8:00 PM", 5, 19),
+        ("no, Friday at 6", "Friday, March 6 6:00 PM – 7:00 PM", 6, 18),
+    ],
+)
+def test_a_new_event_declined_with_a_new_time_is_shown_again_at_that_time(
+    week: Any, corrected: str, now_at: str, day: int, hour: int
+) -> None:
+    # "no, 7pm" declined the preview and answered what was on at 7 pm today: the event was lost
+    user, conversation = week
+    assert say(user, conversation, "Book club tomorrow at 7 at the library").kind == "confirm"
+    reply = say(user, conversation, corrected)
+    assert reply.kind == "confirm", reply.text
+    assert f"{now_at}, at the library" in reply.text
+    assert say(user, conversation, "yes").kind == "done"
+    made = Event.objects.get(location="the library").start.astimezone(NEW_YORK)
+    assert (made.day, made.hour) == (day, hour)
+
+
+@pytest.mark.parametrize(
     ("asked", "at"),
     [("no, find another time in the evening", "5:00 PM"), ("find another time", "8:00 AM")],
 )
