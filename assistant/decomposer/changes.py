@@ -92,7 +92,8 @@ _SAME_ONE = re.compile(
 )
 # Which way a length said beside it moves an event ("back 15 mins", "up an hour", "later by 45m"); a
 # length after "by" alone goes the way of the verb: earlier after these, later otherwise.
-_EARLIER_VERBS = frozenset({"bring", "pull", "advance"})
+# Verbs that say which way a move goes: "bring the review forward by an hour", "push the sync 15 minutes".
+_WAY_OF_VERB = {"bring": -1, "pull": -1, "advance": -1, "push": 1, "delay": 1, "bump": 1, "postpone": 1}
 _DEST = re.compile(
     r"\b(?:to|into|onto|until|till)\b (?P<dest>(?!do\b|be\b|make\b|leave\b|move\b|have\b|go\b).*)$"
 )
@@ -563,10 +564,12 @@ def shift_of(norm: str, now: datetime) -> tuple[int, str]:
             after.pop(0)
         elif before and before[-1] in OFFSET_WAYS:
             way = OFFSET_WAYS[before.pop()]
-        elif not by:
-            continue
+        verbs = [_WAY_OF_VERB[t] for t in tokens(norm) if t in _WAY_OF_VERB]
+        led = length.text.split()[0] in LINKS or (bool(before) and before[-1] in LINKS)
+        if way is None and not by and (after or not verbs or not before or led):
+            continue  # "move the sync 15 minutes": which way is not said; "push it to 3 for an hour"
         if way is None:
-            way = -1 if _EARLIER_VERBS & set(tokens(norm)) else 1
+            way = verbs[0] if verbs else 1
         return way * length.minutes, " ".join([*before, *after])
     return 0, norm
 
