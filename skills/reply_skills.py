@@ -22,7 +22,7 @@ from skills.formatting import (
     join_and,
 )
 from skills.registry import REGISTRY, skill
-from skills.schemas import EventItem, SkillInput, Slot
+from skills.schemas import DayPart, EventItem, SkillInput, Slot
 
 __all__ = ["compose_reply"]
 
@@ -54,6 +54,11 @@ class ReplyInput(SkillInput):
     )
     window_start: str | None = Field(default=None, description="Daily window the slots were searched in.")
     window_end: str | None = None
+    day_part: DayPart | None = Field(
+        default=None,
+        description="Slots: the part of each day searched ('evening'), whose whole window free is 'free all "
+        "evening', not 'free all day'.",
+    )
     people: list[str] = Field(
         default_factory=list,
         description="Slots: the others who must be free too, by name ('Ann Lee'); free_at: those of them "
@@ -428,7 +433,7 @@ def _slots_text(params: ReplyInput, events: list[EventItem], tz: ZoneInfo, perio
     if single_day:
         day, slots = days[0]
         if len(slots) == 1 and _whole_day(slots[0], params, tz):
-            lines.append(f"{who} free all day on {format_day(day)}.")
+            lines.append(f"{who} free all {params.day_part or 'day'} on {format_day(day)}.")
         else:
             spans = ", ".join(format_span(s.start, s.end, tz) for s in slots)
             lines.append(f"{who} free on {format_day(day)}: {spans}.")
@@ -448,7 +453,7 @@ def _day_lines(slots: list[Slot], params: ReplyInput, tz: ZoneInfo) -> list[str]
     for day, group in groupby(slots, key=lambda s: s.start.astimezone(tz).date()):
         spans = list(group)
         if len(spans) == 1 and _whole_day(spans[0], params, tz):
-            lines.append(f"  • {format_day(day)}: free all day")
+            lines.append(f"  • {format_day(day)}: free all {params.day_part or 'day'}")
         else:
             said = ", ".join(format_span(s.start, s.end, tz) for s in spans)
             lines.append(f"  • {format_day(day)}: {said}")

@@ -447,6 +447,8 @@ def _free_tasks(plan: Plan, frame: RequestFrame, now: datetime, tz: ZoneInfo) ->
         "start": start.isoformat(),
         "end": end.isoformat(),
     }
+    if frame.day_part:
+        reply["day_part"] = frame.day_part  # a whole evening free is "free all evening"
     if frame.detail == "duration":
         reply["detail"] = "duration"  # "how many free hours ...?": how long they are in all, too
     if frame.people:  # "when are Ann and Raj both free?": the answer names who was considered

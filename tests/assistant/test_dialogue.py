@@ -768,3 +768,15 @@ def test_a_new_time_right_after_a_series_was_made_moves_the_series_shown_first()
     assert gym.rrule
     assert gym.start.astimezone(SYDNEY).time() == datetime(2026, 3, 3, 6, 30).time()
     assert not Event.objects.filter(calendar__owner=user, summary="Gym", series__isnull=False).exists()
+
+
+def test_free_evenings_say_a_whole_free_evening_as_such_not_a_whole_day() -> None:
+    # "free all day" was said of evenings that were free, in answer to a question about evenings
+    with time_machine.travel(monday_9am(SYDNEY), tick=False):
+        user, conversation = a_user(SYDNEY)
+        reply = say(user, conversation, "find me a free evening next week")
+    assert reply.kind == "answer", reply.text
+    assert "Monday, March 9: free all evening" in reply.text
+    assert "free all day" not in reply.text
+    assert "Thursday, March 12: " in reply.text  # the piano lesson takes 6 to 7 that evening
+    assert "Thursday, March 12: free all evening" not in reply.text

@@ -1827,16 +1827,18 @@ def test_an_events_new_time_said_by_its_name_alone_is_a_previewed_move(
 )
 def test_a_push_by_a_length_moves_it_that_much_later(week: Any, text: str, hour: int, minute: int) -> None:
     # "push the standup 15 minutes" asked where it should go: the verb says which way
-    reply = say(*week, text)
+    user, conversation = week
+    reply = say(user, conversation, text)
     assert reply.kind in ("done", "confirm"), reply.text
     if reply.kind == "confirm":
-        say(*week, "yes")
+        say(user, conversation, "yes")
     start = Event.objects.get(summary="Standup").start.astimezone(NEW_YORK)
     assert (start.hour, start.minute) == (hour, minute)
 
 
 @pytest.mark.parametrize("text", ["move the standup 15 minutes", "push the standup to 3 for an hour"])
 def test_a_length_that_says_no_way_or_how_long_is_no_push(week: Any, text: str) -> None:
-    reply = say(*week, text)
+    user, conversation = week
+    reply = say(user, conversation, text)
     assert "9:15 AM" not in reply.text, reply.text
     assert "10:00 AM – 11:00 AM" not in reply.text, reply.text
