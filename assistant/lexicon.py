@@ -674,7 +674,9 @@ QUESTION_STARTERS = re.compile(
     r"^(?:what|what's|whats|when|when's|where|who|whom|which|how|is|are|do|does|did|am|any|anything|"
     r"have i|has|was|were|shall|should i|show|list|tell me|check|find|give me|read|display|view"
     # "will Tina be at the gala?", "will I see Ann this week?"
-    r"|will (?!you\b)[a-z]+ (?:be|join|come|attend|make it|see|meet|visit|have))\b"
+    r"|will (?!you\b)[a-z]+ (?:be|join|come|attend|make it|see|meet|visit|have)"
+    # "remind me what I have this afternoon": what is there, asked ("remind me about X" sets a reminder)
+    r"|remind me (?:what|when|where|which|who|how))\b"
 )
 # "put them back", "change it back": a change reverted, not a move by some amount ("move it back an hour").
 UNDO_CUES = re.compile(

@@ -168,7 +168,8 @@ def classify(text: str) -> tuple[Operation, float]:
         write_op = "delete"  # "block Friday for travel and cancel everything on it": an emptied day
     write_pos = positions[write_op]
     leads_to_write = write_pos < 1000 and bool(_THEN_WRITE.search(masked[:write_pos]))
-    if question and (leads_to_write or (write_op == "create" and write_pos == 0)):
+    asked_back = question is not None and question.group(0).startswith("remind")  # "remind me what ..."
+    if question and not asked_back and (leads_to_write or (write_op == "create" and write_pos == 0)):
         question = None  # "find X and delete it"; "tell me on Tuesday to call Jane" (a reminder)
     in_scope = bool(CALENDAR_TALK.search(core))
     if OUT_OF_SCOPE.search(core) and write_pos > 1000 and not in_scope:

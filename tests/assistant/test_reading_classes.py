@@ -1842,3 +1842,10 @@ def test_a_length_that_says_no_way_or_how_long_is_no_push(week: Any, text: str) 
     reply = say(user, conversation, text)
     assert "9:15 AM" not in reply.text, reply.text
     assert "10:00 AM – 11:00 AM" not in reply.text, reply.text
+
+
+@pytest.mark.parametrize("text", ["remind me what I have tomorrow", "remind me when the design review is"])
+def test_remind_me_what_or_when_asks_what_is_there_and_makes_nothing(week: Any, text: str) -> None:
+    # "remind me what meetings I have this afternoon" made an event called 'Meetings', at once
+    answer = answer_of(week, text)
+    assert "Design review" in answer
