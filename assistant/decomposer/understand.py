@@ -941,9 +941,11 @@ _SEEN = re.compile(rf"\b(?:{'|'.join(sorted(MEETING_VERBS))}) (?P<who>[^ ]+(?: [
 
 
 # Someone else's wish that opens a turn: "ann wants to meet", "omar asked to catch up", "raj would like to
-# meet": the person, a verb said of them, "to", and a verb of making or meeting.
+# meet", "raj asked for a call": the person, a verb said of them, and "to" and a verb of making or
+# meeting, or an event ("a call", "a coffee").
 _WISH = re.compile(
-    r"^(?P<who>[a-z][\w'-]*)\s+(?P<wish>\w+(?:s|ed)|would like|'d like)\s+(?:me\s+|us\s+)?to\s+"
+    r"^(?P<who>[a-z][\w'-]*)\s+(?P<wish>\w+(?:s|ed)|would like|'d like)\s+"
+    r"(?:(?:me\s+|us\s+)?to\s+|(?:for\s+)?(?P<article>an?\s+))"
 )
 
 
@@ -956,6 +958,10 @@ def _wisher(norm: str, world: World) -> tuple[tuple[str, tuple[int, int]], tuple
     if m is None or any(m["who"] in words for words in (STOPWORDS, GENERIC_EVENT_WORDS, world.folded_titles)):
         return None
     rest = norm[m.end() :]
+    if m["article"]:  # "raj asked for a call tomorrow": an event, its words the title's
+        if not (EVENT_NOUNS.match(rest) or CATEGORY_WORDS["meeting"].match(rest)):
+            return None  # "ann needs an answer", "raj wants a new time"
+        return (m["who"], m.span("who")), (m.start("wish"), m.start("article"))
     if not (CREATE_VERBS.match(rest) or any(rest.startswith(f"{verb} ") for verb in MEETING_VERBS)):
         return None
     return (m["who"], m.span("who")), (m.start("wish"), m.end())

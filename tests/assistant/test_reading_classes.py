@@ -1026,6 +1026,33 @@ def test_someone_elses_wish_to_meet_is_a_meeting_with_them_never_titled_with_the
     assert not Event.objects.filter(summary__icontains="asked").exists()
 
 
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("Raj asked for a call tomorrow at 2", "Call with Raj"),
+        ("Ann wants a coffee on Friday at 10", "Coffee with Ann"),
+    ],
+)
+def test_someone_elses_wish_for_an_event_is_that_event_with_them_shown_first(
+    week: Any, text: str, title: str
+) -> None:
+    # "Raj asked for a call tomorrow at 2" made 'Raj asked for a call', at once
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert reply.kind == "confirm", reply.text
+    assert f"Create '{title}'" in reply.text
+    assert Event.objects.count() == 3
+    assert say(user, conversation, "yes").kind == "done"
+    assert Event.objects.filter(calendar__owner=user, summary=title).exists()
+
+
+@pytest.mark.parametrize("text", ["Ann needs an answer by Friday", "Raj wants a new time"])
+def test_someone_elses_wish_for_no_event_makes_none(week: Any, text: str) -> None:
+    user, conversation = week
+    say(user, conversation, text)
+    assert Event.objects.count() == 3
+
+
 def test_a_repetition_said_with_this_week_ends_with_the_week(week: Any) -> None:
     user, conversation = week
     say(user, conversation, "pick up kids at 3pm every day this week")
