@@ -98,9 +98,13 @@ _NAME_END = re.compile(r"[,;!?]|(?<![A-Z][a-z])(?<![A-Z])\.(?=\s|$)")
 # which field the name is for: "call it Appointment for the title".
 _NAME_CLAUSE = re.compile(
     r"\s+and\s+(?:it|it's|its|the|at|on|in|located|which|that|make|set|put|schedule|book)\b"
-    r"|\s+(?:for|as)\s+(?:the|its)\s+(?:event\s+)?(?:title|name)\b"
+    # "name it doctor appointment and start it at 11:30", "... and time it half past 11"
+    r"|\s+and\s+[a-z]+\s+it\b"
+    r"|\s+(?:for|as)\s+(?:the|its|a|an)\s+(?:event\s+)?(?:title|name)\b"
+    # "under the name Doctor appointment that is scheduled at 80 Nicholl Avenue"
+    r"|\s+(?:that|which)\s+(?:is|will be|'s)\s+(?:scheduled|planned|booked|set|located|held)\b"
     # "an event called Dentist to my calendar for the 14th": where it goes, after its name
-    r"|\s+(?:to|on|in|onto|into)\s+(?:the|my)\s+calend[ae]r\b",
+    r"|\s+(?:to|on|in|onto|into)\s+(?:the|my|your)\s+calend[ae]r\b",
     re.IGNORECASE,
 )
 # The words that lead from a name said outright to the time after it: "label it Movie show with a time

@@ -1876,3 +1876,25 @@ def test_remind_me_what_or_when_asks_what_is_there_and_makes_nothing(week: Any, 
     # "remind me what meetings I have this afternoon" made an event called 'Meetings', at once
     answer = answer_of(week, text)
     assert "Design review" in answer
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "name it Doctor appointment and start it at 11:30 am",
+        "add this event under the name Doctor appointment that is scheduled at 80 Nicholl Avenue at 11:30 am",
+        "Add the event titled Doctor appointment to your calendar and time it half past 11 in the morning",
+        "Call it Doctor appointment as a title, and put it down for 11:30 am",
+    ],
+)
+def test_a_name_said_outright_ends_where_the_sentence_goes_on_about_it(week: Any, text: str) -> None:
+    # the titles were 'Doctor appointment and start it', '... that is scheduled at 80 Nicholl Avenue',
+    # '... to your calendar and time it', '... as a title'
+    user, conversation = week
+    reply = say(user, conversation, text)
+    if reply.kind == "confirm":
+        reply = say(user, conversation, "yes")
+    assert reply.kind == "done", reply.text
+    made = Event.objects.exclude(summary__in=THE_WEEK).get()
+    assert made.summary == "Doctor appointment"
+    assert made.start.astimezone(NEW_YORK).strftime("%H:%M") == "11:30"
