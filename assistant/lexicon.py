@@ -1034,6 +1034,8 @@ STOPWORDS = frozenset(
         "these",
         "those",
         "me",
+        "myself",
+        "ourselves",
         "i",
         "we",
         "you",

@@ -1898,3 +1898,13 @@ def test_a_name_said_outright_ends_where_the_sentence_goes_on_about_it(week: Any
     made = Event.objects.exclude(summary__in=THE_WEEK).get()
     assert made.summary == "Doctor appointment"
     assert made.start.astimezone(NEW_YORK).strftime("%H:%M") == "11:30"
+
+
+def test_the_user_among_the_people_of_a_new_event_is_no_guest_in_its_title(week: Any) -> None:
+    # "a meeting with Emily and myself" was titled 'Meeting with Emily and Myself'
+    user, conversation = week
+    reply = say(user, conversation, "Please create a meeting with Emily and myself tomorrow at 3")
+    if reply.kind == "confirm":
+        reply = say(user, conversation, "yes")
+    assert reply.kind == "done", reply.text
+    assert Event.objects.exclude(summary__in=THE_WEEK).get().summary == "Meeting with Emily"
