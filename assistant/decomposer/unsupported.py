@@ -1,5 +1,5 @@
 """Writes the rules would do only in part, asked about instead: a setting said like an event, a change
-made to wait on a condition, two moves in one sentence that the splitter could not part."""
+made to wait on a condition, two moves in one sentence that the splitter could not part, a swap."""
 
 from __future__ import annotations
 
@@ -30,6 +30,12 @@ _CONDITION = re.compile(
     r"(?!(?:possible|you can|you could|you don'?t mind|you would|you will|need(?:ed|s)?|necessary|ok|okay|"
     r"(?:that|it)(?:'?s| is)?\s*(?:ok|okay|fine|alright|possible|not too much|works))\b)"
     r"[^,.;!?]+"
+)
+# Two events to trade times ("swap my 2pm and 3pm", "switch the standup with the review"), not a move of
+# one to somewhere ("switch the standup to 3pm").
+_SWAP = re.compile(
+    r"^(?:(?:can|could|would) you\s+|please\s+)*(?:swap|switch|trade|exchange)\s+(?P<first>.+?)"
+    r"\s+(?:and|with)\s+(?P<second>(?:(?!\bto\b).)+?)(?:\s+(?:around|over|please))*[\s.!?]*$"
 )
 # A second event and destination in one move ("move the dentist to Friday and the review to Monday").
 _AND_ANOTHER = re.compile(r"\band\s+(?:also\s+)?(?:the|my)\s+(?P<what>[\w' :-]+?)\s+to\s+\w")
@@ -64,6 +70,15 @@ def unsupported_write(frame: RequestFrame, text: str, now: datetime, world: Worl
     if frame.operation not in ("create", "move", "delete"):
         return None
     norm = normalise(text)
+    swap = _SWAP.match(norm)
+    if swap is not None:
+        return Decision(
+            kind="clarify",
+            reply_kind="clarify",
+            text=f"I can't swap two events in one go yet, so I left your calendar as it is. Move them one "
+            f'at a time, each to its new day and time: "move {swap["first"]} to ...", then "move '
+            f'{swap["second"]} to ...".',
+        )
     condition = _CONDITION.search(norm)
     if condition is not None:
         said = condition.group(0).strip()

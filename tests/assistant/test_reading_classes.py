@@ -1908,3 +1908,20 @@ def test_the_user_among_the_people_of_a_new_event_is_no_guest_in_its_title(week:
         reply = say(user, conversation, "yes")
     assert reply.kind == "done", reply.text
     assert Event.objects.exclude(summary__in=THE_WEEK).get().summary == "Meeting with Emily"
+
+
+@pytest.mark.parametrize(
+    "text", ["swap the standup and the design review", "can you switch my 9am with my 2pm"]
+)
+def test_a_swap_of_two_events_is_asked_about_one_move_at_a_time(week: Any, text: str) -> None:
+    # "swap my 2pm and 3pm" asked "Where should it go?", as if one event were moved
+    question = question_of(week, text)
+    assert question.startswith("I can't swap two events in one go yet")
+    assert '"move ' in question
+
+
+def test_switching_one_event_to_a_time_is_a_move_not_a_swap(week: Any) -> None:
+    user, conversation = week
+    reply = say(user, conversation, "switch the standup to 11am")
+    assert "can't swap" not in reply.text
+    assert "Move 'Standup'" in reply.text
