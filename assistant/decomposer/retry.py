@@ -17,7 +17,7 @@ from assistant.decomposer.reading import Reading
 from assistant.decomposer.state import DECLINED
 from assistant.lexicon import NO_LEADS
 from assistant.timeexpr import find_times
-from workflows.builder import Plan
+from workflows.builder import Handle, Plan
 from workflows.definition import Decision
 
 __all__ = ["another_time", "declined_at"]
@@ -58,17 +58,7 @@ def declined_at(r: Reading) -> Decision | None:
     }
     plan = Plan()
     made = plan.add("plan_create", new, id="plan", summary="Plan it then")
-    apply = plan.add(
-        "apply_changes",
-        {"changes": made.output, "always_ask": True},
-        id="apply",
-        summary="Preview, then apply",
-    )
-    return Decision(
-        kind="workflow",
-        workflow=plan.build("create-then", summary=f"{row['summary']} then", output=apply),
-        confidence=0.85,
-    )
+    return _shown_first(plan, made, "create-then", f"{row['summary']} then")
 
 
 # What a turn that asks for another time for the event just made starts with, after any "no".
@@ -144,17 +134,20 @@ def _made_elsewhere(r: Reading, norm: str) -> Decision | None:
     moved = plan.add(
         "plan_move", {"events": chose["events"], **move}, id="plan", summary="Find it another time"
     )
+    return _shown_first(plan, moved, "move-elsewhere", f"{made.summary} at another time")
+
+
+def _shown_first(plan: Plan, changes: Handle, name: str, summary: str) -> Decision:
+    """The plan with its ``changes`` applied after a preview: the time is the user's correction or the
+    assistant's pick, not a request read whole, so it is shown before it is made."""
     apply = plan.add(
         "apply_changes",
-        {"changes": moved.output, "always_ask": True},
+        {"changes": changes.output, "always_ask": True},
         id="apply",
         summary="Preview, then apply",
     )
-    return Decision(
-        kind="workflow",
-        workflow=plan.build("move-elsewhere", summary=f"{made.summary} at another time", output=apply),
-        confidence=0.85,
-    )
+    workflow = plan.build(name, summary=summary, output=apply)
+    return Decision(kind="workflow", workflow=workflow, confidence=0.85)
 
 
 def _where_to_look(norm: str, was: datetime, now: datetime) -> tuple[datetime, datetime, str | None]:
