@@ -1029,6 +1029,7 @@ STOPWORDS = frozenset(
         "her",
         "their",
         "its",
+        "it's",
         "this",
         "that",
         "these",

@@ -780,3 +780,21 @@ def test_free_evenings_say_a_whole_free_evening_as_such_not_a_whole_day() -> Non
     assert "free all day" not in reply.text
     assert "Thursday, March 12: " in reply.text  # the piano lesson takes 6 to 7 that evening
     assert "Thursday, March 12: free all evening" not in reply.text
+
+
+def test_its_opening_an_answer_is_no_title() -> None:
+    # "It's on the 12th" after "I'd like to add something" asked when to schedule "It's", and
+    # "At 4 in the afternoon" then made an event called "It's"
+    with time_machine.travel(monday_9am(SYDNEY), tick=False):
+        user, conversation = a_user(SYDNEY)
+        before = rows(user)
+        say(user, conversation, "I'd like to add something to my calendar")
+        day = say(user, conversation, "It's on the 12th")
+        hour = say(user, conversation, "At 4 in the afternoon")
+        assert rows(user) == before
+        named = say(user, conversation, "Call it Pottery class")
+    assert "It's" not in day.text
+    assert hour.kind == "clarify", hour.text
+    assert named.kind == "done", named.text
+    made = Event.objects.get(calendar__owner=user, summary="Pottery class")
+    assert made.start.astimezone(SYDNEY) == datetime(2026, 3, 12, 16, 0, tzinfo=SYDNEY)
