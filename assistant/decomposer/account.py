@@ -49,6 +49,7 @@ from assistant.lexicon import (
     MOVE_VERBS,
     NAMED_OUTRIGHT,
     NOT_ATTENDING,
+    PICK,
     POINTERS,
     POLITE_PREFIX,
     STOPWORDS,
@@ -355,6 +356,8 @@ def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str
     doubts = [d for title in facts.titles for d in _title_doubts(title, tokens, norm, facts, earlier, named)]
     for target in facts.targets:
         _align(tokens, _words(target), "target")
+    if facts.targets:  # "move the second one to 5pm": the pick of the events shown is what is found
+        _mark(tokens, [m.span() for m in PICK.finditer(norm)], "target")
     for token in tokens:
         if token.role in ("", "verb") and token.text in _SCOPE:
             token.role = "scope"

@@ -186,7 +186,7 @@ _INVITE = re.compile(
     re.IGNORECASE,
 )
 _INVITE_IT = re.compile(
-    rf"{_LEAD}(?P<verb>add|invite|include)\s+(?P<who>{_NAME})(?:\s+(?:too|as well|also))?\s*[.!]*$",
+    rf"{_LEAD}(?P<verb>add|invite|include)\s+(?P<who>{_NAME})(?P<too>\s+(?:too|as well|also))?\s*[.!]*$",
     re.IGNORECASE,
 )
 # Someone else who will not come, said as a fact ("Bo can't make it to the offsite", "Ann and Raj won't
@@ -424,8 +424,12 @@ def _read(text: str, now: datetime) -> _Edit | None:
             m["target"], {}, "invite", m["who"], whom, by_name_only=by_name, asks_which=bool(m["list"])
         )
     if m := _INVITE_IT.match(body.strip()):
-        # "and invite Ann", "add Lee too": to the event the conversation is about
-        return _Edit("it", {}, "invite", m["who"], whom, named_only=m["verb"].casefold() == "add")
+        # "and invite Ann", "add Lee too": to the event the conversation is about; "add" alone may add
+        # an event ("add lunch"), but a name written as one with "too" is someone ("add Ann too")
+        someone = bool(m["too"]) and m["who"][:1].isupper()
+        return _Edit(
+            "it", {}, "invite", m["who"], whom, named_only=m["verb"].casefold() == "add" and not someone
+        )
     if (m := _ABSENT.match(body.strip())) and _someone_else(m["who"]):
         target = m["target"].strip(" ,") or "it"
         return _Edit(target, {}, "take off", m["who"], whom, by_name_only=False, away=True, stated=True)

@@ -1925,3 +1925,23 @@ def test_switching_one_event_to_a_time_is_a_move_not_a_swap(week: Any) -> None:
     reply = say(user, conversation, "switch the standup to 11am")
     assert "can't swap" not in reply.text
     assert "Move 'Standup'" in reply.text
+
+
+def test_a_pick_of_the_events_shown_is_understood_not_flagged(week: Any) -> None:
+    # "move the second one to 5pm" moved the right event but said 'I did not use "second"'
+    user, conversation = week
+    say(user, conversation, "What do I have tomorrow?")
+    reply = say(user, conversation, "move the second one to 5pm")
+    assert "did not use" not in reply.text, reply.text
+    assert "Move 'Design review'" in reply.text
+
+
+def test_adding_a_name_too_after_an_event_was_shown_invites_them(week: Any) -> None:
+    # "add Bo too" after "when is the design review?" asked when to schedule a 'Meeting' (the people
+    # tagger does not read "Bo" as a person)
+    user, conversation = week
+    say(user, conversation, "When is the design review?")
+    reply = say(user, conversation, "add Bo too")
+    assert reply.kind == "clarify", reply.text
+    assert reply.text == "Who is Bo? Give me their email address and I'll add them."
+    assert Event.objects.count() == 3
