@@ -107,7 +107,10 @@ def compile_frame(frame: RequestFrame, *, now: datetime, tz: ZoneInfo) -> Decisi
         return _answer("Hello! " + HELP, frame)
     if op == "out_of_scope":
         return _answer(
-            "That's outside what I can see: I only know your calendar. " + HELP, frame, kind="error"
+            "That's outside what I can do: I only know your calendar (I can't look things up elsewhere, "
+            "or book, buy or order anything). " + HELP,
+            frame,
+            kind="error",
         )
     return _answer(_not_understood(frame, tz), frame, kind="clarify")
 

@@ -287,8 +287,8 @@ def chat(r: Reading) -> Decision | None:
         if r.learned.operation != "small_talk":  # "what would I do without you" thanks
             said = WHAT_I_DO
     if said == GREAT and r.state == DialogueState():
-        # nothing was said before that could be taken up ("ok done", "just this one", "can you order a
-        # pizza"): what the assistant does, not a "Great!" to nothing
+        # nothing was said before that could be taken up ("ok done", "just this one", "nice"): what the
+        # assistant does, not a "Great!" to nothing
         said = WHAT_I_DO
     return Decision(kind="answer", reply_kind="answer", text=said, confidence=0.9)
 

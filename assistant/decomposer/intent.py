@@ -36,7 +36,7 @@ from assistant.lexicon import (
 from assistant.timeexpr import find_durations, find_times
 from assistant.turnmemo import per_turn
 
-__all__ = ["classify", "normalise"]
+__all__ = ["booked_elsewhere", "classify", "normalise"]
 
 # "my schedule", "the reminder": the noun, not the verb.
 _NOUN_USE = re.compile(
@@ -123,6 +123,21 @@ def _first(pattern: re.Pattern[str], text: str) -> int:
     return m.start() if m else 10_000
 
 
+# A booking made with someone else (a restaurant's table, a ticket, a ride, a flight): not the
+# assistant's to make, and no event to write in its place.
+_BOOKED_ELSEWHERE = re.compile(
+    r"\b(?:reserve|book|order|get|make)\s+(?:me\s+|us\s+)?(?:a|an|the|two|three|four|\d+)?\s*"
+    r"(?:table|tables|seats?|tickets?|cab|taxi|uber|lyft|ride|flight|flights|hotel|pizza|takeout|delivery"
+    r"|(?:dinner |restaurant )?reservation)\b"
+)
+
+
+def booked_elsewhere(norm: str) -> bool:
+    """Whether the turn asks for a booking made with someone else ("reserve a table for two at Nopa",
+    "get me a cab at 5"), which no calendar entry stands in for."""
+    return _BOOKED_ELSEWHERE.search(norm) is not None
+
+
 @per_turn  # the turn's own reading asks it, and the gate and a part of several requests again
 def classify(text: str) -> tuple[Operation, float]:
     t = normalise(text)
@@ -140,6 +155,8 @@ def classify(text: str) -> tuple[Operation, float]:
         return "greet", 0.9
     if UNDO_CUES.search(core):
         return "undo", 0.9
+    if booked_elsewhere(core):
+        return "out_of_scope", 0.8  # "reserve a table at Nopa at 7": no calendar entry called 'Table'
     if LIGHTEN_CUES.search(core) and not QUESTION_STARTERS.match(core):
         # "Thursday is too packed, can you help?": move something off that day ("free up all of
         # Friday" empties it instead).

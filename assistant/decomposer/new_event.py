@@ -16,6 +16,7 @@ from assistant.decomposer.dialogue import asks_question, reader_asked, says_what
 from assistant.decomposer.drafts import amend, draft_turn
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.gate import MODEL_LED
+from assistant.decomposer.intent import booked_elsewhere
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.recurrence import read_repeat
 from assistant.decomposer.understand import understand
@@ -253,10 +254,11 @@ def _only_a_range(frame: RequestFrame) -> bool:
 def _describes_event(r: Reading) -> bool:
     """A statement that names an event by its title or place, or an absence on a day ("The event is
     located at 801 Welch Road.", "out of office next week"), asking nothing: the start of a new event's
-    description, even without "add"."""
+    description, even without "add"; not a booking with someone else ("reserve a table at Nopa at 7")."""
     learned = r.learned
     return (
         r.frame.operation in ("unknown", "query", "yes", "out_of_scope")
+        and not booked_elsewhere(r.norm)
         and not asks_question(r.frame, r.text)
         and "?" not in r.text
         and not QUESTION_STARTERS.match(r.norm)

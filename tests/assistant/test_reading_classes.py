@@ -1945,3 +1945,30 @@ def test_adding_a_name_too_after_an_event_was_shown_invites_them(week: Any) -> N
     assert reply.kind == "clarify", reply.text
     assert reply.text == "Who is Bo? Give me their email address and I'll add them."
     assert Event.objects.count() == 3
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "reserve a table for two at Nopa tonight at 7",
+        "I want to book four tickets now",
+        "Can you book a cab for me there right now?",
+        "Make a reservation for dinner at 7 at Nopa",
+    ],
+)
+def test_a_booking_with_someone_else_is_out_of_scope_and_makes_no_event(week: Any, text: str) -> None:
+    # "book four tickets" made an event called 'Four tickets', "reserve a table ..." 'Table for two'
+    user, conversation = week
+    reply = say(user, conversation, text)
+    assert reply.kind == "error", reply.text
+    assert reply.text.startswith("That's outside what I can do")
+    assert Event.objects.count() == 3
+
+
+def test_dinner_at_a_restaurant_is_still_an_event(week: Any) -> None:
+    user, conversation = week
+    reply = say(user, conversation, "add dinner at Nopa tonight at 7")
+    if reply.kind == "confirm":
+        reply = say(user, conversation, "yes")
+    assert reply.kind == "done", reply.text
+    assert Event.objects.filter(summary="Dinner", location="Nopa").exists()
