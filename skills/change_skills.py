@@ -501,7 +501,8 @@ def _attendees_named(item: EventItem, said: list[str]) -> set[str]:
             gone.add(name)
             continue
         words = set(name.split())
-        named = [a for a in item.attendees if words <= _address_words(a)]
+        # the words of each address's name part, as the preview names the attendee ("Bo Li")
+        named = [a for a in item.attendees if words <= set(format_person(a).casefold().split())]
         if len(named) > 1:
             raise SkillError(
                 f"{join_and(named)} are all invited to {item.summary!r}: which of them is {who}? "
@@ -509,14 +510,6 @@ def _attendees_named(item: EventItem, said: list[str]) -> set[str]:
             )
         gone.update(a.casefold() for a in named)
     return gone
-
-
-def _address_words(address: str) -> set[str]:
-    """The words of an address before the @: {"bo", "li"} of Bo.Li+work@example.com."""
-    local = address.casefold().partition("@")[0]
-    for mark in "+-_":
-        local = local.replace(mark, ".")
-    return set(local.split("."))
 
 
 def _changes_nothing(change: Change, item: EventItem) -> bool:

@@ -553,6 +553,7 @@ def shift_of(norm: str, now: datetime) -> tuple[int, str]:
         said_from = now.replace(second=now.second if match.grain == "second" else 0, microsecond=0)
         minutes = round((match.start - said_from).total_seconds() / 60)
         return minutes, f"{norm[:lo].strip()} {norm[hi:].strip()}".strip()
+    verbs = [_WAY_OF_VERB[t] for t in tokens(norm) if t in _WAY_OF_VERB]  # the ways the turn's verbs say
     for length in find_durations(norm):
         lo, hi = length.span
         before, after = norm[:lo].split(), norm[hi:].split()
@@ -564,7 +565,6 @@ def shift_of(norm: str, now: datetime) -> tuple[int, str]:
             after.pop(0)
         elif before and before[-1] in OFFSET_WAYS:
             way = OFFSET_WAYS[before.pop()]
-        verbs = [_WAY_OF_VERB[t] for t in tokens(norm) if t in _WAY_OF_VERB]
         led = length.text.split()[0] in LINKS or (bool(before) and before[-1] in LINKS)
         if way is None and not by and (after or not verbs or not before or led):
             continue  # "move the sync 15 minutes": which way is not said; "push it to 3 for an hour"

@@ -12,7 +12,6 @@ import re
 from datetime import datetime, time, timedelta
 from typing import Any
 
-from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.state import DECLINED
 from assistant.lexicon import NO_LEADS
@@ -35,7 +34,7 @@ def declined_at(r: Reading) -> Decision | None:
     rows = [row for row in r.context.get(DECLINED) or [] if isinstance(row, dict)]
     if len(rows) != 1 or rows[0].get("action") != "create" or not (rows[0].get("after") or {}).get("start"):
         return None
-    said = normalise(r.text).strip(" .!?")
+    said = r.norm.strip(" .!?")
     said = said.removeprefix("make it ").removeprefix("at ").removeprefix("on ").removesuffix(" instead")
     times = [m for m in find_times(said, now=r.now, daytime=True) if not m.error and m.start is not None]
     if len(times) != 1 or times[0].text != said or times[0].is_interval:
@@ -68,9 +67,8 @@ _LOOKING = ("find", "pick", "choose", "try", "get", "give", "move", "put")
 def another_time(r: Reading) -> Decision | None:
     """The declined new event planned at another free time, the event the turn before made or moved
     moved to another free time, or None when the turn asks no such thing."""
-    text, now, tz, context = r.text, r.now, r.tz, r.context
+    now, tz, context, norm = r.now, r.tz, r.context, r.norm
     rows = [r for r in context.get(DECLINED) or [] if isinstance(r, dict)]
-    norm = normalise(text)
     if not _ANOTHER.search(norm):
         return None
     if not rows and r.state.made is not None:
