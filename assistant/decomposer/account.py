@@ -113,8 +113,10 @@ class Facts:
     notes: tuple[str, ...] = ()
     cues: frozenset[str] = frozenset()
     # Words of what a plan that finds a time keeps free by itself ("leave time for lunch"), which may
-    # also name the event ("gym time at 6")
+    # also name the event ("gym time at 6"), and the words that say it is kept ("leave", "can't miss"):
+    # without one of these, what would be kept is only named ("it's lunch with Ann")
     kept: frozenset[str] = frozenset()
+    keeping: frozenset[str] = frozenset()
     hours: frozenset[int] = frozenset()  # the clock hours (0-23) of the times the plan sets
     # When the new events of a plan that only makes new ones may start (from, until): a day said that
     # none of them is on was not used ("add gym on saturday and sunday at 9am" planned for Saturday).
@@ -337,10 +339,12 @@ def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str
         _mark(tokens, [cue], "cue")
         if named["title"] is not None and named.group(0).split()[0] in _NAMING:
             _mark_kind(tokens, norm, named.start())
+    keeps = any(stem(t.text) in facts.keeping for t in tokens)
+    kept = facts.keeping | facts.kept if keeps else facts.keeping
     for token in tokens:  # the words that ask for the plan's steps, which a name may still take
         if not token.role and stem(token.text) in facts.cues:
             token.role = "cue"
-        elif not token.role and stem(token.text) in facts.kept:
+        elif not token.role and stem(token.text) in kept:
             token.role = "kept"
         elif not token.role and _clock_hour(token.text) in {h % 12 or 12 for h in facts.hours} | facts.hours:
             token.role = "time"  # "move dinner to 8": the bare hour the plan read as 8 PM

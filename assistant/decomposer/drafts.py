@@ -74,6 +74,8 @@ _UNNAMED = frozenset({"event", "events", "something", "anything", "thing", "thin
 _PLACEHOLDER = (GENERIC_EVENT_WORDS - {"meeting", "meetings"}) | _UNNAMED | {"one", "new", "it", "slot"}
 # The particle of "set aside" or "block off", which is no name for what the time is blocked for.
 _BLOCK_PARTICLES = frozenset({"aside", "off", "out", "time", "some time"})
+# What an answer to "what is it?" may say before the name ("it's lunch with Ann", "it is a call").
+_IT_IS = ("it's ", "it is ", "that's ", "this is ")
 ASK_PLACE = "Where does it take place? Tell me if you want the place added."
 # Clock hours said without am/pm that the daytime reading takes in the morning though the evening's
 # is as likely ("book club at 7"; "dinner at 8" says evening, and "at 9" to "at 11" are mostly the
@@ -724,6 +726,12 @@ def _create(draft: Draft, tz: ZoneInfo, *, search: dict[str, Any] | None = None)
     return _asking_place(decision, bool(draft.location))
 
 
+def _after_it_is(said: str) -> str:
+    """``said`` without the "it's" it begins with, if it does."""
+    lead = next((lead for lead in _IT_IS if said.startswith(lead)), "")
+    return said.removeprefix(lead)
+
+
 def draft_turn(
     frame: RequestFrame,
     text: str,
@@ -753,7 +761,7 @@ def draft_turn(
         rule = _rule_title(frame, text, said.location)
         if rule and (
             not said.anything()
-            or trim_edges(normalise(text), DETERMINERS, trail=False).startswith(rule.casefold())
+            or trim_edges(_after_it_is(normalise(text)), DETERMINERS, trail=False).startswith(rule.casefold())
         ):
             said.title = rule
     draft = _merge(state.draft if continuing and state.draft else Draft(), said, tz)

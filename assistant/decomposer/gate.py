@@ -122,10 +122,10 @@ _CUES: dict[str, str] = {
 }
 # Words of constraints that every plan that finds a time keeps by itself (preferences are honoured
 # by every create and move): "leave time for lunch", "I can't miss the gym", "make sure I don't miss
-# the gym".
-_KEPT = (
-    "lunch gym writing block working hours break keep leave protect free clear miss can't cannot sure don't"
-)
+# the gym": the words that keep (``_KEEPING``) and what they keep (``_KEPT``), which is kept only
+# where the turn keeps it ("it's lunch with Ann" names the event and keeps nothing).
+_KEEPING = "keep leave protect free clear miss can't cannot sure don't"
+_KEPT = "lunch gym writing block working hours break"
 _FINDS_A_TIME = {"plan_create", "plan_move"}
 # The steps of a plan that only makes new events.
 _MAKES_ONLY = frozenset({"plan_create", "combine_changes", "apply_changes"})
@@ -180,6 +180,7 @@ def facts_of(definition: WorkflowDefinition) -> Facts:
         only = task.params.get("only") if task.skill == "plan_sync" else None
         if isinstance(only, dict):  # what of them a sync copies: "my work meetings", "the standups"
             found["targets"] += [s for name in ("text", "calendars") for s in _strings(only.get(name)) if s]
+    finds_a_time = any(t.skill in _FINDS_A_TIME for t in definition.tasks)
     return Facts(
         hours=frozenset(_hours(definition.tasks)),
         titles=tuple(found["titles"]),
@@ -188,9 +189,8 @@ def facts_of(definition: WorkflowDefinition) -> Facts:
         people=tuple(_names(found["people"])),
         notes=tuple(found["notes"]),
         cues=_cues(definition.tasks),
-        kept=frozenset(stem(w) for w in _KEPT.split())
-        if any(t.skill in _FINDS_A_TIME for t in definition.tasks)
-        else frozenset(),
+        kept=frozenset(stem(w) for w in _KEPT.split()) if finds_a_time else frozenset(),
+        keeping=frozenset(stem(w) for w in _KEEPING.split()) if finds_a_time else frozenset(),
         created=_created(definition.tasks),
         clock=_clock(definition.tasks),
         searched=any(t.skill == "plan_create" and t.params.get("search_end") for t in definition.tasks),

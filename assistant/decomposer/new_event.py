@@ -159,10 +159,22 @@ def model_reads_new(r: Reading) -> Decision | None:
 
 
 def draft_goes_on(r: Reading) -> Decision | None:
-    """Another detail of the event being described ("at 3", "with Ann", "call it Planning")."""
-    if r.state.draft is None or _other_request(r):
+    """Another detail of the event being described ("at 3", "with Ann", "call it Planning"); a turn said
+    of "it" ("it's a meeting with the landlord") is one, though it would read as a look-up alone."""
+    if r.state.draft is None or (_other_request(r) and not _said_of_it(r.norm)):
         return None
     return draft_turn(r.frame, r.text, r.state, r.learned, r.now, r.tz, continuing=True)
+
+
+# How a statement about "it" begins: "it's", "it is", "it'll be", "it will be".
+_IT_IS = (("it's",), ("it'll",), ("it", "is"), ("it", "will"))
+
+
+def _said_of_it(norm: str) -> bool:
+    """Whether the turn is a statement about "it" ("it's a meeting with the landlord", "it is at 3"),
+    not a question ("is it at 3?")."""
+    said = tokens(norm)
+    return "?" not in norm and any(tuple(said[: len(lead)]) == lead for lead in _IT_IS)
 
 
 def _other_request(r: Reading) -> bool:

@@ -380,6 +380,40 @@ def test_a_name_given_after_the_day_and_time_completes_the_event(name_turn: str,
     assert event.start == datetime(2026, 3, 5, 15, 0, tzinfo=TOKYO)
 
 
+@pytest.mark.parametrize(
+    ("name_turn", "title"),
+    [
+        # with Ann a known person: the guest is hers, the name is the turn's, not 'Meeting with Ann'
+        ("It's lunch with Ann", "Lunch with Ann"),
+        # a statement of "it" that alone would be a look-up of meetings
+        ("it's a meeting with the landlord", "Meeting with the landlord"),
+    ],
+)
+def test_what_it_is_said_after_the_day_and_time_names_the_event(name_turn: str, title: str) -> None:
+    with time_machine.travel(monday_9am(NEW_YORK), tick=False):
+        user, conversation = a_user(NEW_YORK)
+        get_user_model().objects.create_user(
+            "ann", email="ann@example.com", first_name="Ann", last_name="Lee", password=None
+        )
+        say(user, conversation, "add an event on Friday at 6pm")
+        done = say(user, conversation, name_turn)
+    assert done.kind == "done", done.text
+    [event] = Event.objects.filter(calendar__owner=user).exclude(summary__in=["Standup", "Piano lesson"])
+    assert event.summary == title
+    assert event.start == datetime(2026, 3, 6, 18, 0, tzinfo=NEW_YORK)
+
+
+def test_a_kept_habit_named_with_no_word_that_keeps_it_is_not_taken_as_used() -> None:
+    """A plan that sets a time honours lunch by itself; but "lunch" said with no "leave time for" or
+    "can't miss" names something, and a plan that does not use it is shown first, never written."""
+    with time_machine.travel(monday_9am(NEW_YORK), tick=False):
+        user, conversation = a_user(NEW_YORK)
+        reply = say(user, conversation, "I have a secret project to work on in the supply room tomorrow at 2")
+    assert reply.kind == "confirm"
+    assert '"work"' in reply.text
+    assert len(rows(user)) == 2
+
+
 def test_a_time_alone_is_today_while_it_is_still_ahead() -> None:
     with time_machine.travel(monday_9am(SYDNEY), tick=False):
         user, conversation = a_user(SYDNEY)
