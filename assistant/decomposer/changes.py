@@ -600,15 +600,17 @@ def _destination(norm: str, now: datetime, said: str | None) -> tuple[str, str]:
 def _learned_destination(norm: str, learned: Span | None) -> tuple[str, str]:
     """The tagger's new time, as it stands in ``norm`` (the turn as normalised and narrowed), and the
     text without it and the words that lead it in; ("", norm) when it read none, its words are no
-    longer there or no word of :data:`NEW_TIME_LEADS` leads them in."""
+    longer there or no word of :data:`NEW_TIME_LEADS` (nor, after "put", "on" or "at") leads them in."""
     said = normalise(learned.text) if learned is not None else ""
     at = norm.rfind(said) if said else -1
     if at < 0:
         return "", norm
     before = norm[:at].split()
+    # what "put" puts goes "on" or "at" the new time ("put everything from Tuesday on Thursday")
+    placed = before[-1:] in (["at"], ["on"]) and "put" in before
     if before and before[-1] in ("at", "on"):
         before.pop()
-    if not before or before.pop() not in NEW_TIME_LEADS:
+    if not placed and (not before or before.pop() not in NEW_TIME_LEADS):
         return "", norm
     return said, f"{' '.join(before)} {norm[at + len(said) :].strip()}".strip()
 

@@ -25,6 +25,7 @@ from assistant.lexicon import (
     OFFSET_WAYS,
     OUT_OF_SCOPE,
     POLITE_PREFIX,
+    QUANTIFIERS,
     QUERY_CUES,
     QUESTION_STARTERS,
     REMINDER_CUES,
@@ -118,6 +119,18 @@ def normalise(text: str) -> str:
     return " ".join(spelled_out(text).split()).strip(" .!?")
 
 
+# What "put" takes when it is what is there already: "put everything from Friday onto Monday".
+_ALREADY_THERE = QUANTIFIERS | {"everything"}
+
+
+def _puts_what_is_there(said: str) -> bool:
+    """Whether ``said`` (from the verb on) puts somewhere all of what is there ("put everything from
+    Friday onto Monday", "put all my calls on Tuesday"), which moves it: a new event is one thing
+    ("put lunch on Friday")."""
+    words = said.split()[:2]
+    return words[:1] == ["put"] and words[1:] != [] and words[1] in _ALREADY_THERE
+
+
 def _first(pattern: re.Pattern[str], text: str) -> int:
     m = pattern.search(text)
     return m.start() if m else 10_000
@@ -175,6 +188,9 @@ def classify(text: str) -> tuple[Operation, float]:
     if not question:  # "I'm not going to the gala", "I can't make it to the book club": it is off
         positions["delete"] = min(positions["delete"], _first(NOT_ATTENDING, core))
     write_op = min(positions, key=lambda op: positions[op])
+    if write_op == "create" and _puts_what_is_there(masked[positions["create"] :]):
+        write_op = "move"
+        positions["move"] = positions["create"]
     if positions[write_op] < 1000 and _REFUSED.search(masked[: positions[write_op]]):
         later = [
             _first(v, masked[positions[write_op] + 1 :]) for v in (DELETE_VERBS, CREATE_VERBS, MOVE_VERBS)

@@ -132,3 +132,33 @@ def test_asking_for_what_was_just_changed_back_is_an_undo(text: str) -> None:
 
 def test_moving_an_event_back_by_some_time_is_no_undo() -> None:
     assert classify("move the hike back an hour")[0] == "move"
+
+
+@pytest.mark.parametrize(
+    ("text", "operation"),
+    [
+        ("put everything from friday onto monday", "move"),
+        ("please put all my calls on tuesday afternoon", "move"),
+        ("put every class this week on the following week", "move"),
+        # one new thing put somewhere is a new event
+        ("put lunch on friday at 1", "create"),
+        ("put a call with the bank on tuesday", "create"),
+    ],
+)
+def test_putting_all_of_what_is_there_somewhere_moves_it(text: str, operation: str) -> None:
+    assert classify(text)[0] == operation
+
+
+def test_everything_put_on_another_day_is_moved_after_a_preview() -> None:
+    from assistant.services import chat_turn
+    from tests.factories import two_meetings
+
+    monday = datetime(2026, 3, 2, 9, 0, tzinfo=ZoneInfo("America/New_York"))
+    with time_machine.travel(monday, tick=False):
+        user, conversation = two_meetings("putter")
+        reply = chat_turn(user=user, conversation=conversation, text="put everything from Tuesday on Friday")
+    assert reply is not None
+    assert reply.kind == "confirm", reply.text
+    assert "Move 'Standup'" in reply.text
+    assert "Move 'Design sync'" in reply.text
+    assert "Friday, March 6" in reply.text
