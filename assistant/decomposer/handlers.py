@@ -84,17 +84,21 @@ _INSTEAD = re.compile(
     r"(?P<target>.+?)\s+(?:on|at|to|for)\s+(?P<dest>.+?)"
     r"\s+instead(?:\s+of\s+(?P<was>.+?))?[\s.!?]*$"
 )
-# The same as a fact: "actually the dentist is at 11:30", "fyi my 1:1 has moved to Friday" (a question
-# never: "is the dentist at 11?" starts otherwise, and a question mark is read before).
+# The same as a fact: "actually the dentist is at 11:30", "fyi my 1:1 has moved to Friday", "I think the
+# dentist is at 3, not 2" (a question never: "is the dentist at 11?" starts otherwise, and a question
+# mark is read before).
 _IS_NOW = re.compile(
-    r"^(?:(?:actually|oh|oops|sorry|wait|fyi|btw|correction|update|heads up)[,!:]?\s+)*"
+    r"^(?:(?:actually|oh|oops|sorry|wait|fyi|btw|correction|update|heads up|(?:it )?turns out|apparently"
+    r"|i (?:think|believe|guess|realised|realized|just realised|just realized|forgot)(?: that)?)[,!:]?\s+)*"
     r"(?P<target>(?:my|the|our)\s+(?!(?:event|time|date|day|location|place|title|name)\b)"
     r"(?:(?!\b(?:is|and|will|should)\b)[^,;])+?"
     # or an event's name alone, a word or three ("yoga is now on wednesdays")
     r"|(?!(?:the|my|our|a|an|it|this|that|there|he|she|they|i|we|you|event|time|date|day)\b)"
     r"[\w'-]+(?:\s+[\w'-]+){0,2}?)\s+"
     r"(?:is|will be|should be|needs to be|has been moved|has moved|got moved|was moved|moved)"
-    r"\s+(?:now\s+|actually\s+)?(?:at|on|to)\s+(?P<dest>.+?)(?:\s+(?:now|instead))?[\s.!]*$"
+    r"\s+(?:now\s+|actually\s+)?(?:at|on|to)\s+(?P<dest>.+?)(?:\s+(?:now|instead))?"
+    # what it was, which helps find it: "... at 3, not 2", "... on Friday rather than Thursday"
+    r"(?:,?\s+(?:not|rather than|instead of)\s+(?P<was>.+?))?[\s.!]*$"
 )
 # "Put the dentist on Monday", "set my lunch with Omar for 2": an event the calendar has, placed at
 # another time (the calendar's own title only: "put a dentist visit on Monday" is a new one).

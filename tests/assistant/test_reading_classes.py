@@ -1155,7 +1155,14 @@ def test_skipping_what_was_offered_deletes_nothing(week: Any, text: str) -> None
 
 
 @pytest.mark.parametrize(
-    "text", ["actually the design review is at 4pm", "fyi the design review has moved to friday at 4pm"]
+    "text",
+    [
+        "actually the design review is at 4pm",
+        "fyi the design review has moved to friday at 4pm",
+        # said as what one believes, and with the time it was: the old time helps find it
+        "I think the design review is at 4 not 2",
+        "apparently the design review is at 4pm, rather than 2pm",
+    ],
 )
 def test_an_event_said_to_be_elsewhere_is_a_move_previewed(week: Any, text: str) -> None:
     preview = preview_of(week, text)
