@@ -11,7 +11,7 @@ Copying one calendar into another is syncing (:mod:`assistant.decomposer.sync`, 
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from assistant.decomposer.compiler import find_params
@@ -58,7 +58,11 @@ def copy_decision(r: Reading) -> Decision | None:
         start, end = shift_wall(to[1], r.tz, days=-7), shift_wall(to[2], r.tz, days=-7)
     else:
         return Decision(kind="clarify", reply_kind="clarify", text=_FROM_WHICH)
-    days = (to[1].astimezone(r.tz).date() - start.astimezone(r.tz).date()).days
+    first = start.astimezone(r.tz).date()
+    if to[3] == "week" and (said is None or said[3] != "week"):
+        # "copy Friday's meetings to next week": to the same weekday of that week, whole weeks later
+        first -= timedelta(days=first.weekday() - to[1].astimezone(r.tz).weekday())
+    days = (to[1].astimezone(r.tz).date() - first).days
     if days < 1:
         return Decision(
             kind="clarify",

@@ -101,6 +101,14 @@ def test_copying_a_day_to_the_day_after_it(week: Any) -> None:
     assert "Create 'Design review': Friday, March 6 2:00 PM – 3:30 PM" in preview
 
 
+@pytest.mark.parametrize(
+    "text", ["copy Thursday's review to next week", "copy the review on Thursday into next week"]
+)
+def test_a_day_copied_to_a_week_goes_to_the_same_weekday_of_that_week(week: Any, text: str) -> None:
+    preview = preview_of(week, text)
+    assert "Create 'Design review': Thursday, March 12 2:00 PM – 3:30 PM" in preview
+
+
 def test_copying_to_a_day_without_saying_from_which_asks(week: Any) -> None:
     user, conversation = week
     with time_machine.travel(NOW, tick=False):
