@@ -406,6 +406,7 @@ class _Said:
         self.day = None
         self.at: str | None = None
         self.either_half = False
+        self.loose = False  # the hour was said without am/pm ("at 8")
         self.part: str | None = None
         self.hours: tuple[time, time] | None = None  # a stretch of the part said ("late afternoon")
         self.minutes = frame.duration_minutes
@@ -490,6 +491,7 @@ class _Said:
                 self.hours = stretch_of_part(match, tz)
             if match.has_time and self.at is None:
                 self.at = f"{local:%H:%M}"
+                self.loose = match.loose
                 # "book club at 7": the morning's 7 is the reading taken, the evening's as likely
                 either = match.loose and _EITHER_HALF[0] <= local.hour <= _EITHER_HALF[1]
                 self.either_half = past_morning or either
@@ -632,10 +634,25 @@ def _merge(draft: Draft, said: _Said, tz: ZoneInfo) -> Draft:
         update["last_day"] = said.last_day
     if said.at:
         update["either_half"] = said.either_half
+        if said.loose and draft.part is not None and said.part is None:
+            # "this morning" said before, "at 8" now: eight in the morning
+            update["at"], update["either_half"] = _in_part(said.at, draft.part), False
+    elif said.part is not None:
+        update["part"] = said.part
     if said.repeat is not None and said.repeat.rule:
         update["repeat"] = said.repeat.rule + until_clause(said.repeat, tz)
         update["repeat_days"] = list(said.repeat.days)
     return draft.model_copy(update=update)
+
+
+def _in_part(at: str, part: str) -> str:
+    """The clock time ``at`` (HH:MM), said without am/pm, in the half of the day ``part`` is in: 8 is
+    08:00 in the morning, 20:00 in the evening; at night 9 to 11 are evening hours, 12 to 5 morning."""
+    said = time.fromisoformat(at)
+    hour = said.hour % 12
+    if part in ("afternoon", "evening") or (part == "night" and hour >= 6):
+        hour += 12
+    return f"{hour:02d}:{said.minute:02d}"
 
 
 _QUESTIONS: dict[tuple[Asked, ...], str] = {
@@ -793,7 +810,9 @@ def draft_turn(
             end = day + timedelta(days=1)
             window = {**window, "search_start": max(day, now).isoformat(), "search_end": end.isoformat()}
         return _create(draft, tz, search=window)  # "a call with Lee when we're both free tomorrow"
-    if missing == ["time"] and draft.day is not None and part and draft.title:
+    if missing == ["time"] and draft.day is not None and part and draft.title and not frame.past:
+        # (not what is over: "had coffee with Omar this morning" was at a time of its own, not the
+        # first free one, and is asked for)
         whole = _whole_part(draft, frame, text, tz)
         if whole is not None:  # "block Friday afternoon for planning": all of it
             return _create(whole, tz)

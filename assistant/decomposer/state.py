@@ -74,6 +74,7 @@ class Draft(_State):
     all_day: bool = Field(default=False, description="An all-day event: a day, no time.")
     last_day: date | None = Field(default=None, description="An all-day event's last day (not its first).")
     either_half: bool = Field(default=False, description="Its hour was said without am/pm, 7 or 8.")
+    part: str | None = Field(default=None, description="The part of its day said, its time not yet.")
 
     def missing(self) -> list[Asked]:
         """What must still be asked: a title and a start (a day, and a time unless it lasts all day);

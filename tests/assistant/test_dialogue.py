@@ -414,6 +414,22 @@ def test_a_kept_habit_named_with_no_word_that_keeps_it_is_not_taken_as_used() ->
     assert len(rows(user)) == 2
 
 
+def test_what_is_over_is_asked_its_time_and_the_time_given_stays_in_the_part_of_the_day_said() -> None:
+    """"Had coffee with Omar this morning" is no free time to find (it was made at the first free time
+    after now, 9:15, at once); asked, "at 8" is eight in the morning, which is past and shown first."""
+    with time_machine.travel(monday_9am(NEW_YORK), tick=False):
+        user, conversation = a_user(NEW_YORK)
+        ask = say(user, conversation, "had coffee with Omar this morning")
+        written_after_ask = rows(user)
+        preview = say(user, conversation, "at 8")
+    assert ask.kind == "clarify"
+    assert len(written_after_ask) == 2
+    assert preview.kind == "confirm", preview.text
+    assert "8:00 AM" in preview.text
+    assert "already past" in preview.text
+    assert len(rows(user)) == 2
+
+
 def test_a_time_alone_is_today_while_it_is_still_ahead() -> None:
     with time_machine.travel(monday_9am(SYDNEY), tick=False):
         user, conversation = a_user(SYDNEY)
