@@ -341,6 +341,9 @@ def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str
             _mark_kind(tokens, norm, named.start())
     keeps = any(stem(t.text) in facts.keeping for t in tokens)
     kept = facts.keeping | facts.kept if keeps else facts.keeping
+    # "it takes place on Friday": the place of "taking place" is a cue where "taking" is one
+    if stem("taking") in facts.cues:
+        _mark(tokens, [m.span() for m in _TAKES_PLACE.finditer(norm)], "cue")
     for token in tokens:  # the words that ask for the plan's steps, which a name may still take
         if not token.role and stem(token.text) in facts.cues:
             token.role = "cue"
@@ -403,6 +406,9 @@ def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str
         doubts=tuple(dict.fromkeys(doubts)),
         hedges=(*roles.get("hedge", ()), *_replaces_nothing(tokens, facts)),
     )
+
+
+_TAKES_PLACE = re.compile(r"\b(?:takes?|taking|taken|took) place\b")
 
 
 def _used(said: TimeMatch, created: tuple[tuple[datetime, datetime], ...], now: datetime) -> bool:

@@ -569,11 +569,15 @@ class _Said:
         if kind_of_place is not None and kind_of_place.start() > 0 and kind_of_place.end() == len(self.title):
             # "meet Ann at the office", which the reader took whole for the title: where, not what
             self.title, self.location = self.title[: kind_of_place.start()].strip(), kind_of_place["place"]
-        elif not (self.location or self.title) and (kind_of_place := _AT_A_KIND_OF_PLACE.search(text)):
-            # "meet ann at the office monday 10", which the reader gave no title or place: the kind of
-            # place left over is where it is, not the title the rules would make of it ("Office with Ann")
-            kind = kind_of_place["place"].split(maxsplit=1)[1].casefold()
-            if frame.titles[:1] == [kind]:
+        elif not self.location and (kind_of_place := _AT_A_KIND_OF_PLACE.search(text)) is not None:
+            whose, kind = kind_of_place["place"].casefold().split(maxsplit=1)
+            if not self.title and frame.titles[:1] == [kind]:
+                # "meet ann at the office monday 10", which the reader gave no title or place: the kind of
+                # place left over is where it is, not the title the rules would make of it ("Office with Ann")
+                self.location = kind_of_place["place"]
+            elif whose != "the" and kind not in self.title.casefold().split():
+                # "dinner with Ann on Sunday at 7 at her place": someone's place is where, never a name
+                # ("an appointment at the salon" may be one)
                 self.location = kind_of_place["place"]
         self.people = list(frame.people)
         # the "for deep work" of a block is its purpose, not a person to meet, and "Maggiano's" in

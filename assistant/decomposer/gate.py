@@ -75,7 +75,7 @@ _CUES: dict[str, str] = {
     "compose_reply.detail": "how long last lasts length duration where place location who attending coming",
     "plan_create": "add create schedule book set put make plan arrange organise organize block reserve hold "
     "include pencil jot note mark enter insert save setup event appointment start starts starting begin "
-    "begins held happening taking place scheduled there goes later",
+    "begins held happening taking scheduled there goes later",
     "plan_create.summary": "title name label use",
     "plan_create.calendar": "calendar calendars cal on in to",
     "plan_create.location": "location located address place venue where give",

@@ -1979,3 +1979,34 @@ def test_dinner_at_a_restaurant_is_still_an_event(week: Any) -> None:
         reply = say(user, conversation, "yes")
     assert reply.kind == "done", reply.text
     assert Event.objects.filter(summary="Dinner", location="Nopa").exists()
+
+
+@pytest.mark.parametrize(
+    ("text", "title", "place"),
+    [
+        ("dinner with Omar on Sunday at 7 at his place", "Dinner with Omar", "his place"),
+        ("Dinner with my parents Sunday at 6:30 at their place", "Dinner with parents", "their place"),
+    ],
+)
+def test_someones_place_said_after_the_event_is_where_it_is(
+    week: Any, text: str, title: str, place: str
+) -> None:
+    """ "at her place" is where: it was taken as the "place" of "taking place" and dropped, the event
+    written at once without it."""
+    made, said = made_by(week, text)
+    assert made.summary == title, said
+    assert made.location == place, said
+
+
+def test_a_place_word_the_plan_does_not_use_is_shown_first(week: Any) -> None:
+    """ "Place" is no cue of a new event by itself (only in "taking place"): unused, it is asked about."""
+    preview = preview_of(week, "Place as visit appointment and it's at 13:00")
+    assert '"place"' in preview
+    assert "Visit appointment" in preview
+
+
+def test_taking_place_says_when_and_nothing_is_left_unused(week: Any) -> None:
+    user, conversation = week
+    reply = say(user, conversation, "the party is taking place on Friday at 8pm")
+    assert reply.kind == "done", reply.text
+    assert Event.objects.filter(summary="Party").count() == 1
