@@ -559,6 +559,14 @@ FREE_CUES = phrase_re(
         "when can we",
         "a good time",
         "best time",
+        # "what's the earliest I can meet Ann?", "what time works for me and Ann?"
+        "earliest i can",
+        "soonest i can",
+        "earliest we can",
+        "what time works",
+        "what times work",
+        "time that works",
+        "times that work",
         "both meet",
         "all meet",
         # "any spare half hour on Thursday?", "45 spare minutes": free time ("spare" alone may be a room)

@@ -162,3 +162,16 @@ def test_everything_put_on_another_day_is_moved_after_a_preview() -> None:
     assert "Move 'Standup'" in reply.text
     assert "Move 'Design sync'" in reply.text
     assert "Friday, March 6" in reply.text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what's the earliest I can meet Priya on Monday",
+        "what time works for me and Priya on Monday?",
+        "what's the soonest I can see the accountant",
+        "is there a time that works for both of us next week",
+    ],
+)
+def test_asking_when_one_can_meet_asks_for_free_time(text: str) -> None:
+    assert classify(text)[0] == "free"
