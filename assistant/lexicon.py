@@ -669,6 +669,16 @@ def away_kind(norm: str) -> str | None:
     return AWAY[words] if words is not None else None
 
 
+# How a statement about "it", the event being talked of, begins: "it's a meeting with the landlord".
+IT_IS = ("it's ", "it is ", "that's ", "this is ")
+
+
+def after_it_is(said: str) -> str | None:
+    """``said`` (normalised) without the "it's" it begins with, or None when it begins otherwise."""
+    lead = next((lead for lead in IT_IS if said.startswith(lead)), None)
+    return None if lead is None else said.removeprefix(lead)
+
+
 # Titles written before a name and shortened with a dot ("Dr. Patel"): the dot ends no sentence.
 TITLES_OF_ADDRESS = ("dr", "mr", "mrs", "ms", "mx", "prof", "st")
 # Verbs whose object, when it is a person, makes a meeting of the turn: "I need to see Omar at 3" is

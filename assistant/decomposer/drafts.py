@@ -54,6 +54,7 @@ from assistant.lexicon import (
     STOPWORDS,
     STREET_ADDRESS,
     WHEN_ADVERBS,
+    after_it_is,
     away_kind,
     tokens,
     trim_edges,
@@ -74,8 +75,6 @@ _UNNAMED = frozenset({"event", "events", "something", "anything", "thing", "thin
 _PLACEHOLDER = (GENERIC_EVENT_WORDS - {"meeting", "meetings"}) | _UNNAMED | {"one", "new", "it", "slot"}
 # The particle of "set aside" or "block off", which is no name for what the time is blocked for.
 _BLOCK_PARTICLES = frozenset({"aside", "off", "out", "time", "some time"})
-# What an answer to "what is it?" may say before the name ("it's lunch with Ann", "it is a call").
-_IT_IS = ("it's ", "it is ", "that's ", "this is ")
 ASK_PLACE = "Where does it take place? Tell me if you want the place added."
 # Clock hours said without am/pm that the daytime reading takes in the morning though the evening's
 # is as likely ("book club at 7"; "dinner at 8" says evening, and "at 9" to "at 11" are mostly the
@@ -747,10 +746,10 @@ def _create(draft: Draft, tz: ZoneInfo, *, search: dict[str, Any] | None = None)
     return _asking_place(decision, bool(draft.location))
 
 
-def _after_it_is(said: str) -> str:
-    """``said`` without the "it's" it begins with, if it does."""
-    lead = next((lead for lead in _IT_IS if said.startswith(lead)), "")
-    return said.removeprefix(lead)
+def _without_it_is(said: str) -> str:
+    """``said`` without the "it's" an answer to "what is it?" may begin with ("it's lunch with Ann")."""
+    rest = after_it_is(said)
+    return said if rest is None else rest
 
 
 def draft_turn(
@@ -782,7 +781,9 @@ def draft_turn(
         rule = _rule_title(frame, text, said.location)
         if rule and (
             not said.anything()
-            or trim_edges(_after_it_is(normalise(text)), DETERMINERS, trail=False).startswith(rule.casefold())
+            or trim_edges(_without_it_is(normalise(text)), DETERMINERS, trail=False).startswith(
+                rule.casefold()
+            )
         ):
             said.title = rule
     draft = _merge(state.draft if continuing and state.draft else Draft(), said, tz)

@@ -21,7 +21,15 @@ from assistant.decomposer.reading import Reading
 from assistant.decomposer.recurrence import read_repeat
 from assistant.decomposer.understand import understand
 from assistant.decomposer.unsupported import unsupported_write
-from assistant.lexicon import NAMED_OUTRIGHT, POINTERS, POLITE_PREFIX, QUESTION_STARTERS, away_kind, tokens
+from assistant.lexicon import (
+    NAMED_OUTRIGHT,
+    POINTERS,
+    POLITE_PREFIX,
+    QUESTION_STARTERS,
+    after_it_is,
+    away_kind,
+    tokens,
+)
 from assistant.nlu import read_turn
 from assistant.nlu.operations import REQUESTS
 from assistant.timeexpr import find_times
@@ -166,15 +174,10 @@ def draft_goes_on(r: Reading) -> Decision | None:
     return draft_turn(r.frame, r.text, r.state, r.learned, r.now, r.tz, continuing=True)
 
 
-# How a statement about "it" begins: "it's", "it is", "it'll be", "it will be".
-_IT_IS = (("it's",), ("it'll",), ("it", "is"), ("it", "will"))
-
-
 def _said_of_it(norm: str) -> bool:
     """Whether the turn is a statement about "it" ("it's a meeting with the landlord", "it is at 3"),
     not a question ("is it at 3?")."""
-    said = tokens(norm)
-    return "?" not in norm and any(tuple(said[: len(lead)]) == lead for lead in _IT_IS)
+    return "?" not in norm and after_it_is(norm) is not None
 
 
 def _other_request(r: Reading) -> bool:
