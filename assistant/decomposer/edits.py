@@ -718,6 +718,13 @@ def _planned(r: Reading, edit: _Edit, onward: datetime | None) -> Decision | Non
     by_guest_name = False
     if edit.who:
         emails, unknown = _people(edit.who, world)
+        given = [m.group(0) for m in EMAIL.finditer(r.text) if m.group(0) not in emails]
+        if unknown and not edit.away and len(given) == len(unknown):
+            # "add Bo to the review, his email is bo@example.com": the addresses said are theirs, and
+            # no guest the event must already have
+            emails, unknown = emails + given, []
+            if find.get("attendee") in given:
+                find = {k: v for k, v in find.items() if k != "attendee"}
         if unknown and edit.named_only:
             return None
         if (

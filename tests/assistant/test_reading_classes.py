@@ -2010,3 +2010,23 @@ def test_taking_place_says_when_and_nothing_is_left_unused(week: Any) -> None:
     reply = say(user, conversation, "the party is taking place on Friday at 8pm")
     assert reply.kind == "done", reply.text
     assert Event.objects.filter(summary="Party").count() == 1
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "add Bo to the design review, his email is bo@example.com",
+        "invite Bo (bo@example.com) to the design review",
+    ],
+)
+def test_a_guest_named_with_their_address_in_the_same_turn_is_invited_after_a_preview(
+    week: Any, text: str
+) -> None:
+    """The address said beside a name the directory does not know is theirs: not "Who is Bo?", and
+    not a guest the design review must already have (which found nothing)."""
+    preview = preview_of(week, text)
+    assert "invite Bo" in preview
+    user, conversation = week
+    say(user, conversation, "yes")
+    review = Event.objects.get(summary="Design review")
+    assert [a.casefold() for a in review.attendees] == ["bo@example.com"]
