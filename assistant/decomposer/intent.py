@@ -233,7 +233,7 @@ def classify(text: str) -> tuple[Operation, float]:
         if query_pos < write_pos and query_pos == opening and not leads_to_write:
             return "query", 0.7
         return write_op, 0.75
-    if QUERY_CUES.search(core):
+    if QUERY_CUES.search(blanked_matches(_DATE_PHRASE, core)):  # not the "next" of "starting next week"
         return "query", 0.7
     if OUT_OF_SCOPE.search(core):
         return "out_of_scope", 0.6
