@@ -23,8 +23,8 @@ from assistant.decomposer.recurrence import as_hours, read_repeat
 from assistant.lexicon import PREFERENCE_WORDS, WEEKDAY, WEEKDAY_STEM, WEEKDAY_WORD, weekday_of
 from assistant.timeexpr import TimeMatch, find_times
 from assistant.timeexpr.lexicon import TIMEZONES
-from preferences.schema import DAY_CODES, known_zones
-from preferences.wording import preference_label
+from preferences.schema import DAY_CODES, DAY_NAMES, known_zones
+from preferences.wording import describe_preference, preference_label
 from workflows.builder import Plan
 from workflows.definition import Decision
 
@@ -181,7 +181,39 @@ def setting_decision(r: Reading) -> Decision | None:
         value = _one_end(key, m["rest"], norm, now, world.preferences.get(key)) or value
     if isinstance(value, str):
         return _ask(key, value, extra)
+    current = world.preferences.get(key)
+    if key == "working_hours" and isinstance(value, dict) and _narrows(value, current):
+        # "I work from 8 to 4 on Fridays" with Monday to Friday kept: one set of hours is kept, and
+        # the other days are not dropped on a word about one of them
+        hours = f"from {_hour_said(value['start'])} to {_hour_said(value['end'])}"
+        return _ask(
+            key,
+            f"Your working hours are {describe_preference(key, current)}, and I keep one set of hours "
+            f'for all your working days. Say the days and hours they should be, e.g. "Monday to Friday '
+            f'{hours}" or "{_days_said(value["days"])} only {hours}".',
+            extra,
+        )
     return _set(key, value)
+
+
+def _narrows(value: Any, current: Any) -> bool:
+    """Whether working hours said for some days only would drop other days the hours kept now have."""
+    if not (isinstance(value, dict) and isinstance(current, dict)):
+        return False
+    said, kept = set(value.get("days") or ()), set(current.get("days") or ())
+    return bool(said) and said < kept
+
+
+def _hour_said(at: str) -> str:
+    """ "08:00" as said: "8", "8:30"."""
+    hour, minute = (int(part) for part in at.split(":"))
+    return f"{hour % 12 or 12}" + (f":{minute:02d}" if minute else "")
+
+
+def _days_said(days: list[str]) -> str:
+    """Day codes as said in a request: "Fridays", "Mondays and Fridays"."""
+    names = [DAY_NAMES[DAY_CODES.index(day)] + "s" for day in days]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def _one_end(

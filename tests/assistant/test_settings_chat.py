@@ -319,3 +319,21 @@ def test_a_time_zone_said_by_its_region_is_set(chat: Any, text: str, zone: str) 
     with time_machine.travel(NOW, tick=False):
         say(user, conversation, text)
     assert stored(user, "timezone") == zone
+
+
+def test_working_hours_said_for_some_days_do_not_drop_the_others_unasked(chat: Any) -> None:
+    """One set of working hours is kept: "I work from 8 to 4 on Fridays" replaced Monday to Friday with
+    Friday alone at once; now it is asked, and the answer is what is stored."""
+    user, conversation = chat
+    weekdays = {"days": ["MO", "TU", "WE", "TH", "FR"], "start": "09:00", "end": "17:00"}
+    preference_set(user=user, key="working_hours", value=weekdays)
+    with time_machine.travel(NOW, tick=False):
+        ask = say(user, conversation, "I work from 8 to 4 on Fridays")
+        kept = stored(user, "working_hours")
+        done = say(user, conversation, "Monday to Friday from 8 to 4")
+    assert ask.kind == "clarify"
+    assert "Monday to Friday, 9 AM to 5 PM" in ask.text
+    assert '"Fridays only from 8 to 4"' in ask.text
+    assert kept == weekdays
+    assert done.kind == "done"
+    assert stored(user, "working_hours") == {**weekdays, "start": "08:00", "end": "16:00"}
