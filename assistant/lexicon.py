@@ -250,11 +250,12 @@ PLACE_KINDS = (
 # Monday of the month".
 ORDINALS = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3}
 ORDINALS |= {"fifth": 4, "5th": 4, "last": -1}
-# "the second one", "the last meeting", "that one": an event of the list the conversation last showed
-# (never a time, though "the first one" reads as April 1 at 1 o'clock).
+# "the second one", "the last meeting", "that one": an event of the list the conversation last showed,
+# or a free time it offered ("the first slot"); never a time, though "the first one" reads as April 1
+# at 1 o'clock.
 PICK = re.compile(
     rf"\b(?:the (?P<nth>{'|'.join(ORDINALS)}|other) "
-    r"(?:one|event|meeting|appointment|class)|(?P<that>that|this) one)\b"
+    r"(?:one|event|meeting|appointment|class|slot)|(?P<that>that|this) one)\b"
 )
 # The weekdays as the time resolver spells them ("monday", "tues", "weds", "thur"), by their stems
 # ("mon", "tues", "wednes", "thur"): one vocabulary for every rule that names a weekday.

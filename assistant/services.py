@@ -350,7 +350,8 @@ def _after_declining(context: dict[str, Any], payload: dict[str, Any]) -> dict[s
 
 
 def _remember(conversation: Conversation, run: WorkflowRun, data: dict[str, Any]) -> None:
-    """What follow-ups may refer to: the events just shown or changed ("it"), the run to undo."""
+    """What follow-ups may refer to: the events just shown or changed ("it"), the free times offered
+    ("the first one"), the run to undo."""
     context = dict(conversation.context)
     if data.get("undo"):
         context["last_applied_run"] = data["undo"]["run_id"]
@@ -376,6 +377,10 @@ def _remember(conversation: Conversation, run: WorkflowRun, data: dict[str, Any]
         context["last_events"] = [
             {"summary": e["summary"], "start": e["start"], "end": e["end"]} for e in data["events"][:20]
         ]
+    # the free times a reply offers, which "book the first one" takes; any other reply withdraws them
+    context["offered"] = [{"start": s["start"], "end": s["end"]} for s in data.get("slots") or []][:20]
+    if not context["offered"]:
+        del context["offered"]
     conversation.context = context
 
 

@@ -38,6 +38,7 @@ from assistant.decomposer.new_event import (
     model_reads_new,
     no_date,
 )
+from assistant.decomposer.offered import book_offered
 from assistant.decomposer.reading import MoveSaid, Reading
 from assistant.decomposer.retry import another_time, declined_at
 from assistant.decomposer.settings import setting_decision
@@ -219,6 +220,7 @@ HANDLERS: tuple[Handler, ...] = (
     Handler("create with no date", no_date),  # "add lunch on February 30th"
     Handler("'it' is the draft", draft_named_it),  # "make it for 12 pm"
     Handler("details of the event made", amended),  # "put it in room 4"
+    Handler("a free time offered", book_offered),  # "book the first one" after free times were shown
     Handler("create", asked_for),  # "add lunch with Sam on Friday at 1"
     Handler("event described", described),  # "The event is located at 801 Welch Road."
     Handler("create by the model", model_reads_new, framed=False),  # "I have a hike with Polly at 3:30"

@@ -18,7 +18,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-__all__ = ["DECLINED", "PASSING", "Asked", "DialogueState", "Draft", "EventRef", "LastQuestion"]
+__all__ = ["DECLINED", "PASSING", "Asked", "DialogueState", "Draft", "EventRef", "FreeTime", "LastQuestion"]
 
 Asked = Literal["date", "time", "title", "location", "when", "what", "confirm"]
 # Keys of ``context`` that only the next turn may use.
@@ -41,6 +41,13 @@ class EventRef(_State):
     end: datetime
     location: str = ""
     series: bool = Field(default=False, description="The whole of a series was made or changed.")
+
+
+class FreeTime(_State):
+    """A free time the last reply offered ("book the first one" takes it)."""
+
+    start: datetime
+    end: datetime
 
 
 class LastQuestion(_State):
@@ -93,6 +100,7 @@ class DialogueState(_State):
     v: int = 1
     last_question: LastQuestion | None = None
     last_events: list[EventRef] = Field(default_factory=list)
+    offered: list[FreeTime] = Field(default_factory=list, description="Free times the last reply offered.")
     last_applied_run: str | None = None
     draft: Draft | None = None
     made: EventRef | None = Field(default=None, description="The event the previous turn created.")

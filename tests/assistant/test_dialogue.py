@@ -705,6 +705,30 @@ def test_free_time_for_one_day_names_that_days_events() -> None:
     assert "Standup" not in reply.text
 
 
+def test_a_free_time_offered_is_booked_by_its_place_in_the_list() -> None:
+    """ "Book the first one" after the free times of Wednesday: a new event at the first one's start,
+    its name asked first (it asked "What is it, and when?" as if nothing had been offered)."""
+    with time_machine.travel(monday_9am(NEW_YORK), tick=False):
+        user, conversation = a_user(NEW_YORK)
+        free = say(user, conversation, "when am I free on Wednesday?")
+        ask = say(user, conversation, "book the first one")
+        written_after_ask = rows(user)
+        done = say(user, conversation, "call with the bank")
+        shown = say(user, conversation, "how many events do I have this week?")
+    assert free.kind == "answer"
+    assert ask.kind == "clarify", ask.text
+    assert ask.text == "What should I call it?"
+    assert len(written_after_ask) == 2
+    assert done.kind == "done", done.text
+    [event] = created(user, "Call with the bank")
+    first = re.search(r"(\d{1,2}:\d{2} [AP]M) –", free.text.split("free")[-1])
+    assert first is not None
+    assert event.start.astimezone(NEW_YORK).strftime("%-I:%M %p") == first[1]
+    assert event.start.astimezone(NEW_YORK).date() == date(2026, 3, 4)
+    assert shown.kind == "answer"
+    assert "offered" not in Conversation.objects.get(pk=conversation.pk).context  # withdrawn
+
+
 # --- 5. The state lives in the database ------------------------------------------------------------
 
 
