@@ -45,7 +45,7 @@ from assistant.decomposer.settings import setting_decision
 from assistant.decomposer.several import Part, several_requests
 from assistant.decomposer.sharing import sharing_decision
 from assistant.decomposer.shown import about_shown
-from assistant.decomposer.state import DialogueState
+from assistant.decomposer.state import DECLINED, DialogueState
 from assistant.decomposer.sync import sync_decision, to_another_calendar
 from assistant.decomposer.understand import understand
 from assistant.decomposer.unsupported import conditional_or_double, setting_as_event
@@ -306,6 +306,15 @@ def _restated(
         rest = said.removeprefix("to ").removeprefix("for ").removeprefix("on ").removeprefix("at ")
         if _only_times(rest, now):
             return MoveSaid(target=pending, destination=rest)
+    if _declined_move(context) and frame.operation in ("unknown", "query", "no") and not frame.title_words:
+        # "no, Wednesday" to a move shown first: the same event moved there instead (the declined
+        # preview's event is the one "it" names now)
+        words = normalise(text).strip(" .!?").replace(",", " ").split()
+        rest = " ".join(words[1:] if words[:1] and words[0] in NO_LEADS else words)
+        rest = rest.removeprefix("to ").removeprefix("on ")
+        dated = any(m.has_date for m in find_times(rest, now=now, daytime=True))
+        if dated and _only_times(rest, now):  # (a clock time alone: on which day, the shown or its own?)
+            return MoveSaid(target="", destination=rest)
     if (
         frame.operation in ("unknown", "query", "no", "create")
         and not frame.title_words
@@ -346,6 +355,16 @@ def _corrected(typed: str, norm: str, frame: RequestFrame, now: datetime) -> str
     if _only_times(rest, now) or (len(rest) <= 5 and rest.replace(":", "").isdigit()):
         return rest
     return None
+
+
+def _declined_move(context: dict[str, Any]) -> bool:
+    """Whether the turn follows a declined preview of one event moved (its time changed), which is
+    the one event "it" names now."""
+    rows = [row for row in context.get(DECLINED) or [] if isinstance(row, dict)]
+    if len(rows) != 1 or rows[0].get("action") != "update" or len(context.get("last_events") or []) != 1:
+        return False
+    before, after = rows[0].get("before") or {}, rows[0].get("after") or {}
+    return bool(before.get("start")) and before.get("start") != after.get("start")
 
 
 def _only_times(said: str, now: datetime) -> bool:

@@ -15,7 +15,7 @@ from typing import Any
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.state import DECLINED
 from assistant.lexicon import NO_LEADS
-from assistant.timeexpr import find_times
+from assistant.timeexpr import find_durations, find_times
 from workflows.builder import Handle, Plan
 from workflows.definition import Decision
 
@@ -29,27 +29,33 @@ _ANOTHER = re.compile(
 
 
 def declined_at(r: Reading) -> Decision | None:
-    """ "No, 7pm" to a new event shown first: the same event at the day or time said, shown again;
-    None unless one new event was declined and the turn says nothing but when."""
+    """ "No, 7pm" or "no, make it 30 minutes" to a new event shown first: the same event at the day or
+    time said, or as long as said, shown again; None unless one new event was declined and the turn
+    says nothing but when or how long."""
     rows = [row for row in r.context.get(DECLINED) or [] if isinstance(row, dict)]
     if len(rows) != 1 or rows[0].get("action") != "create" or not (rows[0].get("after") or {}).get("start"):
         return None
     said = r.norm.strip(" .!?")
     said = said.removeprefix("make it ").removeprefix("at ").removeprefix("on ").removesuffix(" instead")
-    times = [m for m in find_times(said, now=r.now, daytime=True) if not m.error and m.start is not None]
-    if len(times) != 1 or times[0].text != said or times[0].is_interval:
-        return None
-    row, when = rows[0], times[0]
-    assert when.start is not None
+    row = rows[0]
     was = datetime.fromisoformat(row["after"]["start"]).astimezone(r.tz)
-    length = datetime.fromisoformat(row["after"]["end"]).astimezone(r.tz) - was
-    day = when.start.astimezone(r.tz).date() if when.has_date else was.date()
-    clock = when.start.astimezone(r.tz).time() if when.has_time else was.time()
-    start = datetime.combine(day, clock, r.tz)
+    minutes = int((datetime.fromisoformat(row["after"]["end"]).astimezone(r.tz) - was).total_seconds() // 60)
+    lengths = find_durations(said)
+    if len(lengths) == 1 and lengths[0].span == (0, len(said)) and lengths[0].minutes > 0:
+        start, minutes = was, lengths[0].minutes  # "no, make it 30 minutes"
+    else:
+        times = [m for m in find_times(said, now=r.now, daytime=True) if not m.error and m.start is not None]
+        if len(times) != 1 or times[0].text != said or times[0].is_interval:
+            return None
+        when = times[0]
+        assert when.start is not None
+        day = when.start.astimezone(r.tz).date() if when.has_date else was.date()
+        clock = when.start.astimezone(r.tz).time() if when.has_time else was.time()
+        start = datetime.combine(day, clock, r.tz)
     new = {
         "summary": row["summary"],
         "start": start.isoformat(),
-        "duration_minutes": max(5, int(length.total_seconds() // 60)),
+        "duration_minutes": max(5, minutes),
         "attendees": list(row.get("attendees") or []),
         "location": row.get("location") or "",
         "rrule": row.get("rrule") or "",

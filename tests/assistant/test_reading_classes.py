@@ -22,7 +22,7 @@ from assistant.services import chat_turn, conversation_create
 from preferences.models import Preference
 from skills.models import Calendar, Event
 from skills.services import event_create
-from tests.factories import user_with_calendar
+from tests.factories import two_meetings, user_with_calendar
 
 pytestmark = pytest.mark.django_db
 
@@ -488,6 +488,39 @@ def test_a_new_event_declined_with_a_new_time_is_shown_again_at_that_time(
     assert say(user, conversation, "yes").kind == "done"
     made = Event.objects.get(location="the library").start.astimezone(NEW_YORK)
     assert (made.day, made.hour) == (day, hour)
+
+
+@pytest.mark.parametrize(
+    ("corrected", "minutes"), [("no, make it 30 minutes", 30), ("no, for an hour and a half", 90)]
+)
+def test_a_new_event_declined_with_a_new_length_is_shown_again_that_long(
+    week: Any, corrected: str, minutes: int
+) -> None:
+    # "no, make it 30 minutes" answered "I couldn't tell which event 'it' is": the event was lost
+    user, conversation = week
+    assert say(user, conversation, "Book club tomorrow at 7 at the library").kind == "confirm"
+    reply = say(user, conversation, corrected)
+    assert reply.kind == "confirm", reply.text
+    assert say(user, conversation, "yes").kind == "done"
+    made = Event.objects.get(location="the library")
+    assert made.start.astimezone(NEW_YORK).hour == 7  # the time shown, its AM
+    assert made.end - made.start == timedelta(minutes=minutes)
+
+
+@pytest.mark.parametrize("corrected", ["no, Friday", "nope, to Friday at 2pm"])
+def test_a_move_declined_with_another_day_is_shown_again_to_that_day(corrected: str) -> None:
+    # "no, Friday" to a move shown first answered what was on Friday: the move was lost
+    user, conversation = two_meetings("decliner")  # with Ann: every move of them is shown first
+    with time_machine.travel(datetime(2026, 3, 2, 9, 0, tzinfo=NEW_YORK), tick=False):
+        first = chat_turn(user=user, conversation=conversation, text="move the design sync to Thursday")
+        reply = chat_turn(user=user, conversation=conversation, text=corrected)
+    assert first is not None
+    assert first.kind == "confirm", first.text
+    assert reply is not None
+    assert reply.kind == "confirm", reply.text
+    assert "Move 'Design sync'" in reply.text
+    assert "→ Friday, March 6" in reply.text
+    assert Event.objects.get(summary="Design sync").start.astimezone(NEW_YORK).day == 3  # not yet
 
 
 @pytest.mark.parametrize(
