@@ -332,7 +332,9 @@ def _on_day(when: Any, candidates: list[dict[str, Any]], tz: ZoneInfo) -> Any:
 # request of its own ("don't let anyone see when I'm busy") it is that request, negated.
 _NO_LEAD = re.compile(
     r"^\s*(?:no|nope|nah|not that|(?:don't|do not)(?:\s+(?:do|book|make|change|move|apply|create|add|save)"
-    r"\s+(?:it|that|this|them)|\s+bother)?(?=\s*(?:[,.!;:-]|$)))\b[\s,.!;:-]*"
+    r"\s+(?:it|that|this|them)|\s+bother)?(?=\s*(?:[,.!;:-]|$))"
+    # "actually make it 11": the preview corrected, which declines it as it is
+    r"|actually(?=[\s,]+(?:make|have) (?:it|that)\b))\b[\s,.!;:-]*"
     r"(?:(?:thanks|thank you|please)\b[\s,.!]*)?",
     re.I,
 )

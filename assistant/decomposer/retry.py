@@ -44,6 +44,7 @@ def declined_at(r: Reading) -> Decision | None:
     if len(lengths) == 1 and lengths[0].span == (0, len(said)) and lengths[0].minutes > 0:
         start, minutes = was, lengths[0].minutes  # "no, make it 30 minutes"
     else:
+        said = f"at {said}" if said[:1].isdigit() else said  # "no, 11": an hour, read as "at 11"
         times = [m for m in find_times(said, now=r.now, daytime=True) if not m.error and m.start is not None]
         if len(times) != 1 or times[0].text != said or times[0].is_interval:
             return None

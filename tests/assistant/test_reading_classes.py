@@ -474,6 +474,9 @@ def test_a_declined_new_event_goes_to_a_free_time_in_the_day_part_asked_for(
     [
         ("no, 7pm", "Thursday, March 5 7:00 PM – 8:00 PM", 5, 19),
         ("no, Friday at 6", "Friday, March 6 6:00 PM – 7:00 PM", 6, 18),
+        # a bare hour, and a correction with no "no" ("Which event do you mean?" before)
+        ("no, 11", "Thursday, March 5 11:00 AM – 12:00 PM", 5, 11),
+        ("actually make it 9", "Thursday, March 5 9:00 AM – 10:00 AM", 5, 9),
     ],
 )
 def test_a_new_event_declined_with_a_new_time_is_shown_again_at_that_time(
