@@ -277,8 +277,8 @@ def chat(r: Reading) -> Decision | None:
     question among them ("who are you?", "what's 2+2?", answered "You're welcome!" and "Great!") is told
     what the assistant does."""
     said = small_talk(r.frame, r.learned)
-    if said is None:
-        return None
+    if said is None or not any(ch.isalpha() for ch in r.text):
+        return None  # "???", "12345": no word, nothing thanked or agreed to
     if said == GREAT and r.learned.operation == "out_of_scope":
         said = WHAT_I_DO  # "send Ann an email saying I'll be late": no offer taken up, nothing done
     if r.frame.operation != "greet" and _ASKING.match(r.norm) and said != NOTHING_WAITING:

@@ -596,17 +596,10 @@ def test_a_request_the_acts_read_as_taking_something_up_is_answered_not_cheered(
     assert reply.kind == "answer"
 
 
-_GIBBERISH_AS_THANKS = "gibberish without letters is answered 'Great!' (kind answer) as if it agreed"
-
-
 @pytest.mark.parametrize(
     "text",
-    [
-        "asdf qwerty zxcv",
-        "blorf zibble",
-        pytest.param("12345", marks=pytest.mark.xfail(reason=_GIBBERISH_AS_THANKS, strict=True)),
-        pytest.param("???", marks=pytest.mark.xfail(reason=_GIBBERISH_AS_THANKS, strict=True)),
-    ],
+    # without letters, "12345" and "???" were answered as small talk, with what the assistant does
+    ["asdf qwerty zxcv", "blorf zibble", "12345", "???"],
 )
 def test_gibberish_gets_a_clarify_saying_what_works_with_examples(text: str) -> None:
     with time_machine.travel(monday_9am(TOKYO), tick=False):
