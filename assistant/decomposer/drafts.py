@@ -152,7 +152,10 @@ def _clean(span_text: str) -> str:
     for quote in "'\"":
         if text.count(quote) == 1 and (text.startswith(quote) or text.endswith(quote)):
             text = text.strip(quote).strip()  # one of the quotes around the name taken with it
-    return text[:1].upper() + text[1:] if text[:1].islower() else text
+    first = text.split(maxsplit=1)[0] if text else ""
+    if not text[:1].islower() or any(ch.isupper() for ch in first):
+        return text  # "iOS release party", "eBay auction": a name written so stays so
+    return text[:1].upper() + text[1:]
 
 
 # A name typed with capitals after "at" ("at the Mill", "at Blue Bottle"): where the event is.
