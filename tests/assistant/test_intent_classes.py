@@ -175,26 +175,3 @@ def test_everything_put_on_another_day_is_moved_after_a_preview() -> None:
 )
 def test_asking_when_one_can_meet_asks_for_free_time(text: str) -> None:
     assert classify(text)[0] == "free"
-
-
-@pytest.mark.parametrize(
-    ("text", "summary", "first_day"),
-    [
-        ("yoga every tuesday 7am starting next week", "Yoga", "2026-11-03T07:00"),
-        ("team retro every other friday 4pm starting next week", "Team retro", "2026-11-06T16:00"),
-    ],
-)
-def test_a_repeating_entry_starting_next_week_is_a_new_event_not_a_look_up(
-    text: str, summary: str, first_day: str
-) -> None:
-    """The "next" of "starting next week" is a day said, not "my next meeting": the entry was answered
-    with a year of events."""
-    assert classify(text)[0] != "query"
-    with time_machine.travel(NOW, tick=False):
-        me = get_user_model().objects.create_user("entries", "entries@example.com")
-        calendar_create(owner=me, key="home", name="Home", timezone="America/Denver", is_default=True)
-        decision = decompose(DecomposeRequest(text=text, user=me, timezone="America/Denver"))
-    assert decision.workflow is not None
-    [create] = [t for t in decision.workflow.tasks if t.skill == "plan_create"]
-    assert create.params["summary"] == summary
-    assert create.params["start"].startswith(first_day)

@@ -86,6 +86,13 @@ def test_days_a_repetition_leaves_out_are_taken_out_of_its_rule(text: str, rule:
     [
         ("yoga every tuesday 6pm", "FREQ=WEEKLY;BYDAY=TU", "2026-03-10 18:00"),
         ("gym daily at 7am", "FREQ=DAILY", "2026-03-05 07:00"),
+        # the "next" of "starting next week" is a day, not "my next meeting" (a year of events was listed)
+        ("yoga every wednesday 7am starting next week", "FREQ=WEEKLY;BYDAY=WE", "2026-03-11 07:00"),
+        (
+            "team retro every other friday 4pm starting next week",
+            "FREQ=WEEKLY;INTERVAL=2;BYDAY=FR",
+            "2026-03-13 16:00",
+        ),
     ],
 )
 def test_a_repeating_event_written_as_shorthand_is_previewed_then_made(
