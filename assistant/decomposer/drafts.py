@@ -581,7 +581,8 @@ class _Said:
                 # "dinner with Ann on Sunday at 7 at her place": someone's place is where, never a name
                 # ("an appointment at the salon" may be one)
                 self.location = kind_of_place["place"]
-        self.people = list(frame.people)
+        # "Ann's birthday": Ann's, not an invitation to Ann
+        self.people = [p for p in frame.people if p not in frame.owners]
         # the "for deep work" of a block is its purpose, not a person to meet, and "Maggiano's" in
         # "at Maggiano's Little Italy" is the place's name
         self.names = [

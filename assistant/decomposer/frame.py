@@ -51,6 +51,9 @@ class RequestFrame:
     # of those, the names the people tagger read as someone's, whom the directory does not know and no
     # title holds ("my meeting with Bob"): who the events are with
     strangers: list[str] = field(default_factory=list)
+    # of ``people``, those named only as an owner ("Ann's birthday"): whose events are asked about,
+    # never invited to a new one
+    owners: list[str] = field(default_factory=list)
     named_in_title: bool = False  # the people said are part of the title ("dinner with Ann")
     calendars: list[str] = field(default_factory=list)
     day_part: str | None = None

@@ -1119,11 +1119,13 @@ def _fill_people(
                     candidates.append((member.group(0), member.span()))
     candidates.sort(key=lambda c: c[1])  # in the order said: "ann and raj" is Ann first
     owners: set[str] = set()
+    owned: set[tuple[int, int]] = set()  # where a name is said as an owner ("ann's")
     for m in _POSSESSIVE.finditer(unread):
         if _word_before(unread, m.start()) in _PLACE_LEADS:
             continue  # "dinner at Luca's with Priya": where it is (a restaurant, someone's home), no guest
         candidates.append((m.group(1), m.span(1)))
         owners.add(m.group(1))
+        owned.add(m.span(1))
     # "give jane a call", "saw Kate": a name right after a word of the phrase belongs to the title too
     in_phrase = {span for _, span in learned if _object_of(unread, span[0])}
     cleaned = [
@@ -1153,9 +1155,14 @@ def _fill_people(
             words, found = words.split()[0], directory[words.split()[0]]
             span = (span[0], span[0] + len(name.split()[0]))
         if found:
-            if found[0].email not in seen:
-                frame.people.append(found[0].email)
-                seen.add(found[0].email)
+            email = found[0].email
+            if email not in seen:
+                frame.people.append(email)
+                seen.add(email)
+                if span in owned:
+                    frame.owners.append(email)
+            elif span not in owned and email in frame.owners:
+                frame.owners.remove(email)  # "Ann's farewell party, invite Ann": named as a guest too
         elif (
             name.split()[0] in STOPWORDS
             or NAMED_OUTRIGHT.match(name)  # "a meeting called roadmap sync": its title, no one's name

@@ -394,6 +394,30 @@ def test_what_it_is_said_after_the_day_and_time_names_the_event(name_turn: str, 
     assert event.start == datetime(2026, 3, 6, 18, 0, tzinfo=NEW_YORK)
 
 
+@pytest.mark.parametrize(
+    ("text", "summary", "guests"),
+    [
+        # Ann, whom the directory knows, was invited to her own birthday
+        ("Ann's birthday is on the 20th", "Ann's birthday", []),
+        ("invite Ann to Ann's farewell party on Friday at 5pm", "Ann's farewell party", ["ann@example.com"]),
+    ],
+)
+def test_someone_named_as_an_owner_is_not_invited_unless_asked(
+    text: str, summary: str, guests: list[str]
+) -> None:
+    with time_machine.travel(monday_9am(NEW_YORK), tick=False):
+        user, conversation = a_user(NEW_YORK)
+        get_user_model().objects.create_user(
+            "ann", email="ann@example.com", first_name="Ann", last_name="Lee", password=None
+        )
+        reply = say(user, conversation, text)
+        if reply.kind == "confirm":
+            reply = say(user, conversation, "yes")
+    assert reply.kind == "done", reply.text
+    [event] = created(user, summary)
+    assert [a.casefold() for a in event.attendees] == guests
+
+
 def test_a_kept_habit_named_with_no_word_that_keeps_it_is_not_taken_as_used() -> None:
     """A plan that sets a time honours lunch by itself; but "lunch" said with no "leave time for" or
     "can't miss" names something, and a plan that does not use it is shown first, never written."""
