@@ -97,7 +97,7 @@ _A_LENGTH_BEFORE = re.compile(r"\b(?:hours?|hrs?|minutes?|mins?)\s+$")
 # the list makes it things ("are the room and the projector free").
 _NOT_A_NAME = (
     "and|or|are|is|both|all|each|can|could|will|would|free|available|"
-    "the|a|an|my|our|your|his|her|their|this|these|those"
+    "the|a|an|my|our|your|his|her|their|this|these|those|you|thanks|thank"
 )
 _LIST_NAME = rf"\b(?!(?:{_NOT_A_NAME})\b)[a-z][a-z'-]*"
 _ONE = rf"{_LIST_NAME}(?:\s+{_LIST_NAME})?"
@@ -109,6 +109,12 @@ _TOGETHER_FREE = re.compile(
 )
 _LIST_AFTER = re.compile(
     rf"\b(?:with|invite|inviting|for|meet|meeting|see|suits?|fits?|between)\s+(?P<list>{_LIST})"
+)
+# People said with the user as who does something together: "Ann and I are meeting Thursday at 11",
+# "Bo, Cy and I need a call": who it is with.
+_AND_I = re.compile(
+    rf"^(?P<list>{_ONE}(?:\s*,\s*{_ONE})*\s*,?\s+(?:and|&)\s+i)\s+"
+    r"(?:are|'re|will|'ll|have|'ve|had|need|want|should|must|plan|plan to|would like|'d like)\b"
 )
 # One person said as the one who must be free: "is Ann free at 10?", "will Ann Lee be available?".
 _ONE_FREE = re.compile(
@@ -1107,7 +1113,7 @@ def _fill_people(
             # "for john's birthday": the possessive below names him
             candidates.append((m.group(1), m.span(1)))
     listed: set[tuple[int, int]] = set()
-    for pattern in (_TOGETHER_FREE, _LIST_AFTER, _ONE_FREE):
+    for pattern in (_TOGETHER_FREE, _LIST_AFTER, _ONE_FREE, _AND_I):
         for m in pattern.finditer(unread):
             if pattern is _ONE_FREE and _not_someone(m.group("list")):
                 continue

@@ -418,6 +418,28 @@ def test_someone_named_as_an_owner_is_not_invited_unless_asked(
     assert [a.casefold() for a in event.attendees] == guests
 
 
+@pytest.mark.parametrize(
+    ("text", "summary"),
+    [
+        # was written at once as 'Ann and meeting', with no guest
+        ("Ann and I are meeting Thursday at 11", "Meeting with Ann"),
+        ("Ann and I will have lunch on Thursday at 1", "Lunch with Ann"),
+    ],
+)
+def test_someone_said_with_the_user_as_who_meets_is_the_guest(text: str, summary: str) -> None:
+    with time_machine.travel(monday_9am(NEW_YORK), tick=False):
+        user, conversation = a_user(NEW_YORK)
+        get_user_model().objects.create_user(
+            "ann", email="ann@example.com", first_name="Ann", last_name="Lee", password=None
+        )
+        reply = say(user, conversation, text)
+        if reply.kind == "confirm":
+            reply = say(user, conversation, "yes")
+    assert reply.kind == "done", reply.text
+    [event] = created(user, summary)
+    assert [a.casefold() for a in event.attendees] == ["ann@example.com"]
+
+
 def test_a_kept_habit_named_with_no_word_that_keeps_it_is_not_taken_as_used() -> None:
     """A plan that sets a time honours lunch by itself; but "lunch" said with no "leave time for" or
     "can't miss" names something, and a plan that does not use it is shown first, never written."""
