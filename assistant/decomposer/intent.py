@@ -16,6 +16,7 @@ from assistant.lexicon import (
     COUNT_CUES,
     CREATE_VERBS,
     DELETE_VERBS,
+    EVENT_NOUNS,
     FREE_CUES,
     GREETINGS,
     LIGHTEN_CUES,
@@ -83,6 +84,7 @@ _THEN_WRITE = re.compile(r"\b(?:and|then)(?: then)?(?: (?:please|also))? $")
 _REFUSED = re.compile(r"\b(?:don'?t|do not|never)\s+$")
 # "do remove the next event": an emphatic "do", not a question.
 _EMPHATIC_DO = re.compile(r"^do (?=\w+)")
+_LETS_DO = re.compile(r"^(?:so |ok |okay )?let'?s do ")
 # "can we all meet on Thursday at 10?", "could Ann, Raj and I all meet ...", "can Ann and Raj make it at
 # 4?": whether they are free then, asked; no meeting made ("can we meet" alone may ask for one).
 # One way to read the space between two names (",? " alone: "(?:,? | )" read each space two ways, and a
@@ -176,6 +178,8 @@ def classify(text: str) -> tuple[Operation, float]:
         return ("delete", 0.8) if _WHOLE.search(core) else ("move", 0.8)
     masked = blanked_matches(_NOUN_USE, core)
     question = QUESTION_STARTERS.match(core)
+    if question and _LETS_DO.match(t) and EVENT_NOUNS.match(core[3:].removeprefix("a ").removeprefix("an ")):
+        return "create", 0.75  # "let's do lunch Friday at 1": a plan made, no "do I ...?" asked
     if question and _EMPHATIC_DO.match(core):
         emphatic = core[3:]
         if any(v.match(emphatic) for v in (DELETE_VERBS, CREATE_VERBS, MOVE_VERBS)):

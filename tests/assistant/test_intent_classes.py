@@ -175,3 +175,19 @@ def test_everything_put_on_another_day_is_moved_after_a_preview() -> None:
 )
 def test_asking_when_one_can_meet_asks_for_free_time(text: str) -> None:
     assert classify(text)[0] == "free"
+
+
+@pytest.mark.parametrize(
+    ("text", "operation"),
+    [
+        ("let's do lunch friday at 1", "create"),
+        ("lets do a call with ann tomorrow at 4", "create"),
+        ("ok let's do coffee on monday", "create"),
+        # "do" with a subject still asks
+        ("do I have lunch on friday", "query"),
+    ],
+)
+def test_lets_do_an_event_makes_a_plan_not_a_question(text: str, operation: str) -> None:
+    """ "Let's" is read as politeness, and what was left ("do lunch friday at 1") opened like "do I
+    have ...?": the events at that time were listed."""
+    assert classify(text)[0] == operation
