@@ -169,6 +169,8 @@ class DateRules(Parser):
         if dom is None:
             return None
         j, day, is_ordinal = dom
+        if is_ordinal and self.words[j] in WEEKDAYS and self.words[j + 1] in ("of", "in"):
+            return None  # "the 2nd Tuesday of April": the second Tuesday (counted by ``nth``), no 2nd
         k = self.phrase(j, ("day", "of"))
         k = k if k > 0 else self.skip(j, "of", "in")
         if self.puncts[k] in ("-", "/") and self.glued(k):

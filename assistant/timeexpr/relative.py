@@ -22,8 +22,10 @@ from assistant.timeexpr.nodes import (
     DAY,
     FIELDS_OF_UNIT,
     MONTH,
+    PART,
     TIME,
     Node,
+    compose,
 )
 from assistant.timeexpr.parser import Parse, Parser, calendar_target
 from assistant.timeexpr.series import (
@@ -179,7 +181,7 @@ class RelativeRules(Parser):
     def nth(self, i: int) -> Parse | None:
         """Counting inside a period: "the first Tuesday of October", "last day of October 2015", "the 2nd
         last week of October 2018", "20th of next month", "the day after Christmas", "the week of the 6th"."""
-        j = self.skip(i, "the")
+        j = self.skip(self.skip(i, "on"), "the")  # "on the second Tuesday of April"
         candidates: list[Parse] = []
         last = self.words[j] == "last"
         count = self.ordinal(j)
@@ -202,14 +204,21 @@ class RelativeRules(Parser):
                         assert inner is not None
                         series = NthWithin(outer, inner, n - 1, last)
                         grain = "hour" if isinstance(inner, Weekend) else "day"
-                    if first(series, self.now) is not None:
+                    # "the first Monday of May at 9am": the time said with the month is the day's
+                    tod, part = target[1].tod, target[1].part
+                    timed = compose(series, tod, part) if tod is not None or part is not None else series
+                    if timed is not None and first(timed, self.now) is not None:
                         node = Node(
-                            series,
-                            grain,
-                            DATE_FIELDS,
+                            timed,
+                            tod.grain if tod is not None else grain,
+                            DATE_FIELDS | (target[1].fields & {TIME, PART}),
                             anchor=series,
+                            tod=tod,
+                            part=part,
                             has_date=True,
-                            is_interval=grain != "day",
+                            has_time=target[1].has_time,
+                            day_part=target[1].day_part,
+                            is_interval=tod is None and (part is not None or grain != "day"),
                         )
                         candidates.append((target[0], node))
             if count is not None and inner is not None and k2 > 0 and self.words[k2] == "after":

@@ -70,7 +70,7 @@ _ATOM_STARTS: dict[str, frozenset[str]] = {
     | {"ord", "around", "about", "the", "all", "whole", "entire", "rest"},
     "holiday": _MODIFIER_WORDS | {"hol"},
     "offset": _DURATION_WORDS | {"in", "num", "slash"},
-    "nth": frozenset(ORDINALS) | frozenset(TENS) | frozenset(UNITS) | {"ord", "num", "the", "last"},
+    "nth": frozenset(ORDINALS) | frozenset(TENS) | frozenset(UNITS) | {"ord", "num", "the", "last", "on"},
     "closest": frozenset(ORDINALS) | frozenset(TENS) | {"ord", "the", "closest", "nearest"},
     "part_of": frozenset({"at", "the", "early", "mid", "late", "beginning", "start", "end", "middle"})
     | frozenset(PERIOD_SHORTHANDS),

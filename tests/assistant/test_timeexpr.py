@@ -606,3 +606,22 @@ def test_an_ordinal_day_with_one_oclock_is_still_that_day_and_hour() -> None:
     match = only("lunch on the first at one")
     assert match.start is not None
     assert (match.start.month, match.start.day, match.start.hour) == (4, 1, 13)
+
+
+@pytest.mark.parametrize(
+    ("text", "start"),
+    [
+        # "on the 2nd" + "Tuesday" + "of April" was the April 2 that is a Tuesday: in 2030
+        ("on the 2nd tuesday of april", at(2026, 4, 14)),
+        ("on the second tuesday of april at 6pm", at(2026, 4, 14, 18)),
+        # the time said after the month was read with it and dropped
+        ("the last friday of march at 2pm", at(2026, 3, 27, 14)),
+        ("the first monday of may at 9am", at(2026, 5, 4, 9)),
+        # a day of the month stays one
+        ("on the 2nd of april", at(2026, 4, 2)),
+    ],
+)
+def test_the_nth_weekday_of_a_month_with_its_time(text: str, start: datetime) -> None:
+    match = only(text)
+    assert match.text == text
+    assert match.start == start
