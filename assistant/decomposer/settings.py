@@ -84,6 +84,11 @@ _ZONE = re.compile(
     r"|\b(?:set|change|switch)\s+(?:the\s+)?time\s*zone\s+to\s+(?P<zone2>[a-z_/+\-0-9 ]+?)\s*$",
     re.IGNORECASE,
 )
+# Meetings disliked at one end of the day, no time said: "I hate early meetings", "no late calls".
+_EARLY_OR_LATE = re.compile(
+    r"\b(?:hate|dislike|don'?t like|do not like|no|avoid|prefer not to have)\s+(?:any\s+)?"
+    r"(?P<when>early|late)(?:[- ]morning|[- ]evening|[- ]night)?\s+(?:meetings?|calls?)\b"
+)
 _NO_MEETINGS = re.compile(
     r"\b(?:no|not any|don'?t (?:want|schedule|book|take|have|like|do)(?: any| having)?"
     r"|never (?:take|have|book|schedule)|(?:hate|dislike)(?: having)?"
@@ -131,6 +136,14 @@ def setting_decision(r: Reading) -> Decision | None:
         return _zone(m["zone"] or m["zone2"])
     if m := _NO_MEETINGS.search(norm):
         return _meeting_hours(m["how"], m["what"], now, world.preferences.get("meeting_hours") or {})
+    if m := _EARLY_OR_LATE.search(norm):
+        # "I hate early meetings": a bound of the meeting hours, whose time is not said
+        asked, edge = (
+            ("From what time may meetings start?", "before 10am")
+            if m["when"] == "early"
+            else ("By what time should meetings end?", "after 5pm")
+        )
+        return _clarify(f'{asked} Say it like "no meetings {edge}" and I\'ll keep it.')
     if m := _REMOVE.search(norm):
         said = m["what"] or m["what2"]
         key = next(k for k, words in _HABITS.items() if words.fullmatch(said))

@@ -337,3 +337,21 @@ def test_working_hours_said_for_some_days_do_not_drop_the_others_unasked(chat: A
     assert kept == weekdays
     assert done.kind == "done"
     assert stored(user, "working_hours") == {**weekdays, "start": "08:00", "end": "16:00"}
+
+
+@pytest.mark.parametrize(
+    ("text", "asked"),
+    [
+        ("I hate early meetings", "From what time may meetings start?"),
+        ("no late calls please", "By what time should meetings end?"),
+    ],
+)
+def test_meetings_disliked_at_one_end_of_the_day_ask_for_the_time(chat: Any, text: str, asked: str) -> None:
+    """ "I hate early meetings" listed the week's meetings: it is a bound of the meeting hours whose
+    time was not said, asked for with an example; nothing is stored yet."""
+    user, conversation = chat
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, text)
+    assert reply.kind == "clarify"
+    assert reply.text.startswith(asked)
+    assert stored(user, "meeting_hours") is None
