@@ -78,6 +78,13 @@ def rows(user: Any) -> list[tuple[str, datetime, datetime, str]]:
     return [(e.summary, e.start, e.end, e.location) for e in events]
 
 
+def ann_in_the_directory() -> None:
+    """Ann Lee (ann@example.com), a user the directory knows by her first name."""
+    get_user_model().objects.create_user(
+        "ann", email="ann@example.com", first_name="Ann", last_name="Lee", password=None
+    )
+
+
 def created(user: Any, summary: str) -> list[Event]:
     return list(Event.objects.filter(calendar__owner=user, summary=summary))
 
@@ -383,9 +390,7 @@ def test_a_name_given_after_the_day_and_time_completes_the_event(name_turn: str,
 def test_what_it_is_said_after_the_day_and_time_names_the_event(name_turn: str, title: str) -> None:
     with time_machine.travel(monday_9am(NEW_YORK), tick=False):
         user, conversation = a_user(NEW_YORK)
-        get_user_model().objects.create_user(
-            "ann", email="ann@example.com", first_name="Ann", last_name="Lee", password=None
-        )
+        ann_in_the_directory()
         say(user, conversation, "add an event on Friday at 6pm")
         done = say(user, conversation, name_turn)
     assert done.kind == "done", done.text
@@ -400,44 +405,24 @@ def test_what_it_is_said_after_the_day_and_time_names_the_event(name_turn: str, 
         # Ann, whom the directory knows, was invited to her own birthday
         ("Ann's birthday is on the 20th", "Ann's birthday", []),
         ("invite Ann to Ann's farewell party on Friday at 5pm", "Ann's farewell party", ["ann@example.com"]),
+        # written at once as 'Ann and meeting', with no guest
+        ("Ann and I are meeting Thursday at 11", "Meeting with Ann", ["ann@example.com"]),
+        ("Ann and I will have lunch on Thursday at 1", "Lunch with Ann", ["ann@example.com"]),
     ],
 )
-def test_someone_named_as_an_owner_is_not_invited_unless_asked(
+def test_the_guests_of_a_new_event_are_those_the_words_make_guests(
     text: str, summary: str, guests: list[str]
 ) -> None:
+    """Someone named as an owner is no guest unless asked for; someone who meets "and I" is one."""
     with time_machine.travel(monday_9am(NEW_YORK), tick=False):
         user, conversation = a_user(NEW_YORK)
-        get_user_model().objects.create_user(
-            "ann", email="ann@example.com", first_name="Ann", last_name="Lee", password=None
-        )
+        ann_in_the_directory()
         reply = say(user, conversation, text)
         if reply.kind == "confirm":
             reply = say(user, conversation, "yes")
     assert reply.kind == "done", reply.text
     [event] = created(user, summary)
     assert [a.casefold() for a in event.attendees] == guests
-
-
-@pytest.mark.parametrize(
-    ("text", "summary"),
-    [
-        # was written at once as 'Ann and meeting', with no guest
-        ("Ann and I are meeting Thursday at 11", "Meeting with Ann"),
-        ("Ann and I will have lunch on Thursday at 1", "Lunch with Ann"),
-    ],
-)
-def test_someone_said_with_the_user_as_who_meets_is_the_guest(text: str, summary: str) -> None:
-    with time_machine.travel(monday_9am(NEW_YORK), tick=False):
-        user, conversation = a_user(NEW_YORK)
-        get_user_model().objects.create_user(
-            "ann", email="ann@example.com", first_name="Ann", last_name="Lee", password=None
-        )
-        reply = say(user, conversation, text)
-        if reply.kind == "confirm":
-            reply = say(user, conversation, "yes")
-    assert reply.kind == "done", reply.text
-    [event] = created(user, summary)
-    assert [a.casefold() for a in event.attendees] == ["ann@example.com"]
 
 
 def test_a_kept_habit_named_with_no_word_that_keeps_it_is_not_taken_as_used() -> None:
@@ -452,7 +437,7 @@ def test_a_kept_habit_named_with_no_word_that_keeps_it_is_not_taken_as_used() ->
 
 
 def test_what_is_over_is_asked_its_time_and_the_time_given_stays_in_the_part_of_the_day_said() -> None:
-    """"Had coffee with Omar this morning" is no free time to find (it was made at the first free time
+    """ "Had coffee with Omar this morning" is no free time to find (it was made at the first free time
     after now, 9:15, at once); asked, "at 8" is eight in the morning, which is past and shown first."""
     with time_machine.travel(monday_9am(NEW_YORK), tick=False):
         user, conversation = a_user(NEW_YORK)
