@@ -378,9 +378,11 @@ def _remember(conversation: Conversation, run: WorkflowRun, data: dict[str, Any]
             {"summary": e["summary"], "start": e["start"], "end": e["end"]} for e in data["events"][:20]
         ]
     # the free times a reply offers, which "book the first one" takes; any other reply withdraws them
-    context["offered"] = [{"start": s["start"], "end": s["end"]} for s in data.get("slots") or []][:20]
-    if not context["offered"]:
-        del context["offered"]
+    offered = [{"start": s["start"], "end": s["end"]} for s in data.get("slots") or []][:20]
+    if offered:
+        context["offered"] = offered
+    else:
+        context.pop("offered", None)
     conversation.context = context
 
 

@@ -308,9 +308,8 @@ def _restated(
             return MoveSaid(target=pending, destination=rest)
     if _declined_move(context) and frame.operation in ("unknown", "query", "no") and not frame.title_words:
         # "no, Wednesday" to a move shown first: the same event moved there instead (the declined
-        # preview's event is the one "it" names now)
-        words = normalise(text).strip(" .!?").replace(",", " ").split()
-        rest = " ".join(words[1:] if words[:1] and words[0] in NO_LEADS else words)
+        # preview's event is the one "it" names now; the chat hands over the turn without its "no")
+        rest = " ".join(normalise(text).strip(" .!?").replace(",", " ").split())
         rest = rest.removeprefix("to ").removeprefix("on ")
         dated = any(m.has_date for m in find_times(rest, now=now, daytime=True))
         if dated and _only_times(rest, now):  # (a clock time alone: on which day, the shown or its own?)
