@@ -135,8 +135,10 @@ def without_acknowledgements(text: str, *, now: datetime) -> str:
         else:
             clauses.append(piece)
     dropped = 0
-    while dropped < len(clauses) - 1 and _acknowledges(clauses[dropped], now):
-        if all(p.search(c) for p, c in zip(_LIST_GOES_ON, clauses[dropped : dropped + 2], strict=True)):
+    while dropped < len(clauses) - 1:
+        first, then = clauses[dropped : dropped + 2]
+        listing = _LIST_GOES_ON[1].search(then) is not None
+        if (listing and _LIST_GOES_ON[0].search(first)) or not _acknowledges(first, now, listing=listing):
             break
         dropped += 1
     # "No, don't add it, but let's schedule the visit": the request, without the link to what was dropped
@@ -147,8 +149,11 @@ def without_acknowledgements(text: str, *, now: datetime) -> str:
 _SOCIAL_OPERATIONS = frozenset({"approve", "decline", "small_talk"})
 
 
-def _acknowledges(clause: str, now: datetime) -> bool:
-    operation = classify(clause)[0]
+def _acknowledges(clause: str, now: datetime, *, listing: bool = False) -> bool:
+    """``listing``: the next clause goes on with a list of people ("Cy and I need a call"), so a name
+    before it ("Bo, Cy and I ...") is its first member, which the model hears only faintly as a yes:
+    then only a clear acknowledgement is one."""
+    operation = classify(clause.rstrip(",") if listing else clause)[0]
     if operation in ("yes", "no", "greet"):
         return True
     if operation != "unknown" or _DOING.search(clause):
@@ -164,6 +169,8 @@ def _acknowledges(clause: str, now: datetime) -> bool:
     if not reading.acts or not reading.acts <= _SOCIAL_ACTS or reading.spans:
         return False
     # "I have to go to 1447 Cedarwood Lane # A,": more of the request, as the model reads it
+    if listing:
+        return reading.operation in _SOCIAL_OPERATIONS and reading.operation_confidence >= 0.5
     return reading.operation in _SOCIAL_OPERATIONS or reading.operation_confidence < 0.5
 
 

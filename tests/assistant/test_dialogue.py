@@ -408,6 +408,8 @@ def test_what_it_is_said_after_the_day_and_time_names_the_event(name_turn: str, 
         # written at once as 'Ann and meeting', with no guest
         ("Ann and I are meeting Thursday at 11", "Meeting with Ann", ["ann@example.com"]),
         ("Ann and I will have lunch on Thursday at 1", "Lunch with Ann", ["ann@example.com"]),
+        # "Bo," was dropped as a "yes" before the list it opens: 'Call with Ann', Bo never said
+        ("Bo, Ann and I need a call on Thursday at 4", "Call with Bo and Ann", ["ann@example.com"]),
     ],
 )
 def test_the_guests_of_a_new_event_are_those_the_words_make_guests(

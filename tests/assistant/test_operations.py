@@ -259,3 +259,18 @@ def test_an_event_no_calendar_title_names_is_named_by_the_tagger(
 def test_only_clauses_that_acknowledge_are_dropped(text: str, kept: str) -> None:
     assert kept in without_acknowledgements(text, now=NOW)
     assert ("Sure." in without_acknowledgements(text, now=NOW)) is False
+
+
+@pytest.mark.parametrize(
+    ("text", "read"),
+    [
+        # a name before "Cy and I ...": the list's first member, though the model hears a faint yes in it
+        ("Bo, Cy and I need a call tomorrow at 3", "Bo, Cy and I need a call tomorrow at 3"),
+        ("Ann Lee, Bo and I will meet on Friday", "Ann Lee, Bo and I will meet on Friday"),
+        # a greeting or a clear acknowledgement before the list is still dropped
+        ("Hi, Ann and I need a call tomorrow at 3", "Ann and I need a call tomorrow at 3"),
+        ("Great, Ann and I will meet tomorrow at 3", "Ann and I will meet tomorrow at 3"),
+    ],
+)
+def test_a_list_of_people_is_not_taken_for_an_acknowledgement(text: str, read: str) -> None:
+    assert without_acknowledgements(text, now=NOW) == read
