@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 from assistant.decomposer.frame import READS, RequestFrame
 from assistant.decomposer.intent import classify, normalise
 from assistant.decomposer.reading import Reading
+from assistant.decomposer.recurrence import read_repeat
 from assistant.decomposer.state import Asked, DialogueState, LastQuestion
 from assistant.lexicon import (
     CALENDAR_TALK,
@@ -174,13 +175,17 @@ def _acknowledges(clause: str, now: datetime, *, listing: bool = False) -> bool:
     return reading.operation in _SOCIAL_OPERATIONS or reading.operation_confidence < 0.5
 
 
-def heed_intent(frame: RequestFrame, text: str, reading: TurnReading) -> RequestFrame:
+def heed_intent(frame: RequestFrame, text: str, reading: TurnReading, now: datetime) -> RequestFrame:
     """The rule frame, corrected where the learned reader hears a question the rules took for a write
     or an answer: "Sounds good, when am I available?" asks rather than agrees; a vague wish to create
     followed by a question asks the question.  Only ever towards reading, and only where the rules are
     unsure: a write is never made, nor a clear write request unmade, on the reader's guess alone."""
     operation = _READ_INTENTS.get(reading.intent or "")
     if operation is None:
+        return frame
+    if frame.operation == "unknown" and "?" not in text and (repeat := read_repeat(text, now)) and repeat.rule:
+        # "I need to take my meds at 9pm every day": something done again and again, said, not asked;
+        # the intent model, which learnt from few such wishes, hears a look-up in it
         return frame
     vague_create = frame.operation == "create" and frame.at_time is None
     if frame.operation in ("yes", "no", "unknown") or (vague_create and "?" in text):

@@ -263,7 +263,7 @@ def read(
     if operation is not None:
         frame = understand(said, now=now, world=world, reading=learned, operation=operation)
     else:
-        frame = heed_intent(understand(said, now=now, world=world, reading=learned), said, learned)
+        frame = heed_intent(understand(said, now=now, world=world, reading=learned), said, learned, now)
     frame = bounded(frame, now)
     if frame.operation == "no" and context.get("last_events") and _CANCEL_SHOWN.match(normalise(said)):
         # "cancel it" with events just shown and nothing waiting for an answer: they are deleted

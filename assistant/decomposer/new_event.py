@@ -223,12 +223,24 @@ def _model_reads_create(r: Reading) -> bool:
     """
     return (
         r.frame.operation in ("unknown", "query")
-        and r.learned.operation == "create"
-        and r.learned.operation_confidence >= _MODEL_SURE
+        and _model_sure_of_create(r)
         and not r.frame.wants_next
         and not QUESTION_STARTERS.match(POLITE_PREFIX.sub("", r.norm))
         and not _only_a_range(r.frame)
     )
+
+
+def _model_sure_of_create(r: Reading) -> bool:
+    """Whether the operation model is sure the turn asks for a new event; read again without its
+    repetition where it is not: the model learnt from few wishes that repeat, and hears "I need to pick
+    up my kids at 3:15 every weekday" as out of scope, the same without "every weekday" as a create."""
+    if r.learned.operation == "create" and r.learned.operation_confidence >= _MODEL_SURE:
+        return True
+    repeat = read_repeat(r.text, r.now)
+    if repeat is None or not repeat.rule:
+        return False
+    plain = read_turn(blanked(r.text, repeat.spans), now=r.now)
+    return plain.operation == "create" and plain.operation_confidence >= _MODEL_SURE
 
 
 def _shorthand(r: Reading) -> bool:

@@ -814,6 +814,21 @@ def test_an_event_written_as_shorthand_is_previewed(week: Any, text: str, shown:
     assert shown in preview_of(week, text)
 
 
+@pytest.mark.parametrize(
+    ("text", "shown"),
+    [
+        ("I need to pick up my kids at 3:15 every weekday", "Create 'Pick up my kids'"),
+        ("I need to take my meds at 9pm every day", "Create 'Take my meds'"),
+    ],
+)
+def test_a_wish_that_repeats_is_a_new_series_shown_first(week: Any, text: str, shown: str) -> None:
+    # answered with the week's schedule and "you are free at 9:00 PM": the models, which learnt from few
+    # wishes that repeat, heard a look-up in them
+    preview = preview_of(week, text)
+    assert shown in preview
+    assert "repeating (every" in preview
+
+
 @pytest.mark.parametrize("text", ["standup thursday 9am", "Thanks. That's all for now."])
 def test_an_event_the_calendar_has_or_a_goodbye_is_no_shorthand_entry(week: Any, text: str) -> None:
     user, conversation = week
