@@ -595,6 +595,8 @@ def _stitched(
         between = [w for w in words[k + 1 : m] if w not in _DETERMINERS]
         if gap == between:
             continue
+        if words[k].endswith("'s") and not between and gap in (["has"], ["has", "got"]):
+            continue  # "Daughter's recital" of "my daughter has a recital": what someone has is theirs
         rest = [w for w in words[m:] if w not in STOPWORDS]
         if rest and all(stem(w) in names for w in rest):
             continue

@@ -338,6 +338,22 @@ def _as_said(name: str, text: str) -> str:
     return said + (after.group(0) if after else "")
 
 
+# Someone said to have the event: "my daughter has a recital", "my son has soccer practice".
+_HELD = re.compile(r"^(?P<who>[\w'-]+)\s+(?:has|have)(?:\s+got)?(?:\s+(?:a|an|the))?\s+(?=\w)", re.IGNORECASE)
+
+
+def _theirs(title: str, text: str) -> str:
+    """The reader's title said as someone's ("Daughter's recital" of "my daughter has a recital"): theirs
+    where they are "my" someone or named with a capital, else the title as read."""
+    held = _HELD.match(title)
+    if held is None:
+        return title
+    who = held["who"]
+    if not (who[:1].isupper() or re.search(rf"\bmy\s+{re.escape(who)}\b", text, re.IGNORECASE)):
+        return title
+    return f"{who[:1].upper()}{who[1:]}'s {title[held.end():]}"
+
+
 def _owned(name: str, title: str, text: str) -> str:
     """The title said as ``name``'s ("John's birthday" of "for john's birthday"), or ""."""
     if not title or "'s " in title.casefold():
@@ -522,6 +538,7 @@ class _Said:
         else:
             quoted = text[title.start - 1 : title.start] in ("'", '"')
             self.title = _clean(title.text if quoted else _LIGHT_VERB.sub("", title.text))
+            self.title = _theirs(self.title, text)
         named = NAMED_OUTRIGHT.search(text.strip())
         self.named = named is not None
         if named:

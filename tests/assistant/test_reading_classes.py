@@ -829,6 +829,23 @@ def test_a_wish_that_repeats_is_a_new_series_shown_first(week: Any, text: str, s
     assert "repeating (every" in preview
 
 
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("my daughter has a recital on Friday at 6", "Daughter's recital"),
+        ("my son has soccer practice every Wednesday at 4", "Son's soccer practice"),
+    ],
+)
+def test_an_event_someone_of_mine_has_is_named_as_theirs(week: Any, text: str, title: str) -> None:
+    # written as 'Daughter has a recital', the tagger's title whole
+    user, conversation = week
+    reply = say(user, conversation, text)
+    if reply.kind == "confirm":
+        reply = say(user, conversation, "yes")
+    assert reply.kind == "done", reply.text
+    assert Event.objects.filter(summary=title).count() == 1
+
+
 @pytest.mark.parametrize("text", ["standup thursday 9am", "Thanks. That's all for now."])
 def test_an_event_the_calendar_has_or_a_goodbye_is_no_shorthand_entry(week: Any, text: str) -> None:
     user, conversation = week
