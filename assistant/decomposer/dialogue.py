@@ -183,7 +183,8 @@ def heed_intent(frame: RequestFrame, text: str, reading: TurnReading, now: datet
     operation = _READ_INTENTS.get(reading.intent or "")
     if operation is None:
         return frame
-    if frame.operation == "unknown" and "?" not in text and (repeat := read_repeat(text, now)) and repeat.rule:
+    repeat = read_repeat(text, now) if frame.operation == "unknown" and "?" not in text else None
+    if repeat is not None and repeat.rule:
         # "I need to take my meds at 9pm every day": something done again and again, said, not asked;
         # the intent model, which learnt from few such wishes, hears a look-up in it
         return frame

@@ -351,7 +351,7 @@ def _theirs(title: str, text: str) -> str:
     who = held["who"]
     if not (who[:1].isupper() or re.search(rf"\bmy\s+{re.escape(who)}\b", text, re.IGNORECASE)):
         return title
-    return f"{who[:1].upper()}{who[1:]}'s {title[held.end():]}"
+    return f"{who[:1].upper()}{who[1:]}'s {title[held.end() :]}"
 
 
 def _owned(name: str, title: str, text: str) -> str:
