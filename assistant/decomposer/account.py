@@ -566,8 +566,8 @@ def _names_after(tokens: Sequence[_Token], verb: int) -> bool:
 
 def _named(tokens: Sequence[_Token], m: re.Match[str] | None, roles: list[str]) -> list[str]:
     """The first words of the name said outright at ``m`` ("called Team Meeting on Monday" gives team,
-    meeting): up to three words after the cue, to the first that says when or starts a clause (or the
-    words before "as the title")."""
+    meeting): up to three words after the cue, to the first that says when or where ("called Dinner
+    with Kim at 88 Pine Street") or starts a clause (or the words before "as the title")."""
     if m is None:
         return []
     lo, hi = m.span("title") if m["title"] is not None else m.span("before")
@@ -575,7 +575,9 @@ def _named(tokens: Sequence[_Token], m: re.Match[str] | None, roles: list[str]) 
     for token, role in zip(tokens, roles, strict=True):
         if token.start < lo or token.start >= hi:
             continue
-        if role == "time" or token.text in ("and", "which", "that", "it", "it's") or len(said) == 3:
+        if role in ("time", "place") or token.text in ("and", "which", "that", "it", "it's"):
+            break
+        if len(said) == 3:
             break
         if said and role == "cue":  # "call it Appointment for the title": the field's name ends it
             break

@@ -1462,6 +1462,13 @@ def test_an_event_put_on_the_calendar_is_a_new_one(week: Any) -> None:
         ("Sara and I are grabbing lunch tuesday at 12:30", "Lunch with Sara", (10, 12, 30), ""),  # light verb
         ("haircut - tue 3pm", "Haircut", (10, 15), ""),  # a dash between what and when is no name
         ("oh and I've got yoga tonight at 7", "Yoga", (4, 19), ""),  # how it is said, not who is met
+        # a street address after a name given outright ends it: 'Dinner with Kim at 88 Pine Street'
+        (
+            "schedule an event on Friday at 7 pm called Dinner with Kim at 88 Pine Street",
+            "Dinner with Kim",
+            (6, 19),
+            "88 Pine Street",
+        ),
     ],
 )
 def test_names_places_and_times_said_side_by_side(
