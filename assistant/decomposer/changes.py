@@ -9,6 +9,7 @@ reads work for queries (dates, day parts, categories, titles, people) works for 
 
 from __future__ import annotations
 
+import calendar
 import re
 from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
@@ -51,6 +52,7 @@ from assistant.lexicon import (
     every_week,
     tokens,
     trim_edges,
+    weekday_number,
     weekday_of,
     words_pattern,
 )
@@ -887,7 +889,9 @@ def compile_change(r: Reading) -> Decision | None:
                 move.pop("to_date", None)
                 move.update(to_day)
         else:
-            move = _move_params(destination, shift, target, now, tz, frame)
+            move = _later_weekday(
+                _move_params(destination, shift, target, now, tz, frame), destination, norm, now
+            )
         if move is not None and move.get("other_day") and not lighten:
             move = None  # "postpone the standup", "move the dentist later": where to is not said
         if move is None:
@@ -998,6 +1002,24 @@ def _create_like(
     day = at.date() if match.has_date else (target.start or now).astimezone(tz).date()
     start = datetime.combine(day, at.astimezone(tz).time(), tz)
     return {"start": start.isoformat()}
+
+
+def _later_weekday(
+    move: dict[str, Any] | None, destination: str, norm: str, now: datetime
+) -> dict[str, Any] | None:
+    """A move to a weekday said alone by a verb that moves later ("push the shift to Wednesday",
+    "postpone it to Friday"): to that weekday after each event's own day (the resolver reads the day
+    from today, which may be before the event: a push that moves it earlier)."""
+    if move is None or "to_date" not in move or 1 not in {_WAY_OF_VERB.get(t) for t in tokens(norm)}:
+        return move
+    days = {n for w in tokens(destination) if (n := weekday_number(w)) is not None}
+    if len(days) != 1:
+        return move
+    (day,) = days
+    alone = _times(calendar.day_name[day], now)
+    if not alone or alone[0][1].date().isoformat() != move["to_date"]:
+        return move  # "to next Wednesday", "to Wednesday the 18th": the day said is that one
+    return {**{k: v for k, v in move.items() if k != "to_date"}, "to_weekday": day}
 
 
 def _move_params(

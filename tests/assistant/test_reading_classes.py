@@ -702,6 +702,24 @@ def test_do_the_same_after_a_move_moves_nothing_more(week: Any) -> None:
     assert sorted(Event.objects.values_list("summary", flat=True)) == ["Dentist", "Design review", "Standup"]
 
 
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("push the design review to Wednesday", 11),  # Thursday's review went back to this Wednesday
+        ("postpone the design review to Monday at 3pm", 9),
+        ("push the design review to Wednesday the 18th", 18),  # a date said is that date
+    ],
+)
+def test_a_push_to_a_weekday_goes_to_that_weekday_after_the_event(week: Any, text: str, day: int) -> None:
+    user, conversation = week
+    reply = say(user, conversation, text)
+    if reply.kind == "confirm":
+        reply = say(user, conversation, "yes")
+    assert reply.kind == "done", reply.text
+    review = Event.objects.get(summary="Design review")
+    assert review.start.astimezone(NEW_YORK).date() == NOW.replace(day=day).date()
+
+
 def test_a_day_asked_as_a_question_after_a_new_event_is_previewed_as_its_move(week: Any) -> None:
     # "what about Monday?" moved the lunch just made at once; it may ask what is on Monday
     user, conversation = week
