@@ -1106,6 +1106,11 @@ class ApplyInput(SkillInput):
         description="Preview and ask even where the policy would apply at once (set on every plan a "
         "language model made).",
     )
+    ask_if_earlier: bool = Field(
+        default=False,
+        description="Preview and ask where a move takes an event to a day before its own (a weekday "
+        "said alone, read from today, when the one after the event may be meant).",
+    )
     what: str = Field(default="", description="A short name of the request, for the reply.")
     unsure: str = Field(
         default="",
@@ -1129,6 +1134,13 @@ class ApplyInput(SkillInput):
         description="The user asked to tell the other attendees (a notify_attendees step follows): "
         "calendars whose server sends its own updates (Google) are asked to send them with the change.",
     )
+
+
+def _back_a_day(change: Change, tz: ZoneInfo) -> bool:
+    """Whether the change moves an event to a day before its own."""
+    if change.action != "update" or change.before_start is None or change.start is None:
+        return False
+    return change.start.astimezone(tz).date() < change.before_start.astimezone(tz).date()
 
 
 MAX_LINES = 20
@@ -1291,7 +1303,8 @@ def _apply(ctx: SkillContext, params: ApplyInput, answered: str) -> Reply:
     digest = change_digest(changes)
     reasons = approval_reasons(changes)
     revised = bool(dropped) or bool(closed) or bool(criticised)  # not the set planned: shown again first
-    must_ask = revised or ((bool(reasons) or params.always_ask) and not params.approved)
+    back = params.ask_if_earlier and any(_back_a_day(c, ctx.tz) for c in changes)
+    must_ask = revised or ((bool(reasons) or params.always_ask or back) and not params.approved)
     answer = ctx.answer
     verdict = _is_yes(answer, digest) if answer is not NO_ANSWER else None
     if verdict is False:

@@ -873,6 +873,7 @@ def compile_change(r: Reading) -> Decision | None:
         )["events"]
     action = "Cancel" if operation == "delete" else "Move"
     move: dict[str, Any] | None = None
+    earlier_asked = False
     if operation != "delete":
         weekday = _weekday_from(destination, onward.astimezone(tz)) if onward is not None else None
         if weekday is not None:
@@ -889,9 +890,17 @@ def compile_change(r: Reading) -> Decision | None:
                 move.pop("to_date", None)
                 move.update(to_day)
         else:
-            move = _later_weekday(
-                _move_params(destination, shift, target, now, tz, frame), destination, norm, now
-            )
+            move = _move_params(destination, shift, target, now, tz, frame)
+            alone = _weekday_alone(move, destination, now)
+            if alone is not None and 1 in {_WAY_OF_VERB.get(t) for t in tokens(norm)}:
+                # "push the shift to Wednesday", "postpone it to Friday": the weekday after each event's
+                # own day, never back to one before it
+                assert move is not None
+                move = {**{k: v for k, v in move.items() if k != "to_date"}, "to_weekday": alone}
+            else:
+                # "move the shift to Wednesday": the resolver's Wednesday, from today, shown first where
+                # it is before the event's own day (the Wednesday after it may be meant)
+                earlier_asked = alone is not None
         if move is not None and move.get("other_day") and not lighten:
             move = None  # "postpone the standup", "move the dentist later": where to is not said
         if move is None:
@@ -968,6 +977,7 @@ def compile_change(r: Reading) -> Decision | None:
             "changes": changes.output,
             "approved": chose["chosen"],
             **({"notify": True} if notify else {}),  # servers that can (Google) tell them too
+            **({"ask_if_earlier": True} if earlier_asked else {}),
             # one event, never named, what a bulk change's exception left, or on a day not said: asked
             **(
                 {"always_ask": True}
@@ -1004,22 +1014,18 @@ def _create_like(
     return {"start": start.isoformat()}
 
 
-def _later_weekday(
-    move: dict[str, Any] | None, destination: str, norm: str, now: datetime
-) -> dict[str, Any] | None:
-    """A move to a weekday said alone by a verb that moves later ("push the shift to Wednesday",
-    "postpone it to Friday"): to that weekday after each event's own day (the resolver reads the day
-    from today, which may be before the event: a push that moves it earlier)."""
-    if move is None or "to_date" not in move or 1 not in {_WAY_OF_VERB.get(t) for t in tokens(norm)}:
-        return move
+def _weekday_alone(move: dict[str, Any] | None, destination: str, now: datetime) -> int | None:
+    """The weekday (0 = Monday) a move goes to where the destination says it alone ("to Wednesday",
+    "to Friday at 3"), which the resolver reads from today, whatever day the event is on; None where
+    the day is said otherwise ("to next Wednesday", "to Wednesday the 18th") or not at all."""
+    if move is None or "to_date" not in move:
+        return None
     days = {n for w in tokens(destination) if (n := weekday_number(w)) is not None}
     if len(days) != 1:
-        return move
+        return None
     (day,) = days
     alone = _times(calendar.day_name[day], now)
-    if not alone or alone[0][1].date().isoformat() != move["to_date"]:
-        return move  # "to next Wednesday", "to Wednesday the 18th": the day said is that one
-    return {**{k: v for k, v in move.items() if k != "to_date"}, "to_weekday": day}
+    return day if alone and alone[0][1].date().isoformat() == move["to_date"] else None
 
 
 def _move_params(

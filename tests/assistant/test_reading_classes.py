@@ -720,6 +720,18 @@ def test_a_push_to_a_weekday_goes_to_that_weekday_after_the_event(week: Any, tex
     assert review.start.astimezone(NEW_YORK).date() == NOW.replace(day=day).date()
 
 
+def test_a_move_to_a_weekday_alone_before_the_event_is_shown_first(week: Any) -> None:
+    # Thursday's review moved at once to "Wednesday" read from today: this Wednesday, before it
+    user, conversation = week
+    reply = say(user, conversation, "move the design review to Wednesday")
+    assert reply.kind == "confirm", reply.text
+    assert "Wednesday, March 4" in reply.text
+    review = Event.objects.get(summary="Design review")
+    assert review.start.astimezone(NEW_YORK).date() == NOW.replace(day=5).date()
+    # a weekday after the event's own day is moved to as before
+    assert say(user, conversation, "move the standup to Friday").kind == "done"
+
+
 def test_a_day_asked_as_a_question_after_a_new_event_is_previewed_as_its_move(week: Any) -> None:
     # "what about Monday?" moved the lunch just made at once; it may ask what is on Monday
     user, conversation = week
