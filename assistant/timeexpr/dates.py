@@ -9,6 +9,7 @@ from datetime import datetime
 from assistant.timeexpr.durations import grain_rank
 from assistant.timeexpr.lexicon import (
     MONTH_NAMES,
+    PART_WORDS,
     UNITS,
     WEEKDAYS,
 )
@@ -43,7 +44,8 @@ _AFTER_A_DATE = frozenset(
 )
 # A day said next to "10-11" makes it that day's hours, not a second date.
 _DAY_WORDS = frozenset(WEEKDAYS) | {"today", "tomorrow", "tonight"}
-_RANGE_BEFORE = _DAY_WORDS | {"from", "between"}
+# ... and a part of the day: "Tuesday mornings 9-11" are hours of those mornings, never September 11th
+_RANGE_BEFORE = _DAY_WORDS | {"from", "between"} | frozenset(PART_WORDS)
 _WHOLE = by_first_word((("all",), ("the", "whole"), ("the", "entire"), ("whole",), ("entire",)))
 
 

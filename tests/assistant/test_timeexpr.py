@@ -228,6 +228,9 @@ def test_elapsed_durations_cross_dst_in_real_time() -> None:
         ("from 13 to 15 of July", (2026, 7, 13), (2026, 7, 16)),
         ("4pm for 30 mins", (2026, 3, 2, 16), (2026, 3, 2, 16, 30)),
         ("Thursday from 9:30 to 11:00", (2026, 3, 5, 9, 30), (2026, 3, 5, 11)),
+        # hours of a part of the day, not September 11th (in 2029, a Tuesday)
+        ("tuesday morning 9-11", (2026, 3, 3, 9), (2026, 3, 3, 11)),
+        ("thursday afternoons 2-4", (2026, 3, 5, 14), (2026, 3, 5, 16)),
     ],
 )
 def test_ranges(text: str, start: tuple[int, ...], end: tuple[int, ...]) -> None:
