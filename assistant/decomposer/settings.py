@@ -22,7 +22,7 @@ from assistant.decomposer.reading import Reading
 from assistant.decomposer.recurrence import as_hours, read_repeat
 from assistant.lexicon import PREFERENCE_WORDS, WEEKDAY, WEEKDAY_STEM, WEEKDAY_WORD, weekday_of
 from assistant.timeexpr import TimeMatch, find_times
-from assistant.timeexpr.lexicon import TIMEZONES
+from assistant.timeexpr.lexicon import PLURAL_PARTS, TIMEZONES
 from preferences.schema import DAY_CODES, DAY_NAMES, known_zones
 from preferences.wording import describe_preference, preference_label
 from workflows.builder import Plan
@@ -48,12 +48,17 @@ _LEADS = (
     r"^(?:(?:ok|okay|so|and|also|oh|please|can you|could you|btw|by the way|fyi|just so you know"
     r"|for the record|heads up|note that)[\s,:]+)*"
 )
-# "my gym is ...", "set my lunch to ...", "change my working hours to ...", "my writing block: ..."
+_ANY_HABIT = "|".join(words.pattern for words in _HABITS.values())
+# How a habit is said to be one without "my": "lunch is usually 12 to 1", "work is normally 9-5".
+_AS_A_RULE = r"(?:usually|normally|always|generally|typically)"
+# "my gym is ...", "set my lunch to ...", "change my working hours to ...", "my writing block: ...",
+# "lunch is usually 12 to 1"
 _SET_HABIT = re.compile(
     _LEADS
     # (not "my lunch with Omar": an event)
-    + rf"(?P<verb>(?:set|change|update|move|make)\s+)?my\s+(?:{_HABIT})(?!\s+with\b)\s*"
-    r"(?:is|are|will be|should be|to|:|=|from)?\s*"
+    + rf"(?P<verb>(?:set|change|update|move|make)\s+)?"
+    rf"(?:my\s+|(?=(?:{_ANY_HABIT})\s+(?:is|are)\s+{_AS_A_RULE}\b))(?:{_HABIT})(?!\s+with\b)\s*"
+    rf"(?:is|are|will be|should be|to|:|=|from)?\s*(?:{_AS_A_RULE}\s+)?"
     r"(?P<rest>.*)$"
 )
 # "I go to the gym Mondays and Thursdays 7-8am", "I work 9 to 5 Monday to Friday", "I have lunch 12:30-1:30"
@@ -64,12 +69,19 @@ _I_DO = re.compile(
     r"|(?P<lunch_hours>have lunch|eat lunch|lunch|eat(?!\s+(?:dinner|breakfast|supper))))"
     r"\s+(?P<rest>.+)$"
 )
+# Time kept for a habit: "keep Tuesday and Thursday mornings 9-11 free for writing", "block weekday
+# mornings 7-8 for the gym" (a habit only where the days repeat: "block Friday afternoon for writing"
+# is one block, an event).
+_KEPT_FOR = re.compile(
+    _LEADS + r"(?:keep|block(?:\s+off|\s+out)?|reserve|hold|protect|set aside)\s+(?P<rest>.+?)\s+"
+    # "writing" alone, which names no habit elsewhere ("writing a report"), is the writing block here
+    rf"(?:free\s+|open\s+|clear\s+)?for\s+(?:my\s+|the\s+)?(?:{_HABIT}|writing)\s*$"
+)
 # What makes "I have lunch ..." one occasion rather than a habit: company, or one day ("on Friday",
 # "tomorrow", "the 3rd"), where a habit names days that repeat ("on Fridays", "weekdays") or none.
 _ONE_OCCASION = re.compile(
     rf"\bwith\b|\b(?:today|tonight|tomorrow|next|this)\b|\bon\s+(?:the\s+)?(?:{WEEKDAY_STEM}(?:day)?\b(?!s)|\d)"
 )
-_ANY_HABIT = "|".join(words.pattern for words in _HABITS.values())
 # A request that leans on a habit ("during my writing block", "after my gym", "outside my working hours").
 _RELIES = re.compile(
     rf"\b(?:during|in|within|over|at|after|before|around|outside(?: of)?)\s+my\s+(?P<what>{_ANY_HABIT})\b"
@@ -176,12 +188,12 @@ def setting_decision(r: Reading) -> Decision | None:
                 + " I'll keep it, and then you can ask again.",
                 {},
             )
-    m = _SET_HABIT.search(norm) or _I_DO.search(norm)
+    m = _SET_HABIT.search(norm) or _I_DO.search(norm) or _kept_for(norm, now)
     if m is None or not (m["rest"].strip() or m.groupdict().get("verb")):
         return None  # "my gym" alone says nothing to store
     if m.re is _I_DO and _ONE_OCCASION.search(m["rest"]):
         return None  # "I have lunch with Sam on Friday at 1": one event, said as a fact, not a habit
-    key = next(k for k in _HABITS if m.groupdict().get(k))
+    key = next((k for k in _HABITS if m.groupdict().get(k)), "writing_block")  # (or "for writing")
     extra = {}
     if key == "writing_block" and world.preferences.get("writing_block"):
         extra = {
@@ -268,6 +280,16 @@ def _one_end(
     if end <= start or end.date() != start.date():
         return None
     return {**current, "start": f"{start:%H:%M}", "end": f"{end:%H:%M}"}
+
+
+def _kept_for(norm: str, now: datetime) -> re.Match[str] | None:
+    """Time kept for a habit on days that repeat ("Tuesday and Thursday mornings", "weekdays 7-8"), or
+    None: kept once ("block Friday afternoon for writing") is an event."""
+    m = _KEPT_FOR.search(norm)
+    if m is None:
+        return None
+    repeats = read_repeat(m["rest"], now) is not None or not PLURAL_PARTS.isdisjoint(m["rest"].split())
+    return m if repeats else None
 
 
 def _habit_value(

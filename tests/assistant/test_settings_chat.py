@@ -355,3 +355,34 @@ def test_meetings_disliked_at_one_end_of_the_day_ask_for_the_time(chat: Any, tex
     assert reply.kind == "clarify"
     assert reply.text.startswith(asked)
     assert stored(user, "meeting_hours") is None
+
+
+@pytest.mark.parametrize(
+    ("said", "key", "value"),
+    [
+        # answered with what the assistant can do: "lunch" said without "my" was no habit
+        ("lunch is usually 12 to 1", "lunch_hours", {"start": "12:00", "end": "13:00"}),
+        # answered "no free time on Tuesday": the time kept for a habit on days that repeat is the habit
+        (
+            "keep Tuesday and Thursday mornings 9-11 free for writing",
+            "writing_block",
+            {"days": ["TU", "TH"], "start": "09:00", "end": "11:00", "allow_exceptions_with_approval": False},
+        ),
+    ],
+)
+def test_a_habit_said_as_a_fact_or_as_time_kept_for_it_is_stored(
+    chat: Any, said: str, key: str, value: dict[str, Any]
+) -> None:
+    user, conversation = chat
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, said)
+    assert reply.kind == "done", reply.text
+    assert stored(user, key) == value
+
+
+def test_time_kept_once_for_writing_is_an_event_not_the_writing_block(chat: Any) -> None:
+    user, conversation = chat
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "block Friday afternoon for writing")
+    assert "Create 'Writing'" in reply.text
+    assert stored(user, "writing_block") is None
