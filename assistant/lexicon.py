@@ -576,6 +576,11 @@ FREE_CUES = phrase_re(
         "spare half hour",
         "spare minutes",
         "spare mins",
+        # "do I have time for a 2 hour meeting on Thursday?", "is there time for lunch on Friday?"
+        "have time",
+        "have any time",
+        "is there time",
+        "is there any time",
     ]
 )
 QUERY_CUES = phrase_re(

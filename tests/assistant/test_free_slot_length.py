@@ -68,6 +68,9 @@ def search(user: Any, text: str) -> dict[str, Any]:
         ("when do I have 45 spare minutes tomorrow", 45),
         ("find a couple of free hours on Thursday", 120),
         ("when am I free for an hour on Thursday", 60),  # as before
+        # "You have no meetings on Thursday": asked as a look-up of meetings
+        ("do I have time for a 2 hour meeting on Thursday?", 120),
+        ("is there time for a 2 hour meeting on Thursday?", 120),
     ],
 )
 def test_the_length_said_is_the_length_searched(user: Any, text: str, minutes: int) -> None:
