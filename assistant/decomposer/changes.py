@@ -1050,8 +1050,19 @@ def _move_params(
         timed = next((at for m, at in matches if m.has_time), None)
         params: dict[str, Any] = {}
         week = next((m for m, _ in matches if m.has_date and re.search(r"\bweeks?\b", m.text)), None)
-        if week is not None and week.start is not None and _SAME_TIME.search(destination) and timed is None:
-            # "the same time next week", "... in two weeks": weeks on from the event's own day and time
+        whole_week = (
+            week is not None
+            and week.grain == "week"
+            and week.text.casefold() == destination.strip(" .,").casefold()
+        )
+        if (
+            week is not None
+            and week.start is not None
+            and (_SAME_TIME.search(destination) or whole_week)
+            and timed is None
+        ):
+            # "the same time next week", "... in two weeks", "to next week" (no day said): weeks on from
+            # the event's own day and time
             today = now.astimezone(tz).date()
             if week.grain == "week":
                 weeks = round((week.start.date() - _monday(today)).days / 7)

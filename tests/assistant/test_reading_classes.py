@@ -720,6 +720,24 @@ def test_a_push_to_a_weekday_goes_to_that_weekday_after_the_event(week: Any, tex
     assert review.start.astimezone(NEW_YORK).date() == NOW.replace(day=day).date()
 
 
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [
+        ("move the design review to next week", 12),  # was Monday the 9th, the week's first day
+        ("move the design review to the week after next", 19),
+        ("move the design review to next week tuesday", 10),  # a day said is that day
+    ],
+)
+def test_a_move_to_a_week_keeps_the_weekday_and_time(week: Any, text: str, day: int) -> None:
+    user, conversation = week
+    reply = say(user, conversation, text)
+    if reply.kind == "confirm":
+        reply = say(user, conversation, "yes")
+    assert reply.kind == "done", reply.text
+    review = Event.objects.get(summary="Design review")
+    assert review.start.astimezone(NEW_YORK) == datetime(2026, 3, day, 14, 0, tzinfo=NEW_YORK)
+
+
 def test_a_move_to_a_weekday_alone_before_the_event_is_shown_first(week: Any) -> None:
     # Thursday's review moved at once to "Wednesday" read from today: this Wednesday, before it
     user, conversation = week
