@@ -1158,6 +1158,14 @@ def _clause_split(text: str, now: datetime) -> tuple[str, str, str]:
     period = _PERIOD_AFTER.search(text)
     if period is not None and _EVERYONE.search(text[: period.start()]):
         period = None
+    if period is not None and any(
+        m.span[0] < period.start() < m.span[1]
+        and any(d.has_date for d, _ in _times(text[m.span[0] : period.start()], now))
+        for m, _ in _times(text, now)
+    ):
+        # "to Tuesday next week", "to Friday of next week at 10": a day of that week, said whole (where
+        # "to mornings this month" is a part of the day, and the month the events it moves)
+        period = None
     if period is not None and (m is None or period.start() < m.start()):
         before = text[: period.start()]
         if DAY_PART_WORD.search(before) or _times(before, now):

@@ -726,6 +726,9 @@ def test_a_push_to_a_weekday_goes_to_that_weekday_after_the_event(week: Any, tex
         ("move the design review to next week", 12),  # was Monday the 9th, the week's first day
         ("move the design review to the week after next", 19),
         ("move the design review to next week tuesday", 10),  # a day said is that day
+        # "couldn't find the design review between Monday the 9th and Sunday the 15th": the week was
+        # read as when the event is, the day as where it goes
+        ("move the design review to tuesday next week", 10),
     ],
 )
 def test_a_move_to_a_week_keeps_the_weekday_and_time(week: Any, text: str, day: int) -> None:
