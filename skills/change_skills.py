@@ -813,6 +813,11 @@ class PlanCreateInput(SkillInput):
         description="With `like` and no `start`: this wall time on the `like` event's day ('cancel the "
         "standup and schedule a new one at 2pm').",
     )
+    on_date: date | None = Field(
+        default=None,
+        description="With `like` and no `start`: this day, at `at_time` or else the `like` event's own "
+        "wall time ('copy the design review to Friday').",
+    )
     duration_minutes: int | None = Field(default=None, ge=5, le=24 * 60 * 14)
     all_day: bool = False
     last_day: date | None = Field(
@@ -869,8 +874,10 @@ def plan_create(ctx: SkillContext, params: PlanCreateInput) -> ChangeSet:
         if template is None:
             raise SkillError("Which event should the new one be like?")
         start, all_day = shift_wall(template.start, ctx.tz, days=7 * params.weeks_after), template.all_day
-    elif params.start is None and params.at_time is not None and template is not None:
-        start = datetime.combine(template.start.astimezone(ctx.tz).date(), params.at_time, ctx.tz)
+    elif params.start is None and (params.at_time or params.on_date) is not None and template is not None:
+        own = template.start.astimezone(ctx.tz)
+        start = datetime.combine(params.on_date or own.date(), params.at_time or own.time(), ctx.tz)
+        all_day = all_day or (template.all_day and params.at_time is None)
     elif params.start is None:
         raise SkillError("When should the new event be?")
     else:

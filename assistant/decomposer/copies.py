@@ -11,16 +11,18 @@ Copying one calendar into another is syncing (:mod:`assistant.decomposer.sync`, 
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
+from collections.abc import Callable
+from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from assistant.decomposer.compiler import find_params
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.sync import led_in
-from assistant.lexicon import COPY_VERBS, THE_NEXT_PERIOD
+from assistant.decomposer.understand import understand
+from assistant.lexicon import COPY_VERBS, EDGE_WORDS, THE_NEXT_PERIOD, trim_edges
 from assistant.timeexpr import TimeMatch, find_times
 from skills.changes import shift_wall
-from skills.formatting import format_range
+from skills.formatting import format_day, format_range
 from workflows.builder import Plan
 from workflows.definition import Decision
 
@@ -31,6 +33,8 @@ __all__ = ["copy_decision"]
 _FROM_TO = re.compile(r"^(?:from\s+)?(?P<source>.+?)\s+(?:to|into|until|till)\s+(?P<dest>\S.*)$")
 # A period said: where it starts in the turn, its bounds, its grain, where it ends in the turn.
 _Period = tuple[int, datetime, datetime, str, int]
+# How far back and ahead one event copied is looked for, when no day of it is said.
+_BACK, _HORIZON = timedelta(days=7), timedelta(days=365)
 _FROM_WHICH = 'Copy from which day or week? Say e.g. "copy Monday\'s standup to Thursday".'
 
 
@@ -56,6 +60,8 @@ def copy_decision(r: Reading) -> Decision | None:
         start, end = said[1], said[2]
     elif to[3] == "week":  # "to next week": from the week before it
         start, end = shift_wall(to[1], r.tz, days=-7), shift_wall(to[2], r.tz, days=-7)
+    elif to[3] == "day" and (one := _one_copied(r, norm[: to[0]])) is not None:
+        return one(to[1].astimezone(r.tz).date())
     else:
         return Decision(kind="clarify", reply_kind="clarify", text=_FROM_WHICH)
     first = start.astimezone(r.tz).date()
@@ -71,6 +77,45 @@ def copy_decision(r: Reading) -> Decision | None:
             "Where should the copies go?",
         )
     return _plan(r, start, end, days, format_range(to[1], to[2], r.tz))
+
+
+def _one_copied(r: Reading, said: str) -> Callable[[date], Decision] | None:
+    """The plan of a copy of one event named by its title ("copy the design review to Friday"), on
+    the day it is given, at the event's own time; None when the words before the day name no event."""
+    target = trim_edges(COPY_VERBS.sub(" ", said, count=1), EDGE_WORDS)
+    frame = understand(target, now=r.now, world=r.world, existing=True) if target else None
+    if frame is None or not frame.title_words:
+        return None
+    # the one said, or from a week back (one this week may be over: "copy the piano lesson to Friday")
+    start, end = (frame.start, frame.end) if frame.range_explicit else (r.now - _BACK, r.now + _HORIZON)
+    find = find_params(frame, start or r.now - _BACK, end or r.now + _HORIZON)
+
+    def planned(day: date) -> Decision:
+        on = format_day(day)
+        plan = Plan()
+        found = plan.add("find_events", find, id="find", summary="Find the event")
+        chose = plan.add(
+            "choose_event",
+            {"events": found["events"], "action": "Copy", "outcome": f"to {on}", "per_series": True},
+            id="choose",
+            summary="Make sure which one",
+        )
+        copy = plan.add(
+            "plan_create",
+            {"like": chose["events"], "on_date": day.isoformat()},
+            id="plan",
+            summary=f"Plan the copy on {on}",
+        )
+        apply = plan.add(
+            "apply_changes", {"changes": copy.output, "always_ask": True}, id="apply", summary="Apply"
+        )
+        return Decision(
+            kind="workflow",
+            workflow=plan.build("copy-event", summary=f"Copy an event to {on}", output=apply),
+            confidence=0.85,
+        )
+
+    return planned
 
 
 def _ends(norm: str, period: _Period, r: Reading) -> list[_Period]:

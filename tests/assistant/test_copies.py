@@ -110,9 +110,10 @@ def test_a_day_copied_to_a_week_goes_to_the_same_weekday_of_that_week(week: Any,
 
 
 def test_copying_to_a_day_without_saying_from_which_asks(week: Any) -> None:
+    # (one event named by its title is copied: see below)
     user, conversation = week
     with time_machine.travel(NOW, tick=False):
-        reply = say(user, conversation, "copy the design review to Friday")
+        reply = say(user, conversation, "copy my meetings to Friday")
     assert reply.kind == "clarify"
     assert "from which day" in reply.text
 
@@ -140,3 +141,17 @@ def test_an_event_named_with_a_time_and_no_day_is_the_next_one_at_that_time(week
     lessons = sorted((e.start, e.end) for e in Event.objects.filter(summary="Piano lesson"))
     # Tuesday's moved; last week's (gone) and the 8 AM one (not at five) left as they were
     assert lessons == [(at(3, 17), at(3, 18)), (at(10, 18), at(10, 19)), (at(11, 8), at(11, 9))]
+
+
+def test_one_event_named_is_copied_to_the_day_said_at_its_own_time_and_place(week: Any) -> None:
+    # asked "Copy from which day or week?": only periods were copied from
+    user, conversation = week
+    with time_machine.travel(NOW, tick=False):
+        preview = say(user, conversation, "copy the piano lesson to Friday")
+        assert preview.kind == "confirm", preview.text
+        assert "Create 'Piano lesson': Friday, March 6 5:00 PM – 6:00 PM" in preview.text
+        assert Event.objects.filter(summary="Piano lesson").count() == 1  # nothing before the yes
+        done = say(user, conversation, "yes")
+    assert done.kind == "done", done.text
+    copy = Event.objects.exclude(start=at(3, 17)).get(summary="Piano lesson")
+    assert (copy.start, copy.end, copy.location) == (at(6, 17), at(6, 18), "Studio 2")
