@@ -947,10 +947,10 @@ _SEEN = re.compile(rf"\b(?:{'|'.join(sorted(MEETING_VERBS))}) (?P<who>[^ ]+(?: [
 
 
 # Someone else's wish that opens a turn: "ann wants to meet", "omar asked to catch up", "raj would like to
-# meet", "raj asked for a call": the person, a verb said of them, and "to" and a verb of making or
-# meeting, or an event ("a call", "a coffee").
+# meet", "raj asked for a call", "my boss wants a meeting": the person, a verb said of them, and "to" and
+# a verb of making or meeting, or an event ("a call", "a coffee").
 _WISH = re.compile(
-    r"^(?P<who>[a-z][\w'-]*)\s+(?P<wish>\w+(?:s|ed)|would like|'d like)\s+"
+    r"^(?:my\s+)?(?P<who>[a-z][\w'-]*)\s+(?P<wish>\w+(?:s|ed)|would like|'d like)\s+"
     r"(?:(?:me\s+|us\s+)?to\s+|(?:for\s+)?(?P<article>an?\s+))"
 )
 

@@ -1150,6 +1150,8 @@ def test_someone_elses_wish_to_meet_is_a_meeting_with_them_never_titled_with_the
     [
         ("Raj asked for a call tomorrow at 2", "Call with Raj"),
         ("Ann wants a coffee on Friday at 10", "Coffee with Ann"),
+        # written at once as 'Boss wants a meeting'
+        ("my boss wants a meeting tomorrow at 3", "Meeting with Boss"),
     ],
 )
 def test_someone_elses_wish_for_an_event_is_that_event_with_them_shown_first(
