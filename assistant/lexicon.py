@@ -36,6 +36,7 @@ __all__ = [
     "FREE_CUES",
     "GENERIC_EVENT_WORDS",
     "GREETINGS",
+    "HEDGES",
     "HOLDING",
     "JUST_POLITE",
     "LIGHTEN_CUES",
@@ -1243,6 +1244,10 @@ WHEN_ADVERBS = frozenset({"first", "again", "later", "instead", "asap", "sometim
 # 9-11 tomorrow for deep work", "reserve Friday afternoon for planning"): the time is for that.
 BLOCKING = re.compile(r"^(?:please\s+)?(?:block|reserve|hold|set aside|keep)\b", re.IGNORECASE)
 BLOCK_FOR = re.compile(BLOCKING.pattern + r".*?\bfor\s+(?P<what>[A-Za-z][\w' -]*?)[\s.!]*$", re.IGNORECASE)
+# Words that say the request may not hold ("dinner at 7 tonight maybe", "maybe lunch on Friday"): never
+# a title's first word ("tentative" may name one); nothing is left unread, but what they ask for is
+# shown before it is written.
+HEDGES = frozenset(["maybe", "perhaps", "probably", "possibly", "tentatively"])
 # Words of wanting, which start a request and never a name ("I want this added": no event 'Want').
 WISHING = frozenset(
     ["want", "wants", "wanna", "need", "needs", "like", "would", "love", "wish", "i'd", "i'm"]

@@ -45,6 +45,7 @@ from assistant.lexicon import (
     EMAIL,
     FILLER,
     GENERIC_EVENT_WORDS,
+    HEDGES,
     MEAL_LEAD,
     MOVE_VERBS,
     NAMED_OUTRIGHT,
@@ -90,9 +91,6 @@ _FUNCTION = _vocabulary(
     helping assistance appreciate
     """
 )
-# Words that say the request may not hold ("dinner at 7 tonight maybe"): nothing is left unread, but
-# what they ask for is shown before it is written.
-_HEDGES = _vocabulary("maybe perhaps probably possibly tentatively tentative")
 _DETERMINERS = DETERMINERS - POINTERS  # "a", "the", "my": not "that", which points at an event
 # Asking that people be told ("and tell her", "let him know"): content, unless the plan tells them.
 _TELLING = frozenset({"tell", "notify", "know", "email", "inform", "message", "text", "ping", "remind"})
@@ -368,7 +366,9 @@ def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str
     for token in tokens:
         if token.role in ("", "verb") and token.text in _SCOPE:
             token.role = "scope"
-        elif not token.role and (token.text in _HEDGES or (token.text == "might" and facts.created)):
+        elif not token.role and (
+            token.text in HEDGES or token.text == "tentative" or (token.text == "might" and facts.created)
+        ):
             token.role = "hedge"  # "I might have lunch with Ana": of a new event, not "events I might have"
         elif (
             not token.role

@@ -47,6 +47,7 @@ from assistant.lexicon import (
     EVENT_FIELDS,
     EVERYONE_CUE,
     GENERIC_EVENT_WORDS,
+    HEDGES,
     MEAL_LEAD,
     NAMED_OUTRIGHT,
     PLACE_KINDS,
@@ -147,6 +148,8 @@ def _clean(span_text: str) -> str:
     words = text.split()
     if len(words) > 1 and words[-1].casefold() in WHEN_ADVERBS:
         text = _TRAILING.sub("", " ".join(words[:-1]))  # "a haircut again": when, not what
+    if len(words) > 1 and words[0].casefold() in HEDGES:
+        text = " ".join(text.split()[1:])  # "maybe lunch on Friday": lunch, maybe
     if len(text) > 2 and text[0] == text[-1] and text[0] in "'\"":
         text = text[1:-1].strip()  # "titled 'Pick up Gavin'": the name, not its quotes
     for quote in "'\"":

@@ -311,6 +311,20 @@ def test_a_request_said_with_a_hedge_is_shown_before_it_is_written(week: Any, sa
     assert list(Event.objects.values_list("summary", "start")) == before
 
 
+@pytest.mark.parametrize(
+    ("said", "title"),
+    [
+        ("maybe lunch with Ana friday at 1", "'Lunch with Ana'"),  # was 'Maybe lunch with Ana'
+        ("maybe we could do lunch on Friday", "'Lunch'"),  # was 'Maybe lunch', asked its time
+    ],
+)
+def test_a_hedge_that_opens_a_request_is_no_word_of_its_title(week: Any, said: str, title: str) -> None:
+    user, conversation = week
+    reply = say(user, conversation, said)
+    assert title in reply.text, reply.text
+    assert not Event.objects.filter(summary__icontains="maybe").exists()
+
+
 def test_might_in_what_a_change_looks_for_is_no_hedge(week: Any) -> None:
     user, conversation = week
     reply = say(user, conversation, "clear out any events I might have after 5pm tomorrow")
