@@ -69,11 +69,11 @@ _I_DO = re.compile(
     r"|(?P<lunch_hours>have lunch|eat lunch|lunch|eat(?!\s+(?:dinner|breakfast|supper))))"
     r"\s+(?P<rest>.+)$"
 )
-# Time kept for a habit: "keep Tuesday and Thursday mornings 9-11 free for writing", "block weekday
-# mornings 7-8 for the gym" (a habit only where the days repeat: "block Friday afternoon for writing"
-# is one block, an event).
+# Time kept for a habit: "keep Tuesday and Thursday mornings 9-11 free for writing", "protect weekday
+# mornings 7-8 for the gym" (a habit only where the days repeat with no end; time blocked is an event,
+# or a series of them: "block 12-1 every day for lunch").
 _KEPT_FOR = re.compile(
-    _LEADS + r"(?:keep|block(?:\s+off|\s+out)?|reserve|hold|protect|set aside)\s+(?P<rest>.+?)\s+"
+    _LEADS + r"(?:keep|protect|guard)\s+(?P<rest>.+?)\s+"
     # "writing" alone, which names no habit elsewhere ("writing a report"), is the writing block here
     rf"(?:free\s+|open\s+|clear\s+)?for\s+(?:my\s+|the\s+)?(?:{_HABIT}|writing)\s*$"
 )
@@ -283,13 +283,16 @@ def _one_end(
 
 
 def _kept_for(norm: str, now: datetime) -> re.Match[str] | None:
-    """Time kept for a habit on days that repeat ("Tuesday and Thursday mornings", "weekdays 7-8"), or
-    None: kept once ("block Friday afternoon for writing") is an event."""
+    """Time kept for a habit on days that repeat with no end ("Tuesday and Thursday mornings", "weekdays
+    7-8"), or None: kept once ("block Friday afternoon for writing") or for a while ("9-11 every
+    weekday in February") is an event, or a series of them."""
     m = _KEPT_FOR.search(norm)
     if m is None:
         return None
-    repeats = read_repeat(m["rest"], now) is not None or not PLURAL_PARTS.isdisjoint(m["rest"].split())
-    return m if repeats else None
+    repeat = read_repeat(m["rest"], now)
+    if repeat is not None:
+        return m if repeat.until is None else None
+    return m if not PLURAL_PARTS.isdisjoint(m["rest"].split()) else None
 
 
 def _habit_value(
