@@ -69,6 +69,7 @@ __all__ = [
     "WEEKDAY_STEM",
     "WEEKDAY_WORD",
     "WHEN_ADVERBS",
+    "WHEN_FIELDS",
     "WISHING",
     "YES_WORDS",
     "every_week",
@@ -208,6 +209,8 @@ FIRST_PERSON = re.compile(r"\b(?:i|me|myself|we|us|ourselves|i'm|we're|i'll|we'l
 EVENT_FIELDS = frozenset(
     {"title", "name", "subject", "label", "location", "place", "venue", "address", "attendees", "guests"}
 )
+# ... and when it is ("the date is the 9th", "the time is 3pm"), though "a date" may be an event.
+WHEN_FIELDS = frozenset({"time", "date", "day"})
 
 
 def trim_edges(phrase: str, words: frozenset[str], *, lead: bool = True, trail: bool = True) -> str:

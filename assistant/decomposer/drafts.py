@@ -55,6 +55,7 @@ from assistant.lexicon import (
     STOPWORDS,
     STREET_ADDRESS,
     WHEN_ADVERBS,
+    WHEN_FIELDS,
     after_it_is,
     away_kind,
     tokens,
@@ -253,7 +254,7 @@ def _meaningful(title: str) -> bool:
 
 # A detail's name leading the words left over ("the location is my office", "time is 3pm"): that
 # detail is being given, and the words are no name of the event.
-_FIELDS = EVENT_FIELDS | {"time", "date", "day"}
+_FIELDS = EVENT_FIELDS | WHEN_FIELDS
 
 
 def _some_day_of(match: TimeMatch, absence: bool) -> bool:

@@ -49,6 +49,7 @@ from assistant.lexicon import (
     WEEKDAY_STEM,
     WEEKDAY_WORD,
     WHEN_ADVERBS,
+    WHEN_FIELDS,
     WISHING,
     token_spans,
     tokens,
@@ -553,6 +554,8 @@ def _states_an_event(frame: RequestFrame, text: str, norm: str, targets: list[Ti
         and "?" not in text
         and not _TAG_QUESTION.search(norm)
         and any(EVENT_NOUNS.search(_singular(title)) for title in frame.titles)
+        # "the date is the 9th of March": when something is, not a date (the event) on the 9th
+        and not any(title in WHEN_FIELDS and f"the {title} is " in norm for title in frame.titles)
         and any(t.has_date or t.has_time for t in targets)
         and not QUESTION_STARTERS.match(norm)
         and not QUERY_CUES.search(norm)

@@ -95,6 +95,15 @@ def test_hours_said_before_a_repetition_in_a_month_are_its_hours_and_the_month_b
     assert made.rrule.endswith("UNTIL=20270301T045959Z")  # the end of February 28 in New York
 
 
+def test_the_date_said_after_a_search_is_the_days_look_up_not_a_date_to_add(week: Any) -> None:
+    # asked "What should I call it, and at what time does it start?": 'date' was read as an event
+    user, conversation = week
+    say(user, conversation, "I would like to search for an event.")
+    reply = say(user, conversation, "The date is 5th of March.")
+    assert reply.kind == "answer", reply.text
+    assert "Thursday, March 5" in reply.text and "Standup" in reply.text
+
+
 def test_a_past_question_with_a_day_of_the_month_looks_back(week: Any) -> None:
     user, conversation = week
     reply = say(user, conversation, "what was on the 2nd?")
