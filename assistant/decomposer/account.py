@@ -579,8 +579,8 @@ def _named(tokens: Sequence[_Token], m: re.Match[str] | None, roles: list[str]) 
             break
         if len(said) == 3:
             break
-        if said and role == "cue":  # "call it Appointment for the title": the field's name ends it
-            break
+        if said and role in ("cue", "verb"):  # "call it Appointment for the title": the field's name ends
+            break  # it, and so does the verb of a request ("called Jason's concert added to my calendar")
         if token.text not in STOPWORDS and token.text not in _FUNCTION:
             said.append(stem(token.text))
     return said

@@ -106,8 +106,9 @@ _NAME_CLAUSE = re.compile(
     r"|\s+(?:for|as)\s+(?:the|its|a|an)\s+(?:event\s+)?(?:title|name)\b"
     # "under the name Doctor appointment that is scheduled at 80 Nicholl Avenue"
     r"|\s+(?:that|which)\s+(?:is|will be|'s)\s+(?:scheduled|planned|booked|set|located|held)\b"
-    # "an event called Dentist to my calendar for the 14th": where it goes, after its name
-    r"|\s+(?:to|on|in|onto|into)\s+(?:the|my|your)\s+calend[ae]r\b",
+    # "an event called Dentist to my calendar for the 14th", "... called Jason's concert added to my
+    # calendar": where it goes, after its name
+    r"|\s+(?:(?:added|put|placed|scheduled|booked)\s+)?(?:to|on|in|onto|into)\s+(?:the|my|your)\s+calend[ae]r\b",
     re.IGNORECASE,
 )
 # The words that lead from a name said outright to the time after it: "label it Movie show with a time
