@@ -12,7 +12,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from assistant.timeexpr.durations import Dur, dur_of, grain_rank
-from assistant.timeexpr.lexicon import ROUGHLY, UNITS, Grain
+from assistant.timeexpr.lexicon import LAST_AS_A_VERB_AFTER, ROUGHLY, UNITS, Grain
 from assistant.timeexpr.nodes import DATE_FIELDS, DAY, MONTH, PART, TIME, WEEK, WEEKDAY, Node, Tod, compose
 from assistant.timeexpr.numbers import VAGUE_COUNTS
 from assistant.timeexpr.parser import ONE_DAY, Parse, Parser, by_first_word
@@ -452,6 +452,8 @@ class IntervalRules(Parser):
         word = self.words[j]
         if word not in ("next", "last", "past", "previous", "coming", "following", "upcoming"):
             return None
+        if word == "last" and j == i and self.words[i - 1] in LAST_AS_A_VERB_AFTER:
+            return None  # "it will last 2 hours": how long, read as a length
         count = self._count(j + 1)
         if count is None:
             return None

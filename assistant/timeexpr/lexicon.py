@@ -130,6 +130,11 @@ WEEKDAY_PLURALS: dict[str, int] = {
 # surface"): they only count as dates when something around them says so.
 AMBIGUOUS_NAMES = frozenset({"may", "mar", "jan", "jun", "sat", "sun", "wed", "dec"})
 
+# The words after which "last" is the verb ("it will last 2 hours", "and last 2 hours"): a length, never
+# "the last 2 hours" before now.
+LAST_AS_A_VERB_AFTER = frozenset(
+    {"will", "it'll", "that'll", "should", "would", "could", "can", "may", "might", "must", "to", "and", "it"}
+)
 UNITS: dict[str, Grain] = {}
 _UNIT_WORDS: tuple[tuple[Grain, tuple[str, ...]], ...] = (
     ("second", ("second", "seconds", "sec", "secs", "s")),

@@ -11,6 +11,7 @@ from datetime import UTC, datetime, timedelta, tzinfo
 
 from assistant.timeexpr.grammar import Grammar
 from assistant.timeexpr.lexer import Token, normalize, tokenize
+from assistant.timeexpr.lexicon import LAST_AS_A_VERB_AFTER
 from assistant.timeexpr.matches import DurationMatch, TimeMatch
 from assistant.timeexpr.nodes import Node
 from assistant.timeexpr.parser import Parser
@@ -249,9 +250,11 @@ def _durations(tokens: list[Token]) -> list[tuple[tuple[int, int], int]]:
     while i < len(tokens):
         said_for = parser.w(i) == "for"  # "for 10 days from the 18th" is a stay, whatever follows
         duration = parser.duration(i + 1 if said_for else i)
-        if duration is None or (
-            not said_for and (parser.w(i - 1) in _OFFSET_BEFORE or parser.w(duration[0]) in _OFFSET_AFTER)
-        ):
+        # "last" before a length places it ("the last 2 hours"), unless it is the verb ("it will last 2h")
+        placed = parser.w(i - 1) in _OFFSET_BEFORE and not (
+            parser.w(i - 1) == "last" and parser.w(i - 2) in LAST_AS_A_VERB_AFTER
+        )
+        if duration is None or (not said_for and (placed or parser.w(duration[0]) in _OFFSET_AFTER)):
             i += 1
             continue
         end, dur = duration

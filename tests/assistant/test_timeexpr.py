@@ -628,3 +628,14 @@ def test_the_nth_weekday_of_a_month_with_its_time(text: str, start: datetime) ->
     match = only(text)
     assert match.text == text
     assert match.start == start
+
+
+@pytest.mark.parametrize("text", ["it will last 2 hours", "and last 2 hours", "it'll last 2 hours"])
+def test_last_as_the_verb_is_a_length_not_the_hours_before_now(text: str) -> None:
+    assert [d.minutes for d in find_durations(text)] == [120]
+    assert find_times(text, now=NOW) == []
+
+
+def test_the_last_hours_are_still_the_hours_before_now() -> None:
+    assert find_durations("what did I have in the last 2 hours") == []
+    assert only("in the last 2 hours").end is not None
