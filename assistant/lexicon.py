@@ -926,6 +926,7 @@ EVENT_NOUNS = phrase_re(
         "practice",
         "rehearsal",
         "concert",
+        "play",
         "show",
         "conference",
         "interview",

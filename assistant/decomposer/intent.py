@@ -16,6 +16,7 @@ from assistant.lexicon import (
     COUNT_CUES,
     CREATE_VERBS,
     DELETE_VERBS,
+    DETERMINERS,
     EVENT_NOUNS,
     FREE_CUES,
     GREETINGS,
@@ -25,6 +26,7 @@ from assistant.lexicon import (
     NOT_ATTENDING,
     OFFSET_WAYS,
     OUT_OF_SCOPE,
+    POINTERS,
     POLITE_PREFIX,
     QUANTIFIERS,
     QUERY_CUES,
@@ -153,6 +155,14 @@ def booked_elsewhere(norm: str) -> bool:
     return _BOOKED_ELSEWHERE.search(norm) is not None
 
 
+def _an_event_named(core: str, m: re.Match[str]) -> bool:
+    """Whether a word of another service names an event the user goes to ("that play", "the school
+    play"): an event noun a determiner leads, never a request to play something."""
+    before = core[: m.start()].split()[-2:]
+    pointed = not (DETERMINERS | POINTERS).isdisjoint(before)
+    return pointed and EVENT_NOUNS.fullmatch(m.group(0)) is not None
+
+
 @per_turn  # the turn's own reading asks it, and the gate and a part of several requests again
 def classify(text: str) -> tuple[Operation, float]:
     t = normalise(text)
@@ -209,7 +219,8 @@ def classify(text: str) -> tuple[Operation, float]:
     if question and not asked_back and (leads_to_write or (write_op == "create" and write_pos == 0)):
         question = None  # "find X and delete it"; "tell me on Tuesday to call Jane" (a reminder)
     in_scope = bool(CALENDAR_TALK.search(core))
-    if OUT_OF_SCOPE.search(core) and write_pos > 1000 and not in_scope:
+    outside = any(not _an_event_named(core, m) for m in OUT_OF_SCOPE.finditer(core))
+    if outside and write_pos > 1000 and not in_scope:
         return "out_of_scope", 0.8
     if COUNT_CUES.search(core):
         # "how much free time do I have tomorrow", "how many hours am I free": free time, not events
@@ -239,7 +250,7 @@ def classify(text: str) -> tuple[Operation, float]:
         return write_op, 0.75
     if QUERY_CUES.search(blanked_matches(_DATE_PHRASE, core)):  # not the "next" of "starting next week"
         return "query", 0.7
-    if OUT_OF_SCOPE.search(core):
+    if outside:
         return "out_of_scope", 0.6
     if in_scope:
         return "query", 0.5

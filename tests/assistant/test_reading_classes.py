@@ -2189,3 +2189,16 @@ def test_a_guest_named_with_their_address_in_the_same_turn_is_invited_after_a_pr
     say(user, conversation, "yes")
     review = Event.objects.get(summary="Design review")
     assert [a.casefold() for a in review.attendees] == ["bo@example.com"]
+
+
+@pytest.mark.parametrize(
+    ("text", "outside"),
+    [
+        ("When does it say I'm going to that play?", False),  # refused: "play" was a request to play
+        ("is the school play on Friday?", False),
+        ("play some jazz", True),
+        ("what's the weather tomorrow", True),
+    ],
+)
+def test_an_event_named_like_another_service_is_no_request_to_it(text: str, outside: bool) -> None:
+    assert (classify(text)[0] == "out_of_scope") is outside
