@@ -44,6 +44,7 @@ __all__ = [
     "MEAL_LEAD",
     "MOVE_VERBS",
     "NAMED_OUTRIGHT",
+    "NAMED_PLACE",
     "NAME_LIST_BREAK",
     "NEW_TIME_LEADS",
     "NOT_ATTENDING",
@@ -249,6 +250,11 @@ PLACE_KINDS = (
     "|cent(?:er|re)|building|hotel|bar|pub|club|lounge|park|lobby|auditorium|campus|room|boardroom|hall"
     "|school|house|home|apartment|store|shop|mall|market|station|airport|church|museum|theat(?:er|re)"
     "|venue|salon|barber(?:shop)?|spa|pharmacy|practice|surgery|bank|garage|pool|stadium|arena|garden"
+)
+# A place named with capitals and its kind ("to John F. Kennedy airport", "at St. Mary's hospital"): where,
+# though its first word may sound like someone's name.
+NAMED_PLACE = re.compile(
+    rf"\b(?:to|at|from)\s+(?P<place>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*)*\s+(?i:{PLACE_KINDS}))\b"
 )
 # A place in an order, from the start (0) or the end (-1): "the second one", "my first meeting", "the last
 # Monday of the month".

@@ -50,6 +50,7 @@ from assistant.lexicon import (
     HEDGES,
     MEAL_LEAD,
     NAMED_OUTRIGHT,
+    NAMED_PLACE,
     PLACE_KINDS,
     SOMEONES_PLACE,
     STOPWORDS,
@@ -316,6 +317,13 @@ def _without(phrase: str, place: str) -> str:
             while before and folded[before - 1] in EDGE_WORDS:  # the words that led to it
                 before -= 1
             return " ".join(words[:before] + words[at + len(gone) :])
+    for size in range(min(len(gone), len(words)) - 1, 0, -1):
+        if folded[-size:] == gone[:size] and len(words) > size:
+            # the phrase cut inside the place's name ("ride to john f" of "to John F. Kennedy airport")
+            before = len(words) - size
+            while before and folded[before - 1] in EDGE_WORDS:
+                before -= 1
+            return " ".join(words[:before])
     return phrase
 
 
@@ -591,6 +599,10 @@ class _Said:
         if home is not None:
             self.location = home["place"]  # "at Ana's place", which the reader may take for a person's
         self.location = self.location or _named_place(text, self.title, frame, times, now)
+        named_place = NAMED_PLACE.search(text) if not self.location else None
+        if named_place is not None and named_place["place"].casefold() not in self.title.casefold():
+            # "a ride to John F. Kennedy airport": there ("Title it Movie at THE LOT City Center" names it)
+            self.location = named_place["place"]
         kind_of_place = _AT_A_KIND_OF_PLACE.search(self.title) if not self.location else None
         if kind_of_place is not None and kind_of_place.start() > 0 and kind_of_place.end() == len(self.title):
             # "meet Ann at the office", which the reader took whole for the title: where, not what

@@ -37,6 +37,7 @@ from assistant.lexicon import (
     MEETING_VERBS,
     MOVE_VERBS,
     NAMED_OUTRIGHT,
+    NAMED_PLACE,
     NOT_ATTENDING,
     ORDINALS,
     PICK,
@@ -395,7 +396,7 @@ def understand(
         take(*wisher[1])  # "ann wants to meet tomorrow": a meeting with Ann, no 'Ann wants'
     unread = "".join(" " if mask[i] else ch for i, ch in enumerate(norm))
     learned_people = (
-        _learned_people(reading, unread, world)
+        _learned_people(reading, unread, world, text)
         or _named_after_meeting_verb(text, unread, world)
         or ([wisher[0]] if wisher is not None else [])
     )
@@ -922,7 +923,7 @@ def _fill_range(frame: RequestFrame, targets: list[TimeMatch]) -> None:
 
 
 def _learned_people(
-    reading: TurnReading | None, unread: str, world: World
+    reading: TurnReading | None, unread: str, world: World, text: str
 ) -> list[tuple[str, tuple[int, int]]]:
     """The people the people tagger found, where their words stand unread in the normalised text: the
     tagger learnt from real requests where a name stands ("I need to see Omar", "Omar and I"), and
@@ -930,8 +931,12 @@ def _learned_people(
     people = [s for s in reading.spans if s.slot == "person"] if reading is not None else []
     if not people:
         return []
+    # "a ride to John F. Kennedy airport": a place's name, whatever its first word sounds like
+    places = [m.span("place") for m in NAMED_PLACE.finditer(text)]
     found: list[tuple[str, tuple[int, int]]] = []
     for span in people:
+        if any(lo <= span.start < hi for lo, hi in places):
+            continue
         name = " ".join(span.text.casefold().replace("’", "'").split())
         if name.endswith("'s") or name in world.folded_titles:
             # "john's birthday": an owner, whose name stays in the title (see _POSSESSIVE); "look up

@@ -1546,6 +1546,13 @@ def test_an_event_put_on_the_calendar_is_a_new_one(week: Any) -> None:
             (6, 17),
             "",
         ),
+        # a place named with its kind, whose first word sounds like a name: 'Ride with John', no place
+        (
+            "set up a ride to John F. Kennedy airport on Friday at 7 am",
+            "Ride",
+            (6, 7),
+            "John F. Kennedy airport",
+        ),
         # a street address after a name given outright ends it: 'Dinner with Kim at 88 Pine Street'
         (
             "schedule an event on Friday at 7 pm called Dinner with Kim at 88 Pine Street",
