@@ -521,7 +521,11 @@ def _title_doubts(
         w in STOPWORDS or w in _FUNCTION or w in _SCOPE or role in nothing_roles
         for w, role in zip(taken, roles, strict=True)
     )
-    if (positions and carries_nothing) or not (positions or generic):
+    # "Check-in", "Follow-up": a compound of little words, said so, is a name
+    compound = any(
+        "-" in w.strip("-") and (w in norm or w.replace("-", " ") in norm) for w in title.casefold().split()
+    )
+    if not compound and ((positions and carries_nothing) or not (positions or generic)):
         doubts.append("its words say nothing of the event")  # "Need", "As"
     elif any(_request_gerund(m[1]) for m in _GERUND_OBJECT.finditer(title.casefold())):
         # 'Focus on scheduling an apartment visit': the request said inside, its object the name

@@ -251,6 +251,10 @@ def _without_length(span: Span) -> Span:
 
 
 def _meaningful(title: str) -> bool:
+    """Whether the title says something: a word that is no stopword or placeholder, or a compound of
+    such words ("check-in", "follow-up", "kick-off"), which names an event as a whole."""
+    if any("-" in word.strip("-") for word in title.split()):
+        return True
     return any(w not in STOPWORDS and w not in _PLACEHOLDER for w in tokens(title))
 
 

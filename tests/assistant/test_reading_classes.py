@@ -1546,6 +1546,8 @@ def test_an_event_put_on_the_calendar_is_a_new_one(week: Any) -> None:
             (6, 17),
             "",
         ),
+        # a compound of little words is a name: written as 'Meeting with Sarah'
+        ("a 15 minute check-in with Sarah on Friday at 9", "Check-in with Sarah", (6, 9), ""),
         # a place named with its kind, whose first word sounds like a name: 'Ride with John', no place
         (
             "set up a ride to John F. Kennedy airport on Friday at 7 am",
