@@ -33,6 +33,7 @@ from assistant.lexicon import (
     EDGE_WORDS,
     EMAIL,
     EVENT_FIELDS,
+    EVENT_NOUNS,
     FIRST_PERSON,
     GENERIC_EVENT_WORDS,
     LINKS,
@@ -599,6 +600,11 @@ def edit_tasks(
     )
 
 
+def _a_new_event(who: str, now: datetime) -> bool:
+    """Whether what an "add ... to it" adds is an event with its time ("a meeting at 11 am"), not someone."""
+    return EVENT_NOUNS.search(who) is not None and any(t.has_time for t in find_times(who, now=now))
+
+
 def _told_who(edit: _Edit) -> bool:
     """Whether the rules read people invited or taken off in words that say so ("invite Lee", "take Bo
     off it"), not "add X", which may name a new event, nor the models' reading."""
@@ -655,6 +661,8 @@ def edit_decision(r: Reading) -> Decision | None:
     edit = _read(rest, r.now) if onward is not None else None
     if edit is None or _WORDED & set(edit.params):
         onward, edit = None, _read(r.text, r.now)
+    if edit is not None and edit.who and _a_new_event(edit.who, r.now):
+        edit = None  # "can you add a meeting at 11 am to it?" (the day just looked at): an event, no guest
     planned = _planned(r, edit, onward) if edit is not None else None
     if planned is None and (learned := _learned(r)) is not None:
         # the rules read no edit, or one that comes to nothing ("add an hour to that meeting" is

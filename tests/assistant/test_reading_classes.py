@@ -105,6 +105,15 @@ def test_the_date_said_after_a_search_is_the_days_look_up_not_a_date_to_add(week
     assert "Standup" in reply.text
 
 
+def test_an_event_added_to_the_day_just_looked_at_is_made_on_that_day(week: Any) -> None:
+    # asked "Which event do you mean?": "add a meeting at 11 am to it" was read as inviting someone
+    user, conversation = week
+    say(user, conversation, "Please check my calendar for March 6th")
+    reply = say(user, conversation, "Can you add a meeting at 11 am to it?")
+    assert reply.kind in ("done", "confirm"), reply.text
+    assert "Friday, March 6 11:00 AM" in reply.text
+
+
 def test_a_past_question_with_a_day_of_the_month_looks_back(week: Any) -> None:
     user, conversation = week
     reply = say(user, conversation, "what was on the 2nd?")
