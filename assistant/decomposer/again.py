@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from dataclasses import replace
 from datetime import datetime, timedelta
+from typing import Any
 
 from assistant.decomposer.compiler import find_params
 from assistant.decomposer.intent import normalise
@@ -25,7 +26,7 @@ from assistant.timeexpr.numbers import CARDINALS
 from workflows.builder import Plan
 from workflows.definition import Decision
 
-__all__ = ["same_for_another_day", "same_time_later"]
+__all__ = ["copy_of_one", "same_for_another_day", "same_time_later"]
 
 _HORIZON = timedelta(days=365)
 _SAME_TIME = re.compile(
@@ -73,29 +74,10 @@ def same_time_later(r: Reading) -> Decision | None:
     else:
         return _ask()
     when = "the same time next week" if weeks == 1 else f"the same time {weeks} weeks later"
-    plan = Plan()
-    found = plan.add("find_events", find, id="find", summary="Find the event")
-    chose = plan.add(
-        "choose_event",
-        # a series is one candidate, its next occurrence (a copy of a weekly one is named as a
-        # conflict with the week after's)
-        {"events": found["events"], "action": "Copy", "outcome": when, "per_series": True},
-        id="choose",
-        summary="Make sure which one",
-    )
-    copy = plan.add(
-        "plan_create",
-        {"like": chose["events"], "weeks_after": weeks},
-        id="plan",
-        summary=f"Plan the copy {when}",
-    )
-    apply = plan.add(
-        "apply_changes", {"changes": copy.output, "approved": chose["chosen"]}, id="apply", summary="Apply"
-    )
-    return Decision(
-        kind="workflow",
-        workflow=plan.build("copy-event", summary=f"Copy an event to {when}", output=apply),
-        confidence=0.8,
+    # a series is one candidate, its next occurrence (a copy of a weekly one is named as a conflict with
+    # the week after's)
+    return copy_of_one(
+        find, when, {"weeks_after": weeks}, per_series=True, summary=f"Copy an event to {when}"
     )
 
 
@@ -118,35 +100,51 @@ def same_for_another_day(r: Reading) -> Decision | None:
         day = same if same < frame.end.astimezone(r.tz).date() else day
     at = frame.at_time.astimezone(r.tz).time() if frame.at_time is not None else before.time()
     start = datetime.combine(day, at, r.tz)
-    plan = Plan()
-    found = plan.add(
-        "find_events",
+    decision = copy_of_one(
         {"start": made["start"], "end": made["end"], "text": made["summary"]},
-        id="find",
-        summary="Find the event just made",
+        "on the day said",
+        {"start": start.isoformat()},
+        summary="Make another like it on the day said",
     )
+    # read as the new event it makes: "do the same for ..." begins like a question ("do I have ...")
+    return decision.model_copy(update={"frame": replace(frame, operation="create", confidence=0.8).as_json()})
+
+
+def copy_of_one(
+    find: dict[str, Any],
+    outcome: str,
+    when: dict[str, Any],
+    *,
+    summary: str,
+    per_series: bool = False,
+    shown_first: bool = False,
+) -> Decision:
+    """The plan of a copy of one event: find it, make sure which (a series one candidate where
+    ``per_series``), plan another like it ``when`` (plan_create's start, weeks_after or on_date) and
+    apply it, as the policy says or, ``shown_first``, after a preview."""
+    plan = Plan()
+    found = plan.add("find_events", find, id="find", summary="Find the event")
     chose = plan.add(
         "choose_event",
-        {"events": found["events"], "action": "Copy", "outcome": "on the day said"},
+        {
+            "events": found["events"],
+            "action": "Copy",
+            "outcome": outcome,
+            **({"per_series": True} if per_series else {}),
+        },
         id="choose",
         summary="Make sure which one",
     )
     copy = plan.add(
-        "plan_create",
-        {"like": chose["events"], "start": start.isoformat()},
-        id="plan",
-        summary="Plan the copy",
+        "plan_create", {"like": chose["events"], **when}, id="plan", summary=f"Plan the copy {outcome}"
     )
-    apply = plan.add(
-        "apply_changes", {"changes": copy.output, "approved": chose["chosen"]}, id="apply", summary="Apply"
-    )
-    decision = Decision(
+    asked = {"always_ask": True} if shown_first else {"approved": chose["chosen"]}
+    apply = plan.add("apply_changes", {"changes": copy.output, **asked}, id="apply", summary="Apply")
+    return Decision(
         kind="workflow",
-        workflow=plan.build("copy-event", summary="Make another like it on the day said", output=apply),
-        confidence=0.8,
+        workflow=plan.build("copy-event", summary=summary, output=apply),
+        confidence=0.85 if shown_first else 0.8,
     )
-    # read as the new event it makes: "do the same for ..." begins like a question ("do I have ...")
-    return decision.model_copy(update={"frame": replace(frame, operation="create", confidence=0.8).as_json()})
 
 
 def _ask() -> Decision:

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
+from assistant.decomposer.again import copy_of_one
 from assistant.decomposer.compiler import find_params
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.sync import led_in
@@ -91,29 +92,9 @@ def _one_copied(r: Reading, said: str) -> Callable[[date], Decision] | None:
     find = find_params(frame, start or r.now - _BACK, end or r.now + _HORIZON)
 
     def planned(day: date) -> Decision:
-        on = format_day(day)
-        plan = Plan()
-        found = plan.add("find_events", find, id="find", summary="Find the event")
-        chose = plan.add(
-            "choose_event",
-            {"events": found["events"], "action": "Copy", "outcome": f"to {on}", "per_series": True},
-            id="choose",
-            summary="Make sure which one",
-        )
-        copy = plan.add(
-            "plan_create",
-            {"like": chose["events"], "on_date": day.isoformat()},
-            id="plan",
-            summary=f"Plan the copy on {on}",
-        )
-        apply = plan.add(
-            "apply_changes", {"changes": copy.output, "always_ask": True}, id="apply", summary="Apply"
-        )
-        return Decision(
-            kind="workflow",
-            workflow=plan.build("copy-event", summary=f"Copy an event to {on}", output=apply),
-            confidence=0.85,
-        )
+        on = f"to {format_day(day)}"
+        when = {"on_date": day.isoformat()}
+        return copy_of_one(find, on, when, summary=f"Copy an event {on}", per_series=True, shown_first=True)
 
     return planned
 
