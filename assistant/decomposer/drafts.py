@@ -374,10 +374,15 @@ def _theirs(title: str, text: str) -> str:
 
 
 def _owned(name: str, title: str, text: str) -> str:
-    """The title said as ``name``'s ("John's birthday" of "for john's birthday"), or ""."""
+    """The title said as ``name``'s ("John's birthday" of "for john's birthday", or of "John has a
+    birthday party"), or ""."""
     if not title or "'s " in title.casefold():
         return ""
-    said = re.search(rf"(?<!\w){re.escape(name)}['’]s\s+{re.escape(title)}(?!\w)", text, re.IGNORECASE)
+    said = re.search(
+        rf"(?<!\w){re.escape(name)}(?:['’]s\s+|\s+has\s+(?:got\s+)?(?:an?\s+)?){re.escape(title)}(?!\w)",
+        text,
+        re.IGNORECASE,
+    )
     if said is None:
         return ""
     owner = name if not name.islower() else name.title()

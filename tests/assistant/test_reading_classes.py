@@ -918,6 +918,8 @@ def test_a_wish_that_repeats_is_a_new_series_shown_first(week: Any, text: str, s
     [
         ("my daughter has a recital on Friday at 6", "Daughter's recital"),
         ("my son has soccer practice every Wednesday at 4", "Son's soccer practice"),
+        # written at once as 'Birthday party with Sam', Sam no guest of his own party
+        ("Sam has a birthday party on Saturday at 3", "Sam's birthday party"),
     ],
 )
 def test_an_event_someone_of_mine_has_is_named_as_theirs(week: Any, text: str, title: str) -> None:
