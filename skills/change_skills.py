@@ -528,7 +528,7 @@ def _already(params: PlanEditInput) -> str:
     if params.summary:
         return "it is called that already"
     if params.location is not None:
-        return "it is there already"
+        return "it is there already" if params.location else "it has no place"
     return "it is so already"
 
 

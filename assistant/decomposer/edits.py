@@ -150,11 +150,15 @@ _NOTE_SET = re.compile(
     r"(?P<note2>.+)$",
     re.IGNORECASE,
 )
+# ... and the notes or the place removed ("remove the notes from X", "clear the location of X").
+_DROPPED = rf"(?:{_NOTE_WORD}|location|place|address|venue)"
 _NOTE_DROP = re.compile(
     rf"\b(?:remove|delete|clear|drop|erase|wipe|take off|take out)\s+(?:the\s+|all\s+(?:the\s+)?)?"
-    rf"{_NOTE_WORD}\s+(?:from|of|on|in|for|off)\s+(?P<target>{_NAME})\s*[.!]*$"
-    rf"|\b(?:remove|delete|clear|drop|erase|wipe)\s+(?:the\s+)?(?P<target2>{_NAME}){_OWNED}\s+{_NOTE_WORD}\s*[.!]*$"
-    rf"|{_LEAD}(?:remove|delete|clear|drop|erase|wipe)\s+(?:the\s+|all\s+(?:the\s+)?)?{_NOTE_WORD}\s*[.!]*$",
+    rf"(?P<field>{_DROPPED})\s+(?:from|of|on|in|for|off)\s+(?P<target>{_NAME})\s*[.!]*$"
+    rf"|\b(?:remove|delete|clear|drop|erase|wipe)\s+(?:the\s+)?(?P<target2>{_NAME}){_OWNED}\s+"
+    rf"(?P<field2>{_DROPPED})\s*[.!]*$"
+    rf"|{_LEAD}(?:remove|delete|clear|drop|erase|wipe)\s+(?:the\s+|all\s+(?:the\s+)?)?(?P<field3>{_DROPPED})"
+    r"\s*[.!]*$",
     re.IGNORECASE,
 )
 # A new end, the start kept: "the design review should end at 4:30", "end X at 4:30", "make X end at
@@ -305,7 +309,11 @@ def _note(text: str) -> _Edit | None:
     target, what = "", ""
     params: dict[str, Any] = {}
     if m := _NOTE_DROP.search(body):
-        target, params, what = m["target"] or m["target2"] or "it", {"description": ""}, "remove the notes"
+        target = m["target"] or m["target2"] or "it"
+        if (m["field"] or m["field2"] or m["field3"]).casefold() in EVENT_FIELDS:
+            params, what = {"location": ""}, "remove the place"  # "clear the location of the review"
+        else:
+            params, what = {"description": ""}, "remove the notes"
     elif m := _NOTE_SET.search(body):
         note = _unquote(m["note"] or m["note2"])
         target, params, what = m["target"] or m["target2"], {"description": note}, f"notes: {note}"

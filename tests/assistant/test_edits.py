@@ -259,6 +259,22 @@ def test_notes_set_replace_what_they_said_and_remove_empties_them(calendar: Any)
     assert "it has no notes" in again.text
 
 
+def test_the_place_removed_empties_it_and_never_deletes_the_event(calendar: Any) -> None:
+    # "clear the location of the design review" previewed deleting the review; "remove the location
+    # from ..." answered that the location was not invited
+    user, conversation = calendar
+    Event.objects.filter(summary="Design review").update(location="Room 5")
+    with time_machine.travel(NOW, tick=False):
+        removed = _approved(user, conversation, "clear the location of the design review")
+        assert removed.kind == "done", removed.text
+        review = Event.objects.get(summary="Design review")
+        assert review.location == ""
+        again = say(user, conversation, "remove the location from the design review")
+    assert again.kind == "answer"
+    assert "it has no place" in again.text
+    assert Event.objects.filter(summary="Design review").count() == 1
+
+
 def test_a_note_on_a_series_asks_first_and_undo_restores_every_occurrence(calendar: Any) -> None:
     user, conversation = calendar
     with time_machine.travel(NOW, tick=False):
