@@ -1216,6 +1216,8 @@ STOPWORDS = frozenset(
         "events",
         "event",
         "anything",
+        "anywhere",
+        "everywhere",
         "something",
         "everything",
         "everyone",

@@ -194,7 +194,8 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
         else:
             head = params.text or f"Here is your schedule {period}:"
             summary = f"{_n_events(len(events), subject)} in all."
-            said = [_invited(name, events) for name in params.guests_asked]
+            # one line a person, though asked by name and by address ("is Ann coming": ann, ann@...)
+            said = list(dict.fromkeys(_invited(name, events) for name in params.guests_asked))
             text = "\n".join([*said, head, *_agenda_lines(events, tz, params.detail), summary])
     elif params.style == "count":
         n = params.count if params.count is not None else len(events)

@@ -45,7 +45,14 @@ def ask(user: Any, text: str) -> Any:
     return reply
 
 
-@pytest.mark.parametrize("text", ["Do I have any overlapping events this week?", "any conflicts this week?"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Do I have any overlapping events this week?",
+        "any conflicts this week?",
+        "am I double booked anywhere this week?",  # "no event called 'anywhere'"
+    ],
+)
 def test_conflicts_name_only_the_overlapping_pair(user: Any, text: str) -> None:
     reply = ask(user, text)
     assert reply.kind == "answer"

@@ -9,9 +9,11 @@ from zoneinfo import ZoneInfo
 
 import pytest
 import time_machine
+from django.contrib.auth import get_user_model
 
 from assistant.services import chat_turn, conversation_create
 from skills.formatting import format_length
+from skills.models import Calendar
 from skills.services import event_create
 from tests.factories import user_with_calendar
 
@@ -82,7 +84,26 @@ def test_a_question_about_a_part_of_an_event_is_answered_with_it(me: Any, text: 
 def test_whether_someone_is_invited_is_answered_first(me: Any, text: str, said: str) -> None:
     answer = ask(me, text)
     assert answer.startswith(said), answer
+    assert answer.count(said) == 1  # said twice for someone asked by name whom the directory knows
     assert "with Ingrid Berg and Ola" in answer
+
+
+def test_someone_the_directory_knows_is_said_invited_once(me: Any) -> None:
+    # "Yes, Ann is invited." was said twice: asked by her address and by the name said
+    get_user_model().objects.create_user(
+        "ann", email="ann@example.com", first_name="Ann", last_name="Lee", password=None
+    )
+    start = datetime(2026, 3, 13, 15, 0, tzinfo=OSLO)
+    calendar = Calendar.objects.get(owner=me)
+    event_create(
+        calendar=calendar,
+        summary="Design review",
+        start=start,
+        end=start + timedelta(hours=1),
+        attendees=["ann@example.com"],
+    )
+    answer = ask(me, "is Ann coming to the design review?")
+    assert answer.count("is invited") == 1, answer
 
 
 def test_an_event_without_the_part_asked_says_so(me: Any) -> None:
