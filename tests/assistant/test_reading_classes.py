@@ -73,14 +73,18 @@ def answer_of(week: tuple[Any, Conversation], text: str) -> str:
     return str(reply.text)
 
 
+def approved(week: tuple[Any, Conversation], text: str) -> Any:
+    """The reply to ``text`` in the ``week`` fixture's conversation, its preview approved if it has one."""
+    user, conversation = week
+    reply = say(user, conversation, text)
+    return say(user, conversation, "yes") if reply.kind == "confirm" else reply
+
+
 def made_by(week: tuple[Any, Conversation], text: str) -> tuple[Event, str]:
     """The one event ``text`` makes in the ``week`` fixture's conversation (its preview approved, if
     it is previewed), with the last reply's text."""
-    user, conversation = week
-    reply = say(user, conversation, text)
-    if reply.kind == "confirm":
-        reply = say(user, conversation, "yes")
-    return Event.objects.exclude(summary__in=THE_WEEK).get(calendar__owner=user), str(reply.text)
+    reply = approved(week, text)
+    return Event.objects.exclude(summary__in=THE_WEEK).get(calendar__owner=week[0]), str(reply.text)
 
 
 def test_hours_said_before_a_repetition_in_a_month_are_its_hours_and_the_month_bounds_it(week: Any) -> None:
@@ -744,10 +748,7 @@ def test_do_the_same_after_a_move_moves_nothing_more(week: Any) -> None:
     ],
 )
 def test_a_push_to_a_weekday_goes_to_that_weekday_after_the_event(week: Any, text: str, day: int) -> None:
-    user, conversation = week
-    reply = say(user, conversation, text)
-    if reply.kind == "confirm":
-        reply = say(user, conversation, "yes")
+    reply = approved(week, text)
     assert reply.kind == "done", reply.text
     review = Event.objects.get(summary="Design review")
     assert review.start.astimezone(NEW_YORK).date() == NOW.replace(day=day).date()
@@ -765,10 +766,7 @@ def test_a_push_to_a_weekday_goes_to_that_weekday_after_the_event(week: Any, tex
     ],
 )
 def test_a_move_to_a_week_keeps_the_weekday_and_time(week: Any, text: str, day: int) -> None:
-    user, conversation = week
-    reply = say(user, conversation, text)
-    if reply.kind == "confirm":
-        reply = say(user, conversation, "yes")
+    reply = approved(week, text)
     assert reply.kind == "done", reply.text
     review = Event.objects.get(summary="Design review")
     assert review.start.astimezone(NEW_YORK) == datetime(2026, 3, day, 14, 0, tzinfo=NEW_YORK)
@@ -924,10 +922,7 @@ def test_a_wish_that_repeats_is_a_new_series_shown_first(week: Any, text: str, s
 )
 def test_an_event_someone_of_mine_has_is_named_as_theirs(week: Any, text: str, title: str) -> None:
     # written as 'Daughter has a recital', the tagger's title whole
-    user, conversation = week
-    reply = say(user, conversation, text)
-    if reply.kind == "confirm":
-        reply = say(user, conversation, "yes")
+    reply = approved(week, text)
     assert reply.kind == "done", reply.text
     assert Event.objects.filter(summary=title).count() == 1
 
@@ -2076,10 +2071,7 @@ def test_remind_me_what_or_when_asks_what_is_there_and_makes_nothing(week: Any, 
 def test_a_name_said_outright_ends_where_the_sentence_goes_on_about_it(week: Any, text: str) -> None:
     # the titles were 'Doctor appointment and start it', '... that is scheduled at 80 Nicholl Avenue',
     # '... to your calendar and time it', '... as a title'
-    user, conversation = week
-    reply = say(user, conversation, text)
-    if reply.kind == "confirm":
-        reply = say(user, conversation, "yes")
+    reply = approved(week, text)
     assert reply.kind == "done", reply.text
     made = Event.objects.exclude(summary__in=THE_WEEK).get()
     assert made.summary == "Doctor appointment"
