@@ -11,7 +11,6 @@ Copying one calendar into another is syncing (:mod:`assistant.decomposer.sync`, 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from datetime import date, datetime, timedelta
 from zoneinfo import ZoneInfo
 
@@ -61,8 +60,8 @@ def copy_decision(r: Reading) -> Decision | None:
         start, end = said[1], said[2]
     elif to[3] == "week":  # "to next week": from the week before it
         start, end = shift_wall(to[1], r.tz, days=-7), shift_wall(to[2], r.tz, days=-7)
-    elif to[3] == "day" and (one := _one_copied(r, norm[: to[0]])) is not None:
-        return one(to[1].astimezone(r.tz).date())
+    elif to[3] == "day" and (one := _one_copied(r, norm[: to[0]], to[1].astimezone(r.tz).date())) is not None:
+        return one
     else:
         return Decision(kind="clarify", reply_kind="clarify", text=_FROM_WHICH)
     first = start.astimezone(r.tz).date()
@@ -80,9 +79,9 @@ def copy_decision(r: Reading) -> Decision | None:
     return _plan(r, start, end, days, format_range(to[1], to[2], r.tz))
 
 
-def _one_copied(r: Reading, said: str) -> Callable[[date], Decision] | None:
+def _one_copied(r: Reading, said: str, day: date) -> Decision | None:
     """The plan of a copy of one event named by its title ("copy the design review to Friday"), on
-    the day it is given, at the event's own time; None when the words before the day name no event."""
+    ``day``, at the event's own time; None when the words before the day name no event."""
     target = trim_edges(COPY_VERBS.sub(" ", said, count=1), EDGE_WORDS)
     frame = understand(target, now=r.now, world=r.world, existing=True) if target else None
     if frame is None or not frame.title_words:
@@ -90,13 +89,15 @@ def _one_copied(r: Reading, said: str) -> Callable[[date], Decision] | None:
     # the one said, or from a week back (one this week may be over: "copy the piano lesson to Friday")
     start, end = (frame.start, frame.end) if frame.range_explicit else (r.now - _BACK, r.now + _HORIZON)
     find = find_params(frame, start or r.now - _BACK, end or r.now + _HORIZON)
-
-    def planned(day: date) -> Decision:
-        on = f"to {format_day(day)}"
-        when = {"on_date": day.isoformat()}
-        return copy_of_one(find, on, when, summary=f"Copy an event {on}", per_series=True, shown_first=True)
-
-    return planned
+    on = f"to {format_day(day)}"
+    return copy_of_one(
+        find,
+        on,
+        {"on_date": day.isoformat()},
+        summary=f"Copy an event {on}",
+        per_series=True,
+        shown_first=True,
+    )
 
 
 def _ends(norm: str, period: _Period, r: Reading) -> list[_Period]:
