@@ -20,6 +20,7 @@ from dateutil.rrule import rrulestr
 from assistant.lexicon import EXCEPTING, ORDINALS, WEEKDAY, WEEKDAYS_EVERY, tokens, weekday_number
 from assistant.timeexpr import DAY_PARTS, TimeMatch, find_times
 from assistant.timeexpr.numbers import CARDINALS
+from assistant.turnmemo import shared
 
 __all__ = ["Repeat", "as_hours", "first_day", "read_repeat", "until_clause"]
 
@@ -171,7 +172,12 @@ def _monthly_or_longer(text: str) -> tuple[str, list[tuple[int, int]]] | None:
 
 
 def read_repeat(text: str, now: datetime) -> Repeat | None:
-    """The repetition a sentence asks for, or None when it asks for a single event."""
+    """The repetition a sentence asks for, or None when it asks for a single event; read once a turn
+    (the frame, the intent check, the drafts and the create handlers all ask it of the same words)."""
+    return shared(f"read_repeat {now.isoformat()} {text}", lambda: _read_repeat(text, now))
+
+
+def _read_repeat(text: str, now: datetime) -> Repeat | None:
     longer = _monthly_or_longer(text)
     if longer is not None:
         rule, spans = longer
