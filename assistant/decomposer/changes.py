@@ -555,7 +555,7 @@ def shift_of(norm: str, now: datetime) -> tuple[int, str]:
         said_from = now.replace(second=now.second if match.grain == "second" else 0, microsecond=0)
         minutes = round((match.start - said_from).total_seconds() / 60)
         return minutes, f"{norm[:lo].strip()} {norm[hi:].strip()}".strip()
-    verbs = [_WAY_OF_VERB[t] for t in tokens(norm) if t in _WAY_OF_VERB]  # the ways the turn's verbs say
+    verbs = _ways_said(norm)
     for length in find_durations(norm):
         lo, hi = length.span
         before, after = norm[:lo].split(), norm[hi:].split()
@@ -892,7 +892,7 @@ def compile_change(r: Reading) -> Decision | None:
         else:
             move = _move_params(destination, shift, target, now, tz, frame)
             alone = _weekday_alone(move, destination, now)
-            if alone is not None and 1 in {_WAY_OF_VERB.get(t) for t in tokens(norm)}:
+            if alone is not None and 1 in _ways_said(norm):
                 # "push the shift to Wednesday", "postpone it to Friday": the weekday after each event's
                 # own day, never back to one before it
                 assert move is not None
@@ -1012,6 +1012,12 @@ def _create_like(
     day = at.date() if match.has_date else (target.start or now).astimezone(tz).date()
     start = datetime.combine(day, at.astimezone(tz).time(), tz)
     return {"start": start.isoformat()}
+
+
+def _ways_said(norm: str) -> list[int]:
+    """The ways the turn's verbs move an event, in order: -1 earlier ("bring", "pull"), 1 later ("push",
+    "postpone")."""
+    return [_WAY_OF_VERB[t] for t in tokens(norm) if t in _WAY_OF_VERB]
 
 
 def _weekday_alone(move: dict[str, Any] | None, destination: str, now: datetime) -> int | None:
