@@ -73,6 +73,7 @@ __all__ = [
     "WHEN_FIELDS",
     "WISHING",
     "YES_WORDS",
+    "compounds",
     "every_week",
     "misspelt_verb",
     "phrase_re",
@@ -183,6 +184,12 @@ def whole_words(text: str) -> list[str]:
     "follow-up", "check-in"): where the words become a name, the pieces would make another one ('Catch
     with Ann')."""
     return _COMPOUND.findall(text.casefold())
+
+
+def compounds(text: str) -> list[str]:
+    """The words of ``text`` (split at spaces) joined by a hyphen ("check-in", "follow-up"): a compound
+    of little words that names a thing as a whole, where each piece alone says nothing."""
+    return [word for word in text.split() if "-" in word.strip("-")]
 
 
 def token_spans(text: str) -> list[tuple[int, str]]:

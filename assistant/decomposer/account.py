@@ -58,6 +58,7 @@ from assistant.lexicon import (
     THE_NEXT_PERIOD,
     WISHING,
     away_words,
+    compounds,
     tokens,
 )
 from assistant.timeexpr import TimeMatch, find_durations, find_times
@@ -522,9 +523,7 @@ def _title_doubts(
         for w, role in zip(taken, roles, strict=True)
     )
     # "Check-in", "Follow-up": a compound of little words, said so, is a name
-    compound = any(
-        "-" in w.strip("-") and (w in norm or w.replace("-", " ") in norm) for w in title.casefold().split()
-    )
+    compound = any(w in norm or w.replace("-", " ") in norm for w in compounds(title.casefold()))
     if not compound and ((positions and carries_nothing) or not (positions or generic)):
         doubts.append("its words say nothing of the event")  # "Need", "As"
     elif any(_request_gerund(m[1]) for m in _GERUND_OBJECT.finditer(title.casefold())):

@@ -59,6 +59,7 @@ from assistant.lexicon import (
     WHEN_FIELDS,
     after_it_is,
     away_kind,
+    compounds,
     tokens,
     trim_edges,
     words_pattern,
@@ -253,9 +254,7 @@ def _without_length(span: Span) -> Span:
 def _meaningful(title: str) -> bool:
     """Whether the title says something: a word that is no stopword or placeholder, or a compound of
     such words ("check-in", "follow-up", "kick-off"), which names an event as a whole."""
-    if any("-" in word.strip("-") for word in title.split()):
-        return True
-    return any(w not in STOPWORDS and w not in _PLACEHOLDER for w in tokens(title))
+    return bool(compounds(title)) or any(w not in STOPWORDS and w not in _PLACEHOLDER for w in tokens(title))
 
 
 # A detail's name leading the words left over ("the location is my office", "time is 3pm"): that
