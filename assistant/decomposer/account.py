@@ -578,9 +578,8 @@ def _named(tokens: Sequence[_Token], m: re.Match[str] | None, roles: list[str]) 
     for token, role in zip(tokens, roles, strict=True):
         if token.start < lo or token.start >= hi:
             continue
-        if role in ("time", "place") or token.text in ("and", "which", "that", "it", "it's"):
-            break
-        if len(said) == 3:
+        ended = role in ("time", "place") or token.text in ("and", "which", "that", "it", "it's")
+        if ended or len(said) == 3:
             break
         if said and role in ("cue", "verb"):  # "call it Appointment for the title": the field's name ends
             break  # it, and so does the verb of a request ("called Jason's concert added to my calendar")
