@@ -8,6 +8,7 @@ changing; every entry is lower-case and matched on word boundaries.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from difflib import get_close_matches
 from functools import lru_cache
 
@@ -187,9 +188,31 @@ def whole_words(text: str) -> list[str]:
 
 
 def compounds(text: str) -> list[str]:
-    """The words of ``text`` (split at spaces) joined by a hyphen ("check-in", "follow-up"): a compound
-    of little words that names a thing as a whole, where each piece alone says nothing."""
-    return [word for word in text.split() if "-" in word.strip("-")]
+    """The words of ``text`` (split at spaces) joined by a hyphen ("check-in", "follow-up"), and the
+    phrasal verbs it says as nouns ("check in" of "a check in with Sarah", see :func:`phrasal_noun`): a
+    compound of little words that names a thing as a whole, where each piece alone says nothing."""
+    words = text.split()
+    folded = [word.casefold() for word in words]
+    hyphened = [word for word in words if "-" in word.strip("-")]
+    return hyphened + [f"{words[at]} {words[at + 1]}" for at in range(len(words)) if phrasal_noun(folded, at)]
+
+
+# The particles of phrasal verbs ("catch up", "check in", "work out", "run through"): with their verb
+# they name an event when the pair is said as a noun.
+PARTICLES = frozenset({"up", "in", "out", "down", "through", "over", "off", "back"})
+
+
+def phrasal_noun(words: Sequence[str], at: int) -> bool:
+    """Whether ``words[at]`` (casefolded words) and the particle after it are a phrasal verb said as a
+    noun ("a catch up with Bo", "a quick check in", "the work out at 7"): first, or after a determiner
+    with perhaps one word between, and the particle ends the phrase (last, or a link follows it). Not
+    "in" of "a lunch in Boston", which leads to a place, nor "up" of "set up a call", a verb's."""
+    if at + 1 >= len(words) or words[at + 1] not in PARTICLES or not words[at].isalpha():
+        return False
+    if words[at] in DETERMINERS or words[at] in PARTICLES or words[at] in LINKS:
+        return False
+    named = at == 0 or words[at - 1] in DETERMINERS or (at > 1 and words[at - 2] in DETERMINERS)
+    return named and (at + 2 == len(words) or words[at + 2] in LINKS)
 
 
 def token_spans(text: str) -> list[tuple[int, str]]:

@@ -40,6 +40,7 @@ from assistant.lexicon import (
     NAMED_PLACE,
     NOT_ATTENDING,
     ORDINALS,
+    PARTICLES,
     PICK,
     POLITE_PREFIX,
     PREFERENCE_WORDS,
@@ -52,6 +53,7 @@ from assistant.lexicon import (
     WHEN_ADVERBS,
     WHEN_FIELDS,
     WISHING,
+    phrasal_noun,
     token_spans,
     tokens,
     weekday_number,
@@ -1450,14 +1452,25 @@ _MY_WORDS = frozenset({"my", "our", "your"})
 
 
 def _particle(kept: list[str]) -> bool:
-    """Whether the last word ends a phrasal verb: "working out", "catching up"."""
-    return kept[-1] in ("out", "up") and len(kept) > 1 and kept[-2].endswith("ing")
+    """Whether the last word ends a phrasal verb said as a gerund: "working out", "catching up"."""
+    return kept[-1] in PARTICLES and len(kept) > 1 and kept[-2].endswith("ing")
 
 
 def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "") -> str:
     kept: list[str] = []
     linking: list[str] = []  # "at the", waiting for the place's name
+    particle = -1  # where the particle of a phrasal verb said as a noun stands, taken with its verb
     for at, w in enumerate(words):
+        if at == particle:
+            continue
+        if at and frame.operation in ("create", "unknown") and phrasal_noun(words, at):
+            # "a catch up with Bo", "a check in": the pair names the event ("check" alone is a verb
+            # of questions, "up" a particle); only a new event's, as "move the sync up" moves the sync
+            kept.extend(linking)
+            linking.clear()
+            kept.append(f"{w} {words[at + 1]}")
+            particle = at + 1
+            continue
         if any(p.fullmatch(w) for p in (CREATE_VERBS, DELETE_VERBS, MOVE_VERBS, QUERY_CUES, COUNT_CUES)):
             if kept:
                 break  # a second verb ends the object phrase ("remind me of X", "X i added")

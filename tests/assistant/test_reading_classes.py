@@ -1554,6 +1554,12 @@ def test_an_event_put_on_the_calendar_is_a_new_one(week: Any) -> None:
         ),
         # a compound of little words is a name: written as 'Meeting with Sarah'
         ("a 15 minute check-in with Sarah on Friday at 9", "Check-in with Sarah", (6, 9), ""),
+        # ... and a phrasal verb said as a noun, without the hyphen: 'Meeting with Sarah', 'Catch', 'Work'
+        ("schedule a check in with Sarah on Friday at 9", "Check in with Sarah", (6, 9), ""),
+        ("set up a quick catch up on Friday at 4", "Quick catch up", (6, 16), ""),
+        ("add a work out tomorrow at 7am", "Work out", (5, 7), ""),
+        # ... but not the "in" that leads to a place
+        ("add lunch in Boston on Friday at 1", "Lunch", (6, 13), "Boston"),
         # a place named with its kind, whose first word sounds like a name: 'Ride with John', no place
         (
             "set up a ride to John F. Kennedy airport on Friday at 7 am",
