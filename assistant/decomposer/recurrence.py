@@ -33,6 +33,8 @@ _BUT_NOT = re.compile(
 _DASH_PAIR = re.compile(r"(?P<a>\d{1,2})\s*-\s*(?P<b>\d{1,2})")
 
 _CODES = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
+# "weekday mornings", "weekend evenings": a kind of day before a day part said in the plural repeats
+_PARTS_AFTER = rf"\s+(?:{'|'.join(DAY_PARTS)})s\b"
 _DAY = WEEKDAY
 _DAY_LIST = rf"{_DAY}(?:\s*(?:,|and|&|or|/)\s*{_DAY})*"
 # "on Mondays", "tuesdays and thursdays", "mondays and weds", "tues and thurs": every such day; "tues"
@@ -41,7 +43,9 @@ _REPEAT = re.compile(
     rf"\b(?:(?:every|each)\s+(?:(?P<other>other|second)\s+)?(?P<unit>{_DAY_LIST}|(?:week|work)days?|weekend|day|week|month|morning|afternoon|evening|night)"
     rf"|(?:on\s+)?(?<!next )(?<!this )(?<!last )(?<!coming )"
     rf"(?P<plural>(?:{WEEKDAYS_EVERY})(?:\s*(?:,|and|&)\s*{_DAY})*|{_DAY}s(?:\s*(?:,|and|&)\s*{_DAY}s)+)\b"
-    rf"|(?:on\s+)?(?P<weekdays>(?:week|work)days)|(?P<daily>daily)|(?P<weekly>weekly|biweekly|fortnightly))\b",
+    rf"|(?:on\s+)?(?P<weekdays>(?:week|work)days|(?:week|work)day(?={_PARTS_AFTER}))"
+    rf"|(?:on\s+)?(?<!this )(?<!next )(?P<weekends>weekends|weekend(?={_PARTS_AFTER}))"
+    rf"|(?P<daily>daily)|(?P<weekly>weekly|biweekly|fortnightly))\b",
     re.IGNORECASE,
 )
 _ORDINAL = f"(?:{'|'.join(ORDINALS)})"
@@ -187,11 +191,13 @@ def _read_repeat(text: str, now: datetime) -> Repeat | None:
             if until is None:
                 return Repeat(rule="", days=(), until=None, spans=tuple(spans))
         return Repeat(rule=rule, days=(), until=until, spans=tuple(spans))
-    found = list(_REPEAT.finditer(text))
+    # the days a repetition leaves out are no repetition of their own ("daily but not on weekends")
+    left = [b.span() for b in _BUT_NOT.finditer(text)]
+    found = [f for f in _REPEAT.finditer(text) if not any(lo <= f.start() < f.end() <= hi for lo, hi in left)]
     if not found:
         return None
     # "a weekly reading group every Thursday": the days say more than "weekly"
-    m = next((f for f in found if f["unit"] or f["plural"] or f["weekdays"]), found[0])
+    m = next((f for f in found if f["unit"] or f["plural"] or f["weekdays"] or f["weekends"]), found[0])
     # "every morning at 7": "morning" stays for the time of day to read (7 AM), "every" is the repetition
     spans = [
         (f.start(), f.start("unit")) if (f["unit"] or "").casefold() in DAY_PARTS else f.span() for f in found
@@ -206,7 +212,7 @@ def _read_repeat(text: str, now: datetime) -> Repeat | None:
         freq = "DAILY"
     elif m["weekdays"] or unit in ("weekday", "weekdays", "workday", "workdays"):
         freq, days = "WEEKLY", ["MO", "TU", "WE", "TH", "FR"]
-    elif unit == "weekend":
+    elif m["weekends"] or unit == "weekend":
         freq, days = "WEEKLY", ["SA", "SU"]
     elif unit == "month":
         freq = "MONTHLY"

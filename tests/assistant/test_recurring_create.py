@@ -40,6 +40,8 @@ def create(text: str, *, previewed: bool = False) -> tuple[Any, Event]:
         ("Block lunch from 12 to 1 every weekday", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", "2026-03-04 12:00"),
         ("Add a standup every workday at 9", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", "2026-03-05 09:00"),
         ("Add yoga every other Monday at 10", "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO", "2026-03-09 10:00"),
+        # a kind of day before a day part in the plural: read as "weekday" and not used (one Gym)
+        ("block weekday mornings 7-8 for the gym", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", "2026-03-05 07:00"),
     ],
 )
 def test_the_rule_and_the_first_day_come_from_the_words(text: str, rule: str, first: str) -> None:
@@ -86,6 +88,9 @@ def test_days_a_repetition_leaves_out_are_taken_out_of_its_rule(text: str, rule:
     [
         ("yoga every tuesday 6pm", "FREQ=WEEKLY;BYDAY=TU", "2026-03-10 18:00"),
         ("gym daily at 7am", "FREQ=DAILY", "2026-03-05 07:00"),
+        # "on weekends" was not understood at all; "weekend evenings" a kind of day before a day part
+        ("yoga on weekends at 9am", "FREQ=WEEKLY;BYDAY=SA,SU", "2026-03-07 09:00"),
+        ("tennis weekend evenings at 6", "FREQ=WEEKLY;BYDAY=SA,SU", "2026-03-07 18:00"),
         # the "next" of "starting next week" is a day, not "my next meeting" (a year of events was listed)
         ("yoga every wednesday 7am starting next week", "FREQ=WEEKLY;BYDAY=WE", "2026-03-11 07:00"),
         (
