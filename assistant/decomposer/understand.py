@@ -1460,6 +1460,8 @@ def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "")
     kept: list[str] = []
     linking: list[str] = []  # "at the", waiting for the place's name
     particle = -1  # where the particle of a phrasal verb said as a noun stands, taken with its verb
+    verb, *rest = lead_verb.split() or [""]
+    phrasal = len(rest) == 1 and rest[0] in PARTICLES  # the request's verb has one ("squeeze in")
     for at, w in enumerate(words):
         if at == particle:
             continue
@@ -1479,6 +1481,8 @@ def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "")
             continue
         if not kept and w in WISHING:
             continue  # "I want this to be added": how the user asks, never the name
+        if not kept and phrasal and w in (verb, *rest):
+            continue  # "squeeze in a call": the request's verb, said with its particle
         if frame.operation == "free" and w in _PREDICATE_WORDS:
             continue  # "are Ann and Raj free for a session?": the question's words, not the session's
         if w in _MY_WORDS and kept[-1:] == ["to"] and at == len(words) - 2:
