@@ -383,6 +383,8 @@ def _changes_existing(params: dict[str, Any], text: str, world: World) -> str | 
     arrow = _ARROW.search(text) is not None
     if not arrow and not _CHANGES.search(norm) and CREATE_VERBS.search(norm):
         return None
+    if not arrow and "again" in tokens(norm):
+        return None  # "I'm seeing the dentist again on the 20th": another one, as "another" says
     lead = _CHANGES.match(norm)
     summary = str(params.get("summary") or "")
     titles = [tuple(stem(w) for w in tokens(t)) for t in (summary, summary.rpartition(" with ")[0]) if t]

@@ -1590,6 +1590,14 @@ def test_names_places_and_times_said_side_by_side(
     )
 
 
+def test_an_event_said_again_on_another_day_is_another_one(week: Any) -> None:
+    """ "the dentist again on the 20th" was refused as a change of the dentist said as a new event."""
+    approved(week, "I'm seeing the dentist again on the 20th at 3")
+    starts = sorted(e.start for e in Event.objects.filter(summary="Dentist"))
+    assert len(starts) == 2
+    assert starts[-1] == NOW.replace(day=20, hour=15)
+
+
 @pytest.mark.parametrize("instead", ["no, move it to Friday instead", "no, make it friday"])
 def test_a_no_with_another_change_of_the_same_event_previews_that_change(week: Any, instead: str) -> None:
     """ "It" after a declined preview is the event the preview would have changed (made there, as a
