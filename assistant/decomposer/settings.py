@@ -110,6 +110,11 @@ _NO_MEETINGS = re.compile(
     r"(?P<how>before|earlier than|after|later than|on)\s+"
     r"(?P<what>.+?)\s*(?:please)?[.!]*$"
 )
+# The same said of the days: "keep my Fridays meeting-free", "keep fridays free of meetings".
+_MEETING_FREE = re.compile(
+    r"\b(?:keep|make|leave)\s+(?:my\s+)?(?P<what>.+?)\s+"
+    r"(?:meeting[- ]?free|(?:free|clear)\s+(?:of|from)\s+(?:any\s+)?(?:meetings|calls))\s*(?:please)?[.!]*$"
+)
 _SHOW_ALL = re.compile(
     r"\bwhat (?:are|'re) my (?:preferences|settings)\b|\b(?:show|list) my (?:preferences|settings)\b"
 )
@@ -148,6 +153,9 @@ def setting_decision(r: Reading) -> Decision | None:
         return _zone(m["zone"] or m["zone2"])
     if m := _NO_MEETINGS.search(norm):
         return _meeting_hours(m["how"], m["what"], now, world.preferences.get("meeting_hours") or {})
+    if (m := _MEETING_FREE.search(norm)) and read_repeat(m["what"], now) is not None:
+        # days that repeat ("Fridays"): a habit; "keep this Friday free of meetings" is one day's
+        return _meeting_hours("on", m["what"], now, world.preferences.get("meeting_hours") or {})
     if m := _EARLY_OR_LATE.search(norm):
         # "I hate early meetings": a bound of the meeting hours, whose time is not said
         asked, edge = (

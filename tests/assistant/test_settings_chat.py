@@ -88,6 +88,14 @@ def stored(user: Any, key: str) -> Any:
         ("I don't like meetings before 10", "meeting_hours", {"earliest": "10:00"}, "10 AM"),
         ("i hate having calls after 5pm", "meeting_hours", {"latest": "17:00"}, "5 PM"),
         ("I don't do meetings on fridays", "meeting_hours", {"no_meeting_days": ["FR"]}, "Friday"),
+        # the days said first: it listed the free times of this Friday
+        ("keep my Fridays meeting-free", "meeting_hours", {"no_meeting_days": ["FR"]}, "Friday"),
+        (
+            "keep mondays and fridays free of meetings",
+            "meeting_hours",
+            {"no_meeting_days": ["MO", "FR"]},
+            "Mondays and Fridays",
+        ),
         # a preference named as the lexicon names it anywhere (PREFERENCE_WORDS), not only "gym"/"lunch"
         (
             "my focus block is tuesdays 9 to 11am",
@@ -386,3 +394,12 @@ def test_time_kept_once_for_writing_is_an_event_not_the_writing_block(chat: Any)
         reply = say(user, conversation, "block Friday afternoon for writing")
     assert "Create 'Writing'" in reply.text
     assert stored(user, "writing_block") is None
+
+
+def test_one_day_kept_free_of_meetings_is_no_rule_for_every_such_day(chat: Any) -> None:
+    """ "keep this Friday free of meetings" is about one Friday: no meeting hours are stored for all."""
+    user, conversation = chat
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "keep this friday free of meetings")
+    assert reply.kind != "done", reply.text
+    assert stored(user, "meeting_hours") is None
