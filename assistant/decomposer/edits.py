@@ -215,10 +215,14 @@ _LENGTH = re.compile(
     re.IGNORECASE,
 )
 # "extend the review by 30 minutes", "shorten the standup by 10 minutes", "make the review half an hour
-# longer": the event's own length, changed by that much (never set to it).
+# longer", "add 15 minutes to the standup", "give the standup another 15 minutes": the event's own
+# length, changed by that much (never set to it).
 _LONGER_BY = re.compile(
     rf"\b(?P<verb>extend|lengthen|prolong|shorten|cut|trim)\s+(?P<target>{_NAME})\s+by\s+(?P<length>.+?)[\s.!]*$"
-    rf"|\b(?:make|keep)\s+(?P<both>{_NAME})\s+(?P<way>longer|shorter)[\s.!]*$",
+    rf"|\b(?:make|keep)\s+(?P<both>{_NAME})\s+(?P<way>longer|shorter)[\s.!]*$"
+    rf"|\badd\s+(?:another\s+|an?\s+(?:extra|additional)\s+)?(?P<added>{_NAME})\s+(?:more\s+)?(?:on\s+)?to\s+"
+    rf"(?:the\s+end\s+of\s+)?(?P<target2>{_NAME})[\s.!]*$"
+    rf"|\bgive\s+(?P<target3>{_NAME})\s+(?:another|an?\s+(?:extra|additional))\s+(?P<given>{_NAME})[\s.!]*$",
     re.IGNORECASE,
 )
 # "make the team sync biweekly", "change my 1:1 to every other week", "switch yoga to weekly"
@@ -409,6 +413,30 @@ def _place(text: str, now: datetime) -> _Edit | None:
     return None
 
 
+def _longer_by(body: str) -> _Edit | None:
+    """An event's length changed by a length said (see ``_LONGER_BY``), or None: the words added or
+    given must be a length whole ("add lunch to my calendar" adds no length)."""
+    m = _LONGER_BY.search(body)
+    if m is None:
+        return None
+    said = m["length"] or m["both"] or m["added"] or m["given"]
+    length = next(iter(find_durations(said)[-1:]), None)  # the length ends what was said
+    if length is None or length.minutes <= 0 or length.span[1] != len(said):
+        return None
+    named = m["target"] or m["target2"] or m["target3"]
+    if (m["added"] or m["given"]) and (length.span[0] != 0 or {"calendar", "schedule"} & set(tokens(named))):
+        # "add a 30 minute break to it", "add 2 hours to my calendar for writing": a new event with its
+        # length, no length added to one
+        return None
+    target = named or said[: length.span[0]].strip()
+    if not target:
+        return None
+    less = (m["verb"] or "").casefold() in ("shorten", "cut", "trim") or m["way"] == "shorter"
+    minutes = -length.minutes if less else length.minutes
+    what = f"{abs(minutes)} minutes {'shorter' if less else 'longer'}"
+    return _Edit(target, {"longer_minutes": minutes}, what, by_name_only=False)
+
+
 def _read(text: str, now: datetime) -> _Edit | None:
     """The edit a sentence asks for, or None when it asks for none."""
     note = _note(text)  # before "and let Bo know" is split off: a note may say "tell them ..."
@@ -426,6 +454,8 @@ def _read(text: str, now: datetime) -> _Edit | None:
         if invite is not None:  # "rename X to Y and invite Lee": both, in one change of X
             return _Edit(target, {"summary": title}, f"rename to {title}; invite", invite["who"], whom)
         return _Edit(target, {"summary": title}, f"rename to {title}", unfinished=more is not None)
+    if (longer := _longer_by(body)) is not None:  # before an invite: "add 15 minutes to the standup"
+        return longer
     if (m := _INVITE.search(body)) and (m["verb"].casefold() != "put" or m["list"]) and _someone(m["who"]):
         # onto an event's list of guests: an event, whether or not a title is said ("the meeting at 10")
         by_name = not m["list"] and not _an_event(m["target"], now)
@@ -458,15 +488,6 @@ def _read(text: str, now: datetime) -> _Edit | None:
         weeks = 2 if m["two"] else 1 if m["one"] else {"three": 3, "four": 4}.get(n.casefold()) or int(n)
         said = {1: "every week", 2: "every other week"}.get(weeks, f"every {weeks} weeks")
         return _Edit(m["target"], {"every_weeks": weeks}, f"repeat {said}")
-    if m := _LONGER_BY.search(body):
-        said = m["length"] or m["both"]
-        length = next(iter(find_durations(said)[-1:]), None)  # the length ends what was said
-        target = (m["target"] or said[: length.span[0]].strip()) if length is not None else ""
-        if length is not None and length.minutes > 0 and length.span[1] == len(said) and target:
-            less = (m["verb"] or "").casefold() in ("shorten", "cut", "trim") or m["way"] == "shorter"
-            minutes = -length.minutes if less else length.minutes
-            what = f"{abs(minutes)} minutes {'shorter' if less else 'longer'}"
-            return _Edit(target, {"longer_minutes": minutes}, what, by_name_only=False)
     if m := _LENGTH.search(body):
         lengths = find_durations(m["length"])  # "90 minutes", "an hour and a half": the whole of it
         # a length in words ends many a new event's description too ("make an item called Team
@@ -535,7 +556,7 @@ def _learned(r: Reading) -> _Edit | None:
     if "new_place" in said:
         params["location"] = said["new_place"][0]
         what.append(f"place: {params['location']}")
-    lengths = [_minutes(s.text) for s in spans if s.slot in ("new_length", "added_length")]
+    lengths = [_minutes(_whole_length(r.text, s)) for s in spans if s.slot in ("new_length", "added_length")]
     if len(lengths) > 1 or None in lengths:
         return None  # two lengths, or one the time reader does not read: which is meant is not known
     if lengths and (_new_time_besides(r, spans) or shift_of(r.norm, r.now)[0]):
@@ -845,6 +866,13 @@ def _someone(who: str) -> bool:
     """Whether the words "add" takes may be people: never a length ("add an hour to it") nor what an
     event has ("add the location to the dentist, which is ...")."""
     return not _minutes(who) and not set(tokens(who)) & EVENT_FIELDS
+
+
+def _whole_length(text: str, span: Span) -> str:
+    """The length the tagger's words are part of, as the time reader reads it in ``text`` ("half an
+    hour" where the tagger took "an hour"), or the words themselves."""
+    around = [d for d in find_durations(text) if d.span[0] <= span.start and span.end <= d.span[1]]
+    return around[0].text if around else span.text
 
 
 def _minutes(said: str) -> int | None:

@@ -90,7 +90,8 @@ _CUES: dict[str, str] = {
     "plan_edit.description": "note notes description details detail add",
     "plan_edit.duration_minutes": "long last lasts lasting length duration shorten extend lengthen make cut "
     "trim",
-    "plan_edit.longer_minutes": "longer shorter extend lengthen prolong shorten cut trim by more less",
+    "plan_edit.longer_minutes": "longer shorter extend lengthen prolong shorten cut trim by more less add "
+    "give another extra additional end",
     "plan_edit.end_at": "end ends ending finish finishes done",
     "plan_edit.invite": "invite add include bring put guest list people attending attendees invitees",
     "plan_edit.uninvite": "remove take off drop uninvite exclude",

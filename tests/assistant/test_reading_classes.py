@@ -1120,17 +1120,36 @@ def test_a_bare_hour_today_whose_morning_is_past_is_the_evenings_and_previewed(w
         ("shorten the design review by 15 minutes", "Design review", datetime(2026, 3, 5, 14, 45)),
         ("make the standup 10 minutes shorter", "Standup", datetime(2026, 3, 5, 9, 50)),
         ("make the design review half an hour longer", "Design review", datetime(2026, 3, 5, 15, 30)),
+        # said as a length added or given: an invite of "15 minutes", a new 'Standup', a question
+        ("add 15 minutes to the standup", "Standup", datetime(2026, 3, 5, 10, 15)),
+        ("add half an hour to the end of the design review", "Design review", datetime(2026, 3, 5, 15, 30)),
+        ("give the standup another 15 minutes", "Standup", datetime(2026, 3, 5, 10, 15)),
     ],
 )
 def test_a_length_changed_by_some_minutes_changes_the_events_own_length(
     week: Any, text: str, title: str, end: datetime
 ) -> None:
-    user, conversation = week
     before = Event.objects.get(summary=title)
-    say(user, conversation, text)
+    approved(week, text)
     after = Event.objects.get(summary=title)
     assert after.start == before.start  # the start stays
     assert after.end.astimezone(NEW_YORK) == end.replace(tzinfo=NEW_YORK)  # never set to that length
+
+
+def test_half_an_hour_said_of_the_event_talked_about_is_half_an_hour(week: Any) -> None:
+    """The edit tagger took "an hour" of "half an hour": the length is the whole one the time reader reads."""
+    user, conversation = week
+    say(user, conversation, "when is the design review?")
+    approved(week, "it needs to be half an hour longer")
+    review = Event.objects.get(summary="Design review")
+    assert review.end - review.start == timedelta(minutes=90)
+
+
+def test_hours_added_to_the_calendar_are_no_length_added_to_an_event(week: Any) -> None:
+    say(*week, "add 2 hours to my calendar for writing on Friday")
+    assert {e.summary: e.end - e.start for e in Event.objects.all()} == {
+        title: timedelta(hours=1) for title in THE_WEEK
+    }
 
 
 def test_a_length_cut_by_more_than_it_lasts_changes_nothing_and_says_why(week: Any) -> None:
