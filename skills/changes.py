@@ -159,7 +159,7 @@ def approval_reasons(changes: Iterable[Change]) -> list[str]:
     """Why a change set must be approved first; empty when it may be applied at once.
 
     The product's policy: every deletion, every change to more than one event, every move of an
-    event with other attendees and everything that breaks a preference asks first.
+    event with other attendees (or of its end) and everything that breaks a preference asks first.
     """
     changes = list(changes)
     reasons: list[str] = []
@@ -175,6 +175,9 @@ def approval_reasons(changes: Iterable[Change]) -> list[str]:
         reasons.append(f"it changes {len(changes)} events")
     if any(c.action == "update" and c.attendees and c.start != c.before_start for c in changes):
         reasons.append("it moves an event other people attend")
+    elif any(c.action == "update" and c.attendees and _lasts_otherwise(c) for c in changes):
+        # "add half an hour to the design review": its end moves in the others' calendars too
+        reasons.append("it changes how long an event other people attend lasts")
     if any(any(attendee_changes(c)) for c in changes):
         reasons.append("it changes who is invited")
     unseen = sorted({name for c in changes for name in c.unseen})
@@ -183,6 +186,10 @@ def approval_reasons(changes: Iterable[Change]) -> list[str]:
     if any(c.conflicts for c in changes):
         reasons.append("it conflicts: " + "; ".join(x for c in changes for x in c.conflicts))
     return reasons
+
+
+def _lasts_otherwise(change: Change) -> bool:
+    return change.end is not None and change.before_end is not None and change.end != change.before_end
 
 
 def change_digest(changes: Iterable[Change]) -> str:

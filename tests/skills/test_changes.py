@@ -151,6 +151,17 @@ def test_policy_asks_for_deletions_several_events_attendees_and_broken_preferenc
     )
     assert approval_reasons([move]) == ["it moves an event other people attend"]
     assert approval_reasons([move.model_copy(update={"attendees": []})]) == []
+    longer = Change(
+        action="update",
+        summary="Sync",
+        before_start=at,
+        before_end=at + timedelta(hours=1),
+        start=at,
+        end=at + timedelta(minutes=90),
+        attendees=["a@x.org"],
+    )
+    assert approval_reasons([longer]) == ["it changes how long an event other people attend lasts"]
+    assert approval_reasons([longer.model_copy(update={"attendees": []})]) == []
 
 
 def test_the_change_log_is_readable_in_the_admin(setup: Any, admin_client: Any) -> None:
