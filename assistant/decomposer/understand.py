@@ -18,6 +18,7 @@ from assistant.decomposer.dayparts import in_users_day_parts
 from assistant.decomposer.frame import Operation, RequestFrame
 from assistant.decomposer.intent import classify, normalise
 from assistant.decomposer.world import World
+from assistant.decomposer.zones import said_zone
 from assistant.lexicon import (
     ABOUT_OTHERS,
     CATEGORY_WORDS,
@@ -417,6 +418,9 @@ def understand(
         frame.notes.append(ABOUT_OTHERS)
     for m in EVERYONE_CUE.finditer(norm):
         take(*m.span())  # "a call when we're both free": the search, no words of the title
+    zoned = said_zone(norm, list)
+    for span in zoned.spans if zoned is not None else ():
+        take(*span)  # "3pm Paris time", "her time, she's in Tokyo": where the time is, no title's words
     _fill_calendars(frame, norm, world, take, exception_spans, mask)
     _fill_preference(frame, norm)
     for category, pattern in CATEGORY_WORDS.items():

@@ -95,6 +95,14 @@ def test_a_city_after_a_name_is_the_zone_of_the_time_not_part_of_the_name() -> N
 
 
 @pytest.mark.django_db
+def test_the_city_of_a_zone_is_no_title_of_a_meeting_said_with_a_verb() -> None:
+    # "meet with Omar ... Paris time" asked what to call the event: 'Paris' was its only word left
+    params = _created(_decide("meet with Omar tomorrow 3pm Paris time"))
+    assert params["summary"] == "Meeting with Omar"
+    assert params["start"] == "2026-03-05T09:00:00-05:00"  # 3 PM in Paris is 9 AM in New York
+
+
+@pytest.mark.django_db
 def test_a_time_in_their_zone_that_has_gone_today_is_the_next_one() -> None:
     params = _created(_decide("call with Omar at 10am his time, he's in London"))
     # 10 AM in London is 5 AM here, gone at 9: tomorrow's, never one in the past
