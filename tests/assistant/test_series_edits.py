@@ -97,6 +97,19 @@ def test_ending_a_series_after_a_period_cancels_from_then_on(calendar: Any, text
     assert "UNTIL=" in master.rrule or "COUNT=10" in master.rrule  # Feb 24 .. Apr 28: ten Tuesdays
 
 
+@pytest.mark.parametrize("text", ["delete all my seminars", "cancel every seminar"])
+def test_all_of_a_series_named_with_no_time_is_the_series_from_its_next_one(calendar: Any, text: str) -> None:
+    # it previewed deleting each seminar of the coming year one by one (and any after, kept)
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        asked = say(user, conversation, text)
+        assert asked.kind == "confirm", asked.text
+        assert "Delete 'Seminar' (from Tuesday, March 10 on)" in asked.text
+        say(user, conversation, "yes")
+    master = Event.objects.get(calendar__owner=user, summary="Seminar")
+    assert "COUNT=2" in master.rrule or "UNTIL=" in master.rrule  # the two seminars before today stay
+
+
 @pytest.mark.parametrize(
     ("text", "day"),
     [
