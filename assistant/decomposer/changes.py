@@ -13,6 +13,7 @@ import calendar
 import re
 from dataclasses import dataclass, replace
 from datetime import date, datetime, time, timedelta
+from itertools import pairwise
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -498,6 +499,13 @@ def _is_plural(target: str, frame: RequestFrame) -> bool:
     return bool(_PLURAL.search(target))
 
 
+def _days_listed(norm: str, now: datetime) -> bool:
+    """Whether the turn lists days with "and" ("cancel yoga on tuesday and thursday"): the events of
+    each, not one of them to pick ("tuesday or thursday" is one)."""
+    dated = [m for m, _ in _times(norm, now) if m.has_date and not m.is_interval]
+    return any(norm[a.span[1] : b.span[0]].strip(" ,") in ("and", "&") for a, b in pairwise(dated))
+
+
 def _over_a_stretch(norm: str, now: datetime, frame: RequestFrame) -> bool:
     """ "cancel standup for the rest of the week", "skip yoga for March": days said as how long the
     change lasts ("for") hold every occurrence of the title named in them, not one to pick ("the
@@ -845,6 +853,7 @@ def compile_change(r: Reading) -> Decision | None:
             or _is_plural(norm, target)
             or _whole_span(target)
             or _over_a_stretch(norm, now, target)
+            or _days_listed(norm, now)
         )
     scope = "series" if (everything and not target.range_explicit) or made_whole else "occurrence"
     if plural and not use_context and not target.past and "start" in find and start < now:

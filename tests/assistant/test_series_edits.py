@@ -232,3 +232,23 @@ def test_everything_from_a_day_on_is_every_series_and_event_from_then_asked_firs
     assert not Event.objects.filter(summary="Dentist").exists()
     assert _starts(user, "Seminar") == ["02-24 10:00"]
     assert "UNTIL=20260310T00" in Event.objects.get(summary="Seminar").rrule  # none from March 10 on
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("cancel the seminar on the 10th and the 17th", "confirm"),
+        ("cancel the seminar on the 10th or the 17th", "choose"),
+    ],
+)
+def test_days_listed_with_and_are_each_changed_and_with_or_one_is_picked(
+    calendar: Any, text: str, kind: str
+) -> None:
+    # "and" asked which one of the two to cancel
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        asked = say(user, conversation, text)
+    assert asked.kind == kind, asked.text
+    if kind == "confirm":
+        assert "Delete 'Seminar' (Tuesday, March 10" in asked.text
+        assert "Delete 'Seminar' (Tuesday, March 17" in asked.text
