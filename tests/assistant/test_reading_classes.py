@@ -1146,7 +1146,8 @@ def test_half_an_hour_said_of_the_event_talked_about_is_half_an_hour(week: Any) 
 
 
 def test_hours_added_to_the_calendar_are_no_length_added_to_an_event(week: Any) -> None:
-    say(*week, "add 2 hours to my calendar for writing on Friday")
+    user, conversation = week
+    say(user, conversation, "add 2 hours to my calendar for writing on Friday")
     assert {e.summary: e.end - e.start for e in Event.objects.all()} == {
         title: timedelta(hours=1) for title in THE_WEEK
     }
