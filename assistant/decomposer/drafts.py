@@ -154,6 +154,8 @@ def _clean(span_text: str) -> str:
         text = _TRAILING.sub("", " ".join(words[:-1]))  # "a haircut again": when, not what
     if len(words) > 1 and words[0].casefold() in HEDGES:
         text = " ".join(text.split()[1:])  # "maybe lunch on Friday": lunch, maybe
+    if len(words) > 1 and words[0].casefold() in ("recurring", "repeating"):
+        text = " ".join(text.split()[1:])  # "a recurring 1:1 with Bo on Thursdays": how often, no name
     if len(text) > 2 and text[0] == text[-1] and text[0] in "'\"":
         text = text[1:-1].strip()  # "titled 'Pick up Gavin'": the name, not its quotes
     for quote in "'\"":

@@ -40,12 +40,15 @@ def create(text: str, *, previewed: bool = False) -> tuple[Any, Event]:
         ("Block lunch from 12 to 1 every weekday", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", "2026-03-04 12:00"),
         ("Add a standup every workday at 9", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", "2026-03-05 09:00"),
         ("Add yoga every other Monday at 10", "FREQ=WEEKLY;INTERVAL=2;BYDAY=MO", "2026-03-09 10:00"),
+        # "recurring" says how often, no word of the name: 'Recurring sync'
+        ("Set up a recurring sync on Thursdays at 11", "FREQ=WEEKLY;BYDAY=TH", "2026-03-05 11:00"),
         # a kind of day before a day part in the plural: read as "weekday" and not used (one Gym)
         ("block weekday mornings 7-8 for the gym", "FREQ=WEEKLY;BYDAY=MO,TU,WE,TH,FR", "2026-03-05 07:00"),
     ],
 )
 def test_the_rule_and_the_first_day_come_from_the_words(text: str, rule: str, first: str) -> None:
     _, event = create(text)
+    assert not event.summary.casefold().startswith("recurring")
     assert event.rrule.startswith(rule)
     assert f"{event.start.astimezone(SYDNEY):%Y-%m-%d %H:%M}" == first
 
