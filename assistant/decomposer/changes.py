@@ -859,7 +859,9 @@ def compile_change(r: Reading) -> Decision | None:
     if plural and not use_context and not target.past and "start" in find and start < now:
         # "cancel all my classes this week" on a Tuesday: the ones still ahead, not Monday's
         find = {**find, "start": now.isoformat()}
-    all_named = operation == "delete" and plural and bool(target.title_words)
+    # "delete all my yoga", "remove the recurring yoga", "cancel my yoga series": each series whole
+    whole = plural or bool({"series", "recurring", "repeating"} & set(tokens(norm)))
+    all_named = operation == "delete" and whole and bool(target.title_words)
     if onward is not None and not use_context:
         # "from now on", "starting next week": each series from its first time then on, changed whole;
         # one series, unless the turn says everything ("delete everything from Sunday onwards")
@@ -867,8 +869,8 @@ def compile_change(r: Reading) -> Decision | None:
         find = {**find, "start": onward.isoformat(), "end": horizon.isoformat()}
         plural, scope = everything, "following"
     elif all_named and not target.range_explicit and not use_context:
-        # "delete all my yoga", no time said: each series whole from its next time on, not a year of its
-        # occurrences with the series going on after them
+        # no time said: each series whole from its next time on, not a year of its occurrences with the
+        # series going on after them
         scope = "following"
 
     plan = Plan()

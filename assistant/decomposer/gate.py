@@ -102,7 +102,8 @@ _CUES: dict[str, str] = {
     "time can make",
     "plan_move.other_day": "lighter lighten light free up busy packed less",
     # "the bowling event that I just created", "the dentist appointment scheduled for April 17th"
-    "plan_delete": "delete remove cancel clear drop scheduled created booked made added stop end ending",
+    "plan_delete": "delete remove cancel clear drop scheduled created booked made added stop end ending "
+    "recurring repeating series",
     "find_events.exclude_weekdays": _EXCLUDING,
     "find_events.exclude_dates": _EXCLUDING,
     "find_events.exclude_text": f"{_EXCLUDING} where it is",

@@ -97,7 +97,15 @@ def test_ending_a_series_after_a_period_cancels_from_then_on(calendar: Any, text
     assert "UNTIL=" in master.rrule or "COUNT=10" in master.rrule  # Feb 24 .. Apr 28: ten Tuesdays
 
 
-@pytest.mark.parametrize("text", ["delete all my seminars", "cancel every seminar"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "delete all my seminars",
+        "cancel every seminar",
+        "remove the recurring seminar",  # these two offered its occurrences to pick from
+        "cancel my seminar series",
+    ],
+)
 def test_all_of_a_series_named_with_no_time_is_the_series_from_its_next_one(calendar: Any, text: str) -> None:
     # it previewed deleting each seminar of the coming year one by one (and any after, kept)
     user, conversation = calendar
