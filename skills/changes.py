@@ -189,6 +189,7 @@ def approval_reasons(changes: Iterable[Change]) -> list[str]:
 
 
 def _lasts_otherwise(change: Change) -> bool:
+    """Whether the change gives the event another end (a new length, or a move)."""
     return change.end is not None and change.before_end is not None and change.end != change.before_end
 
 
@@ -255,8 +256,9 @@ def describe_change(change: Change, tz: ZoneInfo) -> str:
     parts = []
     if change.start is not None and change.start != change.before_start:
         parts.append(f"{when(change.before_start, change.before_end)} → {when(change.start, change.end)}")
-    elif change.end is not None and change.before_end is not None and change.end != change.before_end:
+    elif _lasts_otherwise(change):
         assert change.start is not None
+        assert change.end is not None
         parts.append(f"now {format_span(change.start, change.end, tz)}")  # a new length, same start
     if change.new_summary:
         parts.append(f"rename to {change.new_summary!r}")
