@@ -152,10 +152,10 @@ def _clean(span_text: str) -> str:
     words = text.split()
     if len(words) > 1 and words[-1].casefold() in WHEN_ADVERBS:
         text = _TRAILING.sub("", " ".join(words[:-1]))  # "a haircut again": when, not what
-    if len(words) > 1 and words[0].casefold() in HEDGES:
-        text = " ".join(text.split()[1:])  # "maybe lunch on Friday": lunch, maybe
-    if len(words) > 1 and words[0].casefold() in ("recurring", "repeating"):
-        text = " ".join(text.split()[1:])  # "a recurring 1:1 with Bo on Thursdays": how often, no name
+    lead = words[0].casefold() if len(words) > 1 else ""
+    if lead in HEDGES or lead in ("recurring", "repeating"):
+        # "maybe lunch on Friday": lunch, maybe; "a recurring 1:1 with Bo on Thursdays": how often, no name
+        text = " ".join(text.split()[1:])
     if len(text) > 2 and text[0] == text[-1] and text[0] in "'\"":
         text = text[1:-1].strip()  # "titled 'Pick up Gavin'": the name, not its quotes
     for quote in "'\"":
