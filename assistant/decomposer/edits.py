@@ -556,7 +556,7 @@ def _learned(r: Reading) -> _Edit | None:
     if "new_place" in said:
         params["location"] = said["new_place"][0]
         what.append(f"place: {params['location']}")
-    lengths = [_minutes(_whole_length(r.text, s)) for s in spans if s.slot in ("new_length", "added_length")]
+    lengths = [_length_minutes(r.text, s) for s in spans if s.slot in ("new_length", "added_length")]
     if len(lengths) > 1 or None in lengths:
         return None  # two lengths, or one the time reader does not read: which is meant is not known
     if lengths and (_new_time_besides(r, spans) or shift_of(r.norm, r.now)[0]):
@@ -868,11 +868,14 @@ def _someone(who: str) -> bool:
     return not _minutes(who) and not set(tokens(who)) & EVENT_FIELDS
 
 
-def _whole_length(text: str, span: Span) -> str:
-    """The length the tagger's words are part of, as the time reader reads it in ``text`` ("half an
-    hour" where the tagger took "an hour"), or the words themselves."""
+def _length_minutes(text: str, span: Span) -> int | None:
+    """The minutes of the length the tagger's words are part of, as the time reader reads it in
+    ``text`` ("half an hour" where the tagger took "an hour"), or of the words alone (see
+    :func:`_minutes`)."""
     around = [d for d in find_durations(text) if d.span[0] <= span.start and span.end <= d.span[1]]
-    return around[0].text if around else span.text
+    if around:
+        return around[0].minutes if around[0].minutes > 0 else None
+    return _minutes(span.text)
 
 
 def _minutes(said: str) -> int | None:
