@@ -1101,6 +1101,9 @@ def _move_params(
                 params["either_half"] = True  # "make it 8": the planner reads it by the event's own time
         elif part and "to_date" in params:  # "to tomorrow morning": free time in that part of that day
             params.update(day_part=part.group(1), **_part_hours(matches, part.group(1), tz))
+        length = _new_length(destination, matches) if timed is not None else None
+        if length is not None:
+            params["duration_minutes"] = length
         if params:
             return params
         if part:
@@ -1116,6 +1119,20 @@ def _move_params(
         "search_end": (monday + timedelta(days=5)).isoformat(),
         "other_day": True,
     }
+
+
+def _new_length(destination: str, matches: list[tuple[TimeMatch, datetime]]) -> int | None:
+    """The length a move to a time gives the event where the destination says one: to the end said
+    ("to 1:30-2:00", "to 3 to 4:30") or for how long ("to 1:30 for 30 minutes"); None keeps its own.
+    A window ("between 2 and 4") is where to find a time, no length."""
+    for m, _ in matches:
+        if m.has_time and m.is_interval and not m.rest_of_day and m.start is not None and m.end is not None:
+            if m.text.casefold().startswith("between"):
+                return None
+            minutes = round((m.end - m.start).total_seconds() / 60)
+            return minutes if 5 <= minutes < 24 * 60 else None
+    lengths = find_durations(destination)
+    return lengths[0].minutes if len(lengths) == 1 and 5 <= lengths[0].minutes < 24 * 60 else None
 
 
 def _part_hours(matches: list[tuple[TimeMatch, datetime]], part: str, tz: ZoneInfo) -> dict[str, str]:

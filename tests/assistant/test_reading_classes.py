@@ -2250,3 +2250,25 @@ def test_a_guest_named_with_their_address_in_the_same_turn_is_invited_after_a_pr
 )
 def test_an_event_named_like_another_service_is_no_request_to_it(text: str, outside: bool) -> None:
     assert (classify(text)[0] == "out_of_scope") is outside
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        "move the standup to 10:30 for 30 minutes",
+        "move the standup to 10:30-11:00",
+        "move the standup to 10:30 till 11",
+    ],
+)
+def test_a_move_that_says_how_long_gives_the_event_that_length(week: Any, said: str) -> None:
+    approved(week, said)
+    standup = Event.objects.get(summary="Standup")
+    assert standup.start == datetime(2026, 3, 5, 10, 30, tzinfo=NEW_YORK)
+    assert standup.end == datetime(2026, 3, 5, 11, 0, tzinfo=NEW_YORK)
+
+
+def test_a_move_to_a_window_keeps_the_events_length(week: Any) -> None:
+    approved(week, "move the standup to between 10 and 12")
+    standup = Event.objects.get(summary="Standup")
+    assert standup.start.astimezone(NEW_YORK).hour in (10, 11)
+    assert standup.end - standup.start == timedelta(hours=1)
