@@ -877,6 +877,10 @@ def draft_turn(
         start, end = day, day + timedelta(days=1)
         if said.hours is not None and said.part == part:
             start, end = (datetime.combine(draft.day, t, tz) for t in said.hours)
+        elif part == "night" and frame.start is not None and frame.end is not None:
+            # "dinner friday night": that night, from the end of the evening on into the next day, not
+            # the small hours that begin the day
+            start, end = frame.start.astimezone(tz), frame.end.astimezone(tz)
         window = {"search_start": start.isoformat(), "search_end": end.isoformat()}
         return _create(draft, tz, search={**window, "day_part": part})
     if missing:

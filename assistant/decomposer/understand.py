@@ -171,6 +171,9 @@ _NOT_SOMEONE = frozenset(
 _PREDICATE_WORDS = frozenset(["free", "available", "busy", "around", "both", "instead", "again", "anyway"])
 _LIST_MEMBER = re.compile(_ONE)
 _CHANGE_LEAD = re.compile(r"\b(?:to|into|until|till|for|at|onto)\s*$")
+# Nouns of time that head a name right after a word of it ("focus time", "spa day", "game night"),
+# which elsewhere are words of when ("at the same time", "all day") and no name's.
+_NAME_HEADS = frozenset(["time", "day", "night"])
 _QUANTIFIERS = frozenset(
     [
         "all",
@@ -352,8 +355,9 @@ def understand(
     targets: list[TimeMatch] = []
     for t in [part for match in times for part in _part_and_period(match, now)]:
         meal = MEAL_LEAD.match(t.text) if operation in ("create", "unknown") else None
+        named = _night_named(norm, t) if operation in ("create", "unknown") and meal is None else 0
         # "add lunch tomorrow at 1": "lunch" is the event (and at most when), not only a time
-        take(t.span[0] + (meal.end() if meal else 0), t.span[1])
+        take(t.span[0] + (meal.end() if meal else named), t.span[1])
         excepting = next(((lo, hi) for lo, hi in exception_spans if lo <= t.span[0] < hi), None)
         if excepting is not None and not _dates_the_turn(norm, excepting, t):
             days = _days_of(t)
@@ -458,6 +462,21 @@ def understand(
         if side is not None:
             frame.operation, frame.beside = "query", (side, frame.titles[0])
     return frame
+
+
+def _night_named(norm: str, t: TimeMatch) -> int:
+    """How much of a time expression that begins with "night" right after a word of the name is the
+    name's ("game night friday at 7pm", "date night saturday": 'Game night', not 'Game' on Friday
+    night): that word's length, or 0. When it is still read as the evening of that day; only "night",
+    as "breakfast morning of the 5th" is no 'Breakfast morning'."""
+    lead = t.text.split(maxsplit=1)[0].casefold() if t.text else ""
+    before = norm[: t.span[0]].split()[-1:]
+    if lead != "night" or not t.has_date or not before or not before[0].isalpha():
+        return 0
+    word = before[0]
+    if word in STOPWORDS or any(p.fullmatch(word) for p in (CREATE_VERBS, DELETE_VERBS, MOVE_VERBS)):
+        return 0
+    return len(lead)
 
 
 def _beside(norm: str, title: str) -> str | None:
@@ -1460,10 +1479,24 @@ def _particle(kept: list[str]) -> bool:
     return kept[-1] in PARTICLES and len(kept) > 1 and kept[-2].endswith("ing")
 
 
+def _heads_name(words: list[str], at: int) -> bool:
+    """Whether the noun of time at ``at`` heads a name with the word before it ("focus time", "spa
+    day"): not after a word of no name ("the same day") nor one that only says "an event" ("the meeting
+    time" is when the meeting is), nor in "the ... time", the time of something said before."""
+    modifier = words[at - 1] if at > 0 else ""
+    return (
+        bool(modifier)
+        and modifier not in STOPWORDS
+        and modifier not in GENERIC_EVENT_WORDS
+        and (at < 2 or words[at - 2] != "the")
+    )
+
+
 def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "") -> str:
     kept: list[str] = []
     linking: list[str] = []  # "at the", waiting for the place's name
     particle = -1  # where the particle of a phrasal verb said as a noun stands, taken with its verb
+    last = -1  # where the last word kept stands
     verb, *rest = lead_verb.split() or [""]
     phrasal = len(rest) == 1 and rest[0] in PARTICLES  # the request's verb has one ("squeeze in")
     for at, w in enumerate(words):
@@ -1475,7 +1508,7 @@ def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "")
             kept.extend(linking)
             linking.clear()
             kept.append(f"{w} {words[at + 1]}")
-            particle = at + 1
+            particle = last = at + 1
             continue
         if any(p.fullmatch(w) for p in (CREATE_VERBS, DELETE_VERBS, MOVE_VERBS, QUERY_CUES, COUNT_CUES)):
             if kept:
@@ -1492,6 +1525,10 @@ def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "")
         if w in _MY_WORDS and kept[-1:] == ["to"] and at == len(words) - 2:
             kept.pop()  # "lunch with mom to my datebook": where it is written, no part of its name
             break
+        if w in _NAME_HEADS and last == at - 1 and _heads_name(words, at):
+            kept.append(w)  # "focus time", "spa day", "game night": the name's own head noun
+            last = at
+            continue
         if w in _QUANTIFIERS or (w in STOPWORDS and w not in GENERIC_EVENT_WORDS):
             if kept and (w in _PLACE_LEADS or (linking and w in _CONNECTIVES)):
                 linking.append(w)
@@ -1503,9 +1540,15 @@ def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "")
         kept.extend(linking)
         linking.clear()
         kept.append(w)
+        last = at
     del kept[8:]
     while kept and (
-        (kept[-1] in STOPWORDS and kept[-1] not in GENERIC_EVENT_WORDS and not _particle(kept))
+        (
+            kept[-1] in STOPWORDS
+            and kept[-1] not in GENERIC_EVENT_WORDS
+            and not _particle(kept)
+            and not (kept[-1] in _NAME_HEADS and _heads_name(kept, len(kept) - 1))
+        )
         or (kept[-1] in WHEN_ADVERBS and len(kept) > 1)
     ):
         kept.pop()

@@ -2272,3 +2272,30 @@ def test_a_move_to_a_window_keeps_the_events_length(week: Any) -> None:
     standup = Event.objects.get(summary="Standup")
     assert standup.start.astimezone(NEW_YORK).hour in (10, 11)
     assert standup.end - standup.start == timedelta(hours=1)
+
+
+@pytest.mark.parametrize(
+    ("said", "title"),
+    [
+        ("schedule focus time on friday at 9", "Focus time"),
+        ("add study time on friday at 4pm", "Study time"),
+        ("book a spa day on friday at 10", "Spa day"),
+        ("game night friday at 7pm", "Game night"),
+    ],
+)
+def test_a_noun_of_time_after_a_word_of_the_name_is_part_of_it(week: Any, said: str, title: str) -> None:
+    event, _ = made_by(week, said)
+    assert event.summary == title
+    assert event.start.astimezone(NEW_YORK).date().isoformat() == "2026-03-06"
+
+
+def test_the_meeting_time_is_when_the_meeting_is_not_its_name(week: Any) -> None:
+    event, _ = made_by(week, "Schedule the meeting time 2 pm on friday with Ann")
+    assert event.summary.startswith("Meeting with")
+
+
+@pytest.mark.parametrize("said", ["dinner friday night", "party on friday night"])
+def test_a_new_event_said_at_night_is_that_night_not_the_small_hours_of_the_day(week: Any, said: str) -> None:
+    event, _ = made_by(week, said)
+    start = event.start.astimezone(NEW_YORK)
+    assert (start.date().isoformat(), start.hour) == ("2026-03-06", 21)
