@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from assistant.answers import DECLINE, NOT_AN_ANSWER, Amended, after_no, answer_for
 from assistant.decomposer.changes import undo_workflow
-from assistant.decomposer.state import DECLINED, PASSING
+from assistant.decomposer.state import ABOUT_ONE_SHOWN, DECLINED, PASSING
 from assistant.models import Conversation, Message, ReplyKind
 from assistant.planning import DecomposeRequest, decompose
 from preferences.selectors import ignored_note, preferences_checked, user_timezone
@@ -373,7 +373,7 @@ def _remember(conversation: Conversation, run: WorkflowRun, data: dict[str, Any]
                 # a series made or changed whole: "actually make it 6:30" moves every occurrence of it
                 "series": bool(change.get("rrule")) or change.get("scope") == "series",
             }
-    elif data.get("events"):
+    elif data.get("events") and run.name != ABOUT_ONE_SHOWN:
         context["last_events"] = [
             {"summary": e["summary"], "start": e["start"], "end": e["end"]} for e in data["events"][:20]
         ]

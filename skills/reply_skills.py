@@ -101,10 +101,11 @@ class ReplyInput(SkillInput):
         "review clash with calculus': 'design review', 'calculus'); only pairs with one of them are "
         "named, with two or more a pair of two of them.",
     )
-    detail: Literal["", "location", "attendees", "duration"] = Field(
+    detail: Literal["", "location", "attendees", "duration", "all"] = Field(
         default="",
         description="agenda: the part of each event the question asked about ('where is ...?', 'who is "
-        "coming to ...?', 'how long is ...?'), said on its line, or that the event does not give it.",
+        "coming to ...?', 'how long is ...?'), said on its line, or that the event does not give it; "
+        "all: each of them, for a question about the event as a whole ('tell me about the second one').",
     )
 
 
@@ -175,6 +176,9 @@ def _detail(event: EventItem, detail: str) -> str:
         return f": with {join_and(people)}" if people else ": nobody else is invited"
     if detail == "duration":
         return f": {format_length(event.end - event.start)}" if not event.all_day else ": all day"
+    if detail == "all":
+        parts = (_detail(event, part)[2:] for part in ("duration", "location", "attendees"))
+        return ": " + "; ".join(parts)
     return ""
 
 

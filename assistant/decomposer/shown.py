@@ -13,7 +13,8 @@ from datetime import datetime
 from typing import Any
 
 from assistant.decomposer.reading import Reading
-from assistant.lexicon import POINTERS, tokens
+from assistant.decomposer.state import ABOUT_ONE_SHOWN
+from assistant.lexicon import ORDINALS, PICK, POINTERS, tokens
 from workflows.builder import Plan
 from workflows.definition import Decision
 
@@ -22,6 +23,16 @@ __all__ = ["about_shown", "shown_span"]
 # Words that point back at what was shown (the lexicon's pointers, "they", "there"); a question of three
 # words or fewer points back by itself ("who's going?", "where?").
 _BACK = POINTERS | {"they", "there"}
+
+
+def _picked(norm: str, shown: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The shown event a question picks by its place in the list ("the second one", "the last
+    meeting"), or None where it picks none (or one past the end)."""
+    m = PICK.search(norm)
+    if m is None or not m["nth"] or m["nth"] == "other" or not shown:
+        return None
+    index = ORDINALS[m["nth"]]
+    return shown[index] if -len(shown) <= index < len(shown) else None
 
 
 def shown_span(shown: list[dict[str, Any]]) -> tuple[datetime, datetime]:
@@ -34,15 +45,21 @@ def shown_span(shown: list[dict[str, Any]]) -> tuple[datetime, datetime]:
 
 
 def about_shown(r: Reading) -> Decision | None:
-    """The detail asked of the events the last answer showed, or None for any other turn."""
+    """The detail asked of the events the last answer showed, or of the one of them picked by its place
+    in the list ("where is the first one?", "tell me about the second one": all it gives); None for any
+    other turn."""
     shown = [e for e in r.context.get("last_events") or [] if e.get("start") and e.get("end")]
     frame = r.frame
-    if not shown or frame.detail is None or frame.operation not in ("query", "unknown"):
+    picked = _picked(r.norm, shown)
+    if picked is not None:
+        shown = [picked]
+    detail = frame.detail or ("all" if picked is not None else None)
+    if not shown or detail is None or frame.operation not in ("query", "unknown"):
         return None
     if frame.title_words or frame.range_explicit or frame.people or frame.category or frame.places:
         return None  # "where is the dentist?": the event named, read as any question
     said = set(tokens(r.norm))
-    if _BACK.isdisjoint(said) and len(r.norm.split()) > 3:
+    if picked is None and _BACK.isdisjoint(said) and len(r.norm.split()) > 3:
         return None
     if "you" in said:
         return None  # "who are you?", "where are you?": asked of the assistant
@@ -62,12 +79,16 @@ def about_shown(r: Reading) -> Decision | None:
     )
     reply = plan.add(
         "compose_reply",
-        {"style": "agenda", "events": found["events"], "subject": "events", "detail": frame.detail},
+        {"style": "agenda", "events": found["events"], "subject": "events", "detail": detail},
         id="reply",
         summary="Write the answer",
     )
     return Decision(
         kind="workflow",
-        workflow=plan.build("about-shown", summary="Answer about the events just shown", output=reply),
+        workflow=plan.build(
+            ABOUT_ONE_SHOWN if picked is not None else "about-shown",
+            summary="Answer about the events just shown",
+            output=reply,
+        ),
         confidence=0.85,
     )

@@ -18,12 +18,25 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-__all__ = ["DECLINED", "PASSING", "Asked", "DialogueState", "Draft", "EventRef", "FreeTime", "LastQuestion"]
+__all__ = [
+    "ABOUT_ONE_SHOWN",
+    "DECLINED",
+    "PASSING",
+    "Asked",
+    "DialogueState",
+    "Draft",
+    "EventRef",
+    "FreeTime",
+    "LastQuestion",
+]
 
 Asked = Literal["date", "time", "title", "location", "when", "what", "confirm"]
 # Keys of ``context`` that only the next turn may use.
 DECLINED = "declined"
 """Context key of the preview rows the user just declined while asking for something else instead."""
+ABOUT_ONE_SHOWN = "about-one-shown"
+"""Name of the plan that answers about one event of a list shown ("where is the second one?"): the
+list stays the events shown, so that "and the third one?" still picks from it."""
 PASSING = frozenset(
     {"draft", "made", "asked", "pending_create", "pending_setting", "pending_edit", "pending_move", DECLINED}
 )

@@ -2299,3 +2299,16 @@ def test_a_new_event_said_at_night_is_that_night_not_the_small_hours_of_the_day(
     event, _ = made_by(week, said)
     start = event.start.astimezone(NEW_YORK)
     assert (start.date().isoformat(), start.hour) == ("2026-03-06", 21)
+
+
+def test_a_question_about_one_event_of_a_list_picks_it_and_the_list_stays(week: Any) -> None:
+    answer_of(week, "what do I have tomorrow?")
+    second = answer_of(week, "what's the second one about?")
+    assert "Design review" in second
+    assert "Standup" not in second
+    for said in ("1 hour", "no place is given", "nobody else is invited"):
+        assert said in second
+    first = answer_of(week, "where is the first one?")
+    assert "Standup" in first
+    assert "Design review" not in first
+    assert "no place is given" in first
