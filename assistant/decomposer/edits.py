@@ -127,12 +127,16 @@ _TIME_NOUN = re.compile(
 # it; "remove the notes" empties it.  Read on the whole sentence: a note may say "tell" or "email".
 _NOTE_WORD = r"(?:notes?|description|comments?|memo)"
 _NOTE_SAID = r"(?:\s*[:—–]\s*|\s+-\s+|,?\s+(?:saying|that says|which says|reading|that reads|to say|that)\s+)"
+# What is added to an event's notes, said by what it is: a note, or a link or agenda that goes there
+# ("add the zoom link to the review: ...").
+_NOTE_KIND = r"(?:note|comment|memo|agenda|url|(?:[\w-]+\s+)?link)"
+_NOTE_ITSELF = frozenset({"note", "comment", "memo"})
 _NOTE_ADD = re.compile(
     # "add a note to the dentist: bring x-rays", "add a note to the dentist saying bring x-rays"
-    rf"\b(?:add|put|attach|leave|write|include|make)\s+(?:a|an|this|the|one)?\s*(?:note|comment|memo)\s+"
+    rf"\b(?:add|put|attach|leave|write|include|make)\s+(?:a|an|this|the|one)?\s*(?P<kind>{_NOTE_KIND})\s+"
     rf"(?:to|on|for|in)\s+(?P<target>{_NAME}){_NOTE_SAID}(?P<note>.+)$"
     # "add a note: bring x-rays" (to the event the conversation is about)
-    rf"|{_LEAD}(?:add|put|attach|leave|write|include)\s+(?:a|an|this|the|one)?\s*(?:note|comment|memo){_NOTE_SAID}"
+    rf"|{_LEAD}(?:add|put|attach|leave|write|include)\s+(?:a|an|this|the|one)?\s*(?P<kind2>{_NOTE_KIND}){_NOTE_SAID}"
     r"(?P<note2>.+)$"
     # "dentist notes: bring x-rays", "notes for the dentist: bring x-rays"
     rf"|{_LEAD}(?:(?:the\s+)?(?P<target3>{_NAME}){_OWNED}\s+{_NOTE_WORD}|{_NOTE_WORD}\s+(?:for|on|of|to)\s+"
@@ -323,6 +327,9 @@ def _note(text: str) -> _Edit | None:
         target, params, what = m["target"] or m["target2"], {"description": note}, f"notes: {note}"
     elif m := _NOTE_ADD.search(body):
         note = _unquote(next(m[g] for g in ("note", "note2", "note3", "note4") if m[g]))
+        kind = (m["kind"] or m["kind2"] or "note").casefold()
+        if kind not in _NOTE_ITSELF and note:
+            note = f"{kind[:1].upper()}{kind[1:]}: {note}"  # "Zoom link: zoom.us/j/123": what it is
         target = next((m[g] for g in ("target", "target3", "target4", "target5", "target6") if m[g]), "it")
         params, what = {"description": note, "add_note": True}, f"add a note: {note}"
     if not what or (params.get("add_note") and not params["description"]) or _CALENDAR.search(target):

@@ -87,7 +87,7 @@ _CUES: dict[str, str] = {
     "plan_edit": "change update edit set make",
     "plan_edit.summary": "title name rename retitle label",
     "plan_edit.location": "location located address place venue where relocate room taking held happening",
-    "plan_edit.description": "note notes description details detail add",
+    "plan_edit.description": "note notes description details detail add attach",
     "plan_edit.duration_minutes": "long last lasts lasting length duration shorten extend lengthen make cut "
     "trim",
     "plan_edit.longer_minutes": "longer shorter extend lengthen prolong shorten cut trim by more less add "

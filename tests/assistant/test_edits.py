@@ -683,3 +683,21 @@ def test_a_name_two_guests_answer_to_is_asked_about_and_nothing_is_changed(calen
     assert "zoe.quinn@example.org and zoe@example.com are all invited to 'Offsite'" in reply.text
     assert "Nothing was changed" in reply.text
     assert Event.objects.get(pk=offsite.pk).attendees == ["zoe.quinn@example.org", "zoe@example.com"]
+
+
+@pytest.mark.parametrize(
+    ("said", "note"),
+    [
+        ("add the zoom link to the design review: zoom.us/j/123", "Zoom link: zoom.us/j/123"),
+        ("attach the agenda to the design review: intro, mocks", "Agenda: intro, mocks"),
+    ],
+)
+def test_a_link_or_agenda_added_to_an_event_goes_to_its_notes_saying_what_it_is(
+    calendar: Any, said: str, note: str
+) -> None:
+    """ "Who is a zoom link?" was the invite frame's reading of what is no person."""
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = _approved(user, conversation, said)
+    assert reply.kind == "done"
+    assert Event.objects.get(summary="Design review").description == note
