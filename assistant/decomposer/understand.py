@@ -220,7 +220,7 @@ _DID_I_ADD = re.compile(
 # meetings", "next 3").
 _NEXT_ONE = re.compile(
     r"(?:\b(?:my|the|our)\s+|^)next\s+(?!(?:few|couple|several|\d+|two|three|four|five|events|meetings)\b)"
-    r"(?:[\w'-]+\s+){0,3}?[\w'-]*[^s\W](?=[\s?.!,]*$|\s+(?:with|at|in|on|is|starts?|begins?)\b)"
+    r"(?:[\w'-]+\s+){0,3}?[\w'-]*(?:[^s\W]|ss)(?=[\s?.!,]*$|\s+(?:with|at|in|on|is|starts?|begins?)\b)"
 )
 # One event of a period, by its place in the period's order: "my first meeting next week", "the last
 # thing on Friday", "for my second event tomorrow", "what's first on Saturday"; or in the order of their

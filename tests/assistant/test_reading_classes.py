@@ -1309,7 +1309,12 @@ def test_words_that_name_nothing_write_nothing(week: Any, text: str) -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["skip the standup tomorrow", "take the standup off my calendar", "cross tomorrow's standup off my list"],
+    [
+        "skip the standup tomorrow",
+        "skip the next standup",
+        "take the standup off my calendar",
+        "cross tomorrow's standup off my list",
+    ],
 )
 def test_taking_an_event_off_however_said_previews_its_deletion(week: Any, text: str) -> None:
     preview = preview_of(week, text)
@@ -2312,3 +2317,17 @@ def test_a_question_about_one_event_of_a_list_picks_it_and_the_list_stays(week: 
     assert "Standup" in first
     assert "Design review" not in first
     assert "no place is given" in first
+
+
+@pytest.mark.parametrize("text", ["cancel my next pottery class", "skip the next pottery class"])
+def test_my_next_class_is_the_next_one_though_its_name_ends_in_s(week: Any, text: str) -> None:
+    """ "class" is no plural: the next one, not every one of the series to pick from."""
+    user, conversation = week
+    calendar = Calendar.objects.get(owner=user)
+    start = datetime(2026, 3, 6, 18, 0, tzinfo=NEW_YORK)
+    end = start + timedelta(hours=2)
+    event_create(calendar=calendar, summary="Pottery class", start=start, end=end, rrule="FREQ=WEEKLY")
+    reply = say(user, conversation, text)
+    assert reply.kind == "confirm", reply.text
+    assert reply.text.count("Delete 'Pottery class'") == 1
+    assert "March 6" in reply.text
