@@ -13,7 +13,7 @@ from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.guards import bounded
 from assistant.decomposer.reading import Reading
 from assistant.lexicon import ABOUT_OTHERS, CATEGORY_WORDS, tokens
-from skills.formatting import format_day, format_person
+from skills.formatting import format_day, format_person, join_and
 from workflows.builder import Handle, Plan
 from workflows.definition import Decision
 
@@ -193,7 +193,9 @@ def _subject(frame: RequestFrame) -> str:
         return f"{frame.titles[0]} events" if len(frame.titles) == 1 else "matching events"
     noun = {"class": "classes", "meeting": "meetings"}.get(frame.category or "", "events")
     if frame.people:
-        noun += " with " + ", ".join(frame.person_names or frame.people)
+        # as a name is written ("with Ann", not as typed, "with ann"), or the directory's name
+        names = [n.title() if n.islower() else n for n in frame.person_names]
+        noun += " with " + join_and(names or [format_person(p) for p in frame.people])
     if frame.places_said:
         noun += " " + " or ".join(frame.places_said)
     return noun

@@ -236,3 +236,13 @@ def test_a_time_said_with_its_city_is_no_guess() -> None:
     assert decision.workflow is not None
     apply = next(t for t in decision.workflow.tasks if t.skill == "apply_changes")
     assert "always_ask" not in apply.params
+
+
+@pytest.mark.django_db
+def test_the_people_a_question_names_are_written_as_names_in_its_answer() -> None:
+    for name in ("Jesse", "Jake", "Abby"):
+        get_user_model().objects.create_user(name.lower(), f"{name.lower()}@example.com", first_name=name)
+    decision = _decide("do I have meetings with jesse, jake and abby this week")
+    assert decision.workflow is not None
+    [reply] = [t for t in decision.workflow.tasks if t.skill == "compose_reply"]
+    assert reply.params["subject"] == "meetings with Jesse, Jake and Abby"
