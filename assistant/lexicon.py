@@ -16,6 +16,7 @@ from assistant.timeexpr.lexicon import DAY_PARTS, WEEKDAYS
 
 __all__ = [
     "ABOUT_OTHERS",
+    "BLOCKED",
     "BLOCKING",
     "BLOCK_FOR",
     "CALENDAR_TALK",
@@ -74,6 +75,7 @@ __all__ = [
     "WHEN_FIELDS",
     "WISHING",
     "YES_WORDS",
+    "blocks_time",
     "compounds",
     "every_week",
     "misspelt_verb",
@@ -1290,6 +1292,18 @@ WHEN_ADVERBS = frozenset({"first", "again", "later", "instead", "asap", "sometim
 # A request that sets time aside ("block Friday afternoon", "set aside 2 hours"), and what for ("block
 # 9-11 tomorrow for deep work", "reserve Friday afternoon for planning"): the time is for that.
 BLOCKING = re.compile(r"^(?:please\s+)?(?:block|reserve|hold|set aside|keep)\b", re.IGNORECASE)
+# The name of time blocked with nothing said of what for ("block my calendar tomorrow from 2 to 4"), as
+# calendars show such time to others.
+BLOCKED = "Busy"
+
+
+def blocks_time(text: str) -> bool:
+    """Whether a request blocks time in so many words ("block ...", "please block ..."); "reserve" and
+    "hold" are said of a room or a table as much as of time."""
+    said = BLOCKING.match(text.strip())
+    return said is not None and said.group(0).split()[-1].casefold() == "block"
+
+
 BLOCK_FOR = re.compile(BLOCKING.pattern + r".*?\bfor\s+(?P<what>[A-Za-z][\w' -]*?)[\s.!]*$", re.IGNORECASE)
 # Words that say the request may not hold ("dinner at 7 tonight maybe", "maybe lunch on Friday"): never
 # a title's first word ("tentative" may name one); nothing is left unread, but what they ask for is

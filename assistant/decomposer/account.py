@@ -38,6 +38,7 @@ from assistant.decomposer.zones import said_zone
 from assistant.lexicon import (
     AWAY,
     BLOCK_FOR,
+    BLOCKED,
     COPY_VERBS,
     CREATE_VERBS,
     DELETE_VERBS,
@@ -58,6 +59,7 @@ from assistant.lexicon import (
     THE_NEXT_PERIOD,
     WISHING,
     away_words,
+    blocks_time,
     compounds,
     tokens,
 )
@@ -465,6 +467,8 @@ def _title_doubts(
         pairs, missing = _align(tokens, _words(away), "title")
         if pairs and not missing:
             return []
+    if title == BLOCKED and blocks_time(norm):
+        return []  # 'Busy' of "block my calendar tomorrow from 2 to 4": time held for nothing named
     words = _words(title)
     said = {stem(t.text) for t in tokens}
     names = {stem(w) for person in facts.people for w in _words(_PERSON_FORM.sub(r"\g<local>", person))}

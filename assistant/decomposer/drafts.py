@@ -40,6 +40,7 @@ from assistant.decomposer.state import Asked, DialogueState, Draft, EventRef
 from assistant.decomposer.zones import said_zone
 from assistant.lexicon import (
     BLOCK_FOR,
+    BLOCKED,
     BLOCKING,
     DETERMINERS,
     EDGE_WORDS,
@@ -59,6 +60,7 @@ from assistant.lexicon import (
     WHEN_FIELDS,
     after_it_is,
     away_kind,
+    blocks_time,
     compounds,
     tokens,
     trim_edges,
@@ -591,6 +593,8 @@ class _Said:
             self.title = _clean(trim_edges(purpose["what"], DETERMINERS, trail=False))
         if not _meaningful(self.title) and not named:  # a name given outright stands ("call it Appointment")
             self.title = ""
+        if not self.title and untitled and not purpose and blocks_time(text):
+            self.title = BLOCKED  # "block my calendar tomorrow from 2 to 4": time held for nothing named
         place = next((s for s in spans if s.slot == "location"), None)
         self.location = _TRAILING.sub("", place.text.strip()) if place is not None else ""
         if (
@@ -785,7 +789,8 @@ def _create(draft: Draft, tz: ZoneInfo, *, search: dict[str, Any] | None = None)
         "apply_changes",
         {
             "changes": made.output,
-            **({} if draft.location else {"then_ask": ASK_PLACE}),
+            # time only held ('Busy') takes place nowhere
+            **({} if draft.location or draft.title == BLOCKED else {"then_ask": ASK_PLACE}),
             **({"always_ask": True} if draft.either_half else {}),  # shown with its AM first
         },
         id="apply",

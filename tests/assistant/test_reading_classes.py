@@ -2331,3 +2331,18 @@ def test_my_next_class_is_the_next_one_though_its_name_ends_in_s(week: Any, text
     assert reply.kind == "confirm", reply.text
     assert reply.text.count("Delete 'Pottery class'") == 1
     assert "March 6" in reply.text
+
+
+@pytest.mark.parametrize("said", ["block my calendar on friday from 2 to 4", "block off friday 2-4pm"])
+def test_time_blocked_for_nothing_named_is_busy(week: Any, said: str) -> None:
+    event, text = made_by(week, said)
+    assert event.summary == "Busy"
+    start = event.start.astimezone(NEW_YORK)
+    assert (start.date().isoformat(), start.hour) == ("2026-03-06", 14)
+    assert event.end - event.start == timedelta(hours=2)
+    assert "Where does it take place" not in text
+
+
+def test_time_held_is_not_blocked_as_busy(week: Any) -> None:
+    """ "hold" and "reserve" are said of a room or a table as much as of time: what for is asked."""
+    question_of(week, "hold friday 2 to 4")
