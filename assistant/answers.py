@@ -85,6 +85,9 @@ def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetim
     if payload.get("kind") == "confirm":
         if HOLDING.match(text):
             return DECLINE
+        rows = [r for r in payload.get("preview") or [] if isinstance(r, dict)]
+        if (left := _leaving_out(norm, rows, options)) is not None:
+            return left  # "yes, but keep the standup", "no, not the review": the rest, shown again
         if (withheld := _agreement_withheld(text, norm)) is not None:
             return withheld
         declining = _NO_LEAD.match(text) is not None
@@ -103,10 +106,9 @@ def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetim
                 return amended
         if operation == "yes" or (reading is not None and _affirms(norm, reading)):
             return options[0]["value"] if options else True
-        rows = [r for r in payload.get("preview") or [] if isinstance(r, dict)]
-        if _names_some_rows(_ONLY_SOME.match(norm), rows):
-            # "only the hike" of a preview cancelling the dentist and the hike: a change of what it shows
-            return Amended(text.strip())
+        if (only := _ONLY_SOME.match(norm)) is not None and (some := _rows_named(only["what"], rows)):
+            # "only the hike" of a preview cancelling the dentist and the hike: the others left out
+            return _approved_without([r for r in rows if r not in some], options)
         if _ONLY_THIS.match(norm):
             # "only that one please": approves a preview of one occurrence, never a series' change
             if len(rows) == 1 and not rows[0].get("series"):
@@ -175,13 +177,48 @@ _ADDING = re.compile(
 )
 
 
-def _names_some_rows(said: re.Match[str] | None, rows: list[dict[str, Any]]) -> bool:
-    """Whether the words ``said`` name some of a preview's rows by their titles, not all of them."""
-    if said is None or len(rows) < 2:
-        return False
-    words = set(tokens(said["what"])) - STOPWORDS
-    named = [r for r in rows if words and words <= set(tokens(str(r.get("summary", "")).casefold()))]
-    return 0 < len(named) < len(rows)
+def _rows_named(said: str, rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The rows of a preview the words ``said`` name by their titles ("the standup", "the design
+    review as it is"), when they name some of them and not all; else []."""
+    if len(rows) < 2:
+        return []
+    words = set(tokens(said)) - STOPWORDS
+    named = []
+    for row in rows:
+        title = set(tokens(str(row.get("summary", "")).casefold())) - STOPWORDS
+        if title and (title <= words or (words and words <= title)):
+            named.append(row)
+    return named if 0 < len(named) < len(rows) else []
+
+
+# A clause that keeps some of what a preview shows as it is: "but keep the standup", "not the review",
+# "except the offsite", "leave the standup", "don't touch the design review".
+_KEEPING = re.compile(
+    r"\b(?:keep|leave|except|excluding|but not|not|without|skip|"
+    r"(?:don'?t|do not) (?:touch|cancel|delete|move|change|include))\b(?P<what>.+)$"
+)
+
+
+def _leaving_out(norm: str, rows: list[dict[str, Any]], options: list[dict[str, Any]]) -> Any | None:
+    """An approval of a preview less the rows a clause keeps out of it ("yes, but keep the standup",
+    "no, leave the review", "except the offsite"), or None when the turn keeps none of them out."""
+    said = _KEEPING.search(norm)
+    named = _rows_named(said["what"], rows) if said is not None else []
+    return _approved_without(named, options) if named else None
+
+
+def _first_time(row: dict[str, Any]) -> str | None:
+    """The time a preview row shows first: what an event had before the change, or a new one's."""
+    return (row.get("before") or row.get("after") or {}).get("start")
+
+
+def _approved_without(rows: list[dict[str, Any]], options: list[dict[str, Any]]) -> dict[str, Any]:
+    """The approval of a preview with ``rows`` left out, and those it left out already: never applied
+    as it is, the rest is shown again first (see :func:`skills.change_skills.apply_changes`)."""
+    approval = options[0].get("value") if options else None
+    before = approval.get("leave_out", []) if isinstance(approval, dict) else []
+    shown = [{"summary": r.get("summary"), "start": _first_time(r)} for r in rows]
+    return {"approve": True, "leave_out": [*before, *shown]}
 
 
 def _taken_back(text: str, norm: str, contrast: re.Match[str]) -> Amended:

@@ -1295,6 +1295,8 @@ def _apply(ctx: SkillContext, params: ApplyInput, answered: str) -> Reply:
         return _done(ctx, params, changes, [*params.changes.skipped, *_closed_skips(ctx, closed)], earlier)
     changes, dropped = revalidate(ctx.provider, planned)
     changes, closed = _closed_out(ctx, changes)
+    leave_out = _leave_out(ctx.answer)
+    changes, left = _without(changes, leave_out, ctx.tz)
     if closed and not changes and len(closed) == 1 and not dropped:
         change, block = closed[0]
         return Reply(kind="answer", text=_refusal(ctx, change, block), data={"refused": ["writing_block"]})
@@ -1304,12 +1306,14 @@ def _apply(ctx: SkillContext, params: ApplyInput, answered: str) -> Reply:
         if critic.question:
             return Reply(kind="clarify", text=critic.question)
         changes, criticised = critic.kept, critic.dropped
-    skipped = [*params.changes.skipped, *dropped, *_closed_skips(ctx, closed), *criticised]
+    skipped = [*params.changes.skipped, *dropped, *_closed_skips(ctx, closed), *criticised, *left]
     if not changes:
         return _nothing_left(skipped)
     digest = change_digest(changes)
     reasons = approval_reasons(changes)
-    revised = bool(dropped) or bool(closed) or bool(criticised)  # not the set planned: shown again first
+    # not the set planned, or not the set shown: shown again first
+    trimmed = bool(left) and _is_yes(ctx.answer, digest) is not True  # left out now, not in the preview
+    revised = bool(dropped) or bool(closed) or bool(criticised) or trimmed
     back = params.ask_if_earlier and any(_back_a_day(c, ctx.tz) for c in changes)
     must_ask = revised or ((bool(reasons) or params.always_ask or back) and not params.approved)
     answer = ctx.answer
@@ -1319,7 +1323,8 @@ def _apply(ctx: SkillContext, params: ApplyInput, answered: str) -> Reply:
     said_first = "\n".join(x for x in (note, params.unsure) if x)
     said_first = "\n\n".join(x for x in (answered, said_first) if x)  # the question's answer above all
     if must_ask and verdict is not True:
-        _ask_first(ctx, changes, skipped, said_first, changed=bool(dropped) or answer is not NO_ANSWER)
+        changed = bool(dropped) or (answer is not NO_ANSWER and not left)  # not a change the user asked for
+        _ask_first(ctx, changes, skipped, said_first, changed=changed, leave_out=leave_out)
     if verdict is True:
         _refuse_taken_meanwhile(ctx, changes)
     try:
@@ -1388,6 +1393,32 @@ def _refuse_taken_meanwhile(ctx: SkillContext, changes: list[Change]) -> None:
             ) from ConflictError(f"the time of {change.summary!r} was taken by {clash.summary!r}")
 
 
+def _leave_out(answer: Any) -> list[dict[str, Any]]:
+    """The changes an approval leaves out ("yes, but keep the standup"), as their preview rows name
+    them: the title and the first time shown (see :func:`assistant.answers.answer_for`)."""
+    named = answer.get("leave_out") if isinstance(answer, dict) and answer.get("approve") else None
+    return [r for r in named if isinstance(r, dict)] if isinstance(named, list) else []
+
+
+def _without(
+    changes: list[Change], leave_out: list[dict[str, Any]], tz: ZoneInfo
+) -> tuple[list[Change], list[Skipped]]:
+    """``changes`` less those left out, and those, named in the preview as left alone."""
+    if not leave_out:
+        return changes, []
+    out = {(str(r.get("summary")), str(r.get("start"))) for r in leave_out}
+    kept: list[Change] = []
+    left: list[Skipped] = []
+    for change in changes:
+        start = change.start if change.action == "create" else change.before_start
+        shown = (change.new_summary or change.summary, start.astimezone(tz).isoformat() if start else "None")
+        if shown in out:
+            left.append(Skipped(summary=shown[0], start=start, reason="you asked me to leave it out"))
+        else:
+            kept.append(change)
+    return kept, left
+
+
 def _nothing_left(skipped: list[Skipped]) -> Reply:
     """The answer when every change of a set was left out: which, and why."""
     return Reply(
@@ -1397,10 +1428,17 @@ def _nothing_left(skipped: list[Skipped]) -> Reply:
 
 
 def _ask_first(
-    ctx: SkillContext, changes: list[Change], skipped: list[Skipped], note: str, *, changed: bool
+    ctx: SkillContext,
+    changes: list[Change],
+    skipped: list[Skipped],
+    note: str,
+    *,
+    changed: bool,
+    leave_out: list[dict[str, Any]] | None = None,
 ) -> NoReturn:
     """Pause for the user's approval of ``changes``, previewed (``changed``: the calendar moved on
-    since the first preview, which the question says)."""
+    since the first preview, which the question says). ``leave_out``: the changes of the set the user
+    left out, which its approval leaves out again (the task plans the whole set each time it runs)."""
     head = (
         "Your calendar changed since I suggested this, so here is what I would do now:"
         if changed
@@ -1410,6 +1448,7 @@ def _ask_first(
         head = f"{note}\n{head}"
     rows = _annotated(preview_rows(changes, ctx.tz), changes)
     digest = change_digest(changes)
+    left_out = {"leave_out": leave_out} if leave_out else {}
     raise Interrupt(
         {
             "kind": "confirm",
@@ -1417,7 +1456,7 @@ def _ask_first(
             "preview": rows,
             "week": week_view(ctx.provider, changes, ctx.tz),
             "options": [
-                {"label": "Approve", "value": {"approve": True, "digest": digest}},
+                {"label": "Approve", "value": {"approve": True, "digest": digest, **left_out}},
                 {"label": "Decline", "value": {"approve": False}},
             ],
             "digest": digest,

@@ -219,17 +219,22 @@ def test_none_of_the_options_declines(text: str) -> None:
     assert answer_for(text, series, tz=NY, now=NOW) is DECLINE
 
 
-def test_only_some_of_a_previews_rows_is_a_change_of_it() -> None:
-    """'only the hike' of a preview deleting the dentist and the hike asked what to do with 'Hike'."""
-    preview = {
-        **CONFIRM,
-        "preview": [{"summary": "Dentist", "action": "delete"}, {"summary": "Hike", "action": "delete"}],
+def test_only_some_of_a_previews_rows_approves_it_without_the_others() -> None:
+    """'only the hike' of a preview deleting the dentist and the hike asked what to do with 'Hike': it
+    approves the preview without the dentist (which the change skill shows again before applying)."""
+    dentist = {"summary": "Dentist", "action": "delete", "before": {"start": "2026-03-05T14:00:00-05:00"}}
+    hike = {"summary": "Hike", "action": "delete", "before": {"start": "2026-03-07T09:00:00-05:00"}}
+    preview = {**CONFIRM, "preview": [dentist, hike]}
+    assert answer_for("only the hike", preview, tz=NY, now=NOW) == {
+        "approve": True,
+        "leave_out": [{"summary": "Dentist", "start": "2026-03-05T14:00:00-05:00"}],
     }
-    assert answer_for("only the hike", preview, tz=NY, now=NOW) == Amended("only the hike")
-    assert answer_for("just the dentist please", preview, tz=NY, now=NOW) == Amended(
-        "just the dentist please"
-    )
+    assert answer_for("yes, but keep the hike", preview, tz=NY, now=NOW) == {
+        "approve": True,
+        "leave_out": [{"summary": "Hike", "start": "2026-03-07T09:00:00-05:00"}],
+    }
     assert answer_for("only the standup", preview, tz=NY, now=NOW) is NOT_AN_ANSWER  # names no row
+    assert answer_for("yes, not a problem", preview, tz=NY, now=NOW) == {"approve": True, "digest": "abc"}
 
 
 @pytest.mark.parametrize("text", ["neither, just the 10 am one", "only the 4 pm one, none of the others"])
