@@ -310,9 +310,11 @@ def _restated(
         # "no, Wednesday" to a move shown first: the same event moved there instead (the declined
         # preview's event is the one "it" names now; the chat hands over the turn without its "no")
         rest = " ".join(normalise(text).strip(" .!?").replace(",", " ").split())
-        rest = rest.removeprefix("to ").removeprefix("on ")
+        rest = rest.removeprefix("to ").removeprefix("on ").removeprefix("at ").removesuffix(" please")
         dated = any(m.has_date for m in find_times(rest, now=now, daytime=True))
-        if dated and _only_times(rest, now):  # (a clock time alone: on which day, the shown or its own?)
+        # a clock time alone ("no, 5:30"): on the event's own day where the preview kept it there; on
+        # which day is not said where the preview moved it to another (the shown or its own?)
+        if (dated or _same_day_move(context)) and _only_times(rest, now):
             return MoveSaid(target="", destination=rest)
     if (
         frame.operation in ("unknown", "query", "no", "create")
@@ -364,6 +366,13 @@ def _declined_move(context: dict[str, Any]) -> bool:
         return False
     before, after = rows[0].get("before") or {}, rows[0].get("after") or {}
     return bool(before.get("start")) and before.get("start") != after.get("start")
+
+
+def _same_day_move(context: dict[str, Any]) -> bool:
+    """Whether the one move declined kept the event on its own day (only its time was to change)."""
+    rows = [row for row in context.get(DECLINED) or [] if isinstance(row, dict)]
+    before, after = (rows[0].get("before") or {}, rows[0].get("after") or {}) if len(rows) == 1 else ({}, {})
+    return bool(before.get("start")) and str(before["start"])[:10] == str(after.get("start"))[:10]
 
 
 def _only_times(said: str, now: datetime) -> bool:

@@ -590,6 +590,21 @@ def test_a_move_declined_with_another_day_is_shown_again_to_that_day(corrected: 
     assert Event.objects.get(summary="Design sync").start.astimezone(NEW_YORK).day == 3  # not yet
 
 
+@pytest.mark.parametrize("corrected", ["no, 11:30", "no, at 11:30 please"])
+def test_a_move_in_its_day_declined_with_another_time_is_shown_again_at_that_time(corrected: str) -> None:
+    # "no, 11:30" to a move within the day answered what was on today at 11:30: the move was lost
+    user, conversation = two_meetings("retimer")
+    with time_machine.travel(datetime(2026, 3, 2, 9, 0, tzinfo=NEW_YORK), tick=False):
+        first = chat_turn(user=user, conversation=conversation, text="move the design sync to 11")
+        reply = chat_turn(user=user, conversation=conversation, text=corrected)
+    assert first is not None
+    assert first.kind == "confirm", first.text
+    assert reply is not None
+    assert reply.kind == "confirm", reply.text
+    assert "→ Tuesday, March 3 11:30 AM" in reply.text
+    assert Event.objects.get(summary="Design sync").start.astimezone(NEW_YORK).hour == 10  # not yet
+
+
 @pytest.mark.parametrize(
     ("asked", "at"),
     [("no, find another time in the evening", "5:00 PM"), ("find another time", "8:00 AM")],
