@@ -150,6 +150,13 @@ _CLAUSE_BREAK = re.compile(
 _SINGULAR_NOUNS = frozenset({"meeting", "class", "event", "appointment", "one", "lecture", "lab"})
 
 
+def _told_by_name(whom: str, world: World) -> list[str]:
+    """The addresses of the people "and let Ann know" names, as the directory knows them (each name
+    one person); none for "and tell everyone", "and let them know": every attendee is told."""
+    named = world.people_named([w for w in tokens(whom) if w not in STOPWORDS])
+    return [people[0].email for people in named.values() if len(people) == 1]
+
+
 def notify_step(plan: Plan, apply: Handle, **params: Any) -> Handle:
     """The step that mails the people a change affects, after the apply step."""
     return plan.add(
@@ -698,7 +705,9 @@ def compile_change(r: Reading) -> Decision | None:
         # "move the dentist to friday at 9:99" is not a move to Friday at 9
         return _clarify(unread)
     norm = POLITE_PREFIX.sub("", norm).strip() or norm  # "I need to move ...": no "to" destination
-    notify = bool(TELL_OTHERS.search(norm)) and operation == "delete"
+    told = TELL_OTHERS.search(norm) if operation in ("delete", "move") else None
+    notify = told is not None
+    told_only = _told_by_name(told["whom"], world) if told is not None else []
     if notify:
         norm = TELL_OTHERS.sub("", norm).strip(" ,;:")
     create_clause = destination = ""
@@ -992,7 +1001,8 @@ def compile_change(r: Reading) -> Decision | None:
         {
             "changes": changes.output,
             "approved": chose["chosen"],
-            **({"notify": True} if notify else {}),  # servers that can (Google) tell them too
+            # servers that can (Google) tell them too, every attendee or none: not when some are named
+            **({"notify": True} if notify and not told_only else {}),
             **({"ask_if_earlier": True} if earlier_asked else {}),
             # one event, never named, what a bulk change's exception left, or on a day not said: asked
             **(
@@ -1005,7 +1015,7 @@ def compile_change(r: Reading) -> Decision | None:
         summary="Apply after approval",
     )
     if notify:
-        output = notify_step(plan, output, note=why)
+        output = notify_step(plan, output, note=why, **({"only": told_only} if told_only else {}))
     summary = f"{action} events" + (
         f" ({format_day(start.astimezone(tz).date())})" if target.range_explicit else ""
     )

@@ -48,6 +48,7 @@ _PEOPLE_PARAMS = {
     "plan_edit": ("invite", "uninvite"),
     "find_events": ("attendee", "exclude_attendees"),
     "filter_events": ("attendee", "exclude_attendees"),
+    "notify_attendees": ("only",),  # "and let Ann know": whom it tells
 }
 _TARGET_PARAMS = {
     "find_events": ("text", "exclude_text", "exclude_places", "calendars", "category", "exclude_category"),

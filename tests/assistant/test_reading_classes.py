@@ -13,6 +13,7 @@ from zoneinfo import ZoneInfo
 import pytest
 import time_machine
 from django.contrib.auth import get_user_model
+from django.core import mail
 
 from assistant.decomposer.handlers import read
 from assistant.decomposer.intent import classify
@@ -2388,3 +2389,24 @@ def test_time_blocked_for_nothing_named_is_busy(week: Any, said: str) -> None:
 def test_time_held_is_not_blocked_as_busy(week: Any) -> None:
     """ "hold" and "reserve" are said of a room or a table as much as of time: what for is asked."""
     question_of(week, "hold friday 2 to 4")
+
+
+def test_a_move_that_says_to_tell_someone_mails_them_alone_after_the_yes() -> None:
+    # "... and let Ann know" of a move was left unread: nobody was told
+    user, conversation = two_meetings("teller")
+    get_user_model().objects.create_user("ann", "ann@example.com", first_name="Ann")
+    sync = Event.objects.get(summary="Design sync")
+    sync.attendees = ["ann@example.com", "bo@example.com"]
+    sync.save()
+    mail.outbox = []
+    with time_machine.travel(datetime(2026, 3, 2, 9, 0, tzinfo=NEW_YORK), tick=False):
+        said = "move the design sync to 11 and let Ann know"
+        shown = chat_turn(user=user, conversation=conversation, text=said)
+        assert shown is not None
+        assert shown.kind == "confirm", shown.text
+        assert "did not use" not in shown.text
+        assert mail.outbox == []
+        done = chat_turn(user=user, conversation=conversation, text="yes")
+    assert done is not None
+    assert done.kind == "done", done.text
+    assert [m.to for m in mail.outbox] == [["ann@example.com"]]
