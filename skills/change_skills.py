@@ -841,6 +841,11 @@ class PlanCreateInput(SkillInput):
     day_part: DayPart | None = Field(
         default=None, description="With search_end: only in this part of each day."
     )
+    beside: str = Field(
+        default="",
+        description="With search_end: the title of the event the new one goes right after or before ('a "
+        "call right after the dentist'), whose end or start the search starts or ends at.",
+    )
 
 
 @skill(service="changes", kind="read")

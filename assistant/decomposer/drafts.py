@@ -82,6 +82,8 @@ _PLACEHOLDER = (GENERIC_EVENT_WORDS - {"meeting", "meetings"}) | _UNNAMED | {"on
 # The particle of "set aside" or "block off", which is no name for what the time is blocked for.
 _BLOCK_PARTICLES = frozenset({"aside", "off", "out", "time", "some time"})
 ASK_PLACE = "Where does it take place? Tell me if you want the place added."
+# How long after an event a new one "right after" it may start, when that time is taken.
+_AFTER_AN_EVENT = timedelta(hours=3)
 # Clock hours said without am/pm that the daytime reading takes in the morning though the evening's
 # is as likely ("book club at 7"; "dinner at 8" says evening, and "at 9" to "at 11" are mostly the
 # working morning): a new event there is previewed, its AM shown, never written at once.
@@ -483,9 +485,11 @@ class _Said:
         repeating = self.repeat.spans if self.repeat else ()
         # A street address is the place, whatever the reader made of it, and its number no time.
         addresses = [m.span() for m in STREET_ADDRESS.finditer(text)]
+        beside = _beside_words(text, frame)  # "right after the dentist": the other event's words
         spans = [
             s
             for s in (_after_time(_without_length(s), times, addresses, text) for s in reading.spans)
+            if not (beside is not None and beside[0] < s.end and s.start < beside[1])
             if s.slot in ("title", "location")
             and not any(m.span[0] <= s.start and s.end <= m.span[1] and not _meal(s, m) for m in times)
             and not any(lo < s.end and s.start < hi for lo, hi in repeating)
@@ -752,7 +756,9 @@ def _asking_place(decision: Decision, placed: bool) -> Decision:
     return decision if placed else decision.model_copy(update={"context_update": {"asked": "location"}})
 
 
-def _create(draft: Draft, tz: ZoneInfo, *, search: dict[str, Any] | None = None) -> Decision:
+def _create(
+    draft: Draft, tz: ZoneInfo, *, search: dict[str, Any] | None = None, always_ask: bool = False
+) -> Decision:
     """Plan and apply the drafted event; with ``search`` (no time said: ``search_start``,
     ``search_end``, maybe ``day_part``), at the first time in it when the user and its attendees are
     free, outside the protected preferences (``plan_create`` names the nearest when none is)."""
@@ -761,8 +767,9 @@ def _create(draft: Draft, tz: ZoneInfo, *, search: dict[str, Any] | None = None)
     if search is not None:
         params["start"] = search["search_start"]
         params["search_end"] = search["search_end"]
-        if search.get("day_part"):
-            params["day_part"] = search["day_part"]
+        for key in ("day_part", "beside"):
+            if search.get(key):
+                params[key] = search[key]
     elif draft.all_day and draft.at is None:
         assert draft.day is not None
         params["start"] = datetime.combine(draft.day, time(), tz).isoformat()
@@ -791,7 +798,7 @@ def _create(draft: Draft, tz: ZoneInfo, *, search: dict[str, Any] | None = None)
             "changes": made.output,
             # time only held ('Busy') takes place nowhere
             **({} if draft.location or draft.title == BLOCKED else {"then_ask": ASK_PLACE}),
-            **({"always_ask": True} if draft.either_half else {}),  # shown with its AM first
+            **({"always_ask": True} if draft.either_half or always_ask else {}),  # its AM shown first
         },
         id="apply",
         summary="Apply",
@@ -861,6 +868,8 @@ def draft_turn(
     if draft.people and _only_meeting_them(draft, text):
         draft = draft.model_copy(update={"title": "Meeting"})
     missing = draft.missing()
+    if frame.beside is not None and draft.at is None and draft.title and set(missing) <= {"time", "when"}:
+        return _beside(draft, frame, tz)
     part = said.part or frame.day_part
     window = everyone_window(text, now, tz) if draft.at is None and draft.title else None
     if window is not None and set(missing) <= {"time", "when"}:
@@ -891,6 +900,34 @@ def draft_turn(
     if missing:
         return _ask(draft, missing)
     return _create(draft, tz)
+
+
+def _beside_words(text: str, frame: RequestFrame) -> tuple[int, int] | None:
+    """Where ``text`` says the event a new one goes beside ("after the dentist"), or None."""
+    if frame.beside is None:
+        return None
+    side, title = frame.beside
+    folded = text.casefold()
+    at = folded.find(side)
+    named = folded.find(title.casefold(), at) if at >= 0 else -1
+    return (at, named + len(title)) if named >= 0 else None
+
+
+def _beside(draft: Draft, frame: RequestFrame, tz: ZoneInfo) -> Decision:
+    """A new event placed right after or before the next of an event the calendar has ("a call with Bo
+    right after the dentist"): the first free time from its end, or the time that ends at its start,
+    shown first (the time is the assistant's reading); a question when none is coming."""
+    assert frame.beside is not None
+    side, title = frame.beside
+    if frame.beside_at is None:
+        asked = f"I couldn't find {title!r} coming up on your calendar. When should {draft.title!r} be?"
+        return _question(asked, draft)
+    start, end = (moment.astimezone(tz) for moment in frame.beside_at)
+    length = timedelta(minutes=draft.duration_minutes or 60)
+    window = (end, end + _AFTER_AN_EVENT) if side == "after" else (start - length, start)
+    placed = draft.model_copy(update={"day": window[0].date()})
+    search = {"search_start": window[0].isoformat(), "search_end": window[1].isoformat(), "beside": title}
+    return _create(placed, tz, search=search, always_ask=True)
 
 
 def _whole_part(draft: Draft, frame: RequestFrame, text: str, tz: ZoneInfo) -> Draft | None:

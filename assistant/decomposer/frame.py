@@ -83,6 +83,9 @@ class RequestFrame:
     # a question about the events beside one it names, and which side: ("after", "Design review") of
     # "what's after the design review tomorrow?" (the rest of that day, not the review)
     beside: tuple[str, str] | None = None
+    # a new event placed beside one the calendar has ("a call right after the dentist"): when the next
+    # of that one starts and ends
+    beside_at: tuple[datetime, datetime] | None = None
     # which one of a period's events a question asks for, by its place in their order: 0 for "my first
     # meeting next week", 1 for "the second event on Friday", -1 for "the last thing on Friday"
     pick: int | None = None

@@ -54,7 +54,7 @@ _TARGET_PARAMS = {
     "find_events": ("text", "exclude_text", "exclude_places", "calendars", "category", "exclude_category"),
     "filter_events": ("text", "exclude_text", "category", "exclude_category"),
     "plan_sync": ("sources", "to"),
-    "plan_create": ("calendar",),
+    "plan_create": ("calendar", "beside"),
 }
 
 # The words that say what a change leaves out, whichever filter leaves it out ("where it is" as well
@@ -85,6 +85,7 @@ _CUES: dict[str, str] = {
     "plan_create.rrule": "repeat repeating recurring recur weekly daily monthly yearly every",
     "plan_create.search_end": "free available whenever works suits slot open both everyone everybody all",
     "plan_create.all_day": "all day whole",
+    "plan_create.beside": "after before right just directly straight",
     "plan_edit": "change update edit set make",
     "plan_edit.summary": "title name rename retitle label",
     "plan_edit.location": "location located address place venue where relocate room taking held happening",

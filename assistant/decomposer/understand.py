@@ -398,6 +398,11 @@ def understand(
         frame.duration_minutes = d.minutes
         take(*d.span)
 
+    anchor = _anchored(norm, world) if operation == "create" and frame.at_time is None else None
+    if anchor is not None:
+        # "a call with Bo right after the dentist": placed beside that event, whose words name no new one
+        frame.beside, frame.beside_at = anchor[:2], world.next_titled(anchor[1])
+        take(*anchor[2])
     wisher = _wisher(norm, world)
     if wisher is not None:
         take(*wisher[1])  # "ann wants to meet tomorrow": a meeting with Ann, no 'Ann wants'
@@ -477,6 +482,26 @@ def _night_named(norm: str, t: TimeMatch) -> int:
     if word in STOPWORDS or any(p.fullmatch(word) for p in (CREATE_VERBS, DELETE_VERBS, MOVE_VERBS)):
         return 0
     return len(lead)
+
+
+_BESIDE = re.compile(r"\b(?:right |just |directly |straight )?(?P<side>after|before) (?:the |my |our )?")
+
+
+def _anchored(norm: str, world: World) -> tuple[str, str, tuple[int, int]] | None:
+    """Which side of an event the calendar has a new one goes ("lunch after the offsite", "a call with
+    Bo right before my dentist appointment"): the side, the title as the calendar has it, and the span
+    of the words that say so; None when no title of the calendar follows "after" or "before"."""
+    titles = {title.casefold(): title for title in world.titles}
+    for m in _BESIDE.finditer(norm):
+        words = norm[m.end() :].split()
+        for n in range(min(4, len(words)), 0, -1):
+            said = " ".join(words[:n]).strip(" ,.!?")
+            if said in titles:
+                # "my dentist appointment" of 'Dentist': the word for an event is of the same words
+                n += n < len(words) and words[n].strip(" ,.!?") in GENERIC_EVENT_WORDS
+                end = m.end() + len(" ".join(words[:n]).rstrip(" ,.!?"))
+                return m["side"], titles[said], (m.start(), end)
+    return None
 
 
 def _beside(norm: str, title: str) -> str | None:

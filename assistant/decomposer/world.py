@@ -62,6 +62,13 @@ class World:
 
         return preferences_for(user=self.user)
 
+    def next_titled(self, title: str) -> tuple[datetime, datetime] | None:
+        """When the next event of this title (as the calendar has it) starts and ends, from now on."""
+        found = self.provider.list_occurrences(start=self.now, end=self.now + _TITLE_HORIZON_AFTER)
+        named = title.casefold()
+        at = next((o for o in found if o.summary.casefold() == named and o.start >= self.now), None)
+        return (at.start, at.end) if at is not None else None
+
     def people_named(self, names: list[str]) -> dict[str, list[Person]]:
         """The directory's people for each candidate name, in one query."""
         return people_matching(user=self.user, names=names)

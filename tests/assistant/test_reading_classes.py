@@ -2410,3 +2410,28 @@ def test_a_move_that_says_to_tell_someone_mails_them_alone_after_the_yes() -> No
     assert done is not None
     assert done.kind == "done", done.text
     assert [m.to for m in mail.outbox] == [["ann@example.com"]]
+
+
+@pytest.mark.parametrize(
+    ("said", "title", "hour", "minute"),
+    [
+        ("schedule a call right after the standup", "Call", 10, 0),
+        ("book a 30 minute prep before the design review", "Prep", 13, 30),
+    ],
+)
+def test_a_new_event_placed_beside_another_is_at_its_side_and_shown_first(
+    week: Any, said: str, title: str, hour: int, minute: int
+) -> None:
+    # "a call right after the standup" asked when to schedule 'Standup'
+    preview = preview_of(week, said)
+    assert f"Create '{title}'" in preview
+    event, _ = made_by(week, "yes")
+    start = event.start.astimezone(NEW_YORK)
+    assert event.summary == title
+    assert (start.date().isoformat(), start.hour, start.minute) == ("2026-03-05", hour, minute)
+
+
+def test_a_new_event_beside_one_not_coming_up_asks_when(week: Any) -> None:
+    asked = question_of(week, "add a call after the dentist")  # the dentist was on Monday
+    assert "'Dentist'" in asked
+    assert "'Call'" in asked
