@@ -366,6 +366,10 @@ def _as_said(name: str, text: str) -> str:
 _HELD = re.compile(r"^(?P<who>[\w'-]+)\s+(?:has|have)(?:\s+got)?(?:\s+(?:a|an|the))?\s+(?=\w)", re.IGNORECASE)
 
 
+# Someone of the user's said as the owner right before a name: "my mom's " of "my mom's birthday".
+_MY_SOMEONES = re.compile(r"\b(?:my|our)\s+(?P<who>[a-z]+)['’]s\s+$", re.IGNORECASE)
+
+
 def _theirs(title: str, text: str) -> str:
     """The reader's title said as someone's ("Daughter's recital" of "my daughter has a recital"): theirs
     where they are "my" someone or named with a capital, else the title as read."""
@@ -570,6 +574,10 @@ class _Said:
             quoted = text[title.start - 1 : title.start] in ("'", '"')
             self.title = _clean(title.text if quoted else _LIGHT_VERB.sub("", title.text))
             self.title = _theirs(self.title, text)
+            mine = _MY_SOMEONES.search(text[: title.start])
+            if mine is not None and not quoted:  # "my mom's birthday": 'Mom's birthday', not 'Birthday'
+                who = mine["who"]
+                self.title = f"{who[:1].upper()}{who[1:]}'s {self.title[:1].lower()}{self.title[1:]}"
         named = NAMED_OUTRIGHT.search(text.strip())
         self.named = named is not None
         if named:

@@ -2435,3 +2435,16 @@ def test_a_new_event_beside_one_not_coming_up_asks_when(week: Any) -> None:
     asked = question_of(week, "add a call after the dentist")  # the dentist was on Monday
     assert "'Dentist'" in asked
     assert "'Call'" in asked
+
+
+@pytest.mark.parametrize(
+    ("said", "title"),
+    [
+        ("Put my mom's birthday on March 21", "Mom's birthday"),
+        ("add my sister's graduation on friday at 2pm", "Sister's graduation"),
+    ],
+)
+def test_someone_of_mine_before_a_name_is_whose_it_is(week: Any, said: str, title: str) -> None:
+    # "my mom's birthday" was a 'Birthday', "my mom's" left unread
+    event, _ = made_by(week, said)
+    assert event.summary == title
