@@ -366,6 +366,8 @@ def _as_said(name: str, text: str) -> str:
 _HELD = re.compile(r"^(?P<who>[\w'-]+)\s+(?:has|have)(?:\s+got)?(?:\s+(?:a|an|the))?\s+(?=\w)", re.IGNORECASE)
 
 
+# A time said as when something is due: "by Friday 5pm", "by 3pm tomorrow".
+_DEADLINE = re.compile(r"by\s", re.IGNORECASE)
 # Someone of the user's said as the owner right before a name: "my mom's " of "my mom's birthday".
 _MY_SOMEONES = re.compile(r"\b(?:my|our)\s+(?P<who>[a-z]+)['’]s\s+$", re.IGNORECASE)
 
@@ -457,6 +459,7 @@ class _Said:
         self.day = None
         self.at: str | None = None
         self.either_half = False
+        self.due = False  # a deadline said ("by Friday 5pm"): the entry is then, shown first
         self.loose = False  # the hour was said without am/pm ("at 8")
         self.part: str | None = None
         self.hours: tuple[time, time] | None = None  # a stretch of the part said ("late afternoon")
@@ -508,6 +511,14 @@ class _Said:
         for match in times:
             if any(s.start < match.span[1] and match.span[0] < s.end and not _meal(s, match) for s in spans):
                 continue
+            if _DEADLINE.match(match.text) and match.is_interval and match.has_time and match.end is not None:
+                # "remind me to submit the report by Friday 5pm": from now until then to the resolver,
+                # the moment it is due to a person, and no length of it
+                due = match.end
+                if match.start is not None and self.minutes == (due - match.start) // timedelta(minutes=1):
+                    self.minutes = None
+                match = replace(match, start=due, end=due + timedelta(minutes=1), is_interval=False)
+                self.due = True
             self.problem = self.problem or too_long_overnight(match) or missing_wall_time(match, tz)
             assert match.start is not None
             local = match.start.astimezone(tz)
@@ -703,6 +714,7 @@ def _merge(draft: Draft, said: _Said, tz: ZoneInfo) -> Draft:
         update["last_day"] = said.last_day
     if said.at:
         update["either_half"] = said.either_half
+        update["due"] = said.due
         if said.loose and draft.part is not None and said.part is None:
             # "this morning" said before, "at 8" now: eight in the morning
             update["at"], update["either_half"] = _in_part(said.at, draft.part), False
@@ -806,7 +818,8 @@ def _create(
             "changes": made.output,
             # time only held ('Busy') takes place nowhere
             **({} if draft.location or draft.title == BLOCKED else {"then_ask": ASK_PLACE}),
-            **({"always_ask": True} if draft.either_half or always_ask else {}),  # its AM shown first
+            # its AM, or the moment it is due, shown first
+            **({"always_ask": True} if draft.either_half or draft.due or always_ask else {}),
         },
         id="apply",
         summary="Apply",

@@ -94,6 +94,7 @@ class Draft(_State):
     all_day: bool = Field(default=False, description="An all-day event: a day, no time.")
     last_day: date | None = Field(default=None, description="An all-day event's last day (not its first).")
     either_half: bool = Field(default=False, description="Its hour was said without am/pm, 7 or 8.")
+    due: bool = Field(default=False, description="Its time was said as a deadline ('by Friday 5pm').")
     part: str | None = Field(default=None, description="The part of its day said, its time not yet.")
 
     def missing(self) -> list[Asked]:

@@ -2448,3 +2448,9 @@ def test_someone_of_mine_before_a_name_is_whose_it_is(week: Any, said: str, titl
     # "my mom's birthday" was a 'Birthday', "my mom's" left unread
     event, _ = made_by(week, said)
     assert event.summary == title
+
+
+def test_a_time_said_as_a_deadline_is_when_the_entry_is_shown_first(week: Any) -> None:
+    # "by Friday 5pm" was from now until then: "would end before it starts (or almost a day later)"
+    preview = preview_of(week, "Remind me to submit the report by Friday 5pm")
+    assert "Create 'Submit the report': Friday, March 6 5:00 PM – 6:00 PM" in preview
