@@ -92,6 +92,16 @@ def same_for_another_day(r: Reading) -> Decision | None:
     said = SAME_AGAIN.search(r.norm)
     if said is None or "same" not in said.group(0) or r.text.rstrip().endswith("?"):
         return None  # "what about Friday?" asks; only "the same for ..." says to do it again
+    if made.get("series"):
+        # "block 9-11 every weekday in March", then "do the same for April": one copy on April's first
+        # such day would not be the same, and how the period repeats it is not said
+        return Decision(
+            kind="clarify",
+            reply_kind="clarify",
+            text=f"{made['summary']!r} repeats, so one more on that day would not be the same, and I haven't "
+            'made anything. Tell me how it repeats then, e.g. "every weekday in April from 9 to 11".',
+            frame=replace(frame, operation="create", confidence=0.8).as_json(),
+        )
     before = datetime.fromisoformat(made["start"]).astimezone(r.tz)
     day = frame.start.astimezone(r.tz).date()
     if frame.end is not None and frame.end - frame.start > timedelta(days=1):

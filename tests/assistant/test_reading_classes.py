@@ -2454,3 +2454,15 @@ def test_a_time_said_as_a_deadline_is_when_the_entry_is_shown_first(week: Any) -
     # "by Friday 5pm" was from now until then: "would end before it starts (or almost a day later)"
     preview = preview_of(week, "Remind me to submit the report by Friday 5pm")
     assert "Create 'Submit the report': Friday, March 6 5:00 PM – 6:00 PM" in preview
+
+
+def test_the_same_for_another_month_after_a_series_makes_nothing_and_asks(week: Any) -> None:
+    # "do the same for April" after "block 9-11 every weekday in March" made one 'Writing' on April 1
+    user, conversation = week
+    made = approved(week, "block 9-11 every weekday in March for writing")
+    assert made.kind == "done", made.text
+    count = Event.objects.count()
+    asked = say(user, conversation, "do the same for April")
+    assert asked.kind == "clarify", asked.text
+    assert "repeats" in asked.text
+    assert Event.objects.count() == count
