@@ -25,7 +25,7 @@ from assistant.decomposer.guards import unread_time
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading, SeriesEnd
 from assistant.decomposer.recurrence import read_repeat
-from assistant.decomposer.shown import shown_span
+from assistant.decomposer.shown import nth_shown, shown_span
 from assistant.decomposer.understand import list_parts, understand
 from assistant.decomposer.world import World
 from assistant.lexicon import (
@@ -40,7 +40,6 @@ from assistant.lexicon import (
     LINKS,
     NEW_TIME_LEADS,
     OFFSET_WAYS,
-    ORDINALS,
     PICK,
     POINTERS,
     POLITE_PREFIX,
@@ -289,8 +288,7 @@ def _picked(
         return (shown[1] if len(shown) == 2 else None), "", tied
     if nth is None:
         return (shown[0] if len(shown) == 1 else None), "", tied
-    index = ORDINALS[nth]
-    return (shown[index] if -len(shown) <= index < len(shown) else None), "", tied
+    return nth_shown(nth, shown), "", tied
 
 
 # What a search leaves out when the target's reading found an exception ("except the one on Thursday").

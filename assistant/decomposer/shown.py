@@ -18,11 +18,18 @@ from assistant.lexicon import ORDINALS, PICK, POINTERS, tokens
 from workflows.builder import Plan
 from workflows.definition import Decision
 
-__all__ = ["about_shown", "shown_span"]
+__all__ = ["about_shown", "nth_shown", "shown_span"]
 
 # Words that point back at what was shown (the lexicon's pointers, "they", "there"); a question of three
 # words or fewer points back by itself ("who's going?", "where?").
 _BACK = POINTERS | {"they", "there"}
+
+
+def nth_shown(nth: str, shown: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The shown event at the place ``nth`` names ("second", "last": a key of ORDINALS), or None past
+    the end of the list."""
+    index = ORDINALS[nth]
+    return shown[index] if -len(shown) <= index < len(shown) else None
 
 
 def _picked(norm: str, shown: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -31,8 +38,7 @@ def _picked(norm: str, shown: list[dict[str, Any]]) -> dict[str, Any] | None:
     m = PICK.search(norm)
     if m is None or not m["nth"] or m["nth"] == "other" or not shown:
         return None
-    index = ORDINALS[m["nth"]]
-    return shown[index] if -len(shown) <= index < len(shown) else None
+    return nth_shown(m["nth"], shown)
 
 
 def shown_span(shown: list[dict[str, Any]]) -> tuple[datetime, datetime]:
