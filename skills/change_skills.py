@@ -1316,13 +1316,13 @@ def _apply(ctx: SkillContext, params: ApplyInput, answered: str) -> Reply:
         return _nothing_left(skipped)
     digest = change_digest(changes)
     reasons = approval_reasons(changes)
+    answer = ctx.answer
+    verdict = _is_yes(answer, digest) if answer is not NO_ANSWER else None
     # not the set planned, or not the set shown: shown again first
-    trimmed = bool(left) and _is_yes(ctx.answer, digest) is not True  # left out now, not in the preview
+    trimmed = bool(left) and verdict is not True  # left out now, not in the preview approved
     revised = bool(dropped) or bool(closed) or bool(criticised) or trimmed
     back = params.ask_if_earlier and any(_back_a_day(c, ctx.tz) for c in changes)
     must_ask = revised or ((bool(reasons) or params.always_ask or back) and not params.approved)
-    answer = ctx.answer
-    verdict = _is_yes(answer, digest) if answer is not NO_ANSWER else None
     if verdict is False:
         return Reply(kind="answer", text="OK, I left your calendar as it was.", data={"declined": True})
     said_first = "\n".join(x for x in (note, params.unsure) if x)
