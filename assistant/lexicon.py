@@ -1034,7 +1034,8 @@ SOMEONES_PLACE = re.compile(
 NAMED_OUTRIGHT = re.compile(
     r"\b(?:(?:the )?(?:event |activity )?(?:name|title)"
     r"(?: of (?:the|this|my) (?:event|activity|appointment))? (?:is|should be|will be|would be|to be)|"
-    r"(?:call|name|title|label) it(?: as)?|(?:put|file|save) it under(?! the name)|under the name|"
+    r"(?:call|name|title|label) (?:it|th(?:e|is) (?:event|activity)(?: title| name)?)(?: as)?|"
+    r"(?:put|file|save) it under(?! the name)|under the name|"
     r"(?:it's|it is) (?:called|named|titled)|called|named|titled|entitled)\s+(?P<title>\S.*)"
     r"|\b(?:put|use|make|set|save)\s+(?P<before>\S.*?)\s+(?:as|for) (?:the |its )?(?:event |activity )?"
     r"(?:title|name)\b",

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from itertools import pairwise
 
+from assistant.lexicon import LINKS
 from assistant.nlu.acts import INFORM, ActModel
 from assistant.nlu.features import (
     edit_features,
@@ -65,7 +67,7 @@ class TurnReader:
         spans = spans_from_tags(text, words.tokens, self.spans.tags(features))
         found = list(spans)
         if self.names is not None:
-            named = spans_from_tags(text, words.tokens, self.names.tags(features))
+            named = _unlinked(spans_from_tags(text, words.tokens, self.names.tags(features)))
             found = [*(s for s in found if s.slot not in NAME_SLOTS), *named]
         if self.people is not None:
             found += spans_from_tags(text, words.tokens, self.people.tags(features))
@@ -121,6 +123,18 @@ class TurnReader:
         found = found_tags(self.names, self.people, items_of(featured))
         features = items_of(edit_features(words, featured, found, self.edits.attributes))
         return _spans_and_chance(text, words, self.edits, features)
+
+
+def _unlinked(spans: tuple[Span, ...]) -> tuple[Span, ...]:
+    """The names without a word that links one to the next taken into the first ("Put *Movie at*
+    Pruneyard Cinemas": 'Movie', then the place): the tagger's slip at the border of two names, as
+    no title or place ends in "at" or "with" before another one starts."""
+    kept = list(spans)
+    for n, (first, second) in enumerate(pairwise(spans)):
+        head, _, last = first.text.rpartition(" ")
+        if head and last.casefold() in LINKS and second.start - first.end <= 1:
+            kept[n] = Span(first.slot, first.start, first.start + len(head.rstrip()), head.rstrip())
+    return tuple(kept)
 
 
 def _spans_and_chance(

@@ -1467,11 +1467,13 @@ def test_an_event_asked_about_at_an_hour_with_no_day_shows_when_it_is(week: Any,
         "schedule something tomorrow at 3, title it Planning",
         "schedule a meeting tomorrow at 3, call it Planning",
         "book a meeting tomorrow at 3 and call it Planning",
+        "schedule something tomorrow at 3 and call the event Planning",
+        "add an event tomorrow at 3, name this event Planning",
     ],
 )
 def test_a_name_given_outright_with_the_request_is_the_title(week: Any, text: str) -> None:
-    """ "Planning" is also a word for making ("plan"): said after "call it", it is the name all the same,
-    and "call" after "and" is a verb taking "it", not a second person."""
+    """ "Planning" is also a word for making ("plan"): said after "call it" (or "call the event"), it is
+    the name all the same, and "call" after "and" is a verb taking "it", not a second person."""
     made, _ = made_by(week, text)
     assert (made.summary, made.start) == ("Planning", NOW.replace(day=5, hour=15))
     assert made.attendees == []
