@@ -32,10 +32,13 @@ from assistant.timeexpr.numbers import CARDINALS
 from skills.change_skills import ALL
 from skills.filtering import in_day_part
 
-__all__ = ["DECLINE", "NOT_AN_ANSWER", "Amended", "after_no", "answer_for"]
+__all__ = ["ASK_AGAIN", "DECLINE", "NOT_AN_ANSWER", "Amended", "after_no", "answer_for"]
 
 NOT_AN_ANSWER: Any = object()
 DECLINE: Any = object()
+# A yes to a question that asks which one ("Which one do you mean?" -> "yes"): agreeing, but naming
+# none; the question stays open and is asked again, rather than set aside as a new request would be.
+ASK_AGAIN: Any = object()
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,7 +122,8 @@ def answer_for(text: str, payload: dict[str, Any], *, tz: ZoneInfo, now: datetim
         return NOT_AN_ANSWER
     if payload.get("kind") == "choose" and options:
         more = [o for o in payload.get("more") or [] if isinstance(o, dict)]
-        return _pick(norm, options, more, tz=tz, now=now, operation=operation)
+        picked = _pick(norm, options, more, tz=tz, now=now, operation=operation)
+        return ASK_AGAIN if picked is NOT_AN_ANSWER and operation == "yes" else picked
     # A free question (clarify): anything that is not a new command is the answer.
     if operation == "no":
         return DECLINE

@@ -10,7 +10,7 @@ from django.db import transaction
 from django.urls import reverse
 from django.utils import timezone
 
-from assistant.answers import DECLINE, NOT_AN_ANSWER, Amended, after_no, answer_for
+from assistant.answers import ASK_AGAIN, DECLINE, NOT_AN_ANSWER, Amended, after_no, answer_for
 from assistant.decomposer.changes import undo_workflow
 from assistant.decomposer.state import ABOUT_ONE_SHOWN, DECLINED, PASSING
 from assistant.models import Conversation, Message, ReplyKind
@@ -69,6 +69,8 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str, undo: str | N
     if waiting is not None and undo is None:
         tz = ZoneInfo(waiting.timezone)
         answer = answer_for(text, waiting.pause_payload or {}, tz=tz, now=timezone.now().astimezone(tz))
+        if answer is ASK_AGAIN:
+            return _ask_again(conversation, waiting.pause_payload or {})
         if answer is DECLINE or isinstance(answer, Amended):  # the preview is set aside, unapplied
             run_cancel(run_id=waiting.pk, user=user)
             _pending_clear(conversation)
@@ -384,6 +386,19 @@ def _remember(conversation: Conversation, run: WorkflowRun, data: dict[str, Any]
     else:
         context.pop("offered", None)
     conversation.context = context
+
+
+def _ask_again(conversation: Conversation, payload: dict[str, Any]) -> Message:
+    """The open question asked again, with its options, after a yes that picked none of them: the
+    user agreed to something, and which one is still theirs to say."""
+    data = {k: v for k, v in payload.items() if k not in ("kind", "text")}
+    return _message_add(
+        conversation,
+        role=Message.Role.ASSISTANT,
+        kind=ReplyKind.CHOOSE,
+        text='Which one? Pick one of the options, say which ("the first one", or its day), or say "none".',
+        data=data,
+    )
 
 
 def _message_add(

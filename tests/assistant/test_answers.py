@@ -7,7 +7,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from assistant.answers import DECLINE, NOT_AN_ANSWER, Amended, after_no, answer_for
+from assistant.answers import ASK_AGAIN, DECLINE, NOT_AN_ANSWER, Amended, after_no, answer_for
 
 NY = ZoneInfo("America/New_York")
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=NY)
@@ -150,6 +150,12 @@ def test_a_choice_is_read_from_time_part_of_day_ordinal_or_label(text: str, valu
 
 def test_a_choice_that_names_no_option_is_not_an_answer() -> None:
     assert answer_for("what about lunch tomorrow?", CHOOSE, tz=NY, now=NOW) is NOT_AN_ANSWER
+
+
+@pytest.mark.parametrize("text", ["yes", "ok", "sure"])
+def test_a_yes_that_picks_no_option_asks_again(text: str) -> None:
+    assert answer_for(text, CHOOSE, tz=NY, now=NOW) is ASK_AGAIN
+    assert answer_for(f"{text}, the 4pm one", CHOOSE, tz=NY, now=NOW) == "b"
 
 
 def test_the_people_on_an_option_pick_it() -> None:

@@ -199,3 +199,23 @@ def test_a_bulk_preview_lists_twenty_lines_counts_the_rest_and_keeps_every_row()
     assert ask.text.count("Move 'Standup'") == 20
     assert "… and 9 more changes like these" in ask.text
     assert len(ask.data["week"]["weeks"]) == 5  # March 2 to March 30: every week is in the week view
+
+
+def test_a_yes_to_which_one_asks_again_and_the_question_stays_open() -> None:
+    """ "Which one do you mean?" -> "yes" agrees without picking: the options are offered again (was:
+    the question set aside, then "nothing is waiting for your answer"), and a pick after it is taken."""
+    from skills.models import Event
+
+    with time_machine.travel(NOW, tick=False):
+        user, conversation = two_meetings()
+        ask = chat_turn(user=user, conversation=conversation, text="cancel my meeting tomorrow")
+        assert ask is not None
+        assert ask.kind == "choose"
+        again = chat_turn(user=user, conversation=conversation, text="yes")
+        conversation.refresh_from_db()
+        assert again is not None
+        assert (again.kind, again.data["options"]) == ("choose", ask.data["options"])
+        assert conversation.pending_run_id is not None
+        assert not Message.objects.filter(conversation=conversation, text__contains="set aside").exists()
+        chat_turn(user=user, conversation=conversation, text="the second one")
+    assert sorted(Event.objects.filter(calendar__owner=user).values_list("summary", flat=True)) == ["Standup"]
