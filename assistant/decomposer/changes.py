@@ -581,7 +581,9 @@ def shift_of(norm: str, now: datetime) -> tuple[int, str]:
         elif before and before[-1] in OFFSET_WAYS:
             way = OFFSET_WAYS[before.pop()]
         led = length.text.split()[0] in LINKS or (bool(before) and before[-1] in LINKS)
-        if way is None and not by and (after or not verbs or not before or led):
+        # "... and make it an hour": what the event is made, said of it, not how far it goes
+        made = bool(before) and before[-1] in POINTERS
+        if way is None and not by and (after or not verbs or not before or led or made):
             continue  # "move the sync 15 minutes": which way is not said; "push it to 3 for an hour"
         if way is None:
             way = verbs[0] if verbs else 1

@@ -37,6 +37,7 @@ from assistant.lexicon import (
     FIRST_PERSON,
     GENERIC_EVENT_WORDS,
     LINKS,
+    MOVE_VERBS,
     NAME_LIST_BREAK,
     PLACE_KINDS,
     POINTERS,
@@ -566,9 +567,10 @@ def _learned(r: Reading) -> _Edit | None:
     lengths = [_length_minutes(r.text, s) for s in spans if s.slot in ("new_length", "added_length")]
     if len(lengths) > 1 or None in lengths:
         return None  # two lengths, or one the time reader does not read: which is meant is not known
-    if lengths and (_new_time_besides(r, spans) or shift_of(r.norm, r.now)[0]):
+    if lengths and (_new_time_besides(r, spans) or shift_of(r.norm, r.now)[0] or MOVE_VERBS.match(r.norm)):
         # "reschedule the dentist to Friday and include 40 minutes of travel": a move first; "push the
-        # review back an hour": the hour is how far it moves, not how long it lasts
+        # review back an hour": the hour is how far it moves, not how long it lasts; "push the review
+        # to 4 and make it an hour": the move's own new length
         return None
     if lengths:
         added = any(s.slot == "added_length" for s in spans)
@@ -744,6 +746,8 @@ def _planned(r: Reading, edit: _Edit, onward: datetime | None) -> Decision | Non
             frame = understand(target, now=now, world=world, existing=True)
         explicit = frame.range_explicit and frame.start is not None and frame.end is not None
         if not frame.title_words and (edit.by_name_only or not explicit):
+            if _IT.match(target) and MOVE_VERBS.match(r.norm):
+                return None  # "move the standup to 1:30 and make it 30 minutes": the move's own length
             if edit.asks_which:
                 return _clarify(f'I couldn\'t tell which event "{target}" is. Name it as your calendar does.')
             return None  # "add lunch to my calendar", "put the dentist in my calendar": no event edited

@@ -2308,6 +2308,8 @@ def test_an_event_named_like_another_service_is_no_request_to_it(text: str, outs
         "move the standup to 10:30 for 30 minutes",
         "move the standup to 10:30-11:00",
         "move the standup to 10:30 till 11",
+        "move the standup to 10:30 and make it 30 minutes",  # was "which event is 'it'?"
+        "push the standup to 10:30 and make it half an hour",  # was a push by half an hour
     ],
 )
 def test_a_move_that_says_how_long_gives_the_event_that_length(week: Any, said: str) -> None:
