@@ -60,7 +60,7 @@ _ORDINAL = re.compile(r"\b(?:the )?(" + "|".join(_ORDINALS) + r")(?: one)?\b")
 _NUMBERED = re.compile(r"^(?:option |number |no\.? |#)?(1|2|3|4|one|two|three|four)$")
 # The whole series, where the question offers it.
 _ALL = re.compile(
-    r"^(?:(?:yes,? )?all(?: of them| the \w+s)?|every(?: one|thing)|each of them|the whole series)$"
+    r"^(?:(?:yes,? )?(?:all|both)(?: of them| the \w+s)?|every(?: one|thing)|each of them|the whole series)$"
 )
 _ONLY_THIS = re.compile(r"^(?:yes,? )?(?:only|just) (?:that|this|the) (?:one|once|time|\w+day)\b")
 # "only the hike", "just the dentist please": some of what a preview shows.

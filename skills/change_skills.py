@@ -1028,6 +1028,11 @@ class ChooseInput(SkillInput):
     scope: Literal["occurrence", "following", "series"] = Field(
         default="occurrence", description="The scope the plan takes, unless the user picks all of a series."
     )
+    within: bool = Field(
+        default=False,
+        description="The candidates are what a stretch the user named holds ('yoga next week'): 'all of "
+        "them' picks those, never a series from its first candidate on.",
+    )
 
 
 class Chosen(BaseModel):
@@ -1062,8 +1067,16 @@ def choose_event(ctx: SkillContext, params: ChooseInput) -> Chosen:
     options = [_option(ctx, params, e) for e in events]
     shown = options[:MAX_OPTIONS]
     series = {e.event_id for e in events}
-    whole = len(series) == 1 and events[0].recurring and params.scope == "occurrence"
-    if whole:
+    whole = len(series) == 1 and events[0].recurring and params.scope == "occurrence" and not params.within
+    if params.within and len(events) <= MAX_OPTIONS:
+        # "cancel yoga next week" -> "all of them": the two of next week, as the question counted them
+        shown.append(
+            {
+                "label": f"{params.action} all {len(events)} of them{_outcome(ctx, params, events[0])}",
+                "value": ALL,
+            }
+        )
+    elif whole:
         first = format_day(events[0].start.astimezone(ctx.tz).date())
         label = f"{params.action} all of them, from {first} on{_outcome(ctx, params, events[0])}"
         shown.append({"label": label, "value": ALL})
@@ -1077,6 +1090,8 @@ def choose_event(ctx: SkillContext, params: ChooseInput) -> Chosen:
         )
         payload["more"] = options[MAX_OPTIONS:]
     answer = ctx.interrupt(payload)
+    if answer == ALL and params.within and len(events) <= MAX_OPTIONS:
+        return Chosen(events=events, chosen=True, scope=params.scope)
     if answer == ALL and whole:
         # From the first candidate on, not the whole series: past occurrences are history.
         return Chosen(events=events[:1], chosen=True, scope="following")

@@ -88,3 +88,20 @@ def test_all_of_them_moves_the_series_from_the_next_one_on_and_keeps_the_past(we
     assert "(from Monday, March 9 on)" in reply.text
     rows = Event.objects.filter(calendar__owner=user, series__isnull=True).order_by("start")
     assert [r.start.astimezone(LA).strftime("%m-%d %H:%M") for r in rows] == ["03-02 10:00", "03-09 11:00"]
+
+
+@pytest.mark.parametrize("pick", ["all of them", "both"])
+def test_all_of_them_in_a_stretch_named_is_those_only_never_the_series_on(weekly: Any, pick: str) -> None:
+    """ "cancel the team sync in the next two weeks" finds 2 and asks which: "all of them" (or "both") is
+    those 2; it was the series from the first on, every Monday after the two weeks too."""
+    user, conversation = weekly
+    with time_machine.travel(NOW, tick=False):
+        asked = say(user, conversation, "cancel the team sync in the next two weeks")
+        assert asked.kind == "choose"
+        assert asked.data["options"][-1]["label"] == "Cancel all 2 of them"
+        done = say(user, conversation, pick)
+        said = say(user, conversation, "what do I have on monday march 23?")
+    assert done.kind == "done"
+    assert "Monday, March 9" in done.text
+    assert "Monday, March 16" in done.text
+    assert "Team sync" in said.text  # the series goes on after the stretch
