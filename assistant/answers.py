@@ -339,8 +339,10 @@ def _pick(
         index = (int(number) if number.isdigit() else CARDINALS[number]) - 1
     elif ordinal and len(norm.split()) <= 4:
         index = _ORDINALS[ordinal.group(1)]
-    if index is not None and -len(options) <= index < len(options):
-        return options[index]["value"]
+    # "the last one", "the later one", "option 2": a place among the events, never "all of them"
+    listed = [o for o in options if o.get("value") != ALL]
+    if index is not None and -len(listed) <= index < len(listed):
+        return listed[index]["value"]
     if operation == "no":
         return DECLINE
     words = set(tokens(norm)) - STOPWORDS - {"one", "please", "cancel", "move"}

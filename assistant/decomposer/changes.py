@@ -947,7 +947,7 @@ def compile_change(r: Reading) -> Decision | None:
     }
     if scope == "following":
         choose["per_series"] = True  # one candidate a series: its first occurrence from then on
-    elif target.range_explicit and not use_context and not plural:
+    elif target.range_explicit and not use_context and not plural and not lighten:
         choose["within"] = True  # "cancel yoga next week": "all of them" is next week's, not the series
     if move is not None and set(move) <= _MOVE_TO:
         choose["move"] = move  # each option names the new time it would get

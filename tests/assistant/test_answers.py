@@ -8,6 +8,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from assistant.answers import ASK_AGAIN, DECLINE, NOT_AN_ANSWER, Amended, after_no, answer_for
+from skills.change_skills import ALL
 
 NY = ZoneInfo("America/New_York")
 NOW = datetime(2026, 3, 2, 9, 0, tzinfo=NY)
@@ -150,6 +151,15 @@ def test_a_choice_is_read_from_time_part_of_day_ordinal_or_label(text: str, valu
 
 def test_a_choice_that_names_no_option_is_not_an_answer() -> None:
     assert answer_for("what about lunch tomorrow?", CHOOSE, tz=NY, now=NOW) is NOT_AN_ANSWER
+
+
+@pytest.mark.parametrize(
+    ("text", "value"), [("the last one", "b"), ("the later one", "b"), ("2", "b"), ("both", ALL)]
+)
+def test_a_place_in_the_list_is_among_the_events_never_all_of_them(text: str, value: str) -> None:
+    """With "Cancel all 2 of them" as the last button, "the last one" is still the last event."""
+    every = {**CHOOSE, "options": [*CHOOSE["options"], {"label": "Cancel all 2 of them", "value": ALL}]}
+    assert answer_for(text, every, tz=NY, now=NOW) == value
 
 
 @pytest.mark.parametrize("text", ["yes", "ok", "sure"])
