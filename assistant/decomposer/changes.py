@@ -871,12 +871,19 @@ def compile_change(r: Reading) -> Decision | None:
     # "delete all my yoga", "remove the recurring yoga", "cancel my yoga series": each series whole
     whole = plural or bool({"series", "recurring", "repeating"} & set(tokens(norm)))
     all_named = operation == "delete" and whole and bool(target.title_words)
+    open_ended = False
     if onward is not None and not use_context:
         # "from now on", "starting next week": each series from its first time then on, changed whole;
         # one series, unless the turn says everything ("delete everything from Sunday onwards")
         horizon = max(end, onward + HORIZON)
         find = {**find, "start": onward.isoformat(), "end": horizon.isoformat()}
-        plural, scope = everything, "following"
+        if "weekdays" in find:
+            # "cancel yoga on thursdays from now on": each Thursday's, never the series from its first
+            # Thursday on, which would take the Tuesdays of a Tuesday-and-Thursday yoga with it; the
+            # days are those of the year ahead, not the one "from now on" starts on
+            plural, scope, open_ended = True, "occurrence", True
+        else:
+            plural, scope = everything, "following"
     elif all_named and not target.range_explicit and not use_context:
         # no time said: each series whole from its next time on, not a year of its occurrences with the
         # series going on after them
@@ -1021,9 +1028,10 @@ def compile_change(r: Reading) -> Decision | None:
     summary = f"{action} events" + (
         f" ({format_day(start.astimezone(tz).date())})" if target.range_explicit else ""
     )
-    return _workflow(
+    decision = _workflow(
         plan.build(f"{operation}-events", summary=summary, output=output), max(frame.confidence, 0.6)
     )
+    return decision.model_copy(update={"frame": {"open_ended": True}}) if open_ended else decision
 
 
 def _create_like(

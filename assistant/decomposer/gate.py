@@ -500,7 +500,8 @@ def _expectation(
         actions = [*actions, "create"] if "create" not in actions else actions  # "clear Friday for travel"
     if actions is not None and any(t.skill == "plan_edit" for t in definition.tasks):
         actions = [*actions, "update"] if "update" not in actions else actions  # "rename", "invite"
-    on_days = any(op in _ON_DAYS for op in parts) and not frame.get("undated")
+    # no day held to where the change runs on from one ("cancel yoga on thursdays from now on")
+    on_days = any(op in _ON_DAYS for op in parts) and not frame.get("undated") and not frame.get("open_ended")
     single = len(parts) == 1
     return Expectation(
         actions=actions,

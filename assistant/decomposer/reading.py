@@ -66,5 +66,6 @@ class Reading:
     moves: MoveSaid | None = None  # a move said in other words: the event's and the destination's
 
     def decided(self, decision: Decision) -> Decision:
-        """``decision`` with this turn's frame: what the gate and the record read the turn as."""
-        return decision.model_copy(update={"frame": self.frame.as_json()})
+        """``decision`` with this turn's frame: what the gate and the record read the turn as, with what
+        the handler added to it (``open_ended``: see :func:`assistant.decomposer.changes`)."""
+        return decision.model_copy(update={"frame": {**self.frame.as_json(), **decision.frame}})

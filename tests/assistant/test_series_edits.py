@@ -260,3 +260,31 @@ def test_days_listed_with_and_are_each_changed_and_with_or_one_is_picked(
     if kind == "confirm":
         assert "Delete 'Seminar' (Tuesday, March 10" in asked.text
         assert "Delete 'Seminar' (Tuesday, March 17" in asked.text
+
+
+@pytest.mark.parametrize(
+    "text", ["cancel yoga on thursdays from now on", "starting next week, cancel yoga on thursdays"]
+)
+def test_one_weekday_of_a_series_cancelled_from_a_day_on_keeps_the_others(calendar: Any, text: str) -> None:
+    """Yoga on Tuesdays and Thursdays: "cancel yoga on thursdays from now on" deleted the series from its
+    first Thursday on, Tuesdays and all (previewed as "from Thursday, March 5 on"). Each Thursday's is
+    cancelled, previewed first; every Tuesday stays."""
+    user, conversation = calendar
+    event_create(
+        calendar=user.calendars.get(),
+        summary="Yoga",
+        start=datetime(2026, 3, 3, 7, 0, tzinfo=TOKYO),
+        end=datetime(2026, 3, 3, 8, 0, tzinfo=TOKYO),
+        timezone="Asia/Tokyo",
+        rrule="FREQ=WEEKLY;BYDAY=TU,TH;COUNT=12",
+    )
+    with time_machine.travel(NOW, tick=False):
+        asked = say(user, conversation, text)
+        assert asked.kind == "confirm"
+        assert "from Thursday" not in asked.text
+        done = say(user, conversation, "yes")
+        tuesday = say(user, conversation, "what do I have on tuesday march 17?")
+        thursday = say(user, conversation, "what do I have on thursday march 19?")
+    assert done.kind == "done"
+    assert "Yoga" in tuesday.text
+    assert "Yoga" not in thursday.text
