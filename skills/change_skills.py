@@ -8,6 +8,7 @@ another path.
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Set as AbstractSet
 from datetime import date, datetime, time, timedelta
 from typing import Any, Literal, NoReturn
@@ -1301,7 +1302,7 @@ def _apply(ctx: SkillContext, params: ApplyInput, answered: str) -> Reply:
         return Reply(kind="answer", text=note)
     if not planned:
         skipped = params.changes.skipped
-        why = "; ".join(f"{s.summary}: {s.reason}" for s in skipped)
+        why = _why_skipped(skipped, "{}: {}")
         text = "I found nothing to change" + (f" ({why})." if why else ".")
         if skipped and all(s.start is None for s in skipped):  # new events no time was found for
             text = " ".join(f"I did not schedule {s.summary!r}: {s.reason}." for s in skipped)
@@ -1441,9 +1442,16 @@ def _without(
 
 def _nothing_left(skipped: list[Skipped]) -> Reply:
     """The answer when every change of a set was left out: which, and why."""
-    return Reply(
-        kind="answer",
-        text="Nothing is left to change: " + "; ".join(f"{s.summary} ({s.reason})" for s in skipped) + ".",
+    return Reply(kind="answer", text=f"Nothing is left to change: {_why_skipped(skipped, '{} ({})')}.")
+
+
+def _why_skipped(skipped: list[Skipped], form: str) -> str:
+    """What was left out and why, in ``form`` ("{title} ({reason})"), once for each title and reason: 52
+    occurrences of a series left out for one reason are one entry that counts them, not 52."""
+    counted = Counter((s.summary, s.reason) for s in skipped)
+    return "; ".join(
+        form.format(summary if n == 1 else f"{summary}, {n} of them", reason)
+        for (summary, reason), n in counted.items()
     )
 
 

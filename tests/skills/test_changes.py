@@ -12,7 +12,8 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from skills import services
-from skills.changes import Change, _log, apply_change_set, approval_reasons, revalidate, undo_run
+from skills.change_skills import _nothing_left
+from skills.changes import Change, Skipped, _log, apply_change_set, approval_reasons, revalidate, undo_run
 from skills.models import AppliedOperation, ChangeRecord, Event
 from skills.providers.base import ConflictError, EventData, Scope
 from skills.providers.local import LocalProvider
@@ -650,3 +651,14 @@ def test_plan_move_never_picks_a_time_that_has_passed(setup: Any) -> None:
         planned = definition.func(SkillContext(user=user, tz=NY), params)
     # not 8:00 (passed); and without working hours the morning is searched from 8 AM, not 5 AM
     assert [c.start for c in planned.changes] == [datetime(2026, 3, 3, 8, 15, tzinfo=NY)]
+
+
+def test_what_was_left_out_is_said_once_per_title_and_reason() -> None:
+    """52 occurrences of a series left out for one reason were 52 identical clauses in one reply."""
+    yoga = Skipped(summary="Yoga", start=None, reason="it is not on Monday, March 2, which you named")
+    gym = Skipped(summary="Gym", start=None, reason="it is not on Monday, March 2, which you named")
+    text = _nothing_left([yoga] * 52 + [gym]).text
+    assert text == (
+        "Nothing is left to change: Yoga, 52 of them (it is not on Monday, March 2, which you named); "
+        "Gym (it is not on Monday, March 2, which you named)."
+    )
