@@ -34,6 +34,7 @@ __all__ = [
     "EVERYONE_CUE",
     "EXCEPTING",
     "FILLER",
+    "FIRST_FREE",
     "FIRST_PERSON",
     "FREE_CUES",
     "GENERIC_EVENT_WORDS",
@@ -585,6 +586,13 @@ EXCEPTING = (
     r"|but\s+not|and\s+not|not\s+counting|not\s+including|leaving\s+out)"
 )
 COUNT_CUES = phrase_re(["how many", "how much", "count", "number of", "total of"])
+# A question for the first free time only, not all of it: "what's the earliest I can meet Ann?", "when
+# is my next free slot?", "the first time I'm free tomorrow" ("free next week" is a week, and "the next
+# available day" a whole day, not this).
+FIRST_FREE = re.compile(
+    r"\b(?:earliest|soonest)\b|\bfirst (?:free |open )?(?:time|slot|opening|window|hour|gap)\b"
+    r"|\bnext (?:free|open|opening|available|slot|window|gap)\b(?! (?:day|date|week)s?\b)"
+)
 FREE_CUES = phrase_re(
     [
         "free",

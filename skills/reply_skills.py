@@ -101,11 +101,13 @@ class ReplyInput(SkillInput):
         "review clash with calculus': 'design review', 'calculus'); only pairs with one of them are "
         "named, with two or more a pair of two of them.",
     )
-    detail: Literal["", "location", "attendees", "duration", "all"] = Field(
+    detail: Literal["", "location", "attendees", "duration", "all", "first"] = Field(
         default="",
         description="agenda: the part of each event the question asked about ('where is ...?', 'who is "
         "coming to ...?', 'how long is ...?'), said on its line, or that the event does not give it; "
-        "all: each of them, for a question about the event as a whole ('tell me about the second one').",
+        "all: each of them, for a question about the event as a whole ('tell me about the second one'). "
+        "slots: duration adds how long the free time is in all; first names only the earliest free time "
+        "('what's the earliest I can meet Ann?').",
     )
 
 
@@ -430,6 +432,15 @@ def _slots_text(params: ReplyInput, events: list[EventItem], tz: ZoneInfo, perio
             else:
                 later = f", nor in the {params.nearest_days} days after" if params.nearest_days else ""
                 lines.append(f"{said}{later}.")
+        return "\n".join([*lines, unseen]) if unseen else "\n".join(lines)
+    if params.detail == "first":  # "what's the earliest I can meet Ann?": that time, not every one
+        first = params.slots[0]
+        day = format_day(first.start.astimezone(tz).date())
+        who = _who_is_free(params.people)
+        lines.append(
+            f"The earliest: {day} at {format_time(first.start, tz)} ({who[:1].lower()}{who[1:]} free until "
+            f"{format_time(first.end, tz)})."
+        )
         return "\n".join([*lines, unseen]) if unseen else "\n".join(lines)
     days = [
         (day, list(group))

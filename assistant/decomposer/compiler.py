@@ -454,8 +454,9 @@ def _free_tasks(plan: Plan, frame: RequestFrame, now: datetime, tz: ZoneInfo) ->
     }
     if frame.day_part:
         reply["day_part"] = frame.day_part  # a whole evening free is "free all evening"
-    if frame.detail == "duration":
-        reply["detail"] = "duration"  # "how many free hours ...?": how long they are in all, too
+    if frame.detail in ("duration", "first"):
+        # "how many free hours ...?": how long they are in all, too; "the earliest ...": that one alone
+        reply["detail"] = frame.detail
     if frame.people:  # "when are Ann and Raj both free?": the answer names who was considered
         for key in ("people", "unseen", "nearest", "nearest_days"):
             reply[key] = slots[key]

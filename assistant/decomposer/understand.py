@@ -31,6 +31,7 @@ from assistant.lexicon import (
     EVERYONE_CUE,
     EXCEPTING,
     FILLER,
+    FIRST_FREE,
     FIRST_PERSON,
     FREE_CUES,
     GENERIC_EVENT_WORDS,
@@ -333,6 +334,8 @@ def understand(
         frame.detail = next((what for what, cue in DETAIL_ASKED.items() if cue.search(norm)), None)
     elif operation == "free" and COUNT_CUES.search(norm):
         frame.detail = "duration"  # "how much free time do I have tomorrow": the free time, in all
+    elif operation == "free" and FIRST_FREE.search(norm):
+        frame.detail = "first"  # "what's the earliest I can meet Ann tomorrow": that time, not all of them
     if frame.past:
         # a day of the month looks back only in a question ("what was on the 3rd?"), not in "I was
         # referring to the 14th", whose past tense is about what was said

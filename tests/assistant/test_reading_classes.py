@@ -2457,3 +2457,22 @@ def test_the_same_for_another_month_after_a_series_makes_nothing_and_asks(week: 
     assert asked.kind == "clarify", asked.text
     assert "repeats" in asked.text
     assert Event.objects.count() == count
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what's the earliest I'm free tomorrow?",
+        "when is the first time I'm free tomorrow",
+        "when's my next free slot tomorrow?",
+    ],
+)
+def test_the_earliest_free_time_asked_for_is_that_one_alone(week: Any, text: str) -> None:
+    """Was every free time of the day (or of four weeks), with the first one for the user to find."""
+    answer = answer_of(week, text)
+    assert "The earliest: Thursday, March 5 at 8:00 AM (you are free until 9:00 AM)." in answer
+    assert "10:00 AM – 2:00 PM" not in answer  # the later free time is not listed
+
+
+def test_the_next_available_day_is_not_the_first_free_time(week: Any) -> None:
+    assert "The earliest" not in answer_of(week, "what is the next available day with no meetings?")
