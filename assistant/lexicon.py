@@ -715,13 +715,21 @@ AWAY: dict[str, str] = {
     **dict.fromkeys(["vacation", "holiday", "holidays"], "vacation"),
     **dict.fromkeys(["conference", "offsite", "off-site"], "conference"),
     **dict.fromkeys(["out of office", "out of the office", "ooo", "pto", "day off", "sick"], "out of office"),
+    # the user away, said of themselves ("I'm off next Monday", "I'll be off on Friday"): not someone
+    # else ("Ann will be off"), and not "I'm off to the dentist", which goes somewhere
+    **dict.fromkeys(
+        ["i'm off", "im off", "i am off", "i'll be off", "i will be off", "off work"], "out of office"
+    ),
 }
 
 
 def away_words(norm: str) -> str | None:
     """The words of :data:`AWAY` a normalised text names an absence with ("ooo", "day off"), or None."""
     said = " " + " ".join(word.strip(".,;:!?()\"'") for word in norm.split()) + " "
-    return next((words for words in AWAY if f" {words} " in said), None)
+    going = said.replace(" for ", " to ")  # "I'm off to the dentist", "I'm off for a run": somewhere
+    return next(
+        (w for w in AWAY if f" {w} " in said and not (w.endswith(" off") and f" {w} to " in going)), None
+    )
 
 
 def away_kind(norm: str) -> str | None:

@@ -2476,3 +2476,17 @@ def test_the_earliest_free_time_asked_for_is_that_one_alone(week: Any, text: str
 
 def test_the_next_available_day_is_not_the_first_free_time(week: Any) -> None:
     assert "The earliest" not in answer_of(week, "what is the next available day with no meetings?")
+
+
+@pytest.mark.parametrize(
+    ("text", "day"),
+    [("I'm off next Monday", "Monday, March 9"), ("I'll be off on Friday", "Friday, March 6")],
+)
+def test_saying_you_are_off_offers_a_day_out_of_office(week: Any, text: str, day: str) -> None:
+    """Was a look-up of the day ("You have no events on Monday, March 9") or "At what time should I
+    schedule 'I'll'?"; said as a fact, the day out is shown first, not written."""
+    assert f"Create 'Out of office': {day} all day" in preview_of(week, text)
+
+
+def test_being_off_to_somewhere_is_no_day_out(week: Any) -> None:
+    assert "Out of office" not in say(*week, "I'm off to the gym at 6 tomorrow").text
