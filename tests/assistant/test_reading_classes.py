@@ -2489,4 +2489,5 @@ def test_saying_you_are_off_offers_a_day_out_of_office(week: Any, text: str, day
 
 
 def test_being_off_to_somewhere_is_no_day_out(week: Any) -> None:
-    assert "Out of office" not in say(*week, "I'm off to the gym at 6 tomorrow").text
+    user, conversation = week
+    assert "Out of office" not in say(user, conversation, "I'm off to the gym at 6 tomorrow").text
