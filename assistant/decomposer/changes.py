@@ -181,7 +181,11 @@ _EXCEPTIONS = (
         r"(?:where (?:it is|they are)|alone|as (?:it is|they are|is)|in place|untouched)"
         r"|\s+but\s+(?:please\s+)?(?:leave|keep)\s+(?P<kept>[^,.;!?]+?))" + _CLAUSE_END
     ),
-    # "don't move the standup", "but do not touch the lab": the exclusion tagger's (see _target_frame)
+    # "don't move the standup", "but do not touch the lab"
+    re.compile(
+        r"(?:^|[.!?]\s+|[,;]\s*|\s+(?:but|and)\s+)(?:please\s+)?(?:don'?t|do not|never)\s+"
+        r"(?:move|touch|change|shift|cancel|delete)\s+(?P<what>[^,.;!?]+?)" + _CLAUSE_END
+    ),
 )
 
 
