@@ -734,9 +734,10 @@ def compile_change(r: Reading) -> Decision | None:
     # "Thursday is too packed": one event, which the user picks, moves off that day.
     lighten = operation == "move" and bool(LIGHTEN_CUES.search(norm))
     everything = not lighten and bool(_EVERYTHING.search(norm))
-    why = "" if lighten else _reason(norm, now, everything)
-
+    # what is left alone is no reason: "cancel everything on friday, but do not cancel the offsite" made
+    # a 'Conference' day of the offsite's word when the reason was read before the exception was cut
     excluded, norm = _exception(norm, now)
+    why = "" if lighten else _reason(norm, now, everything)
     shift = 0
     if operation == "move" and not destination:
         shift, norm = shift_of(norm, now)

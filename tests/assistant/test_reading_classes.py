@@ -474,6 +474,7 @@ def test_a_clock_time_said_after_the_day_in_a_clause_of_its_own_is_the_new_time(
         "cancel everything on Thursday except the standup",
         "cancel everything on Thursday, but leave the standup alone",
         "cancel everything on Thursday. Don't touch the standup",
+        "cancel everything on Thursday, but do not cancel the standup",  # the exclusion tagger misses it
     ],
 )
 def test_an_exception_however_said_is_left_out_of_the_change(week: Any, text: str) -> None:
@@ -483,6 +484,31 @@ def test_an_exception_however_said_is_left_out_of_the_change(week: Any, text: st
     assert "Delete 'Design review'" in reply.text
     assert "Standup" not in reply.text
     assert "did not use" not in reply.text  # every word of it understood
+
+
+def test_never_deleting_one_leaves_it_out_and_asks_about_the_word(week: Any) -> None:
+    """The exclusion tagger read "never delete the standup" as no exception (only the standup was
+    deleted): the rule reads it; "never" itself is not placed, so the preview says so."""
+    user, conversation = week
+    reply = say(user, conversation, "clear Thursday, never delete the standup")
+    assert reply.kind == "confirm"
+    assert "Delete 'Design review'" in reply.text
+    assert "Standup" not in reply.text
+
+
+def test_what_is_left_alone_is_no_reason_for_clearing_the_day(week: Any) -> None:
+    """ "offsite" is a word of absence (a conference): said of what to keep, it made a 'Conference' day."""
+    user, conversation = week
+    event_create(
+        calendar=user.calendars.get(),
+        summary="Offsite",
+        start=datetime(2026, 3, 5, 16, 0, tzinfo=NEW_YORK),
+        end=datetime(2026, 3, 5, 17, 0, tzinfo=NEW_YORK),
+    )
+    reply = say(user, conversation, "cancel everything on Thursday, but do not cancel the offsite")
+    assert "Delete 'Design review'" in reply.text
+    assert "Offsite" not in reply.text
+    assert "Conference" not in reply.text
 
 
 def test_a_yes_that_asks_for_a_change_changes_nothing_and_says_so(week: Any) -> None:
