@@ -78,7 +78,7 @@ _SCOPE = _vocabulary(
     """
     only just all both every each whole entire series occurrence occurrences one ones rest instead
     again onwards onward forward back future following from now on remaining other another same also
-    permanently forever
+    permanently forever anymore
     """
 )
 # Words that carry no content of their own in a request: how it is asked, not what.

@@ -301,7 +301,7 @@ _MOVE_TO = frozenset({"shift_minutes", "to_date", "to_weekday", "at_time", "eith
 
 _ONWARD = re.compile(
     r"(?:,\s*)?\b(?:(?P<now>from now on|going forward|from here on(?: out)?|for all future ones"
-    r"|for good|permanently|forever|once and for all)"
+    r"|for good|permanently|forever|once and for all|any ?more)"
     r"|(?:starting|beginning|effective)(?: from| on| with)? (?P<from>[^,.;]+?)"
     r"|from (?P<from2>[^,.;]+?) on(?:wards?)?)(?=\s*(?:$|[,.;]))",
     re.IGNORECASE,

@@ -263,7 +263,12 @@ def test_days_listed_with_and_are_each_changed_and_with_or_one_is_picked(
 
 
 @pytest.mark.parametrize(
-    "text", ["cancel yoga on thursdays from now on", "starting next week, cancel yoga on thursdays"]
+    "text",
+    [
+        "cancel yoga on thursdays from now on",
+        "starting next week, cancel yoga on thursdays",
+        "no yoga on thursdays anymore",  # was 52 to pick one from, "anymore" unread
+    ],
 )
 def test_one_weekday_of_a_series_cancelled_from_a_day_on_keeps_the_others(calendar: Any, text: str) -> None:
     """Yoga on Tuesdays and Thursdays: "cancel yoga on thursdays from now on" deleted the series from its
@@ -288,3 +293,14 @@ def test_one_weekday_of_a_series_cancelled_from_a_day_on_keeps_the_others(calend
     assert done.kind == "done"
     assert "Yoga" in tuesday.text
     assert "Yoga" not in thursday.text
+
+
+@pytest.mark.parametrize("text", ["I'm not doing the seminar anymore", "cancel the seminar from now on"])
+def test_a_series_given_up_is_cancelled_from_its_next_one_asked_first(calendar: Any, text: str) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        asked = say(user, conversation, text)
+    assert asked.kind == "confirm", asked.text
+    assert "Delete 'Seminar' (from Tuesday, March 10 on)" in asked.text
+    assert "did not use" not in asked.text
+    assert _starts(user, "Seminar") == ["02-24 10:00"]  # nothing written yet
