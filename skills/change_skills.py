@@ -1068,9 +1068,10 @@ def choose_event(ctx: SkillContext, params: ChooseInput) -> Chosen:
     options = [_option(ctx, params, e) for e in events]
     shown = options[:MAX_OPTIONS]
     series = {e.event_id for e in events}
+    # "cancel yoga next week" -> "all of them": the ones found, as the question counted them
+    every_found = params.within and len(events) <= MAX_OPTIONS
     whole = len(series) == 1 and events[0].recurring and params.scope == "occurrence" and not params.within
-    if params.within and len(events) <= MAX_OPTIONS:
-        # "cancel yoga next week" -> "all of them": the two of next week, as the question counted them
+    if every_found:
         shown.append(
             {
                 "label": f"{params.action} all {len(events)} of them{_outcome(ctx, params, events[0])}",
@@ -1091,7 +1092,7 @@ def choose_event(ctx: SkillContext, params: ChooseInput) -> Chosen:
         )
         payload["more"] = options[MAX_OPTIONS:]
     answer = ctx.interrupt(payload)
-    if answer == ALL and params.within and len(events) <= MAX_OPTIONS:
+    if answer == ALL and every_found:
         return Chosen(events=events, chosen=True, scope=params.scope)
     if answer == ALL and whole:
         # From the first candidate on, not the whole series: past occurrences are history.

@@ -432,7 +432,7 @@ def _slots_text(params: ReplyInput, events: list[EventItem], tz: ZoneInfo, perio
             else:
                 later = f", nor in the {params.nearest_days} days after" if params.nearest_days else ""
                 lines.append(f"{said}{later}.")
-        return "\n".join([*lines, unseen]) if unseen else "\n".join(lines)
+        return _with_unseen(lines, unseen)
     if params.detail == "first":  # "what's the earliest I can meet Ann?": that time, not every one
         first = params.slots[0]
         day = format_day(first.start.astimezone(tz).date())
@@ -441,7 +441,7 @@ def _slots_text(params: ReplyInput, events: list[EventItem], tz: ZoneInfo, perio
             f"The earliest: {day} at {format_time(first.start, tz)} ({who[:1].lower()}{who[1:]} free until "
             f"{format_time(first.end, tz)})."
         )
-        return "\n".join([*lines, unseen]) if unseen else "\n".join(lines)
+        return _with_unseen(lines, unseen)
     days = [
         (day, list(group))
         for day, group in groupby(params.slots, key=lambda s: s.start.astimezone(tz).date())
@@ -460,7 +460,12 @@ def _slots_text(params: ReplyInput, events: list[EventItem], tz: ZoneInfo, perio
         lines.append(
             f"That is {format_length(sum((s.end - s.start for s in params.slots), timedelta()))} in all."
         )
-    return "\n".join([*lines, unseen]) if unseen else "\n".join(lines)
+    return _with_unseen(lines, unseen)
+
+
+def _with_unseen(lines: list[str], unseen: str) -> str:
+    """The answer's lines, and last the calendars it could not see, when there are any."""
+    return "\n".join([*lines, unseen] if unseen else lines)
 
 
 def _day_lines(slots: list[Slot], params: ReplyInput, tz: ZoneInfo) -> list[str]:
