@@ -49,6 +49,13 @@ class Amended:
 
     change: str
 
+    @property
+    def request(self) -> str:
+        """The change as a request of its own: without the word that took back the agreement ("but
+        call it Book club" asks to call it Book club)."""
+        lead = _CONTRAST.match(self.change)
+        return self.change[lead.end() :].lstrip(" ,") if lead else self.change
+
 
 # A word that takes back part of the agreement before it: "yes but ...", "ok, except ...".
 _CONTRAST = re.compile(r"\b(?:but|except|instead|rather|(?:al)?though|however)\b", re.I)

@@ -49,6 +49,7 @@ __all__ = [
     "NAMED_OUTRIGHT",
     "NAMED_PLACE",
     "NAME_LIST_BREAK",
+    "NAMING_VERBS",
     "NEW_TIME_LEADS",
     "NOT_ATTENDING",
     "NO_LEADS",
@@ -1326,6 +1327,9 @@ BLOCK_FOR = re.compile(BLOCKING.pattern + r".*?\bfor\s+(?P<what>[A-Za-z][\w' -]*
 # a title's first word ("tentative" may name one); nothing is left unread, but what they ask for is
 # shown before it is written.
 HEDGES = frozenset(["maybe", "perhaps", "probably", "possibly", "tentatively"])
+# Verbs of making that are also nouns heading names people give events ("Book club", "book signing",
+# "Plan review"): right before a bare word they may be its first word rather than the request.
+NAMING_VERBS = frozenset(["book", "plan"])
 # Words of wanting, which start a request and never a name ("I want this added": no event 'Want').
 WISHING = frozenset(
     ["want", "wants", "wanna", "need", "needs", "like", "would", "love", "wish", "i'd", "i'm"]

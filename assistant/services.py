@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from assistant.answers import ASK_AGAIN, DECLINE, NOT_AN_ANSWER, Amended, after_no, answer_for
 from assistant.decomposer.changes import undo_workflow
-from assistant.decomposer.state import ABOUT_ONE_SHOWN, DECLINED, PASSING
+from assistant.decomposer.state import ABOUT_ONE_SHOWN, DECLINED, PASSING, Draft
 from assistant.models import Conversation, Message, ReplyKind
 from assistant.planning import DecomposeRequest, decompose
 from preferences.selectors import ignored_note, preferences_checked, user_timezone
@@ -68,13 +68,20 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str, undo: str | N
     waiting = _pending(conversation)
     if waiting is not None and undo is None:
         tz = ZoneInfo(waiting.timezone)
-        answer = answer_for(text, waiting.pause_payload or {}, tz=tz, now=timezone.now().astimezone(tz))
+        payload = waiting.pause_payload or {}
+        answer = answer_for(text, payload, tz=tz, now=timezone.now().astimezone(tz))
         if answer is ASK_AGAIN:
-            return _ask_again(conversation, waiting.pause_payload or {})
+            return _ask_again(conversation, payload)
         if answer is DECLINE or isinstance(answer, Amended):  # the preview is set aside, unapplied
             run_cancel(run_id=waiting.pk, user=user)
             _pending_clear(conversation)
-        if isinstance(answer, Amended):
+        draft = Draft.of_preview(payload, tz)
+        if isinstance(answer, Amended) and draft is not None:
+            # "yes, but call it Book club": the new event shown, with the change, is read again
+            text = answer.request
+            conversation.context = {**conversation.context, "draft": draft.model_dump(mode="json")}
+            waiting, answer = None, NOT_AN_ANSWER
+        elif isinstance(answer, Amended):
             return _message_add(
                 conversation,
                 role=Message.Role.ASSISTANT,
@@ -96,13 +103,16 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str, undo: str | N
             # "No, find another time that day": declined, and the rest is a request about what was
             # declined, which the decomposer reads with it in the context.
             text = rest
-            conversation.context = _after_declining(conversation.context, waiting.pause_payload or {})
+            conversation.context = _after_declining(conversation.context, payload, draft)
             waiting, answer = None, NOT_AN_ANSWER
         if waiting is not None and answer is not NOT_AN_ANSWER:
             return _resume(conversation, waiting, user_message, user=user, answer=answer)
     if waiting is not None:
         run_cancel(run_id=waiting.pk, user=user)
         _pending_clear(conversation)
+        draft = Draft.of_preview(waiting.pause_payload or {}, ZoneInfo(waiting.timezone))
+        if draft is not None:  # "call it Book club" instead of a yes: the new event shown goes on
+            conversation.context = {**conversation.context, "draft": draft.model_dump(mode="json")}
         _message_add(
             conversation,
             role=Message.Role.ASSISTANT,
@@ -338,17 +348,19 @@ def _preference_note(conversation: Conversation, text: str) -> str:
     return f"{text}\n\n{note}" if text else note
 
 
-def _after_declining(context: dict[str, Any], payload: dict[str, Any]) -> dict[str, Any]:
+def _after_declining(context: dict[str, Any], payload: dict[str, Any], draft: Draft | None) -> dict[str, Any]:
     """The context a turn that declines a preview and asks something else is read in: the rows
-    declined ("No, find another time that day") and, as the events "it" names, those the preview
-    would have changed ("No, move it to Monday instead")."""
+    declined ("No, find another time that day"), as the events "it" names, those the preview
+    would have changed ("No, move it to Monday instead"), and the one new event it would have made
+    as the event being described ("no, call it Book club")."""
     declined = payload.get("preview") or []
     kept = [
         {"summary": row["summary"], **row["before"]}
         for row in declined
         if isinstance(row, dict) and row.get("action") != "create" and (row.get("before") or {}).get("start")
     ]
-    return {**context, DECLINED: declined, **({"last_events": kept} if kept else {})}
+    made = {"draft": draft.model_dump(mode="json")} if draft is not None else {}
+    return {**context, DECLINED: declined, **({"last_events": kept} if kept else {}), **made}
 
 
 def _remember(conversation: Conversation, run: WorkflowRun, data: dict[str, Any]) -> None:

@@ -53,6 +53,7 @@ from assistant.lexicon import (
     NAMED_OUTRIGHT,
     NAMED_PLACE,
     PLACE_KINDS,
+    POINTERS,
     SOMEONES_PLACE,
     STOPWORDS,
     STREET_ADDRESS,
@@ -294,13 +295,29 @@ def _rule_title(frame: RequestFrame, text: str = "", place: str = "") -> str:
     the request's wording, not a name: the event has none yet, and is asked for one.
     """
     phrase = _without(frame.titles[0], place) if frame.titles else ""
-    phrase = trim_edges(phrase, EDGE_WORDS, lead=False)
+    phrase = _after_guests(trim_edges(phrase, EDGE_WORDS, lead=False), frame.person_names)
     for said in _COLON_NAME.finditer(text):  # the words came apart at the colon: "1:1 with Ann"
         phrase = re.sub(rf"\b{said['a']} {said['b']}\b", f"{said['a']}:{said['b']}", phrase)
     words = tokens(phrase)
     if not words or not _meaningful(phrase) or _UNNAMED & set(words) or words[0] in _FIELDS:
         return ""
     return _clean(_as_typed(phrase, text))
+
+
+def _after_guests(phrase: str, names: list[str]) -> str:
+    """``phrase`` without the people it opens with and the "to" after them: "ann to lunch" of "invite
+    Ann to lunch" is lunch, which Ann is invited to (her name is the people's, not the title's); and
+    nothing when it is only people ("invite Ann")."""
+    said = {w for name in names for w in tokens(name)}
+    words = phrase.split()
+    lead = 0
+    while lead < len(words) and (words[lead].casefold().strip(",") in said or words[lead] in ("and", ",")):
+        lead += 1
+    if lead and lead == len(words):
+        return ""  # "invite Ann": who comes, no name for the event
+    if lead and lead + 1 < len(words) and words[lead] == "to":
+        return " ".join(words[lead + 1 :])
+    return phrase
 
 
 def _as_typed(phrase: str, text: str) -> str:
@@ -835,6 +852,19 @@ def _without_it_is(said: str) -> str:
     return said if rest is None else rest
 
 
+def _renames_it(text: str) -> bool:
+    """Whether ``text`` gives a name outright to the event it points at ("call it X", "it's called X",
+    "the title should be X"), not to a new one ("add a meeting called X")."""
+    named = NAMED_OUTRIGHT.search(text.strip())
+    if named is None or named["title"] is None:
+        return False
+    return not _THE_EVENT.isdisjoint(tokens(text[: named.start("title")]))
+
+
+# The words by which a name given outright points at the event already talked about.
+_THE_EVENT = POINTERS | {"it's", "event", "title", "name"}
+
+
 def draft_turn(
     frame: RequestFrame,
     text: str,
@@ -856,6 +886,8 @@ def draft_turn(
         said.title = _rule_title(frame, text, said.location)
     if earlier is not None and not (said.title and earlier.title and said.title != earlier.title):
         continuing = True  # "can you add it, at quarter to 7": the same event, asked for again
+    elif earlier is not None and _renames_it(text):
+        continuing = True  # "call it Team lunch", "no, it's called Book club": the same event, named anew
     if not said.title and not continuing:
         said.title = _rule_title(frame, text, said.location)
     if continuing and state.asked in ("title", "what") and not said.title:

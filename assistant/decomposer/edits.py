@@ -725,6 +725,8 @@ def _planned(r: Reading, edit: _Edit, onward: datetime | None) -> Decision | Non
         shown = shown if edit.learned and len(shown) == 1 else _talked_about(target, shown)
         if shown:
             target = "it"
+    if _IT.match(target) and not shown and r.state.draft is not None:
+        return None  # "invite Ann" while a new event is described or shown for approval: its people
     per_series = False
     if (
         _IT.match(target)

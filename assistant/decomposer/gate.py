@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from datetime import date, datetime, time, timedelta
+from itertools import pairwise
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -27,7 +28,17 @@ from assistant.decomposer.intent import normalise
 from assistant.decomposer.state import Draft
 from assistant.decomposer.world import World
 from assistant.decomposer.zones import said_zone
-from assistant.lexicon import CREATE_VERBS, EVERYONE_CUE, HOLDING, PICK, STREET_ADDRESS, misspelt_verb, tokens
+from assistant.lexicon import (
+    CREATE_VERBS,
+    EVENT_NOUNS,
+    EVERYONE_CUE,
+    HOLDING,
+    NAMING_VERBS,
+    PICK,
+    STREET_ADDRESS,
+    misspelt_verb,
+    tokens,
+)
 from assistant.timeexpr import find_times, misspelt_weekdays
 from skills.critic import Action, Expectation
 from skills.formatting import format_day, format_time
@@ -332,6 +343,7 @@ def gate(
     verb = misspelt_verb(text)
     guessed += [verb] if verb is not None else []
     guessed += _zone_read(text) if created is not None else []
+    guessed += _verb_or_name(text, created) if created is not None else []
     guessed += _calendar_as_place(facts.places, World.of_turn(user, now)) if facts.places else []
     made = created if created is not None else _copy_at(definition)
     past = _in_the_past(made, now, tz) if made is not None else None
@@ -552,6 +564,19 @@ def _in_the_past(params: dict[str, Any], now: datetime, tz: ZoneInfo) -> str | N
 
 
 _THEIRS = re.compile(r"\b(?:his|her|their|its)\b")
+
+
+def _verb_or_name(text: str, created: dict[str, Any]) -> list[tuple[str, str]]:
+    """The verb read as the request where it may be the first word of the name ("book club tuesday
+    7pm" made 'Club'; "Book club" is as likely): a verb that is also a noun right before the title's
+    first word, with no article between, is shown before it is written, unless that word names an
+    event on its own ("book dinner")."""
+    first = next(iter(tokens(str(created.get("summary", "")))), None)
+    if first is None or EVENT_NOUNS.fullmatch(first):
+        return []  # "book dinner", "book a dentist": a thing booked, never half of a name
+    said = tokens(text)
+    verb = next((a for a, b in pairwise(said) if a in NAMING_VERBS and b == first), None)
+    return [] if verb is None else [(verb, "what you asked me to do, not part of the name")]
 
 
 def _zone_read(text: str) -> list[tuple[str, str]]:

@@ -13,7 +13,7 @@ that set them: a reply that asked "what time?" is answered by the next turn or n
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date, datetime, timedelta, tzinfo
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -96,6 +96,35 @@ class Draft(_State):
     either_half: bool = Field(default=False, description="Its hour was said without am/pm, 7 or 8.")
     due: bool = Field(default=False, description="Its time was said as a deadline ('by Friday 5pm').")
     part: str | None = Field(default=None, description="The part of its day said, its time not yet.")
+
+    @classmethod
+    def of_preview(cls, payload: dict[str, Any], tz: tzinfo) -> Draft | None:
+        """The one new event a preview waiting for approval would make, as a draft that a detail said
+        instead of a yes goes on with ("call it Book club", "make it 4pm instead"); None for a
+        preview of anything else."""
+        rows = [row for row in payload.get("preview") or [] if isinstance(row, dict)]
+        if len(rows) != 1 or rows[0].get("action") != "create" or rows[0].get("series"):
+            return None
+        row, after = rows[0], rows[0].get("after") or {}
+        if not after.get("start") or not after.get("end"):
+            return None
+        start = datetime.fromisoformat(after["start"]).astimezone(tz)
+        end = datetime.fromisoformat(after["end"]).astimezone(tz)
+        all_day = bool(row.get("all_day"))
+        return cls(
+            title=str(row.get("summary") or ""),
+            day=start.date(),
+            at=None if all_day else f"{start:%H:%M}",
+            duration_minutes=None if all_day else int((end - start).total_seconds() // 60),
+            location=str(row.get("location") or ""),
+            attendees=[str(a) for a in row.get("attendees") or []],
+            calendar=str(row.get("calendar_key") or "") or None,
+            repeat=str(row.get("rrule") or ""),
+            all_day=all_day,
+            last_day=(end.date() - timedelta(days=1))
+            if all_day and end.date() - start.date() > timedelta(days=1)
+            else None,
+        )
 
     def missing(self) -> list[Asked]:
         """What must still be asked: a title and a start (a day, and a time unless it lasts all day);

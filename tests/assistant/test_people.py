@@ -209,7 +209,7 @@ def test_an_hour_that_may_be_morning_or_evening_is_previewed_with_its_am() -> No
     ("text", "start"),
     [
         ("dinner with Ann at 8 on Friday at Nopa", "2026-03-06T20:00:00-05:00"),  # dinner says evening
-        ("book club on Tuesday at 7pm at the library", "2026-03-10T19:00:00-04:00"),
+        ("chess club on Tuesday at 7pm at the library", "2026-03-10T19:00:00-04:00"),
         ("add date night for Friday at 7", "2026-03-06T19:00:00-05:00"),  # a night is in the evening
     ],
 )
