@@ -708,6 +708,7 @@ THE_NEXT_PERIOD = re.compile(
 )
 # Why someone is away for days, by the words that say it: what a span of whole days is for ("my
 # vacation next week", "I'm travelling Friday, clear the day"), in the order they are looked for.
+TAKING_OFF = "taking off"
 AWAY: dict[str, str] = {
     **dict.fromkeys(
         ["travel", "travels", "travelling", "traveling", "travelled", "traveled", "trip", "flying", "flight"],
@@ -721,15 +722,25 @@ AWAY: dict[str, str] = {
     **dict.fromkeys(
         ["i'm off", "im off", "i am off", "i'll be off", "i will be off", "off work"], "out of office"
     ),
+    # the days said between, of the user's own time ("I'm taking next Monday off"): see away_words
+    TAKING_OFF: "out of office",
 }
 
 
 def away_words(norm: str) -> str | None:
     """The words of :data:`AWAY` a normalised text names an absence with ("ooo", "day off"), or None."""
     said = " " + " ".join(word.strip(".,;:!?()\"'") for word in norm.split()) + " "
+    words = said.split()
+    if words[-1:] == ["off"] and "taking" in words[:-1]:
+        return TAKING_OFF  # "I'm taking next Monday off", "taking the afternoon off": time taken off
     going = said.replace(" for ", " to ")  # "I'm off to the dentist", "I'm off for a run": somewhere
     return next(
-        (w for w in AWAY if f" {w} " in said and not (w.endswith(" off") and f" {w} to " in going)), None
+        (
+            w
+            for w in AWAY
+            if w != TAKING_OFF and f" {w} " in said and not (w.endswith(" off") and f" {w} to " in going)
+        ),
+        None,
     )
 
 

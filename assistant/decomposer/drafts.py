@@ -983,11 +983,18 @@ def _beside(draft: Draft, frame: RequestFrame, tz: ZoneInfo) -> Decision:
     return _create(placed, tz, search=search, always_ask=True)
 
 
+# The absences that take all of the part of the day they are said for.
+_AWAY_ALL_OF_IT = ("out of office", "vacation")
+
+
 def _whole_part(draft: Draft, frame: RequestFrame, text: str, tz: ZoneInfo) -> Draft | None:
     """A part of the day blocked with no length said ("block Friday afternoon for planning", "set
-    aside Monday morning"): the draft over the whole part, as the frame bounds it; None otherwise."""
-    if draft.duration_minutes is not None or not BLOCKING.match(text.strip()):
+    aside Monday morning") or said to be away ("out of office Friday afternoon", "I'm taking Friday
+    afternoon off"): the draft over the whole part, as the frame bounds it; None otherwise."""
+    if draft.duration_minutes is not None:
         return None
+    if not BLOCKING.match(text.strip()) and away_kind(normalise(text)) not in _AWAY_ALL_OF_IT:
+        return None  # (a "conference call" or a trip in the afternoon is a time in it, not all of it)
     if frame.start is None or frame.end is None:
         return None
     start, end = frame.start.astimezone(tz), frame.end.astimezone(tz)

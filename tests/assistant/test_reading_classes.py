@@ -2506,12 +2506,27 @@ def test_the_next_available_day_is_not_the_first_free_time(week: Any) -> None:
 
 @pytest.mark.parametrize(
     ("text", "day"),
-    [("I'm off next Monday", "Monday, March 9"), ("I'll be off on Friday", "Friday, March 6")],
+    [
+        ("I'm off next Monday", "Monday, March 9"),
+        ("I'll be off on Friday", "Friday, March 6"),
+        ("I'm taking next Monday off", "Monday, March 9"),  # was a look-up of the day
+    ],
 )
 def test_saying_you_are_off_offers_a_day_out_of_office(week: Any, text: str, day: str) -> None:
     """Was a look-up of the day ("You have no events on Monday, March 9") or "At what time should I
     schedule 'I'll'?"; said as a fact, the day out is shown first, not written."""
     assert f"Create 'Out of office': {day} all day" in preview_of(week, text)
+
+
+@pytest.mark.parametrize("text", ["I'm taking Friday afternoon off", "out of office friday afternoon"])
+def test_an_afternoon_off_is_all_of_it(week: Any, text: str) -> None:
+    """Was an hour, the first free one of the afternoon, as if a meeting were asked for."""
+    assert "Create 'Out of office': Friday, March 6 12:00 PM – 5:00 PM" in preview_of(week, text)
+
+
+def test_a_conference_call_in_the_afternoon_is_no_afternoon_away(week: Any) -> None:
+    user, conversation = week
+    assert "12:00 PM – 5:00 PM" not in say(user, conversation, "add a conference call friday afternoon").text
 
 
 def test_being_off_to_somewhere_is_no_day_out(week: Any) -> None:
