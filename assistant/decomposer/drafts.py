@@ -104,10 +104,11 @@ _VERB_AND_ARTICLE = re.compile(
 # Where a name said after "call it" ends: a comma or the like, or a full stop that ends a sentence
 # (not the one of "Dr." or "St.").
 _NAME_END = re.compile(r"[,;!?]|(?<![A-Z][a-z])(?<![A-Z])\.(?=\s|$)")
-# A clause that goes on about the event after its name: "The Struts concert and it is at 5", or says
+# A clause that goes on about the event after its name: "The Struts concert and it is at 5", "Movie
+# Show and is at 10:30", or says
 # which field the name is for: "call it Appointment for the title".
 _NAME_CLAUSE = re.compile(
-    r"\s+and\s+(?:it|it's|its|the|at|on|in|located|which|that|make|set|put|schedule|book)\b"
+    r"\s+and\s+(?:it|it's|its|is|will|the|at|on|in|located|which|that|make|set|put|schedule|book)\b"
     # "name it doctor appointment and start it at 11:30", "... and time it half past 11"
     r"|\s+and\s+[a-z]+\s+it\b"
     r"|\s+(?:for|as)\s+(?:the|its|a|an)\s+(?:event\s+)?(?:title|name)\b"

@@ -2532,3 +2532,14 @@ def test_a_conference_call_in_the_afternoon_is_no_afternoon_away(week: Any) -> N
 def test_being_off_to_somewhere_is_no_day_out(week: Any) -> None:
     user, conversation = week
     assert "Out of office" not in say(user, conversation, "I'm off to the gym at 6 tomorrow").text
+
+
+def test_a_sentence_about_an_event_is_no_name_for_it(week: Any) -> None:
+    """Was 'Flight is taking off', written at once: a title with "is" in it is a sentence read as one."""
+    assert "What should I call it?" in question_of(week, "my flight is taking off at 5 on friday")
+
+
+def test_a_name_said_outright_ends_where_and_is_goes_on_about_the_event(week: Any) -> None:
+    """Was 'Movie Show and is' (an SGD turn's words)."""
+    approved(week, "The event title is Movie Show and is at 10:30 in the night.")
+    assert Event.objects.filter(summary="Movie Show").count() == 1
