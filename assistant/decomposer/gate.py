@@ -71,7 +71,7 @@ _TARGET_PARAMS = {
 # The words that say what a change leaves out, whichever filter leaves it out ("where it is" as well
 # for a leave-out by title: "leave the design crit where it is").
 _EXCLUDING = (
-    "except excluding apart besides but not isn't aren't don't dont leave keep skip without though "
+    "except excluding apart besides but not isn't aren't don't dont never leave keep skip without though "
     "touch alone other than"
 )
 # The words of the kinds of event a search keeps or leaves out ("my classes", "except meetings").

@@ -486,14 +486,16 @@ def test_an_exception_however_said_is_left_out_of_the_change(week: Any, text: st
     assert "did not use" not in reply.text  # every word of it understood
 
 
-def test_never_deleting_one_leaves_it_out_and_asks_about_the_word(week: Any) -> None:
+def test_never_deleting_one_leaves_it_out(week: Any) -> None:
     """The exclusion tagger read "never delete the standup" as no exception (only the standup was
-    deleted): the rule reads it; "never" itself is not placed, so the preview says so."""
+    deleted): the rule reads it, and "never" is a word of the exception (the preview said "I did not
+    use "never"")."""
     user, conversation = week
     reply = say(user, conversation, "clear Thursday, never delete the standup")
     assert reply.kind == "confirm"
     assert "Delete 'Design review'" in reply.text
     assert "Standup" not in reply.text
+    assert "did not use" not in reply.text
 
 
 def test_what_is_left_alone_is_no_reason_for_clearing_the_day(week: Any) -> None:
