@@ -738,6 +738,11 @@ def compile_change(r: Reading) -> Decision | None:
     # a 'Conference' day of the offsite's word when the reason was read before the exception was cut
     excluded, norm = _exception(norm, now)
     why = "" if lighten else _reason(norm, now, everything)
+    # "clear friday for the offsite": the day is emptied for an event it has, which stays, and no
+    # other is made for it (it deleted the Offsite and made 'The offsite')
+    for_an_event = bool(why) and bool(understand(why, now=now, world=world, existing=True).title_words)
+    if for_an_event:
+        excluded = f"{excluded} and {why}" if excluded else why
     shift = 0
     if operation == "move" and not destination:
         shift, norm = shift_of(norm, now)
@@ -978,7 +983,7 @@ def compile_change(r: Reading) -> Decision | None:
                     "plan_create", {**created, "like": chosen}, id="recreate", summary="Plan the new event"
                 )
             )
-        if why:
+        if why and not for_an_event:
             day = (target.start or now).astimezone(tz)
             block = {
                 "summary": why[:1].upper() + why[1:],

@@ -513,6 +513,37 @@ def test_what_is_left_alone_is_no_reason_for_clearing_the_day(week: Any) -> None
     assert "Conference" not in reply.text
 
 
+@pytest.mark.parametrize(
+    ("text", "kept"),
+    [
+        ("clear thursday for the offsite", ["Offsite"]),
+        ("clear thursday for the offsite except the standup", ["Offsite", "Standup"]),
+    ],
+)
+def test_a_day_cleared_for_an_event_it_has_keeps_that_event(week: Any, text: str, kept: list[str]) -> None:
+    """Was the Offsite deleted and an all-day 'The offsite' made in its place."""
+    user = week[0]
+    event_create(
+        calendar=user.calendars.get(),
+        summary="Offsite",
+        start=datetime(2026, 3, 5, 16, 0, tzinfo=NEW_YORK),
+        end=datetime(2026, 3, 5, 17, 0, tzinfo=NEW_YORK),
+    )
+    shown = preview_of_with(week, text, events=4)
+    assert "Delete 'Design review'" in shown
+    assert "Create" not in shown
+    for title in kept:
+        assert f"'{title}'" not in shown
+
+
+def preview_of_with(week: tuple[Any, Conversation], text: str, *, events: int) -> str:
+    """:func:`preview_of` in a week given ``events`` events in all."""
+    reply = say(*week, text)
+    assert reply.kind == "confirm", reply.text
+    assert Event.objects.count() == events
+    return str(reply.text)
+
+
 def test_a_yes_that_asks_for_a_change_changes_nothing_and_says_so(week: Any) -> None:
     user, conversation = week
     assert say(user, conversation, "cancel everything on Thursday").kind == "confirm"
