@@ -2533,6 +2533,19 @@ def test_the_earliest_free_time_asked_for_is_that_one_alone(week: Any, text: str
     assert "10:00 AM – 2:00 PM" not in answer  # the later free time is not listed
 
 
+@pytest.mark.parametrize(
+    "text",
+    [
+        "what's the earliest I have two free hours tomorrow?",
+        "what's the earliest I have 2 spare hours tomorrow",
+    ],
+)
+def test_a_free_stretch_said_with_its_length_is_that_long(week: Any, text: str) -> None:
+    """ "two free hours" was no length ("free" between the number and its unit), and the first free
+    half hour was given: 8:00, an hour before the standup."""
+    assert "The earliest: Thursday, March 5 at 10:00 AM" in answer_of(week, text)
+
+
 def test_the_next_available_day_is_not_the_first_free_time(week: Any) -> None:
     assert "The earliest" not in answer_of(week, "what is the next available day with no meetings?")
 
