@@ -639,8 +639,11 @@ def edit_tasks(
 
 
 def _a_new_event(who: str, now: datetime) -> bool:
-    """Whether what an "add ... to it" adds is an event with its time ("a meeting at 11 am"), not someone."""
-    return EVENT_NOUNS.search(who) is not None and any(t.has_time for t in find_times(who, now=now))
+    """Whether what an "add ... to it" adds is an event ("a meeting at 11 am", "an event" of "add an
+    event on that day"), not someone: a kind of event said with its time, or with "a" (nobody is)."""
+    if EVENT_NOUNS.search(who) is None:
+        return False
+    return who.split()[:1] in (["a"], ["an"]) or any(t.has_time for t in find_times(who, now=now))
 
 
 def _told_who(edit: _Edit) -> bool:

@@ -2589,3 +2589,16 @@ def test_a_name_said_outright_ends_where_and_is_goes_on_about_the_event(week: An
     """Was 'Movie Show and is' (an SGD turn's words)."""
     approved(week, "The event title is Movie Show and is at 10:30 in the night.")
     assert Event.objects.filter(summary="Movie Show").count() == 1
+
+
+def test_an_event_added_on_the_day_shown_is_a_new_event_not_a_guest(week: Any) -> None:
+    """Was "Who is an event? Give me their email address and I'll add them." (the events just shown
+    read as the one "an event" was to be invited to)."""
+    user, conversation = week
+    say(user, conversation, "what's on Thursday?")
+    asked = say(user, conversation, "Okay, please add an event on that day.")
+    assert asked.kind == "clarify"
+    assert "Who is" not in asked.text
+    made = say(user, conversation, "It's a haircut at 3:45 pm.")
+    assert made.kind == "done", made.text
+    assert "'Haircut': Thursday, March 5 3:45 PM" in made.text
