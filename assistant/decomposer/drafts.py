@@ -57,6 +57,7 @@ from assistant.lexicon import (
     SOMEONES_PLACE,
     STOPWORDS,
     STREET_ADDRESS,
+    WEEKDAY_WORD,
     WHEN_ADVERBS,
     WHEN_FIELDS,
     after_it_is,
@@ -475,6 +476,7 @@ class _Said:
         tz: ZoneInfo,
     ):
         self.day = None
+        self.day_said = ""  # the words the day was read from ("on Tuesday")
         self.at: str | None = None
         self.either_half = False
         self.due = False  # a deadline said ("by Friday 5pm"): the entry is then, shown first
@@ -562,6 +564,7 @@ class _Said:
                 continue  # "a neighbor party next week": a day of that week, to be asked, not all of it
             if match.has_date and self.day is None:
                 self.day = local.date()
+                self.day_said = match.text
                 whole_days = match.day_part is None and (absence or (local.hour, local.minute) == (0, 0))
                 if not match.has_time and match.is_interval and match.end is not None and whole_days:
                     # "vacation from Aug 20 to Aug 25": those days, all day
@@ -953,7 +956,39 @@ def draft_turn(
         return _create(draft, tz, search={**window, "day_part": part})
     if missing:
         return _ask(draft, missing)
+    shown = _in_the_week_shown(draft.day, said.day_said, state)
+    if shown is not None and draft.day is not None:
+        # "add one on Tuesday at noon" after next week was shown: this week's Tuesday or that one's
+        asked = (
+            f"Which {draft.day:%A} do you mean: {format_day(draft.day)}, or {format_day(shown)} in the "
+            f"week you asked about? Say the date, e.g. \"{shown:%B} {shown.day}\"."
+        )
+        return _question(asked, draft.model_copy(update={"day": None}))
     return _create(draft, tz)
+
+
+def _in_the_week_shown(day: date | None, said: str, state: DialogueState) -> date | None:
+    """The same weekday in the stretch of days the conversation is on, when a new event's day was said
+    as a bare weekday ("on Tuesday") that falls outside it ("what's on next week?", then "add lunch on
+    Tuesday at noon": this Tuesday, by the words, or next week's, by the talk); None otherwise."""
+    asked = state.last_question
+    if day is None or asked is None or asked.start is None or asked.end is None or asked.single_day:
+        return None
+    words = tokens(said)
+    if not WEEKDAY_WORD.search(said.casefold()) or not _NAMES_WHICH_ONE.isdisjoint(words):
+        return None
+    if any(w[:1].isdigit() for w in words):
+        return None  # "Tuesday the 10th": that date
+    first, end = asked.start.date(), asked.end.date()
+    if first <= day < end or (end - first).days > 14:
+        return None
+    ahead = (day.weekday() - first.weekday()) % 7
+    shown = first + timedelta(days=ahead)
+    return shown if shown < end else None
+
+
+# Words that say which of the weekdays of that name is meant ("next Tuesday", "this Friday").
+_NAMES_WHICH_ONE = frozenset({"this", "next", "coming", "following", "last", "past", "previous", "the"})
 
 
 def _beside_words(text: str, frame: RequestFrame) -> tuple[int, int] | None:

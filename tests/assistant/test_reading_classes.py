@@ -2602,3 +2602,25 @@ def test_an_event_added_on_the_day_shown_is_a_new_event_not_a_guest(week: Any) -
     made = say(user, conversation, "It's a haircut at 3:45 pm.")
     assert made.kind == "done", made.text
     assert "'Haircut': Thursday, March 5 3:45 PM" in made.text
+
+
+@pytest.mark.parametrize(("answer", "day"), [("March 12", 12), ("the 5th", 5)])
+def test_a_bare_weekday_after_another_week_was_shown_asks_which_one(week: Any, answer: str, day: int) -> None:
+    """Was this week's Thursday, made at once, while the week talked about was next week's."""
+    user, conversation = week
+    say(user, conversation, "show me my events for next week")
+    asked = say(user, conversation, "add lunch on Thursday at noon")
+    assert asked.kind == "clarify", asked.text
+    assert "Thursday, March 5" in asked.text
+    assert "Thursday, March 12" in asked.text
+    assert Event.objects.count() == 3
+    made = say(user, conversation, answer)
+    assert made.kind in ("done", "confirm"), made.text
+    assert f"'Lunch': Thursday, March {day} 12:00 PM" in made.text
+
+
+def test_a_weekday_said_with_which_one_is_not_asked_about(week: Any) -> None:
+    user, conversation = week
+    say(user, conversation, "show me my events for next week")
+    made = say(user, conversation, "add lunch next Thursday at noon")
+    assert "'Lunch': Thursday, March 12 12:00 PM" in made.text
