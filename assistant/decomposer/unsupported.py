@@ -24,11 +24,14 @@ _SETTING = re.compile(
 )
 # A change made to depend on something ("move the dentist to Friday if Ann is free", "unless it rains"):
 # the assistant cannot hold a write until something is true, so it asks rather than do it anyway.
-# Politeness is no condition ("if possible", "if that's OK", "if you can").
+# Politeness is no condition ("if possible", "if that's OK", "if you can"), nor is the user's own time
+# being free ("if I'm free"): a write that would clash with something is shown first whatever is said.
 _CONDITION = re.compile(
     r"\b(?:only if|if|unless|provided(?: that)?|as long as|assuming|in case)\s+"
     r"(?!(?:possible|you can|you could|you don'?t mind|you would|you will|need(?:ed|s)?|necessary|ok|okay|"
-    r"(?:that|it)(?:'?s| is)?\s*(?:ok|okay|fine|alright|possible|not too much|works))\b)"
+    r"(?:that|it)(?:'?s| is)?\s*(?:ok|okay|fine|alright|possible|not too much|works)|"
+    # the user's own time free there, which every write checks: what would clash is shown first
+    r"(?:i'?m|i am|it'?s|it is|that'?s|that is|i'?ll be|i will be)\s+(?:free|available|open|not busy))\b)"
     r"[^,.;!?]+"
 )
 # Two events to trade times ("swap my 2pm and 3pm", "switch the standup with the review"), not a move of

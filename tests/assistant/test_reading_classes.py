@@ -2624,3 +2624,21 @@ def test_a_weekday_said_with_which_one_is_not_asked_about(week: Any) -> None:
     say(user, conversation, "show me my events for next week")
     made = say(user, conversation, "add lunch next Thursday at noon")
     assert "'Lunch': Thursday, March 12 12:00 PM" in made.text
+
+
+def test_a_move_if_i_am_free_is_made_when_free_and_shown_first_when_not(week: Any) -> None:
+    """Was "I can't make a change wait on "if i'm free"": every write checks the user's own time, and
+    one that would clash is shown with what it overlaps before anything moves."""
+    user, conversation = week
+    clash = say(user, conversation, "move the design review to thursday at 9 if I'm free")
+    assert clash.kind == "confirm", clash.text
+    assert "overlaps Standup" in clash.text
+    say(user, conversation, "no")
+    moved = say(user, conversation, "move the design review to friday at 10 if I'm free")
+    assert moved.kind == "done", moved.text
+    review = Event.objects.get(summary="Design review")
+    assert review.start == datetime(2026, 3, 6, 10, 0, tzinfo=NEW_YORK)
+
+
+def test_a_change_waiting_on_someone_else_is_still_asked_about(week: Any) -> None:
+    assert "if ann is free" in question_of(week, "move the design review to friday at 10 if Ann is free")
