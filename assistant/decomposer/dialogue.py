@@ -142,6 +142,8 @@ def without_acknowledgements(text: str, *, now: datetime) -> str:
         if (listing and _LIST_GOES_ON[0].search(first)) or not _acknowledges(first, now, listing=listing):
             break
         dropped += 1
+    if dropped and normalise(" ".join(clauses[dropped:])).strip(" .!") in ("please", "pls"):
+        return text  # "Yes, please.": the yes is the turn, not an acknowledgement before a request
     # "No, don't add it, but let's schedule the visit": the request, without the link to what was dropped
     return trim_edges(" ".join(clauses[dropped:]), CONJUNCTIONS, trail=False) if dropped else text
 
@@ -299,6 +301,10 @@ def chat(r: Reading) -> Decision | None:
             return None  # "What do I have scheduled": the calendar asked about, answered by the look-up
         if r.learned.operation != "small_talk":  # "what would I do without you" thanks
             said = WHAT_I_DO
+    if said == NOTHING_WAITING and r.frame.operation == "yes" and r.state.offered:
+        # "Sounds good.", "Yes, please." after free times were shown: no question was waiting, but what
+        # may come next is something put in one of them
+        said = FREE_TIME_TAKEN_UP
     if said == GREAT and r.state == DialogueState():
         # nothing was said before that could be taken up ("ok done", "just this one", "nice"): what the
         # assistant does, not a "Great!" to nothing
@@ -307,6 +313,9 @@ def chat(r: Reading) -> Decision | None:
 
 
 GREAT = "Great!"
+FREE_TIME_TAKEN_UP = (
+    'Good. To put something in one of those times, tell me what and when, e.g. "Lunch with Sam at 12:30".'
+)
 WHAT_I_DO = (
     "I'm your calendar assistant: I can tell you what's on (\"What do I have on Friday?\"), find free "
     'time ("When am I free tomorrow afternoon?"), add, move or cancel events ("Move the dentist to '
@@ -330,6 +339,8 @@ def small_talk(frame: RequestFrame, reading: TurnReading, *, waiting: bool = Fal
     named = [s for s in reading.spans if s.slot not in ("date", "time")]
     if not acts or not acts <= _SOCIAL_ACTS or named:
         return None
+    if acts == {"THANK_YOU"} and frame.operation in ("yes", "no"):
+        return NOTHING_WAITING  # "nope" heard as thanks: a yes or a no word alone thanks nobody
     if "GOODBYE" in acts or ("NEGATE" in acts and "THANK_YOU" in acts):
         return "You're welcome! Have a good day."
     if "THANK_YOU" in acts:

@@ -567,13 +567,8 @@ def test_thanks_and_goodbyes_get_a_short_answer_and_change_nothing(text: str) ->
         "yes",
         "no",
         "No.",
-        pytest.param(
-            "Yes, please.",
-            marks=pytest.mark.xfail(reason="answered 'Great!' as if agreeing to something", strict=True),
-        ),
-        pytest.param(
-            "nope", marks=pytest.mark.xfail(reason='answered "You\'re welcome!" as if thanked', strict=True)
-        ),
+        "Yes, please.",  # was told what the assistant does (the yes dropped as an acknowledgement)
+        "nope",  # was "You're welcome!" (the act model hears thanks in it)
     ],
 )
 def test_a_bare_yes_or_no_with_nothing_waiting_says_so(text: str) -> None:
@@ -583,6 +578,20 @@ def test_a_bare_yes_or_no_with_nothing_waiting_says_so(text: str) -> None:
         reply = say(user, conversation, text)
     assert reply.kind == "answer"
     assert reply.text == NOTHING_WAITING
+    assert rows(user) == before
+
+
+@pytest.mark.parametrize("text", ["Sounds good.", "Yes, please."])
+def test_a_yes_after_free_times_were_shown_says_how_to_put_something_in_them(text: str) -> None:
+    """Was "There is nothing waiting for your answer right now." (SGD users say it when the free times
+    suit them, before they say what to add)."""
+    with time_machine.travel(monday_9am(SYDNEY), tick=False):
+        user, conversation = a_user(SYDNEY)
+        say(user, conversation, "When am I free on the 4th?")
+        before = rows(user)
+        reply = say(user, conversation, text)
+    assert reply.kind == "answer"
+    assert "tell me what and when" in reply.text
     assert rows(user) == before
 
 
