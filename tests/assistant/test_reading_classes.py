@@ -49,12 +49,12 @@ def say(user: Any, conversation: Conversation, text: str) -> Any:
     return reply
 
 
-def preview_of(week: tuple[Any, Conversation], text: str) -> str:
+def preview_of(week: tuple[Any, Conversation], text: str, *, events: int = 3) -> str:
     """The preview ``text`` gets in the ``week`` fixture's conversation: asked first, and nothing
-    written before the yes (the week's three events stay three)."""
+    written before the yes (the week's three events, or ``events`` where a test adds some, stay so)."""
     reply = say(*week, text)
     assert reply.kind == "confirm", reply.text
-    assert Event.objects.count() == 3
+    assert Event.objects.count() == events
     return str(reply.text)
 
 
@@ -529,19 +529,11 @@ def test_a_day_cleared_for_an_event_it_has_keeps_that_event(week: Any, text: str
         start=datetime(2026, 3, 5, 16, 0, tzinfo=NEW_YORK),
         end=datetime(2026, 3, 5, 17, 0, tzinfo=NEW_YORK),
     )
-    shown = preview_of_with(week, text, events=4)
+    shown = preview_of(week, text, events=4)
     assert "Delete 'Design review'" in shown
     assert "Create" not in shown
     for title in kept:
         assert f"'{title}'" not in shown
-
-
-def preview_of_with(week: tuple[Any, Conversation], text: str, *, events: int) -> str:
-    """:func:`preview_of` in a week given ``events`` events in all."""
-    reply = say(*week, text)
-    assert reply.kind == "confirm", reply.text
-    assert Event.objects.count() == events
-    return str(reply.text)
 
 
 def test_a_yes_that_asks_for_a_change_changes_nothing_and_says_so(week: Any) -> None:
