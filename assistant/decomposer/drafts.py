@@ -956,7 +956,7 @@ def draft_turn(
         return _create(draft, tz, search={**window, "day_part": part})
     if missing:
         return _ask(draft, missing)
-    shown = _in_the_week_shown(draft.day, said.day_said, state)
+    shown = _in_the_week_shown(draft.day, said.day_said, state, now.astimezone(tz).date())
     if shown is not None and draft.day is not None:
         # "add one on Tuesday at noon" after next week was shown: this week's Tuesday or that one's
         asked = (
@@ -967,7 +967,7 @@ def draft_turn(
     return _create(draft, tz)
 
 
-def _in_the_week_shown(day: date | None, said: str, state: DialogueState) -> date | None:
+def _in_the_week_shown(day: date | None, said: str, state: DialogueState, today: date) -> date | None:
     """The same weekday in the stretch of days the conversation is on, when a new event's day was said
     as a bare weekday ("on Tuesday") that falls outside it ("what's on next week?", then "add lunch on
     Tuesday at noon": this Tuesday, by the words, or next week's, by the talk); None otherwise."""
@@ -984,7 +984,7 @@ def _in_the_week_shown(day: date | None, said: str, state: DialogueState) -> dat
         return None
     ahead = (day.weekday() - first.weekday()) % 7
     shown = first + timedelta(days=ahead)
-    return shown if shown < end else None
+    return shown if today <= shown < end else None  # (not one gone by: "this week" asked on a Wednesday)
 
 
 # Words that say which of the weekdays of that name is meant ("next Tuesday", "this Friday").

@@ -2634,3 +2634,11 @@ def test_a_move_if_i_am_free_is_made_when_free_and_shown_first_when_not(week: An
 
 def test_a_change_waiting_on_someone_else_is_still_asked_about(week: Any) -> None:
     assert "if ann is free" in question_of(week, "move the design review to friday at 10 if Ann is free")
+
+
+def test_a_weekday_gone_by_in_the_week_shown_is_not_offered(week: Any) -> None:
+    """On a Wednesday, after "this week", Tuesday is next week's: this week's is over."""
+    user, conversation = week
+    say(user, conversation, "what's on this week?")
+    made = say(user, conversation, "add lunch on Tuesday at noon")
+    assert "'Lunch': Tuesday, March 10 12:00 PM" in made.text, made.text
