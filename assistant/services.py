@@ -79,7 +79,7 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str, undo: str | N
         if isinstance(answer, Amended) and draft is not None:
             # "yes, but call it Book club": the new event shown, with the change, is read again
             text = answer.request
-            conversation.context = {**conversation.context, "draft": draft.model_dump(mode="json")}
+            conversation.context = _describing(conversation.context, draft)
             waiting, answer = None, NOT_AN_ANSWER
         elif isinstance(answer, Amended):
             return _message_add(
@@ -112,7 +112,7 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str, undo: str | N
         _pending_clear(conversation)
         draft = Draft.of_preview(waiting.pause_payload or {}, ZoneInfo(waiting.timezone))
         if draft is not None:  # "call it Book club" instead of a yes: the new event shown goes on
-            conversation.context = {**conversation.context, "draft": draft.model_dump(mode="json")}
+            conversation.context = _describing(conversation.context, draft)
         _message_add(
             conversation,
             role=Message.Role.ASSISTANT,
@@ -359,8 +359,14 @@ def _after_declining(context: dict[str, Any], payload: dict[str, Any], draft: Dr
         for row in declined
         if isinstance(row, dict) and row.get("action") != "create" and (row.get("before") or {}).get("start")
     ]
-    made = {"draft": draft.model_dump(mode="json")} if draft is not None else {}
-    return {**context, DECLINED: declined, **({"last_events": kept} if kept else {}), **made}
+    context = _describing(context, draft) if draft is not None else context
+    return {**context, DECLINED: declined, **({"last_events": kept} if kept else {})}
+
+
+def _describing(context: dict[str, Any], draft: Draft) -> dict[str, Any]:
+    """The context with the new event a preview showed as the event being described, and nothing
+    asked: the preview asked for a yes, not for the place its reply would have asked after it."""
+    return {**{k: v for k, v in context.items() if k != "asked"}, "draft": draft.model_dump(mode="json")}
 
 
 def _remember(conversation: Conversation, run: WorkflowRun, data: dict[str, Any]) -> None:

@@ -85,9 +85,12 @@ def test_a_new_name_for_the_event_shown_keeps_its_day_and_time(rename: str) -> N
     assert _made(user) == [("Team lunch", datetime(2026, 3, 6, 15, tzinfo=NY))]
 
 
-def test_someone_invited_instead_of_a_yes_joins_the_event_shown() -> None:
+@pytest.mark.parametrize("invite", ["yes, but invite Ann", "sure, and add Ann", "add Ann"])
+def test_someone_invited_instead_of_a_yes_joins_the_event_shown(invite: str) -> None:
+    """ "add Ann" was 'Ann', a new event, asked when: the preview's reply had asked where the lunch is,
+    and the name was read as the answer's."""
     user, conversation = _world("invite")
-    _, again = _say(user, conversation, "add lunch friday at 3", "yes, but invite Ann")
+    _, again = _say(user, conversation, "add lunch friday at 3", invite)
     assert again.kind == "confirm", again.text
     assert "Friday, March 6 3:00 PM" in again.text
     assert "Ann" in again.text
