@@ -213,11 +213,12 @@ def _named_place(text: str, title: str, frame: RequestFrame, times: list[TimeMat
 
 
 def _end_of_name(text: str, now: datetime) -> int:
-    """Where a name said outright ends: at a mark that ends it, a clause about the event, a time or a
-    street address (where it is: "called Dinner with Kim at 88 Pine Street")."""
+    """Where a name said outright ends: at a mark that ends it, a clause about the event, a time, a
+    length or a street address (where it is: "called Dinner with Kim at 88 Pine Street")."""
     ends = [m.start() for m in (_NAME_END.search(text), _NAME_CLAUSE.search(text)) if m is not None]
     timed = [t.span[0] for t in find_times(text, now=now) if not t.error and (t.has_date or t.has_time)]
     timed += [m.start() for m in STREET_ADDRESS.finditer(text)]
+    timed += [d.span[0] for d in find_durations(text)]  # "called planning with ann for 2 hours"
     end = min([e for e in ends + timed if e > 0], default=len(text))
     if end in timed:
         lead = _TO_THE_TIME.search(text[:end])

@@ -2642,3 +2642,12 @@ def test_a_weekday_gone_by_in_the_week_shown_is_not_offered(week: Any) -> None:
     say(user, conversation, "what's on this week?")
     made = say(user, conversation, "add lunch on Tuesday at noon")
     assert "'Lunch': Tuesday, March 10 12:00 PM" in made.text, made.text
+
+
+def test_a_name_said_outright_ends_where_its_length_is_said(week: Any) -> None:
+    """Was 'Planning with ann for 2 hours', written at once."""
+    user, conversation = week
+    made = say(user, conversation, "create a meeting called Planning for 2 hours on Friday at 10")
+    assert made.kind == "done", made.text
+    event = Event.objects.get(summary="Planning")
+    assert event.end - event.start == timedelta(hours=2)
