@@ -672,6 +672,10 @@ class _Said:
                 # "meet ann at the office monday 10", which the reader gave no title or place: the kind of
                 # place left over is where it is, not the title the rules would make of it ("Office with Ann")
                 self.location = kind_of_place["place"]
+            elif self.title.casefold() == kind and frame.titles[:1] and frame.titles[0] != kind:
+                # "a meeting with Bo at the coffee shop", which the reader titled 'Coffee shop': where
+                # it is, and what it is the rules' word for it ('Meeting with Bo')
+                self.title, self.location = "", kind_of_place["place"]
             elif whose != "the" and kind not in self.title.casefold().split():
                 # "dinner with Ann on Sunday at 7 at her place": someone's place is where, never a name
                 # ("an appointment at the salon" may be one)

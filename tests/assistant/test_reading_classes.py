@@ -2651,3 +2651,11 @@ def test_a_name_said_outright_ends_where_its_length_is_said(week: Any) -> None:
     assert made.kind == "done", made.text
     event = Event.objects.get(summary="Planning")
     assert event.end - event.start == timedelta(hours=2)
+
+
+def test_a_kind_of_place_the_reader_titled_is_where_a_meeting_is(week: Any) -> None:
+    """Was 'Coffee shop with Bo', no place, written at once."""
+    user, conversation = week
+    made = say(user, conversation, "Schedule a meeting with Bo at the coffee shop on Friday at 10")
+    assert "'Meeting with Bo'" in made.text, made.text
+    assert "at the coffee shop" in made.text
