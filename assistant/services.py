@@ -66,6 +66,7 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str, undo: str | N
         conversation.title = text[:80]
         conversation.save(update_fields=["title", "updated_at"])
     waiting = _pending(conversation)
+    draft: Draft | None = None  # the one new event the waiting preview shows, if that is what it shows
     if waiting is not None and undo is None:
         tz = ZoneInfo(waiting.timezone)
         payload = waiting.pause_payload or {}
@@ -110,7 +111,6 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str, undo: str | N
     if waiting is not None:
         run_cancel(run_id=waiting.pk, user=user)
         _pending_clear(conversation)
-        draft = Draft.of_preview(waiting.pause_payload or {}, ZoneInfo(waiting.timezone))
         if draft is not None:  # "call it Book club" instead of a yes: the new event shown goes on
             conversation.context = _describing(conversation.context, draft)
         _message_add(

@@ -611,8 +611,7 @@ class _Said:
             if mine is not None and not quoted:  # "my mom's birthday": 'Mom's birthday', not 'Birthday'
                 who = mine["who"]
                 self.title = f"{who[:1].upper()}{who[1:]}'s {self.title[:1].lower()}{self.title[1:]}"
-        named = NAMED_OUTRIGHT.search(text.strip())
-        self.named = named is not None
+        named = self.outright = NAMED_OUTRIGHT.search(text.strip())
         if named:
             # "call it Dental check-up", "call it Visit to Dr. Ito": the whole name, which the reader
             # may cut at a hyphen or a dot; "put X as the title": X, whole
@@ -861,13 +860,13 @@ def _without_it_is(said: str) -> str:
     return said if rest is None else rest
 
 
-def _renames_it(text: str) -> bool:
-    """Whether ``text`` gives a name outright to the event it points at ("call it X", "it's called X",
-    "the title should be X"), not to a new one ("add a meeting called X")."""
-    named = NAMED_OUTRIGHT.search(text.strip())
-    if named is None or named["title"] is None:
+def _renames_it(outright: re.Match[str] | None) -> bool:
+    """Whether a name given outright (the turn's NAMED_OUTRIGHT match) is given to the event the turn
+    points at ("call it X", "it's called X", "the title should be X"), not to a new one ("add a meeting
+    called X")."""
+    if outright is None or outright["title"] is None:
         return False
-    return not _THE_EVENT.isdisjoint(tokens(text[: named.start("title")]))
+    return not _THE_EVENT.isdisjoint(tokens(outright.string[: outright.start("title")]))
 
 
 # The words by which a name given outright points at the event already talked about.
@@ -895,7 +894,7 @@ def draft_turn(
         said.title = _rule_title(frame, text, said.location)
     if earlier is not None and not (said.title and earlier.title and said.title != earlier.title):
         continuing = True  # "can you add it, at quarter to 7": the same event, asked for again
-    elif earlier is not None and _renames_it(text):
+    elif earlier is not None and _renames_it(said.outright):
         continuing = True  # "call it Team lunch", "no, it's called Book club": the same event, named anew
     if not said.title and not continuing:
         said.title = _rule_title(frame, text, said.location)
