@@ -498,15 +498,20 @@ def test_never_deleting_one_leaves_it_out(week: Any) -> None:
     assert "did not use" not in reply.text
 
 
-def test_what_is_left_alone_is_no_reason_for_clearing_the_day(week: Any) -> None:
-    """ "offsite" is a word of absence (a conference): said of what to keep, it made a 'Conference' day."""
-    user, conversation = week
+def _offsite_on_thursday(user: Any) -> None:
+    """An Offsite on the week's Thursday, 4 to 5 PM, beside its standup and design review."""
     event_create(
         calendar=user.calendars.get(),
         summary="Offsite",
         start=datetime(2026, 3, 5, 16, 0, tzinfo=NEW_YORK),
         end=datetime(2026, 3, 5, 17, 0, tzinfo=NEW_YORK),
     )
+
+
+def test_what_is_left_alone_is_no_reason_for_clearing_the_day(week: Any) -> None:
+    """ "offsite" is a word of absence (a conference): said of what to keep, it made a 'Conference' day."""
+    user, conversation = week
+    _offsite_on_thursday(user)
     reply = say(user, conversation, "cancel everything on Thursday, but do not cancel the offsite")
     assert "Delete 'Design review'" in reply.text
     assert "Offsite" not in reply.text
@@ -523,12 +528,7 @@ def test_what_is_left_alone_is_no_reason_for_clearing_the_day(week: Any) -> None
 def test_a_day_cleared_for_an_event_it_has_keeps_that_event(week: Any, text: str, kept: list[str]) -> None:
     """Was the Offsite deleted and an all-day 'The offsite' made in its place."""
     user = week[0]
-    event_create(
-        calendar=user.calendars.get(),
-        summary="Offsite",
-        start=datetime(2026, 3, 5, 16, 0, tzinfo=NEW_YORK),
-        end=datetime(2026, 3, 5, 17, 0, tzinfo=NEW_YORK),
-    )
+    _offsite_on_thursday(user)
     shown = preview_of(week, text, events=4)
     assert "Delete 'Design review'" in shown
     assert "Create" not in shown
