@@ -39,6 +39,7 @@ def filter_items(
     text = (criteria.text or "").casefold().strip()
     calendars = {c.casefold() for c in criteria.calendars}
     attendee = (criteria.attendee or "").casefold().strip()
+    also_with = [a.casefold().strip() for a in criteria.also_with if a.strip()]
     excluded_words = [w.casefold() for w in criteria.exclude_text if w.strip()]
     excluded_people = {a.casefold() for a in criteria.exclude_attendees}
     excluded_places = [w.casefold() for w in criteria.exclude_places if w.strip()]
@@ -75,6 +76,8 @@ def filter_items(
         if criteria.category == "timed" and item.all_day:
             continue
         if attendee and not _with(item, attendee):
+            continue
+        if not all(_with(item, other) for other in also_with):  # "with both Ann and Bo"
             continue
         if criteria.day_part and (item.all_day or not in_day_part(local.time(), criteria.day_part, parts)):
             continue

@@ -117,6 +117,10 @@ class EventCriteria(SkillInput):
     attendee: str | None = Field(
         default=None, description="An attendee's email or name (a name in the title counts: 'Lunch with Bo')."
     )
+    also_with: list[str] = Field(
+        default_factory=list,
+        description="More attendees, each as ``attendee``: events with all of them ('with both Ann and Bo').",
+    )
     day_part: DayPart | None = Field(
         default=None, description="Keep events starting in this part of the day."
     )

@@ -152,9 +152,11 @@ def find_params(frame: RequestFrame, start: datetime, end: datetime) -> dict[str
         params["category"] = frame.category
     if frame.calendars:
         params["calendars"] = frame.calendars
-    attendee = _attendee(frame)
+    attendee, *also_with = _attendees(frame) or [""]
     if attendee:
         params["attendee"] = attendee
+    if also_with:
+        params["also_with"] = also_with
     if frame.day_part:
         params["day_part"] = frame.day_part
     if frame.weekdays:
@@ -176,25 +178,30 @@ def find_params(frame: RequestFrame, start: datetime, end: datetime) -> dict[str
     return params
 
 
-def _attendee(frame: RequestFrame) -> str:
+def _attendees(frame: RequestFrame) -> list[str]:
     """Who the events looked for are with: a person of the directory, or one it does not know ("my
-    meeting with Bob": a Bob attends; a name found nowhere is no licence to take another event). Not
-    someone whose name is part of the title ("dinner with Ann")."""
+    meeting with Bob": a Bob attends; a name found nowhere is no licence to take another event), and
+    those listed with them, who all attend ("my meetings with Ann and Bo"; not "with Ann or Bo", nor
+    the Bo of "cancel lunch with Ann and have yoga with Bo"). Not someone whose name is part of the
+    title ("dinner with Ann")."""
     if frame.named_in_title:
-        return ""
-    if frame.people:
-        return frame.people[0]
+        return []
     titled = {w.removesuffix("'s") for title in frame.titles for w in tokens(title)}
-    return next((n for n in frame.strangers if not set(tokens(n)) & titled), "")
+    unknown = [n for n in frame.strangers if not set(tokens(n)) & titled]
+    first = frame.people[:1] or unknown[:1]
+    if not first:
+        return []
+    return [*first, *(p for p in frame.together[1:] if p in frame.people or p in unknown)]
 
 
 def _subject(frame: RequestFrame) -> str:
     if frame.title_words and frame.titles:
         return f"{frame.titles[0]} events" if len(frame.titles) == 1 else "matching events"
     noun = {"class": "classes", "meeting": "meetings"}.get(frame.category or "", "events")
-    if frame.people:
-        # as a name is written ("with Ann", not as typed, "with ann"), or the directory's name
-        names = [n.title() if n.islower() else n for n in frame.person_names]
+    if attendees := _attendees(frame):
+        # as a name is written ("with Ann", not as typed, "with ann"), or the directory's name; those
+        # the events are looked for with, who were said first ("with Ann or Bo" looks for Ann's)
+        names = [n.title() if n.islower() else n for n in frame.person_names[: len(attendees)]]
         noun += " with " + join_and(names or [format_person(p) for p in frame.people])
     if frame.places_said:
         noun += " " + " or ".join(frame.places_said)

@@ -55,6 +55,9 @@ class RequestFrame:
     # never invited to a new one
     owners: list[str] = field(default_factory=list)
     named_in_title: bool = False  # the people said are part of the title ("dinner with Ann")
+    # the first person said and those listed right after them ("with Ann, Bo and Cy"), each as an
+    # address where the directory knows them or else the name: who are together at the events
+    together: list[str] = field(default_factory=list)
     calendars: list[str] = field(default_factory=list)
     day_part: str | None = None
     weekdays: list[int] = field(default_factory=list)

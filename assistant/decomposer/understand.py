@@ -46,6 +46,7 @@ from assistant.lexicon import (
     PICK,
     POLITE_PREFIX,
     PREFERENCE_WORDS,
+    QUANTIFIERS,
     QUERY_CUES,
     QUESTION_STARTERS,
     REMINDER_CUES,
@@ -1090,9 +1091,24 @@ def _word_before(unread: str, start: int) -> str:
 
 def _object_of(unread: str, start: int) -> bool:
     """Whether the words at ``start`` follow a word of a phrase with nothing between: "give jane a
-    call", not "lunch with jane", "see jane" (a meeting), "jane and i" or a name after a time read away."""
+    call", not "lunch with jane", "see jane" (a meeting), "jane and i", "with both jane and raj" (who
+    the people are, lexicon.QUANTIFIERS) or a name after a time read away."""
     word = _word_before(unread, start)
-    return word.isalpha() and word not in STOPWORDS and word not in MEETING_VERBS
+    return word.isalpha() and word not in STOPWORDS and word not in MEETING_VERBS and word not in QUANTIFIERS
+
+
+def _objects(unread: str, spans: list[tuple[int, int]]) -> set[tuple[int, int]]:
+    """The names (``spans``, in order) that are a phrase's object (see :func:`_object_of`), with the
+    names listed after one ("invite Ann and Bo to dinner", "ask Ann, Bo and Cy"): a list is the object
+    as a whole, and reading its second name apart would cut the phrase in two."""
+    found: set[tuple[int, int]] = set()
+    last: tuple[int, int] | None = None
+    for span in spans:
+        listed = last is not None and unread[last[1] : span[0]].strip(" ,") in ("", "and")
+        if _object_of(unread, span[0]) or (last in found and listed):
+            found.add(span)
+        last = span
+    return found
 
 
 def _finds(before: str) -> bool:
@@ -1194,7 +1210,7 @@ def _fill_people(
         owners.add(m.group(1))
         owned.add(m.span(1))
     # "give jane a call", "saw Kate": a name right after a word of the phrase belongs to the title too
-    in_phrase = {span for _, span in learned if _object_of(unread, span[0])}
+    in_phrase = _objects(unread, sorted(span for _, span in learned))
     cleaned = [
         (
             " ".join(
@@ -1213,6 +1229,7 @@ def _fill_people(
     ends: list[int] = []  # where the names taken end: "with mom and dad" is two people
     cased = _writes_names_cased(text)
 
+    going_on, listed_to = True, 0  # whether the list of the first person said goes on, and where it is
     for words, name, span in cleaned:
         if not words:
             continue
@@ -1247,10 +1264,22 @@ def _fill_people(
             # events, where a cue stood before them and the tagger found no one
             continue
         ends.append(span[1])
+        who = found[0].email if found else words
+        if not frame.together or (going_on and unread[listed_to : span[0]].strip(" ,") in ("", "and")):
+            frame.together += [who] if who not in frame.together else []
+            listed_to = span[1]
+        else:
+            going_on = False  # "lunch with Ann ... and have yoga with Bo", "Ann or Bo": the list has ended
         if words not in frame.person_names:
             frame.person_names.append(words)
         with_them = span in tagged or unread[: span[0]].split()[-1:] == ["with"]
-        if with_them and name not in owners and span not in in_phrase and words not in frame.strangers:
+        if (
+            not found
+            and with_them
+            and name not in owners
+            and span not in in_phrase
+            and words not in frame.strangers
+        ):
             frame.strangers.append(words)
         if name not in owners and span not in in_phrase:
             take(*span)  # "John's birthday" keeps its owner in its title

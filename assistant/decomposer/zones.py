@@ -53,11 +53,19 @@ def _cities() -> dict[str, str]:
 
 
 def _city_zone(words: str) -> ZoneInfo | None:
-    words = words.strip().casefold()
-    for size in (3, 2, 1):  # "new york", "los angeles", "london"
-        tail = " ".join(words.split()[-size:])
-        if tail in _cities():
-            return ZoneInfo(_cities()[tail])
+    """The zone of the city the words end with ("... Tokyo time") or else start with ("he's in London
+    on Wednesday"), the longest name first ("new york", "los angeles", "london")."""
+    found = _city(words)
+    return found[0] if found else None
+
+
+def _city(words: str) -> tuple[ZoneInfo, str] | None:
+    """:func:`_city_zone`'s zone and the city's words as said."""
+    said = words.strip().casefold().split()
+    for size in (3, 2, 1):
+        for part in (said[-size:], said[:size]):
+            if (city := " ".join(part)) in _cities():
+                return ZoneInfo(_cities()[city]), city
     return None
 
 
@@ -68,10 +76,19 @@ def said_zone(norm: str, attendee_zones: Callable[[], list[str]]) -> SaidZone | 
     for m in _THEIR_TIME.finditer(norm):
         if m["who"]:
             where = _IS_IN.search(norm)
-            zone = _city_zone(where["city"]) if where else None
+            found = _city(where["city"]) if where else None
+            zone = found[0] if found else None
             if zone is None and len(zones := set(attendee_zones())) == 1:
                 zone = ZoneInfo(zones.pop())
-            return SaidZone((m.span(), *((where.span(),) if where else ())), zone)
+            spans = [m.span()]
+            if where is not None:  # "he's in New York", not the words after the city ("for work")
+                ends = (
+                    where.start("city") + where["city"].find(found[1]) + len(found[1])
+                    if found
+                    else where.end()
+                )
+                spans.append((where.start(), ends))
+            return SaidZone(tuple(spans), zone)
         city = (m["city"] or "").strip()
         if city and city.split()[0] not in _NOT_A_PLACE:
             zone = _city_zone(city)

@@ -110,6 +110,14 @@ def test_a_time_in_their_zone_that_has_gone_today_is_the_next_one() -> None:
 
 
 @pytest.mark.django_db
+def test_the_city_someone_is_in_may_be_followed_by_more_words() -> None:
+    # "London on Thursday" was no city: the zone could not be told, and the time was asked about
+    params = _created(_decide("call with Omar at 10am his time, he's in London on Thursday"))
+    assert params["summary"] == "Call with Omar"
+    assert params["start"] == "2026-03-05T05:00:00-05:00"  # 10 AM in London is 5 AM in New York
+
+
+@pytest.mark.django_db
 def test_a_name_inside_the_phrase_stays_in_the_title() -> None:
     decision = _decide("remind me to give jane a call on tuesday at 4pm")
     assert _created(decision)["summary"].casefold().startswith("give jane a call")
@@ -119,6 +127,53 @@ def test_a_name_inside_the_phrase_stays_in_the_title() -> None:
 def test_people_listed_after_with_are_all_in_the_title() -> None:
     params = _created(_decide("lunch with Ines, Tom and Wei on Friday at 1pm"))
     assert params["summary"] == "Lunch with Ines, Tom and Wei"
+
+
+@pytest.mark.django_db
+def test_guests_listed_after_invite_leave_the_title_to_what_they_are_invited_to() -> None:
+    # "Bo" read apart from "Ann" cut "ann and ... to dinner" in two: 'Meeting with Ann and Bo', and
+    # "dinner" went unused
+    for first, name in (("ann", "Ann Lee"), ("bo", "Bo Kim")):
+        get_user_model().objects.create_user(first, f"{first}@example.com", first_name=name.split()[0])
+    params = _created(_decide("Invite Ann and Bo to dinner on Saturday at 7"))
+    assert params["summary"] == "Dinner with Ann and Bo"
+    assert params["attendees"] == ["ann@example.com", "bo@example.com"]
+
+
+def _found(decision: Decision) -> dict[str, Any]:
+    assert decision.workflow is not None, decision.text
+    return decision.workflow.tasks[0].params
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("text", "attendee", "also_with"),
+    [
+        ("Can you tell me when I have a meeting with both Jayce and Ryan?", "jayce", ["ryan"]),
+        ("When am I golfing with Ryan, Brian, Chris, and Chad?", "ryan", ["brian", "chris", "chad"]),
+        ("Did I meet with Antonio or Jacob last Friday?", "antonio", None),  # either: not all of them
+        # the people of another request are no part of the list
+        (
+            "Cancel my lunch with Janice on Thursday at 1 pm and have a yoga session with Jerri instead",
+            "janice",
+            None,
+        ),
+    ],
+)
+def test_events_looked_for_with_people_listed_together_are_with_all_of_them(
+    text: str, attendee: str, also_with: list[str] | None
+) -> None:
+    params = _found(_decide(text))
+    assert params["attendee"] == attendee
+    assert params.get("also_with") == also_with
+
+
+@pytest.mark.django_db
+def test_the_people_looked_for_are_named_in_the_answer_whoever_knows_them() -> None:
+    decision = _decide("When am I jamming with John and Paul?")
+    assert decision.workflow is not None
+    [reply] = [t for t in decision.workflow.tasks if t.skill == "compose_reply"]
+    assert reply.params["subject"] == "events with John and Paul"
 
 
 @pytest.mark.django_db

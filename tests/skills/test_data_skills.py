@@ -80,6 +80,22 @@ def test_find_events_with_someone_is_an_attendee_or_a_name_in_the_title(
     assert [e["summary"] for e in out["events"]] == found
 
 
+@pytest.mark.parametrize(
+    ("attendee", "also_with", "found"),
+    [
+        ("ann", ["me"], ["Design review"]),  # both attend
+        ("ann", ["lee"], []),  # Lee is at another event: none has both
+        ("me", ["ann@example.com"], ["Design review"]),
+    ],
+)
+def test_find_events_with_several_people_keeps_those_all_of_them_attend(
+    ctx: SkillContext, attendee: str, also_with: list[str], found: list[str]
+) -> None:
+    span = {"start": at(4, 0).isoformat(), "end": at(5, 0).isoformat()}
+    out = call(ctx, "find_events", **span, attendee=attendee, also_with=also_with)
+    assert [e["summary"] for e in out["events"]] == found
+
+
 def test_find_events_filters_by_day_part_category_and_weekday(ctx: SkillContext) -> None:
     afternoon_classes = call(
         ctx,
