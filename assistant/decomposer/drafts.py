@@ -404,6 +404,24 @@ def _theirs(title: str, text: str) -> str:
     return f"{who[:1].upper()}{who[1:]}'s {title[held.end() :]}"
 
 
+def _with_company(title: str, frame: RequestFrame, text: str) -> str:
+    """The reader's title with the company the rules read after it, as typed: "dinner with my parents",
+    "lunch with the team" ('Dinner' left "my parents" unused). One word after "my", "our" or "the", the
+    way a group or a relation is said; not someone named (their names are the event's people, added
+    to the title as such), nor more words, which may be no company at all ("with my wife tomortow")."""
+    head, _, company = frame.titles[0].partition(" with ") if frame.titles else ("", "", "")
+    if len(company.split()) != 1 or head.casefold() != title.casefold():
+        return title
+    if company in {w for name in frame.person_names for w in name.split()}:
+        return title
+    said = re.search(
+        rf"(?<!\w){re.escape(title)}\s+with\s+(?:my|our|the)\s+{re.escape(company)}(?!\w)",
+        text,
+        re.IGNORECASE,
+    )
+    return _clean(" ".join(said[0].split())) if said else title
+
+
 def _owned(name: str, title: str, text: str) -> str:
     """The title said as ``name``'s ("John's birthday" of "for john's birthday", or of "John has a
     birthday party"), or ""."""
@@ -606,7 +624,7 @@ class _Said:
         else:
             quoted = text[title.start - 1 : title.start] in ("'", '"')
             self.title = _clean(title.text if quoted else _LIGHT_VERB.sub("", title.text))
-            self.title = _theirs(self.title, text)
+            self.title = _with_company(_theirs(self.title, text), frame, text)
             mine = _MY_SOMEONES.search(text[: title.start])
             if mine is not None and not quoted:  # "my mom's birthday": 'Mom's birthday', not 'Birthday'
                 who = mine["who"]
@@ -965,7 +983,7 @@ def draft_turn(
         # "add one on Tuesday at noon" after next week was shown: this week's Tuesday or that one's
         asked = (
             f"Which {draft.day:%A} do you mean: {format_day(draft.day)}, or {format_day(shown)} in the "
-            f"week you asked about? Say the date, e.g. \"{shown:%B} {shown.day}\"."
+            f'week you asked about? Say the date, e.g. "{shown:%B} {shown.day}".'
         )
         return _question(asked, draft.model_copy(update={"day": None}))
     return _create(draft, tz)

@@ -391,7 +391,7 @@ def understand(
         )
         take(lo, hi)
     # "tomorrow afternoon" is the user's afternoon (their ``day_parts``), not the product's
-    _fill_range(frame, in_users_day_parts(_joined_parts(targets, norm), world))
+    _fill_range(frame, in_users_day_parts(_joined_parts(_days_of_the_week_said(targets), norm), world))
     if operation in ("query", "count") and frame.start is not None and frame.end is not None:
         if frame.start < now < frame.end and _STILL_AHEAD.search(norm):
             frame.start = now  # "what's left this week": from now, as "the rest of this week" is
@@ -464,6 +464,15 @@ def understand(
         # night?": "karaoke night", where the words left over began at "declined"); a new event's
         # draft takes the tagger's title itself
         frame.titles = [said]
+    # an event to move, or to cancel on a day said, that no title of the calendar names: one with the
+    # words of its kind (a deletion with no day said is read by its words: changes._said_target); the
+    # word of a category is the category ("every afternoon class", "the staff meeting": 'staff')
+    changes = frame.operation == "move" or (frame.operation == "delete" and frame.range_explicit)
+    if changes and frame.titles and not (known or existing or frame.title_words):
+        kind = CATEGORY_WORDS[frame.category] if frame.category else None
+        frame.title_words = [
+            w for w in _kind_named(frame.titles[0], residual) if not (kind and kind.fullmatch(w))
+        ]
     if frame.conflicts:
         frame.involving = _involved(frame, norm, residual)
     elif frame.operation in ("query", "unknown") and frame.titles:
@@ -595,6 +604,36 @@ def _durations(norm: str) -> list[DurationMatch]:
     return widened
 
 
+def _kind_named(title: str, residual: str) -> list[str]:
+    """The words that tell an event the calendar does not have from the others, where the words left
+    over name a kind of event ("my nail appointment", "Saturday dinner", "my dinner date": 'nail',
+    'dinner', 'dinner date'): the event to move or cancel is one with them in its title, and with none
+    such it is not there (to look among every event of the day and ask which one of them was meant
+    reads the request as another). The head noun and the words the turn says right before it that
+    nothing else read (``residual``: no day, no time, no one's name), up to a word of no name ("get rid
+    of the vet appointment": 'vet'; "take away all events": none). None for words that name no event
+    ("for travel") or only say "an event" ("my appointment")."""
+    words = tokens(_singular(title))
+    if not words or (not EVENT_NOUNS.fullmatch(words[-1]) and words[-1] not in GENERIC_EVENT_WORDS):
+        return []
+    runs = [tokens(run) for run in _RUN_BREAK.split(residual)]
+    said, at = next(
+        ((run, n) for run in runs for n, word in enumerate(run) if _stem(word) == words[-1]), ([], None)
+    )
+    if at is None:
+        return []
+    kept = [words[-1]] if words[-1] not in GENERIC_EVENT_WORDS else []
+    for word in reversed(said[max(0, at - 3) : at]):
+        if not word.isalpha() or word in STOPWORDS or word in _QUANTIFIERS or word in ORDINALS:
+            break
+        if word in GENERIC_EVENT_WORDS or any(
+            v.fullmatch(word) for v in (CREATE_VERBS, DELETE_VERBS, MOVE_VERBS)
+        ):
+            break
+        kept.insert(0, _stem(word))
+    return kept
+
+
 def _singular(title: str) -> str:
     return " ".join(_stem(w) for w in title.split())
 
@@ -680,9 +719,13 @@ def _months_before(moment: datetime, back: int) -> datetime | None:
 
 def _part_and_period(t: TimeMatch, now: datetime) -> list[TimeMatch]:
     """ "after lunch this month" as a day part that filters and the period it filters, not the first
-    afternoon of the month; any other match as it is."""
+    afternoon of the month; any other match as it is, and one that names a day of the period too
+    ("next week on Tuesday afternoon": that afternoon)."""
     period = _PERIOD.search(t.text) if t.day_part and t.has_date and not t.has_time else None
     if period is None:
+        return [t]
+    rest = f"{t.text[: period.start()]} {t.text[period.end() :]}"
+    if any(m.has_date for m in find_times(rest, now=now, daytime=True) if not m.error):
         return [t]
     found = [m for m in find_times(period.group(0), now=now, daytime=True) if not m.error]
     if not found:
@@ -811,6 +854,30 @@ def _joined_parts(targets: list[TimeMatch], norm: str) -> list[TimeMatch]:
             t = replace(t, start=t.start + shift, end=t.end + shift, has_date=True)
         joined.append(t)
     return joined
+
+
+def _days_of_the_week_said(targets: list[TimeMatch]) -> list[TimeMatch]:
+    """A weekday said apart from the week it is in ("am I free next week, say Tuesday afternoon?") is
+    that week's, and the day is what is asked about: the week's Tuesday afternoon, not this week's
+    Tuesday and all of next week."""
+    weeks = [t for t in targets if t.grain == "week" and t.has_date and not t.has_time and not t.day_part]
+    if len(weeks) != 1 or weeks[0].start is None or weeks[0].end is None:
+        return targets
+    week, first, last = weeks[0], weeks[0].start, weeks[0].end
+    moved: dict[int, TimeMatch] = {}
+    for t in targets:
+        if t is week or not (t.has_date and WEEKDAY_WORD.search(t.text)):
+            continue
+        if t.start is None or t.end is None or t.end - t.start > timedelta(days=1):
+            return targets  # "tuesday to thursday": a stretch of days, not one day of the week
+        weeks_off = 0 if first <= t.start < last else (first.date() - t.start.date()).days // 7 + 1
+        shift = timedelta(weeks=weeks_off)
+        if not first <= t.start + shift < last:
+            return targets
+        moved[id(t)] = replace(t, start=t.start + shift, end=t.end + shift)
+    if not moved:
+        return targets
+    return [moved.get(id(t), t) for t in targets if t is not week]
 
 
 def _days_of(t: TimeMatch) -> list[int]:

@@ -172,3 +172,23 @@ def test_free_time_in_chat_keeps_to_the_users_evening(user: Any) -> None:
 def test_free_time_in_chat_without_the_preference_the_products_evening(user: Any) -> None:
     text = ask(user, "When am I free tomorrow evening?")
     assert "You are free on Tuesday, March 3: 5:45 PM – 9:00 PM." in text, text
+
+
+@pytest.mark.parametrize(
+    ("text", "skill", "expected"),
+    [
+        # the day said with its week: that week's afternoon, not every afternoon of the week
+        ("when am I free next week on tuesday afternoon?", "free_slots", (at(10, 12), at(10, 17))),
+        # said apart from the week: still that week's, not this week's Tuesday and all of next week
+        ("am I free next week, say tuesday afternoon?", "free_slots", (at(10, 12), at(10, 17))),
+        (
+            "what did I have last week, on tuesday?",
+            "find_events",
+            (datetime(2026, 2, 24, tzinfo=NY), datetime(2026, 2, 25, tzinfo=NY)),
+        ),
+        # a part of the day said with a period and no day filters the period
+        ("what do I have in the afternoons next week?", "find_events", (at(9, 0), at(16, 0))),
+    ],
+)
+def test_a_weekday_said_with_its_week_is_that_weeks(user: Any, text: str, skill: str, expected: Any) -> None:
+    assert span(task_params(user, text, skill)) == expected

@@ -147,3 +147,31 @@ def test_that_after_a_list_of_several_asks_which_one(calendar: Any) -> None:
         reply = say(user, conversation, "delete that")
     assert reply.kind == "choose", reply.text
     assert Event.objects.count() == 3
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "cancel my nail appointment on Wednesday",  # there is a haircut that day, no nail appointment
+        "get rid of the dinner on Wednesday",
+        "move my dentist appointment on Wednesday to 5pm",
+    ],
+)
+def test_a_kind_of_event_the_day_does_not_have_is_not_taken_for_another(calendar: Any, text: str) -> None:
+    # the words of the kind were left unused: every event of the day was offered as the one meant
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, text)
+    assert reply.kind == "clarify"
+    assert reply.text.startswith("I couldn't find")
+    assert Event.objects.count() == 3
+
+
+def test_a_kind_of_event_the_day_has_is_the_one_changed(calendar: Any) -> None:
+    user, conversation = calendar
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "cancel my hair appointment on Wednesday")
+        assert reply.kind == "confirm"
+        assert "Haircut" in reply.text
+        say(user, conversation, "yes")
+    assert not Event.objects.filter(summary="Haircut").exists()

@@ -177,6 +177,31 @@ def test_the_people_looked_for_are_named_in_the_answer_whoever_knows_them() -> N
 
 
 @pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("text", "summary"),
+    [
+        # the reader's 'Dinner' left "my parents" unused, and the new event was shown first
+        ("Schedule dinner with my parents on Sunday at 7", "Dinner with my parents"),
+        ("Add lunch with my wife tomorrow at noon", "Lunch with my wife"),
+        ("lunch with the team on Friday at 12", "Lunch with the team"),
+    ],
+)
+def test_the_company_said_after_the_event_stays_in_its_title(text: str, summary: str) -> None:
+    decision = _decide(text)
+    assert _created(decision)["summary"] == summary
+    assert decision.workflow is not None
+    assert "unsure" not in decision.workflow.tasks[-1].params
+
+
+@pytest.mark.django_db
+def test_a_word_after_the_company_that_is_not_understood_is_still_asked_about() -> None:
+    decision = _decide("Please add lunch with my wife tomortow at noon.")
+    assert _created(decision)["summary"] == "Lunch"
+    assert decision.workflow is not None
+    assert "tomortow" in decision.workflow.tasks[-1].params["unsure"]
+
+
+@pytest.mark.django_db
 def test_a_title_on_the_calendar_is_that_event_whatever_the_tagger_makes_of_it() -> None:
     decision = _decide("Look up Checkup.", titles=("Checkup",))
     assert decision.workflow is not None
