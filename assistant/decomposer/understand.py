@@ -630,7 +630,7 @@ def _kind_named(title: str, residual: str) -> list[str]:
             v.fullmatch(word) for v in (CREATE_VERBS, DELETE_VERBS, MOVE_VERBS)
         ):
             break
-        kept.insert(0, _stem(word))
+        kept.insert(0, word if word.endswith(("is", "us")) else _stem(word))  # "tennis", "kids": 'kid'
     return kept
 
 
