@@ -33,6 +33,7 @@ from assistant.lexicon import (
     DELETE_VERBS,
     DETERMINERS,
     EDGE_WORDS,
+    EVENT_NOUNS,
     EVERYONE_CUE,
     EXCEPTING,
     GENERIC_EVENT_WORDS,
@@ -497,11 +498,23 @@ def _is_plural(target: str, frame: RequestFrame) -> bool:
         # the plural): every occurrence of the title
         words = {w for title in frame.titles for w in tokens(title)} | set(frame.title_words)
         said_plural = any(words_pattern(w + ending).search(target) for w in words for ending in ("s", "es"))
-        return said_plural or bool(QUANTIFIERS & set(tokens(target)))
+        return said_plural or _kinds_after(target, words) or bool(QUANTIFIERS & set(tokens(target)))
     words = set(tokens(target))
     if words & _SINGULAR_NOUNS and not QUANTIFIERS & words:
         return False
     return bool(_PLURAL.search(target))
+
+
+def _kinds_after(target: str, words: set[str]) -> bool:
+    """Whether a word of the title is followed by a kind of event in the plural ("my yoga classes",
+    "the standup meetings", "dentist appointments"): every occurrence of the title."""
+    said = tokens(target)
+    return any(
+        word in words
+        and kind.endswith("s")
+        and EVENT_NOUNS.fullmatch(kind.removesuffix("es" if kind.endswith("sses") else "s"))
+        for word, kind in pairwise(said)
+    )
 
 
 def _days_listed(norm: str, now: datetime) -> bool:

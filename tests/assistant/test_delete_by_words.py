@@ -175,3 +175,24 @@ def test_a_kind_of_event_the_day_has_is_the_one_changed(calendar: Any) -> None:
         assert "Haircut" in reply.text
         say(user, conversation, "yes")
     assert not Event.objects.filter(summary="Haircut").exists()
+
+
+@pytest.mark.parametrize("text", ["cancel my yoga classes next week", "cancel the yoga sessions next week"])
+def test_a_kind_of_event_in_the_plural_after_its_title_is_every_one_of_them(text: str) -> None:
+    # "classes" after 'Yoga' asked which of the two was meant, and was left unused ("I did not use")
+    user, cal = user_with_calendar("yogi", timezone="America/Toronto")
+    event_create(
+        calendar=cal,
+        summary="Yoga",
+        start=datetime(2026, 3, 3, 7, 0, tzinfo=TORONTO),
+        end=datetime(2026, 3, 3, 8, 0, tzinfo=TORONTO),
+        timezone="America/Toronto",
+        rrule="FREQ=WEEKLY;BYDAY=TU,TH",
+    )
+    conversation = conversation_create(user=user)
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, text)
+    assert reply.kind == "confirm"
+    assert "did not use" not in reply.text
+    assert "Tuesday, March 10" in reply.text
+    assert "Thursday, March 12" in reply.text
