@@ -1434,7 +1434,12 @@ def _fill_calendars(
     for cal in world.calendars:
         for label in {cal.name.casefold(), cal.key.casefold()}:
             m = re.search(rf"\b{re.escape(label)}\b(?:\s+calendar)?", norm)
-            named = m is not None and (len(world.calendars) > 1 or "calendar" in norm[m.end() : m.end() + 10])
+            # with one calendar, its name alone may be a word of the request ("after work"): only
+            # "... calendar" names it ("add gym to my work calendar")
+            said_whole = m is not None and (
+                m.group(0).endswith("calendar") or "calendar" in norm[m.end() : m.end() + 10]
+            )
+            named = m is not None and (len(world.calendars) > 1 or said_whole)
             if not named or m is None or _is_category_word(label):
                 continue
             within = next(((lo, hi) for lo, hi in exceptions if lo <= m.start() < hi), None)

@@ -326,3 +326,10 @@ def test_the_people_a_question_names_are_written_as_names_in_its_answer() -> Non
     assert decision.workflow is not None
     [reply] = [t for t in decision.workflow.tasks if t.skill == "compose_reply"]
     assert reply.params["subject"] == "meetings with Jesse, Jake and Abby"
+
+
+@pytest.mark.django_db
+def test_the_only_calendar_named_with_calendar_after_it_is_where_the_event_goes_not_its_title() -> None:
+    # with one calendar, "to my work calendar" was read into the title: 'Gym to my work', written at once
+    params = _created(_decide("add gym to my home calendar on Friday at 6pm"))
+    assert params["summary"] == "Gym"
