@@ -82,6 +82,7 @@ __all__ = [
     "every_week",
     "misspelt_verb",
     "phrase_re",
+    "singular",
     "spelled_out",
     "tokens",
     "trim_edges",
@@ -179,6 +180,16 @@ _TOKEN = re.compile(r"[a-z0-9]+(?:'[a-z]+)?")
 def tokens(text: str) -> list[str]:
     """The words of ``text``, casefolded: letters and digits, with an apostrophe's ending ("don't")."""
     return _TOKEN.findall(text.casefold())
+
+
+def singular(word: str) -> str:
+    """A noun said in the plural as one ("classes": class, "sessions": session, "kids": kid), so that
+    it can be compared with the vocabulary's nouns; a word that only ends in s stays ("tennis", "bus",
+    "class")."""
+    if word.endswith("sses"):
+        return word[:-2]
+    plural = len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "is", "us"))
+    return word[:-1] if plural else word
 
 
 _COMPOUND = re.compile(r"[a-z0-9]+(?:'[a-z]+|-[a-z0-9]+)*")

@@ -62,6 +62,7 @@ from assistant.lexicon import (
     away_words,
     blocks_time,
     compounds,
+    singular,
     tokens,
 )
 from assistant.timeexpr import TimeMatch, find_durations, find_times
@@ -199,14 +200,6 @@ def _mark(tokens: Sequence[_Token], spans: Iterable[tuple[int, int]], role: str)
         for token in tokens:
             if not token.role and lo <= token.start and token.end <= hi:
                 token.role = role
-
-
-def _singular(word: str) -> str:
-    """ "classes" -> "class", "sessions" -> "session" ("tennis", "bus" stay as they are)."""
-    if word.endswith("sses"):
-        return word[:-2]
-    plural = len(word) > 3 and word.endswith("s") and not word.endswith(("ss", "is", "us"))
-    return word[:-1] if plural else word
 
 
 def _words(text: str) -> list[str]:
@@ -375,7 +368,7 @@ def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str
         _align(tokens, _words(target), "target")
     # "move all my yoga sessions": the kind of the events found, said after their name
     for before, token in itertools.pairwise(tokens):
-        if before.role == "target" and not token.role and EVENT_NOUNS.fullmatch(_singular(token.text)):
+        if before.role == "target" and not token.role and EVENT_NOUNS.fullmatch(singular(token.text)):
             token.role = "target"
     if facts.targets:  # "move the second one to 5pm": the pick of the events shown is what is found
         _mark(tokens, [m.span() for m in PICK.finditer(norm)], "target")

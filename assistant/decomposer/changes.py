@@ -51,6 +51,7 @@ from assistant.lexicon import (
     WHEN_ADVERBS,
     away_kind,
     every_week,
+    singular,
     tokens,
     trim_edges,
     weekday_number,
@@ -510,9 +511,7 @@ def _kinds_after(target: str, words: set[str]) -> bool:
     "the standup meetings", "dentist appointments"): every occurrence of the title."""
     said = tokens(target)
     return any(
-        word in words
-        and kind.endswith("s")
-        and EVENT_NOUNS.fullmatch(kind.removesuffix("es" if kind.endswith("sses") else "s"))
+        word in words and singular(kind) != kind and EVENT_NOUNS.fullmatch(singular(kind))
         for word, kind in pairwise(said)
     )
 

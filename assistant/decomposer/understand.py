@@ -57,6 +57,7 @@ from assistant.lexicon import (
     WHEN_FIELDS,
     WISHING,
     phrasal_noun,
+    singular,
     token_spans,
     tokens,
     weekday_number,
@@ -492,9 +493,14 @@ def _night_named(norm: str, t: TimeMatch) -> int:
     if lead != "night" or not t.has_date or not before or not before[0].isalpha():
         return 0
     word = before[0]
-    if word in STOPWORDS or any(p.fullmatch(word) for p in (CREATE_VERBS, DELETE_VERBS, MOVE_VERBS)):
+    if word in STOPWORDS or _request_verb(word):
         return 0
     return len(lead)
+
+
+def _request_verb(word: str) -> bool:
+    """Whether ``word`` is a verb by which a request adds, cancels or moves events ("book", "drop")."""
+    return any(p.fullmatch(word) for p in (CREATE_VERBS, DELETE_VERBS, MOVE_VERBS))
 
 
 _BESIDE = re.compile(r"\b(?:right |just |directly |straight )?(?P<side>after|before) (?:the |my |our )?")
@@ -626,11 +632,9 @@ def _kind_named(title: str, residual: str) -> list[str]:
     for word in reversed(said[max(0, at - 3) : at]):
         if not word.isalpha() or word in STOPWORDS or word in _QUANTIFIERS or word in ORDINALS:
             break
-        if word in GENERIC_EVENT_WORDS or any(
-            v.fullmatch(word) for v in (CREATE_VERBS, DELETE_VERBS, MOVE_VERBS)
-        ):
+        if word in GENERIC_EVENT_WORDS or _request_verb(word):
             break
-        kept.insert(0, word if word.endswith(("is", "us")) else _stem(word))  # "tennis", "kids": 'kid'
+        kept.insert(0, singular(word))  # "kids soccer game": 'kid soccer game'
     return kept
 
 
@@ -1171,11 +1175,17 @@ def _objects(unread: str, spans: list[tuple[int, int]]) -> set[tuple[int, int]]:
     found: set[tuple[int, int]] = set()
     last: tuple[int, int] | None = None
     for span in spans:
-        listed = last is not None and unread[last[1] : span[0]].strip(" ,") in ("", "and")
+        listed = last is not None and _listed_next(unread, last[1], span[0])
         if _object_of(unread, span[0]) or (last in found and listed):
             found.add(span)
         last = span
     return found
+
+
+def _listed_next(unread: str, end: int, start: int) -> bool:
+    """Whether the name at ``start`` is the next of a list the name ending at ``end`` is in: only a
+    comma or "and" between them ("Ann, Bo and Cy"; not "Ann or Bo", nor "Ann ... and yoga with Bo")."""
+    return unread[end:start].strip(" ,") in ("", "and")
 
 
 def _finds(before: str) -> bool:
@@ -1332,7 +1342,7 @@ def _fill_people(
             continue
         ends.append(span[1])
         who = found[0].email if found else words
-        if not frame.together or (going_on and unread[listed_to : span[0]].strip(" ,") in ("", "and")):
+        if not frame.together or (going_on and _listed_next(unread, listed_to, span[0])):
             frame.together += [who] if who not in frame.together else []
             listed_to = span[1]
         else:
