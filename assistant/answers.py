@@ -61,13 +61,20 @@ class Amended:
 _CONTRAST = re.compile(r"\b(?:but|except|instead|rather|(?:al)?though|however)\b", re.I)
 
 # The places of ORDINALS, and the words for the first or the last of two: "the earlier one", "the latter".
-_ORDINALS = {**ORDINALS, "earlier": 0, "earliest": 0, "former": 0, "later": -1, "latest": -1, "latter": -1}
+# The options are in time order, so "the next one" is the first of them.
+_ORDINALS = {
+    **ORDINALS,
+    **dict.fromkeys(("earlier", "earliest", "former", "next", "soonest", "upcoming"), 0),
+    **dict.fromkeys(("later", "latest", "latter"), -1),
+}
 _ORDINAL = re.compile(r"\b(?:the )?(" + "|".join(_ORDINALS) + r")(?: one)?\b")
 # "option 2", "number two", "#2", or the number alone: a position in the list, not "the one at 4".
 _NUMBERED = re.compile(r"^(?:option |number |no\.? |#)?(1|2|3|4|one|two|three|four)$")
-# The whole series, where the question offers it.
+# The whole series, where the question offers it: "all of them", "every one of them", "from now on".
 _ALL = re.compile(
-    r"^(?:(?:yes,? )?(?:all|both)(?: of them| the \w+s)?|every(?: one|thing)|each of them|the whole series)$"
+    r"^(?:(?:yes|ok|okay)[,\s]+)?(?:(?:all|both|every ?one|everything|each)(?: of (?:them|those|these))?"
+    r"(?: the \w+s)?|all (?:future|upcoming|coming) ones|the whole (?:series|thing)"
+    r"|(?:all of them )?(?:from now on|going forward))(?: please)?[.!]*$"
 )
 _ONLY_THIS = re.compile(r"^(?:yes,? )?(?:only|just) (?:that|this|the) (?:one|once|time|\w+day)\b")
 # "only the hike", "just the dentist please": some of what a preview shows.
@@ -344,7 +351,7 @@ def _pick(
     if numbered:
         number = numbered.group(1)
         index = (int(number) if number.isdigit() else CARDINALS[number]) - 1
-    elif ordinal and len(norm.split()) <= 4:
+    elif ordinal and len([w for w in norm.split() if w != "please"]) <= 4:
         index = _ORDINALS[ordinal.group(1)]
     # "the last one", "the later one", "option 2": a place among the events, never "all of them"
     listed = [o for o in options if o.get("value") != ALL]

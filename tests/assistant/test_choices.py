@@ -55,6 +55,9 @@ def test_a_choice_shows_five_options_naming_the_new_time_and_all_of_them(weekly:
     assert all(label.endswith("→ 11:00 AM") for label in labels)  # "to 11" for a 10 am meeting
     assert labels[-1].startswith("Move all of them, from Monday, March 9 on")
     assert 'say its day (e.g. "the one on Monday, April 13")' in reply.text
+    # one event that repeats is asked about as such, not as many events found
+    assert reply.text.startswith("'Team sync' repeats (52 to come).")  # a year of Mondays
+    assert "Which one do you mean, or all of them from Monday, March 9 on?" in reply.text
     assert not Event.objects.filter(calendar__owner=user, series__isnull=False).exists()
 
 
@@ -79,11 +82,25 @@ def test_a_day_with_no_occurrence_picks_nothing(weekly: Any) -> None:
     assert master.start.astimezone(LA).hour == 10
 
 
-def test_all_of_them_moves_the_series_from_the_next_one_on_and_keeps_the_past(weekly: Any) -> None:
+@pytest.mark.parametrize("pick", ["the next one", "only the next one", "just the next one please"])
+def test_the_next_one_picks_the_first_occurrence_and_keeps_the_move(weekly: Any, pick: str) -> None:
+    """While the choice waits, "the next one" picks the earliest option; it was read as a new question
+    ("Next: Monday, March 9 ...") and the move asked for was dropped unsaid."""
     user, conversation = weekly
     with time_machine.travel(NOW, tick=False):
         say(user, conversation, "push the team sync to 11")
-        reply = say(user, conversation, "all of them")
+        reply = say(user, conversation, pick)
+    assert reply.kind == "done", reply.text
+    override = Event.objects.get(calendar__owner=user, series__isnull=False)
+    assert override.start.astimezone(LA) == datetime(2026, 3, 9, 11, 0, tzinfo=LA)
+
+
+@pytest.mark.parametrize("pick", ["all of them", "every one of them", "from now on", "all future ones"])
+def test_all_of_them_moves_the_series_from_the_next_one_on_and_keeps_the_past(weekly: Any, pick: str) -> None:
+    user, conversation = weekly
+    with time_machine.travel(NOW, tick=False):
+        say(user, conversation, "push the team sync to 11")
+        reply = say(user, conversation, pick)
     assert reply.kind == "done"
     assert "(from Monday, March 9 on)" in reply.text
     rows = Event.objects.filter(calendar__owner=user, series__isnull=True).order_by("start")
