@@ -712,6 +712,11 @@ class _Said:
                 # "for john's birthday", "my sister's graduation": theirs, not an event with them
                 self.title = owned
                 self.names.remove(name)
+        unknown = {s.casefold() for s in frame.strangers}
+        # (not a word of the name given: 'Lunch with haters')
+        self.strangers = [
+            n for n in self.names if n.casefold() in unknown and n.casefold() not in self.title.casefold()
+        ]
         self.calendar = frame.calendars[0] if frame.calendars else None
         if self.calendar:
             self.title = _off_the_calendar(self.title, self.calendar)
@@ -751,6 +756,8 @@ def _merge(draft: Draft, said: _Said, tz: ZoneInfo) -> Draft:
         update["attendees"] = list(dict.fromkeys([*draft.attendees, *said.people]))
     if said.names:
         update["people"] = list(dict.fromkeys([*draft.people, *said.names]))
+    if said.strangers:
+        update["strangers"] = list(dict.fromkeys([*draft.strangers, *said.strangers]))
     if said.all_day:
         update["all_day"] = True
     if said.last_day is not None:
@@ -855,12 +862,14 @@ def _create(
         params["rrule"] = draft.repeat
     plan = Plan()
     made = plan.add("plan_create", params, id="plan", summary=f"Plan {title}")
+    then = [_not_invited(draft)] if draft.attendees and draft.strangers else []
+    if not (draft.location or draft.title == BLOCKED):  # time only held ('Busy') takes place nowhere
+        then.append(ASK_PLACE)
     apply = plan.add(
         "apply_changes",
         {
             "changes": made.output,
-            # time only held ('Busy') takes place nowhere
-            **({} if draft.location or draft.title == BLOCKED else {"then_ask": ASK_PLACE}),
+            **({"then_ask": "\n".join(then)} if then else {}),
             # its AM, or the moment it is due, shown first
             **({"always_ask": True} if draft.either_half or draft.due or always_ask else {}),
         },
@@ -870,6 +879,19 @@ def _create(
     when = format_day(draft.day) if draft.day is not None else "when all are free"
     decision = _workflow(plan.build("create-event", summary=f"Create {title} ({when})", output=apply))
     return _asking_place(decision, bool(draft.location))
+
+
+def _not_invited(draft: Draft) -> str:
+    """Why some of the people named were not invited, where others were ("a sync with Ann and Cy"):
+    the title names them, and saying who they are invites them; never a silent drop."""
+    names = [n if not n.islower() else n.title() for n in draft.strangers]
+    listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+    example = names[0].split()[0].casefold()
+    addresses = "address" if len(names) == 1 else "addresses"
+    return (
+        f"I didn't invite {listed}: I don't have their email {addresses}. "
+        f'Say "invite {example}@example.com to it" with the real one and I\'ll add them.'
+    )
 
 
 def _without_it_is(said: str) -> str:

@@ -57,8 +57,8 @@ _NOTE_PARAMS = {"plan_edit": ("description",)}
 _PEOPLE_PARAMS = {
     "plan_create": ("attendees",),
     "plan_edit": ("invite", "uninvite"),
-    "find_events": ("attendee", "exclude_attendees"),
-    "filter_events": ("attendee", "exclude_attendees"),
+    "find_events": ("attendee", "also_with", "exclude_attendees"),
+    "filter_events": ("attendee", "also_with", "exclude_attendees"),
     "notify_attendees": ("only",),  # "and let Ann know": whom it tells
 }
 _TARGET_PARAMS = {

@@ -62,11 +62,14 @@ _SET_HABIT = re.compile(
     r"(?P<rest>.*)$"
 )
 # "I go to the gym Mondays and Thursdays 7-8am", "I work 9 to 5 Monday to Friday", "I have lunch 12:30-1:30"
-# "btw I usually eat at 1", "fyi I always work out 6-7am": said as a fact, in passing.
+# "btw I usually eat at 1", "fyi I always work out 6-7am", "I'm usually at the gym 6-7am on weekdays":
+# said as a fact, in passing.
 _I_DO = re.compile(
-    _LEADS + r"i\s+(?:usually\s+|normally\s+|always\s+|generally\s+|tend to\s+)?"
-    r"(?:(?P<gym_schedule>go to the gym|work out|train)|(?P<working_hours>(?:start |begin )?work(?:ing)?)"
-    r"|(?P<lunch_hours>have lunch|eat lunch|lunch|eat(?!\s+(?:dinner|breakfast|supper))))"
+    # ("I'm" only of being at the gym: "I'm working from home on Fridays" says no hours)
+    _LEADS + r"i(?P<am>'m|\s+am)?\s+(?:usually\s+|normally\s+|always\s+|generally\s+|tend to\s+)?"
+    r"(?:(?P<gym_schedule>(?(am)at the gym|(?:(?:go to|hit) the gym|work out|train)))|(?(am)(?!)|(?:"
+    r"(?P<working_hours>(?:start |begin )?work(?:ing)?)"
+    r"|(?P<lunch_hours>have lunch|eat lunch|lunch|eat(?!\s+(?:dinner|breakfast|supper))))))"
     r"\s+(?P<rest>.+)$"
 )
 # Time kept for a habit: "keep Tuesday and Thursday mornings 9-11 free for writing", "protect weekday

@@ -88,6 +88,9 @@ class Draft(_State):
     location: str = ""
     attendees: list[str] = Field(default_factory=list)
     people: list[str] = Field(default_factory=list, description="Names said, for the title.")
+    strangers: list[str] = Field(
+        default_factory=list, description="Names said that the directory does not know: not invited."
+    )
     calendar: str | None = None
     repeat: str = Field(default="", description="RRULE of a repeating event, UNTIL included.")
     repeat_days: list[int] = Field(default_factory=list, description="Weekdays it falls on (0=Monday).")

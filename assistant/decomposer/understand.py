@@ -1307,6 +1307,7 @@ def _fill_people(
     cased = _writes_names_cased(text)
 
     going_on, listed_to = True, 0  # whether the list of the first person said goes on, and where it is
+    with_list = False  # whether that list is of people the user is with ("with Ann, Bo and Cy")
     for words, name, span in cleaned:
         if not words:
             continue
@@ -1342,14 +1343,17 @@ def _fill_people(
             continue
         ends.append(span[1])
         who = found[0].email if found else words
+        with_them = span in tagged or unread[: span[0]].split()[-1:] == ["with"]
         if not frame.together or (going_on and _listed_next(unread, listed_to, span[0])):
+            # "with Ann and Cy": Cy is listed with Ann, as much someone to meet as she is
+            with_them = with_them or (with_list and bool(frame.together))
+            with_list = with_them if not frame.together else with_list
             frame.together += [who] if who not in frame.together else []
             listed_to = span[1]
         else:
             going_on = False  # "lunch with Ann ... and have yoga with Bo", "Ann or Bo": the list has ended
         if words not in frame.person_names:
             frame.person_names.append(words)
-        with_them = span in tagged or unread[: span[0]].split()[-1:] == ["with"]
         if (
             not found
             and with_them

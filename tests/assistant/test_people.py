@@ -140,6 +140,37 @@ def test_guests_listed_after_invite_leave_the_title_to_what_they_are_invited_to(
     assert params["attendees"] == ["ann@example.com", "bo@example.com"]
 
 
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("text", "told"),
+    [
+        (
+            "schedule a sync with Ann and Cy on Friday at 2",
+            "I didn't invite Cy: I don't have their email address.",
+        ),
+        (
+            "schedule a sync with Cy, Ann and Dee on Friday at 2",
+            "I didn't invite Cy and Dee: I don't have their email addresses.",
+        ),
+    ],
+)
+def test_people_named_beside_someone_invited_but_unknown_are_said_not_invited(text: str, told: str) -> None:
+    """Ann is invited, Cy only named in the title: the reply says so and how to invite Cy (the reply
+    said "with Ann" and nothing of Cy, whom the user had asked to meet)."""
+    get_user_model().objects.create_user("ann", "ann@example.com", first_name="Ann")
+    decision = _decide(text)
+    assert _created(decision)["attendees"] == ["ann@example.com"]
+    then = _apply(decision)["then_ask"]
+    assert then.startswith(told), then
+    assert 'Say "invite cy@example.com to it"' in then
+
+
+@pytest.mark.django_db
+def test_nobody_known_named_leaves_the_names_to_the_title_without_a_word() -> None:
+    """'Lunch with Cy' invites nobody and was asked to invite nobody: no note about addresses."""
+    assert "invite" not in _apply(_decide("lunch with Cy on Friday at noon")).get("then_ask", "")
+
+
 def _found(decision: Decision) -> dict[str, Any]:
     assert decision.workflow is not None, decision.text
     return decision.workflow.tasks[0].params

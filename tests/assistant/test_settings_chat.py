@@ -259,6 +259,28 @@ def test_one_time_said_of_a_habit_moves_that_end_and_keeps_the_rest(
         assert stored(user, key)["days"] == ["MO", "TU", "WE"]
 
 
+@pytest.mark.parametrize(
+    "said", ["I'm usually at the gym 6-7am on weekdays", "fyi I usually hit the gym weekdays 6-7am"]
+)
+def test_being_at_the_gym_as_a_habit_is_the_gym_schedule_not_an_event(chat: Any, said: str) -> None:
+    """It was a new series previewed as 'Usually at the gym'."""
+    user, conversation = chat
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, said)
+    assert reply.kind == "done", reply.text
+    assert [d["day"] for d in stored(user, "gym_schedule")] == ["MO", "TU", "WE", "TH", "FR"]
+    assert not Event.objects.filter(calendar__owner=user).exists()
+
+
+def test_being_somewhere_for_work_is_no_working_hours(chat: Any) -> None:
+    """ "I'm ..." is a habit only of being at the gym: working from home says no hours to ask for."""
+    user, conversation = chat
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, "I'm working from home on Fridays")
+    assert "From when to when are your working hours" not in reply.text
+    assert stored(user, "working_hours") is None
+
+
 def test_a_first_lunch_said_by_its_start_lasts_an_hour_and_says_so(chat: Any) -> None:
     user, conversation = chat
     with time_machine.travel(NOW, tick=False):
