@@ -595,7 +595,10 @@ QUANTIFIERS = frozenset({"all", "every", "each", "both"})
 # exception (a bulk change's, a question's, a repetition's, a sync's) builds its pattern on.
 EXCEPTING = (
     r"(?:except(?:\s+for)?|excluding|apart\s+from|aside\s+from|other\s+than|save\s+for|besides"
-    r"|but\s+not|and\s+not|not\s+counting|not\s+including|leaving\s+out)"
+    r"|but\s+not|and\s+not|not\s+counting|not\s+including|leaving\s+out"
+    # "everything on Friday but the standup", "all but my 1:1": "but" before what is left out, not
+    # before what is done ("ok but make it 10", "move it but keep the time")
+    r"|but(?=\s+(?:the|my|those|these|(?!(?:let|it|that|there|here|what|who|he|she|where|how|when)'s)\w+'s)\s))"
 )
 COUNT_CUES = phrase_re(["how many", "how much", "count", "number of", "total of"])
 # A question for the first free time only, not all of it: "what's the earliest I can meet Ann?", "when

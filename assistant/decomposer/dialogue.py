@@ -114,6 +114,8 @@ _DOING = re.compile(
     re.IGNORECASE,
 )
 _CLAUSE = re.compile(r"(?<=[,.!?;])\s+|(?<=[.!?])(?=[A-Z])")
+# "ok but make it 10 instead": a "but" after a word or two, no comma, ends an acknowledgement too
+_BUT = re.compile(r"^((?:[^\s,.;!?]+\s+)?[^\s,.;!?]+)\s+but\s+", re.IGNORECASE)
 _ABBREVIATED = re.compile(rf"\b(?:{'|'.join(TITLES_OF_ADDRESS)})\.$", re.IGNORECASE)
 # "lunch with Ann, Bo and Raj tomorrow", "can Ann, Raj and I all meet": a comma inside a list of people,
 # not after a clause of its own
@@ -130,7 +132,7 @@ def without_acknowledgements(text: str, *, now: datetime) -> str:
     6th", "Sure. It's 17705 Hale Avenue", "That's awesome. When is my schedule clear?"): what follows
     is the turn, and the rules would otherwise read the whole as a "yes". ``now`` is the turn's clock."""
     clauses: list[str] = []
-    for piece in (c for c in _CLAUSE.split(text.strip()) if c):
+    for piece in (c for c in _CLAUSE.split(_BUT.sub(r"\1, but ", text.strip(), count=1)) if c):
         if clauses and _ABBREVIATED.search(clauses[-1]):
             clauses[-1] += " " + piece  # "I'm seeing Dr. Patel": the dot of a title, not a sentence's end
         else:

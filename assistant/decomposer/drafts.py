@@ -75,7 +75,7 @@ from skills.formatting import format_day, format_when
 from workflows.builder import Plan
 from workflows.definition import Decision, WorkflowDefinition
 
-__all__ = ["amend", "draft_turn"]
+__all__ = ["amend", "draft_turn", "renames_it"]
 
 # Words that only say "an event" ("add an event", "schedule something"): not a title.  A "meeting" is
 # one ("a meeting with Priya"): it says what kind of event, and with whom.
@@ -900,7 +900,7 @@ def _without_it_is(said: str) -> str:
     return said if rest is None else rest
 
 
-def _renames_it(outright: re.Match[str] | None) -> bool:
+def renames_it(outright: re.Match[str] | None) -> bool:
     """Whether a name given outright (the turn's NAMED_OUTRIGHT match) is given to the event the turn
     points at ("call it X", "it's called X", "the title should be X"), not to a new one ("add a meeting
     called X")."""
@@ -934,7 +934,7 @@ def draft_turn(
         said.title = _rule_title(frame, text, said.location)
     if earlier is not None and not (said.title and earlier.title and said.title != earlier.title):
         continuing = True  # "can you add it, at quarter to 7": the same event, asked for again
-    elif earlier is not None and _renames_it(said.outright):
+    elif earlier is not None and renames_it(said.outright):
         continuing = True  # "call it Team lunch", "no, it's called Book club": the same event, named anew
     if not said.title and not continuing:
         said.title = _rule_title(frame, text, said.location)

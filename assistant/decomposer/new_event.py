@@ -13,7 +13,7 @@ from datetime import timedelta
 
 from assistant.decomposer.blanks import blanked
 from assistant.decomposer.dialogue import asks_question, reader_asked, says_what
-from assistant.decomposer.drafts import amend, draft_turn
+from assistant.decomposer.drafts import amend, draft_turn, renames_it
 from assistant.decomposer.frame import RequestFrame
 from assistant.decomposer.gate import MODEL_LED
 from assistant.decomposer.intent import booked_elsewhere
@@ -80,7 +80,9 @@ def amended(r: Reading) -> Decision | None:
     """Details for the event just made ("put it in room 4", "invite Ann too"); a question when the
     turn says it was the wrong event ("not that one, the design review")."""
     made = r.state.made
-    if made is None or _other_request(r) or r.frame.operation == "create":
+    # ("put it under Budget sync" reads as a create by its verb, but names "it": the event just made)
+    naming_it = renames_it(NAMED_OUTRIGHT.search(r.text.strip()))
+    if made is None or _other_request(r) or (r.frame.operation == "create" and not naming_it):
         return None
     words = r.norm.replace(",", " ").split()
     if (words[:1] == ["not"] and "one" in words[1:3]) or words[:2] in (["wrong", "one"], ["wrong", "event"]):

@@ -177,6 +177,28 @@ def test_put_it_under_a_name_names_the_event_being_made(week: Any) -> None:
     assert "Create 'Budget sync': Thursday, March 5 3:00 PM" in reply.text, reply.text
 
 
+@pytest.mark.parametrize(
+    "said", ["ok but make it 10 instead", "sure but make it 10", "hmm, make it 10 instead"]
+)
+def test_an_acknowledgement_then_but_changes_the_event_just_moved(week: Any, said: str) -> None:
+    """ "ok but make it 10 instead" after a move done: the moved event at 10 ("Which event do you
+    mean?" before: the "ok but" hid the request)."""
+    user, conversation = week
+    assert say(user, conversation, "move the standup to Friday").kind == "done"
+    reply = say(user, conversation, said)
+    assert "→ Friday, March 6 10:00 AM" in reply.text, reply.text
+
+
+@pytest.mark.parametrize("said", ["put it under Budget sync", "save it under the name Budget sync"])
+def test_put_it_under_a_name_renames_the_event_just_made(week: Any, said: str) -> None:
+    """After the event is made, "put it under X" names it, as "call it X" does: it was read as a new
+    event by its verb ("When should I schedule 'Budget sync'?")."""
+    user, conversation = week
+    assert say(user, conversation, "add a meeting tomorrow at 3").kind == "done"
+    reply = say(user, conversation, said)
+    assert "Change 'Meeting': rename to 'Budget sync'" in reply.text, reply.text
+
+
 @pytest.mark.parametrize("said", ["there's a webinar thursday 1-2pm", "there is a webinar thursday 1-2pm"])
 def test_an_event_said_to_be_there_is_named_without_the_there_is(week: Any, said: str) -> None:
     user, conversation = week
@@ -570,9 +592,7 @@ def test_a_preview_less_what_the_answer_keeps_is_shown_again_then_applied(
     assert "you asked me to leave it out" in reply.text
     assert Event.objects.count() == 3  # shown again, nothing deleted yet
     assert say(user, conversation, "yes").kind == "done"
-    assert sorted(Event.objects.values_list("summary", flat=True)) == sorted(
-        t for t in THE_WEEK if t != gone
-    )
+    assert sorted(Event.objects.values_list("summary", flat=True)) == sorted(t for t in THE_WEEK if t != gone)
 
 
 @pytest.mark.parametrize(("asked", "at"), [("in the evening", "5:00 PM"), ("that afternoon", "12:00 PM")])

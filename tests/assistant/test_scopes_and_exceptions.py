@@ -82,6 +82,17 @@ def test_an_exception_leaves_one_of_the_plural_out(term: Any) -> None:
 
 
 @pytest.mark.parametrize(
+    "text", ["cancel everything tomorrow but the design review", "clear tomorrow but the design review"]
+)
+def test_but_before_what_is_left_out_is_an_exception(term: Any, text: str) -> None:
+    """ "everything tomorrow but the design review": the preview deleted the design review alone, the
+    one event the user asked to keep."""
+    preview = preview_of(term, text)
+    assert "Delete 'Standup'" in preview
+    assert "Delete 'Design review'" not in preview
+
+
+@pytest.mark.parametrize(
     "text", ["cancel standup for the rest of the week", "skip the standup for the rest of this week"]
 )
 def test_days_said_as_how_long_hold_every_occurrence_of_the_title(term: Any, text: str) -> None:
