@@ -61,6 +61,7 @@ __all__ = [
     "POLITE_PREFIX",
     "PREFERENCE_WORDS",
     "QUERY_CUES",
+    "QUESTION_NOUNS",
     "QUESTION_STARTERS",
     "REMINDER_CUES",
     "SOMEONES_PLACE",
@@ -653,6 +654,9 @@ FREE_CUES = phrase_re(
         "is there any time",
     ]
 )
+# The words of QUERY_CUES that are nouns too, and end a name said before them ("tire check", "dog
+# show", "reading list"), where the others only ask ("where", "busy", "next").
+QUESTION_NOUNS = frozenset({"check", "show", "list", "agenda", "summary", "overview", "search", "review"})
 QUERY_CUES = phrase_re(
     [
         "what",

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeAlias
 
 from assistant.decomposer.frame import READS, Operation
@@ -93,10 +93,20 @@ def several_requests(text: str, *, decide: Decide) -> Decision | None:
             "has changed yet. Send them in two messages, e.g. the first "
             f"{MAX_PARTS} now and the rest after.",
         )
+    parts = [replace(part, words=_as_typed(part.words, text)) for part in parts]
     decisions = [decide(part, {}) for part in parts]
     if not all(_plans_a_change(d) for d in decisions):
         return None
     return _joined(parts, decisions)
+
+
+def _as_typed(words: str, text: str) -> str:
+    """A part's words as the user typed them, where the turn holds them (cased: "rename the offsite to
+    Planning Day" names 'Planning Day', not 'planning day'); the words themselves where normalising
+    changed more than case and spacing. Its first letter is lower case: it begins a sentence, and says
+    nothing of a name."""
+    said = re.search(r"\s+".join(re.escape(w) for w in words.split()), text, re.IGNORECASE)
+    return words[:1] + said.group(0)[1:] if said is not None else words
 
 
 def _joined(parts: list[Part], decisions: list[Decision], *, answered: Decision | None = None) -> Decision:

@@ -48,6 +48,7 @@ from assistant.lexicon import (
     PREFERENCE_WORDS,
     QUANTIFIERS,
     QUERY_CUES,
+    QUESTION_NOUNS,
     QUESTION_STARTERS,
     REMINDER_CUES,
     STOPWORDS,
@@ -1366,6 +1367,15 @@ def _fill_people(
             take(*span)  # "John's birthday" keeps its owner in its title
 
 
+def _noun_of_a_name(word: str, after: list[str], operation: str) -> bool:
+    """Whether a word that asks and names ("check", "show", "list") ends a new event's name right after
+    its other words ("add tire check at 10", "a dog show on Sunday"), rather than asking something of
+    its own ("... check my calendar", "show me")."""
+    if operation not in ("create", "unknown") or word not in QUESTION_NOUNS:
+        return False
+    return not after or after[0] not in STOPWORDS or after[0] in _PLACE_LEADS
+
+
 # A word typed with a capital inside a sentence ("on Thursday", "at Britannia Arms"), not after its end.
 _CAPITAL_INSIDE = re.compile(r"(?<![.!?:;\n])\s+(?!I\b|I')[A-Z]")
 
@@ -1640,6 +1650,7 @@ def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "")
     linking: list[str] = []  # "at the", waiting for the place's name
     particle = -1  # where the particle of a phrasal verb said as a noun stands, taken with its verb
     last = -1  # where the last word kept stands
+    held = -1  # where a noun that is a small word elsewhere ends the name ("tire check"): kept
     verb, *rest = lead_verb.split() or [""]
     phrasal = len(rest) == 1 and rest[0] in PARTICLES  # the request's verb has one ("squeeze in")
     for at, w in enumerate(words):
@@ -1654,6 +1665,10 @@ def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "")
             particle = last = at + 1
             continue
         if any(p.fullmatch(w) for p in (CREATE_VERBS, DELETE_VERBS, MOVE_VERBS, QUERY_CUES, COUNT_CUES)):
+            if kept and last == at - 1 and _noun_of_a_name(w, words[at + 1 : at + 2], frame.operation):
+                kept.append(w)  # "tire check", "dog show": a word of questions said as the name's noun
+                last = held = at
+                continue
             if kept:
                 break  # a second verb ends the object phrase ("remind me of X", "X i added")
             if lead_verb and w not in lead_verb.split() and CREATE_VERBS.fullmatch(w):
@@ -1685,14 +1700,18 @@ def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "")
         kept.append(w)
         last = at
     del kept[8:]
-    while kept and (
-        (
-            kept[-1] in STOPWORDS
-            and kept[-1] not in GENERIC_EVENT_WORDS
-            and not _particle(kept)
-            and not (kept[-1] in _NAME_HEADS and _heads_name(kept, len(kept) - 1))
+    while (
+        kept
+        and not (held >= 0 and kept[-1] == words[held])
+        and (
+            (
+                kept[-1] in STOPWORDS
+                and kept[-1] not in GENERIC_EVENT_WORDS
+                and not _particle(kept)
+                and not (kept[-1] in _NAME_HEADS and _heads_name(kept, len(kept) - 1))
+            )
+            or (kept[-1] in WHEN_ADVERBS and len(kept) > 1)
         )
-        or (kept[-1] in WHEN_ADVERBS and len(kept) > 1)
     ):
         kept.pop()
     return " ".join(kept)

@@ -189,6 +189,36 @@ def test_an_acknowledgement_then_but_changes_the_event_just_moved(week: Any, sai
     assert "→ Friday, March 6 10:00 AM" in reply.text, reply.text
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "I can't make the design review, can you move it to next Friday",
+        "I won't make the design review, push it to 5pm",
+    ],
+)
+def test_not_making_an_event_then_moving_it_is_a_move_not_a_cancel(week: Any, said: str) -> None:
+    """The reason came first and read as "it is off": a cancel, looked for on the new day."""
+    shown = preview_of(week, said)
+    assert "Move 'Design review'" in shown
+    assert "Delete" not in shown
+
+
+def test_each_request_of_several_keeps_its_words_as_typed(week: Any) -> None:
+    """The parts were read from the lower-cased turn: 'budget review', not 'Budget Review'."""
+    shown = preview_of(week, "move the standup to Friday at 10 and rename the design review to Budget Review")
+    assert "Change 'Design review': rename to 'Budget Review'" in shown
+
+
+@pytest.mark.parametrize(
+    ("said", "title"),
+    [("Add tire check tomorrow at 10", "Tire check"), ("add a dog show on Sunday at 2", "Dog show")],
+)
+def test_a_word_of_questions_after_a_name_is_its_noun(week: Any, said: str, title: str) -> None:
+    """ "check", "show" ask elsewhere ("check my calendar"); after the name's words they end it: 'Tire'."""
+    reply = say(*week, said)
+    assert f"Create '{title}'" in reply.text, reply.text
+
+
 @pytest.mark.parametrize("said", ["put it under Budget sync", "save it under the name Budget sync"])
 def test_put_it_under_a_name_renames_the_event_just_made(week: Any, said: str) -> None:
     """After the event is made, "put it under X" names it, as "call it X" does: it was read as a new
