@@ -25,7 +25,7 @@ from assistant.decomposer.guards import unread_time
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.reading import Reading, SeriesEnd
 from assistant.decomposer.recurrence import read_repeat
-from assistant.decomposer.shown import nth_shown, shown_span
+from assistant.decomposer.shown import in_the_week_shown, nth_shown, shown_span
 from assistant.decomposer.understand import list_parts, understand
 from assistant.decomposer.world import World
 from assistant.lexicon import (
@@ -703,6 +703,34 @@ def _clarify(text: str, **remember: Any) -> Decision:
 
 
 # -- move and delete ---------------------------------------------------------------------------------------
+def _which_weekday(norm: str, r: Reading) -> str | None:
+    """The question which day is meant, when the change names a bare weekday outside the week the
+    conversation is on ("show me next week", then "cancel everything on Tuesday": this Tuesday, by the
+    words, or next week's, by the talk), as a new event's day is asked; None otherwise."""
+    dated = [m for m in find_times(norm, now=r.now, daytime=True) if m.has_date and m.start is not None]
+    if len(dated) != 1:
+        return None
+    said = dated[0]
+    assert said.start is not None
+    day = said.start.astimezone(r.tz).date()
+    shown = in_the_week_shown(day, said.text, r.state, r.now.astimezone(r.tz).date())
+    if shown is None:
+        return None
+    # the turn as typed, the date in place of the weekday: "Cancel everything on March 10"
+    lead = "on " if said.text.casefold().startswith("on ") else ""
+    at = r.text.casefold().find(said.text.casefold())
+    typed = (
+        r.text.strip()
+        if at < 0
+        else f"{r.text[:at]}{lead}{shown:%B} {shown.day}{r.text[at + len(said.text) :]}"
+    )
+    typed = typed[:1].upper() + typed[1:]
+    return (
+        f"Which {day:%A} do you mean: {format_day(day)}, or {format_day(shown)} in the week you asked "
+        f'about? Say it with the date, e.g. "{typed}".'
+    )
+
+
 def compile_change(r: Reading) -> Decision | None:
     """A Decision for a move or delete request; None for any other."""
     frame, text, now, tz, world, context = r.frame, r.text, r.now, r.tz, r.world, r.context
@@ -834,6 +862,8 @@ def compile_change(r: Reading) -> Decision | None:
             # (a day or an event said is found where it is; "cancel it" picks among the events shown)
             target.start, target.end, target.range_explicit = *focus, True
             day_talked_about = True
+        if (which := _which_weekday(norm, r)) is not None:
+            return _clarify(which)
         start, end = _range_of(target, now)
         if not target.range_explicit and not target.title_words and not target.category and not everything:
             by_words = _said_target(target, norm, now) if operation == "delete" else None

@@ -36,6 +36,7 @@ from assistant.decomposer.guards import (
 )
 from assistant.decomposer.intent import normalise
 from assistant.decomposer.recurrence import as_hours, first_day, read_repeat, until_clause
+from assistant.decomposer.shown import in_the_week_shown
 from assistant.decomposer.state import Asked, DialogueState, Draft, EventRef
 from assistant.decomposer.zones import said_zone
 from assistant.lexicon import (
@@ -57,7 +58,6 @@ from assistant.lexicon import (
     SOMEONES_PLACE,
     STOPWORDS,
     STREET_ADDRESS,
-    WEEKDAY_WORD,
     WHEN_ADVERBS,
     WHEN_FIELDS,
     after_it_is,
@@ -1000,7 +1000,7 @@ def draft_turn(
         return _create(draft, tz, search={**window, "day_part": part})
     if missing:
         return _ask(draft, missing)
-    shown = _in_the_week_shown(draft.day, said.day_said, state, now.astimezone(tz).date())
+    shown = in_the_week_shown(draft.day, said.day_said, state, now.astimezone(tz).date())
     if shown is not None and draft.day is not None:
         # "add one on Tuesday at noon" after next week was shown: this week's Tuesday or that one's
         asked = (
@@ -1009,30 +1009,6 @@ def draft_turn(
         )
         return _question(asked, draft.model_copy(update={"day": None}))
     return _create(draft, tz)
-
-
-def _in_the_week_shown(day: date | None, said: str, state: DialogueState, today: date) -> date | None:
-    """The same weekday in the stretch of days the conversation is on, when a new event's day was said
-    as a bare weekday ("on Tuesday") that falls outside it ("what's on next week?", then "add lunch on
-    Tuesday at noon": this Tuesday, by the words, or next week's, by the talk); None otherwise."""
-    asked = state.last_question
-    if day is None or asked is None or asked.start is None or asked.end is None or asked.single_day:
-        return None
-    words = tokens(said)
-    if not WEEKDAY_WORD.search(said.casefold()) or not _NAMES_WHICH_ONE.isdisjoint(words):
-        return None
-    if any(w[:1].isdigit() for w in words):
-        return None  # "Tuesday the 10th": that date
-    first, end = asked.start.date(), asked.end.date()
-    if first <= day < end or (end - first).days > 14:
-        return None
-    ahead = (day.weekday() - first.weekday()) % 7
-    shown = first + timedelta(days=ahead)
-    return shown if today <= shown < end else None  # (not one gone by: "this week" asked on a Wednesday)
-
-
-# Words that say which of the weekdays of that name is meant ("next Tuesday", "this Friday").
-_NAMES_WHICH_ONE = frozenset({"this", "next", "coming", "following", "last", "past", "previous", "the"})
 
 
 def _beside_words(text: str, frame: RequestFrame) -> tuple[int, int] | None:

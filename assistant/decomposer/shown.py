@@ -9,16 +9,16 @@ detail asked for on its line.
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from typing import Any
 
 from assistant.decomposer.reading import Reading
-from assistant.decomposer.state import ABOUT_ONE_SHOWN
-from assistant.lexicon import ORDINALS, PICK, POINTERS, tokens
+from assistant.decomposer.state import ABOUT_ONE_SHOWN, DialogueState
+from assistant.lexicon import ORDINALS, PICK, POINTERS, WEEKDAY_WORD, tokens
 from workflows.builder import Plan
 from workflows.definition import Decision
 
-__all__ = ["about_shown", "nth_shown", "shown_span"]
+__all__ = ["about_shown", "in_the_week_shown", "nth_shown", "shown_span"]
 
 # Words that point back at what was shown (the lexicon's pointers, "they", "there"); a question of three
 # words or fewer points back by itself ("who's going?", "where?").
@@ -98,3 +98,28 @@ def about_shown(r: Reading) -> Decision | None:
         ),
         confidence=0.85,
     )
+
+
+def in_the_week_shown(day: date | None, said: str, state: DialogueState, today: date) -> date | None:
+    """The same weekday in the stretch of days the conversation is on, when a new event's day was said
+    as a bare weekday ("on Tuesday") that falls outside it ("what's on next week?", then "add lunch on
+    Tuesday at noon" or "cancel everything on Tuesday": this Tuesday, by the words, or next week's, by
+    the talk); None otherwise."""
+    asked = state.last_question
+    if day is None or asked is None or asked.start is None or asked.end is None or asked.single_day:
+        return None
+    words = tokens(said)
+    if not WEEKDAY_WORD.search(said.casefold()) or not _NAMES_WHICH_ONE.isdisjoint(words):
+        return None
+    if any(w[:1].isdigit() for w in words):
+        return None  # "Tuesday the 10th": that date
+    first, end = asked.start.date(), asked.end.date()
+    if first <= day < end or (end - first).days > 14:
+        return None
+    ahead = (day.weekday() - first.weekday()) % 7
+    shown = first + timedelta(days=ahead)
+    return shown if today <= shown < end else None  # (not one gone by: "this week" asked on a Wednesday)
+
+
+# Words that say which of the weekdays of that name is meant ("next Tuesday", "this Friday").
+_NAMES_WHICH_ONE = frozenset({"this", "next", "coming", "following", "last", "past", "previous", "the"})

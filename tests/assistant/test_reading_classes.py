@@ -215,7 +215,8 @@ def test_each_request_of_several_keeps_its_words_as_typed(week: Any) -> None:
 )
 def test_a_word_of_questions_after_a_name_is_its_noun(week: Any, said: str, title: str) -> None:
     """ "check", "show" ask elsewhere ("check my calendar"); after the name's words they end it: 'Tire'."""
-    reply = say(*week, said)
+    user, conversation = week
+    reply = say(user, conversation, said)
     assert f"Create '{title}'" in reply.text, reply.text
 
 
@@ -2709,3 +2710,15 @@ def test_a_kind_of_place_the_reader_titled_is_where_a_meeting_is(week: Any) -> N
     made = say(user, conversation, "Schedule a meeting with Bo at the coffee shop on Friday at 10")
     assert "'Meeting with Bo'" in made.text, made.text
     assert "at the coffee shop" in made.text
+
+
+def test_a_bare_weekday_to_change_outside_the_week_shown_is_asked_about(week: Any) -> None:
+    """ "show me next week", then "cancel everything on Tuesday": this week's Tuesday by the words, next
+    week's by the talk, as a new event's day is asked; it previewed deleting this week's events."""
+    user, conversation = week
+    say(user, conversation, "show me next week")
+    asked = say(user, conversation, "cancel everything on Thursday")
+    assert asked.kind == "clarify", asked.text
+    assert asked.text.startswith("Which Thursday do you mean: Thursday, March 5, or Thursday, March 12")
+    assert 'e.g. "Cancel everything on March 12"' in asked.text
+    assert Event.objects.count() == 3
