@@ -372,6 +372,8 @@ def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str
             token.role = "target"
     if facts.targets:  # "move the second one to 5pm": the pick of the events shown is what is found
         _mark(tokens, [m.span() for m in PICK.finditer(norm)], "target")
+    elif facts.created:  # "book the first one for a call with Bo": the pick of the free times offered
+        _mark(tokens, [m.span() for m in PICK.finditer(norm)], "time")
     for token in tokens:
         if token.role in ("", "verb") and token.text in _SCOPE:
             token.role = "scope"

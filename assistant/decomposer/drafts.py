@@ -75,7 +75,7 @@ from skills.formatting import format_day, format_when
 from workflows.builder import Plan
 from workflows.definition import Decision, WorkflowDefinition
 
-__all__ = ["amend", "draft_turn", "renames_it"]
+__all__ = ["amend", "draft_turn", "renames_it", "rule_title"]
 
 # Words that only say "an event" ("add an event", "schedule something"): not a title.  A "meeting" is
 # one ("a meeting with Priya"): it says what kind of event, and with whom.
@@ -290,7 +290,7 @@ def _some_day_of(match: TimeMatch, absence: bool) -> bool:
     )
 
 
-def _rule_title(frame: RequestFrame, text: str = "", place: str = "") -> str:
+def rule_title(frame: RequestFrame, text: str = "", place: str = "") -> str:
     """The leftover words of a create request ("lunch with Sam"), when the reader found no title,
     without the ``place`` found ("Meeting in Conference Room B monday 10am" is a meeting there).
 
@@ -931,17 +931,17 @@ def draft_turn(
     if not said.title and not continuing and frame.operation == "create":
         # A new request names its own event ("add a meeting with Ann on Friday"), even while another
         # is being described: it is not more of that one ("Deep work with Ann")
-        said.title = _rule_title(frame, text, said.location)
+        said.title = rule_title(frame, text, said.location)
     if earlier is not None and not (said.title and earlier.title and said.title != earlier.title):
         continuing = True  # "can you add it, at quarter to 7": the same event, asked for again
     elif earlier is not None and renames_it(said.outright):
         continuing = True  # "call it Team lunch", "no, it's called Book club": the same event, named anew
     if not said.title and not continuing:
-        said.title = _rule_title(frame, text, said.location)
+        said.title = rule_title(frame, text, said.location)
     if continuing and state.asked in ("title", "what") and not said.title:
         # "let's call it lunch", "Dinner with Mom at 7pm" answer "what is it?"; the leftover words of
         # "It will begin at 7 pm" do not, and are taken only from a turn that says nothing else
-        rule = _rule_title(frame, text, said.location)
+        rule = rule_title(frame, text, said.location)
         if rule and (
             not said.anything()
             or trim_edges(_without_it_is(normalise(text)), DETERMINERS, trail=False).startswith(

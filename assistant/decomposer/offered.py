@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from assistant.decomposer.drafts import draft_turn
+from assistant.decomposer.drafts import draft_turn, rule_title
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.state import Draft
 from assistant.lexicon import ORDINALS, PICK
@@ -40,6 +40,8 @@ def book_offered(r: Reading) -> Decision | None:
     start = free.start.astimezone(r.tz)
     free_minutes = int((free.end - free.start) / timedelta(minutes=1))
     minutes = r.frame.duration_minutes or (free_minutes if free_minutes < 60 else None)
-    draft = Draft(day=start.date(), at=f"{start:%H:%M}", duration_minutes=minutes)
+    # "book the first one for a call with Bo": what it is, said with the pick ('Call with Bo')
+    title = rule_title(r.frame, r.text) if r.frame.titles else ""
+    draft = Draft(title=title, day=start.date(), at=f"{start:%H:%M}", duration_minutes=minutes)
     state = r.state.model_copy(update={"draft": draft, "asked": "title"})
     return draft_turn(r.frame, r.text, state, r.learned, r.now, r.tz, continuing=True)

@@ -748,6 +748,19 @@ def test_a_free_time_offered_is_booked_by_its_place_in_the_list() -> None:
     assert "offered" not in Conversation.objects.get(pk=conversation.pk).context  # withdrawn
 
 
+def test_a_free_time_booked_with_what_it_is_is_named_so() -> None:
+    """ "book the first one for a call with Bo" was 'Meeting with Bo', previewed with "I did not use
+    'first', 'call'"."""
+    with time_machine.travel(monday_9am(NEW_YORK), tick=False):
+        user, conversation = a_user(NEW_YORK)
+        get_user_model().objects.create_user("bo", "bo@example.com", first_name="Bo")
+        say(user, conversation, "when am I free on Wednesday?")
+        done = say(user, conversation, "book the first one for a call with Bo")
+    assert done.kind == "done", done.text
+    [event] = created(user, "Call with Bo")
+    assert event.start.astimezone(NEW_YORK).date() == date(2026, 3, 4)
+
+
 # --- 5. The state lives in the database ------------------------------------------------------------
 
 
