@@ -392,6 +392,7 @@ def _remember(conversation: Conversation, run: WorkflowRun, data: dict[str, Any]
                 "created": change.get("action") == "create",  # "do the same for Monday" makes another
                 # a series made or changed whole: "actually make it 6:30" moves every occurrence of it
                 "series": bool(change.get("rrule")) or change.get("scope") == "series",
+                "rule": change.get("rrule") or "",  # "do the same for April": how it repeats there
             }
     elif data.get("events") and run.name != ABOUT_ONE_SHOWN:
         context["last_events"] = [

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
+
+from dateutil.rrule import rrulestr
 
 from assistant.decomposer.compiler import find_params
 from assistant.decomposer.intent import normalise
@@ -93,8 +95,11 @@ def same_for_another_day(r: Reading) -> Decision | None:
     if said is None or "same" not in said.group(0) or r.text.rstrip().endswith("?"):
         return None  # "what about Friday?" asks; only "the same for ..." says to do it again
     if made.get("series"):
-        # "block 9-11 every weekday in March", then "do the same for April": one copy on April's first
-        # such day would not be the same, and how the period repeats it is not said
+        # "piano every Wednesday at 5 in March", then "do the same for April": every Wednesday of April
+        # at 5, shown first; one copy on April's first such day would not be the same
+        again = _series_again(made, frame.start, frame.end, r) if frame.end is not None else None
+        if again is not None:
+            return again
         return Decision(
             kind="clarify",
             reply_kind="clarify",
@@ -118,6 +123,35 @@ def same_for_another_day(r: Reading) -> Decision | None:
     )
     # read as the new event it makes: "do the same for ..." begins like a question ("do I have ...")
     return decision.model_copy(update={"frame": replace(frame, operation="create", confidence=0.8).as_json()})
+
+
+def _series_again(made: dict[str, Any], start: datetime, end: datetime, r: Reading) -> Decision | None:
+    """The series just made again over the stretch said, as it repeats (its days and time, ending with
+    the stretch), previewed; None where the stretch is a day or less, or holds none of its days."""
+    rule = ";".join(
+        part
+        for part in str(made.get("rule") or "").split(";")
+        if part and not part.upper().startswith(("UNTIL=", "COUNT="))
+    )
+    if not rule or end - start <= timedelta(days=1):
+        return None
+    before = datetime.fromisoformat(made["start"]).astimezone(r.tz)
+    begins = max(datetime.combine(start.astimezone(r.tz).date(), before.time(), r.tz), r.now)
+    ends = end.astimezone(r.tz)
+    first = rrulestr(rule, dtstart=begins.replace(tzinfo=None)).after(begins.replace(tzinfo=None), inc=True)
+    if first is None or first.replace(tzinfo=r.tz) >= ends:
+        return None
+    until = (ends - timedelta(seconds=1)).astimezone(UTC)
+    decision = copy_of_one(
+        {"start": made["start"], "end": made["end"], "text": made["summary"]},
+        f"as it repeats, from {first:%B} {first.day}",
+        {"start": first.replace(tzinfo=r.tz).isoformat(), "rrule": f"{rule};UNTIL={until:%Y%m%dT%H%M%SZ}"},
+        summary="Make it again over the stretch said",
+        per_series=True,
+        shown_first=True,
+    )
+    frame = replace(r.frame, operation="create", confidence=0.8)
+    return decision.model_copy(update={"frame": frame.as_json()})
 
 
 def copy_of_one(

@@ -2549,13 +2549,29 @@ def test_a_time_said_as_a_deadline_is_when_the_entry_is_shown_first(week: Any) -
     assert "Create 'Submit the report': Friday, March 6 5:00 PM – 6:00 PM" in preview
 
 
-def test_the_same_for_another_month_after_a_series_makes_nothing_and_asks(week: Any) -> None:
-    # "do the same for April" after "block 9-11 every weekday in March" made one 'Writing' on April 1
+def test_the_same_for_another_month_after_a_series_is_the_series_there_shown_first(week: Any) -> None:
+    """ "do the same for April" after "block 9-11 every weekday in March" made one 'Writing' on April 1,
+    then asked how it repeats; it is every weekday of April, 9 to 11, previewed."""
     user, conversation = week
     made = approved(week, "block 9-11 every weekday in March for writing")
     assert made.kind == "done", made.text
     count = Event.objects.count()
-    asked = say(user, conversation, "do the same for April")
+    shown = say(user, conversation, "do the same for April")
+    assert shown.kind == "confirm", shown.text
+    assert "Create 'Writing': Wednesday, April 1 9:00 AM – 11:00 AM, repeating (every Monday" in shown.text
+    assert "until April 30)" in shown.text
+    assert Event.objects.count() == count
+    done = say(user, conversation, "yes")
+    assert done.kind == "done", done.text
+    april = Event.objects.get(start__month=4)
+    assert "UNTIL=20260501T035959Z" in april.rrule  # the end of April 30 in New York
+
+
+def test_the_same_for_one_day_after_a_series_makes_nothing_and_asks(week: Any) -> None:
+    user, conversation = week
+    approved(week, "block 9-11 every weekday in March for writing")
+    count = Event.objects.count()
+    asked = say(user, conversation, "do the same for Friday")
     assert asked.kind == "clarify", asked.text
     assert "repeats" in asked.text
     assert Event.objects.count() == count
