@@ -155,9 +155,15 @@ def misspelt_verb(text: str) -> tuple[str, str] | None:
 
 @lru_cache(maxsize=4096)
 def _verb_misspelt(word: str) -> str | None:
-    """The long verb ``word`` misspells, as close as a typo makes it, or None (kept: the same first words
-    come back turn after turn)."""
-    if word in _LONG_VERBS or word.endswith(_INFLECTED):
+    """The long verb ``word`` misspells or cuts short, as close as a typo makes it, or None (kept: the
+    same first words come back turn after turn)."""
+    if word in _LONG_VERBS:
+        return None
+    # cut short: "resched", "sched" (five letters or more, most of the verb, of one verb alone)
+    cut = [verb for verb in _LONG_VERBS if verb.startswith(word) and len(word) >= max(5, 0.6 * len(verb))]
+    if len(cut) == 1:
+        return cut[0]
+    if word.endswith(_INFLECTED):
         return None
     swapped = next((verb for verb in _LONG_VERBS if _one_swap(word, verb)), None)  # "cancle"
     close = get_close_matches(word, _LONG_VERBS, n=1, cutoff=0.85)

@@ -253,6 +253,7 @@ def test_a_new_event_this_weekend_asks_which_day_not_a_time_on_friday(week: Any)
         ("schdule call w ben fri @ 2", '"schdule" as schedule', "Create 'Call with Ben': Friday, March 6"),
         ("cancle the standup", '"cancle" as cancel', "Delete 'Standup'"),
         ("please delte the design review", '"delte" as delete', "Delete 'Design review'"),
+        ("resched the standup to fri 10am", '"resched" as reschedule', "Move 'Standup'"),
     ],
 )
 def test_a_misspelt_request_verb_is_read_as_the_verb_and_previewed(
@@ -271,6 +272,9 @@ def test_a_misspelt_request_verb_is_read_as_the_verb_and_previewed(
         ("schdule call w ben", ("schdule", "schedule")),
         ("Can you cancle it", ("cancle", "cancel")),  # two letters the other way round
         ("reschdule the dentist", ("reschdule", "reschedule")),
+        ("resched dentist to fri 3pm", ("resched", "reschedule")),  # cut short
+        ("sched lunch w bo", ("sched", "schedule")),
+        ("sche lunch", None),  # too little of the verb to tell
         ("remote meeting tomorrow", None),  # a word of its own, not "remove"
         ("scheduled meetings today?", None),  # another form of the verb
         ("cancel it", None),
