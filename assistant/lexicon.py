@@ -662,7 +662,7 @@ FREE_CUES = phrase_re(
 )
 # The words of QUERY_CUES that are nouns too, and end a name said before them ("tire check", "dog
 # show", "reading list"), where the others only ask ("where", "busy", "next").
-QUESTION_NOUNS = frozenset({"check", "show", "list", "agenda", "summary", "overview", "search", "review"})
+QUESTION_NOUNS = frozenset({"check", "show", "list", "agenda", "summary", "overview", "search"})
 QUERY_CUES = phrase_re(
     [
         "what",

@@ -1082,14 +1082,14 @@ def choose_event(ctx: SkillContext, params: ChooseInput) -> Chosen:
         first = format_day(events[0].start.astimezone(ctx.tz).date())
         label = f"{params.action} all of them, from {first} on{_outcome(ctx, params, events[0])}"
         shown.append({"label": label, "value": ALL})
-    question = params.question or "Which one do you mean?"
-    text = f"{question} I found {len(events)}."
     if whole and not params.question:
         # one event that repeats, not several events: the question is one of them or all of them
         text = (
             f"'{events[0].summary}' repeats ({len(events)} to come). "
             f"Which one do you mean, or all of them from {first} on?"
         )
+    else:
+        text = f"{params.question or 'Which one do you mean?'} I found {len(events)}."
     payload: dict[str, Any] = {"kind": "choose", "text": text, "options": shown}
     if len(options) > MAX_OPTIONS:
         payload["text"] = (

@@ -94,18 +94,20 @@ def same_for_another_day(r: Reading) -> Decision | None:
     said = SAME_AGAIN.search(r.norm)
     if said is None or "same" not in said.group(0) or r.text.rstrip().endswith("?"):
         return None  # "what about Friday?" asks; only "the same for ..." says to do it again
+    # read as the new event it makes: "do the same for ..." begins like a question ("do I have ...")
+    read_as = replace(frame, operation="create", confidence=0.8).as_json()
     if made.get("series"):
         # "piano every Wednesday at 5 in March", then "do the same for April": every Wednesday of April
         # at 5, shown first; one copy on April's first such day would not be the same
         again = _series_again(made, frame.start, frame.end, r) if frame.end is not None else None
         if again is not None:
-            return again
+            return again.model_copy(update={"frame": read_as})
         return Decision(
             kind="clarify",
             reply_kind="clarify",
             text=f"{made['summary']!r} repeats, so one more on that day would not be the same, and I haven't "
             'made anything. Tell me how it repeats then, e.g. "every weekday in April from 9 to 11".',
-            frame=replace(frame, operation="create", confidence=0.8).as_json(),
+            frame=read_as,
         )
     before = datetime.fromisoformat(made["start"]).astimezone(r.tz)
     day = frame.start.astimezone(r.tz).date()
@@ -121,13 +123,13 @@ def same_for_another_day(r: Reading) -> Decision | None:
         {"start": start.isoformat()},
         summary="Make another like it on the day said",
     )
-    # read as the new event it makes: "do the same for ..." begins like a question ("do I have ...")
-    return decision.model_copy(update={"frame": replace(frame, operation="create", confidence=0.8).as_json()})
+    return decision.model_copy(update={"frame": read_as})
 
 
 def _series_again(made: dict[str, Any], start: datetime, end: datetime, r: Reading) -> Decision | None:
-    """The series just made again over the stretch said, as it repeats (its days and time, ending with
-    the stretch), previewed; None where the stretch is a day or less, or holds none of its days."""
+    """The plan of the series just made again over the stretch said, as it repeats (its days and time,
+    ending with the stretch), previewed; None where the stretch is a day or less, or holds none of its
+    days."""
     rule = ";".join(
         part
         for part in str(made.get("rule") or "").split(";")
@@ -136,22 +138,23 @@ def _series_again(made: dict[str, Any], start: datetime, end: datetime, r: Readi
     if not rule or end - start <= timedelta(days=1):
         return None
     before = datetime.fromisoformat(made["start"]).astimezone(r.tz)
+    # wall time: the rule repeats on the days and at the hour the user sees, across a clock change
     begins = max(datetime.combine(start.astimezone(r.tz).date(), before.time(), r.tz), r.now)
+    begins = begins.replace(tzinfo=None)
     ends = end.astimezone(r.tz)
-    first = rrulestr(rule, dtstart=begins.replace(tzinfo=None)).after(begins.replace(tzinfo=None), inc=True)
-    if first is None or first.replace(tzinfo=r.tz) >= ends:
+    found = rrulestr(rule, dtstart=begins).after(begins, inc=True)
+    first = found.replace(tzinfo=r.tz) if found is not None else None
+    if first is None or first >= ends:
         return None
     until = (ends - timedelta(seconds=1)).astimezone(UTC)
-    decision = copy_of_one(
+    return copy_of_one(
         {"start": made["start"], "end": made["end"], "text": made["summary"]},
         f"as it repeats, from {first:%B} {first.day}",
-        {"start": first.replace(tzinfo=r.tz).isoformat(), "rrule": f"{rule};UNTIL={until:%Y%m%dT%H%M%SZ}"},
+        {"start": first.isoformat(), "rrule": f"{rule};UNTIL={until:%Y%m%dT%H%M%SZ}"},
         summary="Make it again over the stretch said",
         per_series=True,
         shown_first=True,
     )
-    frame = replace(r.frame, operation="create", confidence=0.8)
-    return decision.model_copy(update={"frame": frame.as_json()})
 
 
 def copy_of_one(

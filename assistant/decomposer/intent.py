@@ -199,11 +199,10 @@ def classify(text: str) -> tuple[Operation, float]:
         "create": min(_first(CREATE_VERBS, masked), _first(REMINDER_CUES, masked)),
         "move": min(_first(MOVE_VERBS, masked), _first(_BRING_FORWARD, masked), _offset_at(masked)),
     }
-    if not question:  # "I'm not going to the gala", "I can't make it to the book club": it is off
-        absent = _first(NOT_ATTENDING, core)
-        # unless it is why it moves: "I can't make the review, can you move it to Friday"
-        if absent >= positions["move"] or positions["move"] >= 1000:
-            positions["delete"] = min(positions["delete"], absent)
+    # "I'm not going to the gala", "I can't make it to the book club": it is off, unless the turn moves
+    # it ("I can't make the review, can you move it to Friday")
+    if not question and positions["move"] >= 1000:
+        positions["delete"] = min(positions["delete"], _first(NOT_ATTENDING, core))
     write_op = min(positions, key=lambda op: positions[op])
     if write_op == "create" and _puts_what_is_there(masked[positions["create"] :]):
         write_op = "move"

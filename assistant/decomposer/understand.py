@@ -1650,7 +1650,6 @@ def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "")
     linking: list[str] = []  # "at the", waiting for the place's name
     particle = -1  # where the particle of a phrasal verb said as a noun stands, taken with its verb
     last = -1  # where the last word kept stands
-    held = -1  # where a noun that is a small word elsewhere ends the name ("tire check"): kept
     verb, *rest = lead_verb.split() or [""]
     phrasal = len(rest) == 1 and rest[0] in PARTICLES  # the request's verb has one ("squeeze in")
     for at, w in enumerate(words):
@@ -1667,7 +1666,7 @@ def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "")
         if any(p.fullmatch(w) for p in (CREATE_VERBS, DELETE_VERBS, MOVE_VERBS, QUERY_CUES, COUNT_CUES)):
             if kept and last == at - 1 and _noun_of_a_name(w, words[at + 1 : at + 2], frame.operation):
                 kept.append(w)  # "tire check", "dog show": a word of questions said as the name's noun
-                last = held = at
+                last = at
                 continue
             if kept:
                 break  # a second verb ends the object phrase ("remind me of X", "X i added")
@@ -1700,18 +1699,15 @@ def _leftover_phrase(words: list[str], frame: RequestFrame, lead_verb: str = "")
         kept.append(w)
         last = at
     del kept[8:]
-    while (
-        kept
-        and not (held >= 0 and kept[-1] == words[held])
-        and (
-            (
-                kept[-1] in STOPWORDS
-                and kept[-1] not in GENERIC_EVENT_WORDS
-                and not _particle(kept)
-                and not (kept[-1] in _NAME_HEADS and _heads_name(kept, len(kept) - 1))
-            )
-            or (kept[-1] in WHEN_ADVERBS and len(kept) > 1)
+    while kept and (
+        (
+            kept[-1] in STOPWORDS
+            and kept[-1] not in GENERIC_EVENT_WORDS
+            and kept[-1] not in QUESTION_NOUNS  # kept above as the name's noun ("tire check")
+            and not _particle(kept)
+            and not (kept[-1] in _NAME_HEADS and _heads_name(kept, len(kept) - 1))
         )
+        or (kept[-1] in WHEN_ADVERBS and len(kept) > 1)
     ):
         kept.pop()
     return " ".join(kept)
