@@ -184,6 +184,27 @@ def _detail(event: EventItem, detail: str) -> str:
     return ""
 
 
+# Headings that only say the events follow, which a sentence naming the event's day says as well.
+_PLAIN_HEADINGS = frozenset({"Coming up:", "Next:"})
+
+
+def _detail_sentence(event: EventItem, detail: str, tz: ZoneInfo, now: datetime) -> str:
+    """The answer to a question about one part of one event, in a sentence that names the event and its
+    day: "Design review is on Friday, March 6 3:00 PM – 4:00 PM, with Ann Lee." (a list of one event
+    with the part at the end of its line answered it, but made the person look for it)."""
+    past = event.end <= now
+    when = _when(event, tz, with_day=True)
+    if detail == "duration" and not event.all_day:
+        return f"{event.summary} {'lasted' if past else 'lasts'} {_detail(event, detail)[2:]}, on {when}."
+    said = f"{event.summary} {'was' if past else 'is'} on {when}"
+    if detail == "duration":
+        return f"{said}."  # "Offsite is on Friday, March 6, all day."
+    if detail == "location":
+        return f"{said}, at {event.location}." if event.location else f"{said}; no place is given."
+    people = [format_person(a) for a in event.attendees]
+    return f"{said}, with {join_and(people)}." if people else f"{said}; nobody else is invited."
+
+
 @skill(service="reply", kind="read")
 def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
     """Write the reply: an agenda, a count, free slots or a plain text, with dates named in words and
@@ -202,7 +223,12 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
             summary = f"{_n_events(len(events), subject)} in all."
             # one line a person, though asked by name and by address ("is Ann coming": ann, ann@...)
             said = list(dict.fromkeys(_invited(name, events) for name in params.guests_asked))
-            text = "\n".join([*said, head, *_agenda_lines(events, tz, params.detail), summary])
+            if len(events) == 1 and params.detail in ("location", "attendees", "duration"):
+                # a heading that says more than "here it is" stays: "Nothing is coming up; the most recent:"
+                kept = [head] if params.text and params.text not in _PLAIN_HEADINGS else []
+                text = "\n".join([*said, *kept, _detail_sentence(events[0], params.detail, tz, ctx.now)])
+            else:
+                text = "\n".join([*said, head, *_agenda_lines(events, tz, params.detail), summary])
     elif params.style == "count":
         n = params.count if params.count is not None else len(events)
         data["count"] = n

@@ -106,6 +106,45 @@ def test_someone_the_directory_knows_is_said_invited_once(me: Any) -> None:
     assert answer.count("is invited") == 1, answer
 
 
+@pytest.mark.parametrize(
+    ("text", "sentence"),
+    [
+        (
+            "where is the board dinner?",
+            "Board dinner is on Tuesday, March 10 2:00 PM – 4:30 PM, at Grand Hotel.",
+        ),
+        (
+            "who is coming to the board dinner?",
+            "Board dinner is on Tuesday, March 10 2:00 PM – 4:30 PM, with Ingrid Berg and Ola.",
+        ),
+        (
+            "how long is the board dinner?",
+            "Board dinner lasts 2 hours 30 minutes, on Tuesday, March 10 2:00 PM – 4:30 PM.",
+        ),
+        (
+            "where is my lunch with Abby?",
+            "Lunch with Abby is on Wednesday, March 11 12:00 PM – 1:00 PM; no place is given.",
+        ),
+    ],
+)
+def test_a_question_about_one_event_is_answered_in_a_sentence(me: Any, text: str, sentence: str) -> None:
+    # it was a list of one: a heading, the day, the event's line with the part at its end, "1 ... in all"
+    assert ask(me, text) == sentence
+
+
+def test_a_question_about_a_past_event_is_answered_in_the_past(me: Any) -> None:
+    later = datetime(2026, 3, 20, 9, 0, tzinfo=OSLO)
+    with time_machine.travel(later, tick=False):
+        reply = chat_turn(
+            user=me, conversation=conversation_create(user=me), text="how long was the board dinner?"
+        )
+    assert reply is not None
+    # the heading says more than "here it is", so it stays
+    assert reply.text == (
+        "The most recent:\nBoard dinner lasted 2 hours 30 minutes, on Tuesday, March 10 2:00 PM – 4:30 PM."
+    )
+
+
 def test_an_event_without_the_part_asked_says_so(me: Any) -> None:
     assert "no place is given" in ask(me, "where am I having lunch with Abby?")
 
