@@ -532,6 +532,7 @@ CREATE_VERBS = phrase_re(
         "pencil in",
         "squeeze in",
         "slot in",
+        "fit in",  # "fit in a call with Bo at 3" (a title 'Fit in a call with Bo' was written at once)
         "jot down",
         "log",
         "reserve",
@@ -658,6 +659,16 @@ FREE_CUES = phrase_re(
         "have any time",
         "is there time",
         "is there any time",
+        # "do I have room for a 2 hour meeting on Friday?", "can I fit a call in on Thursday?": the same
+        # question in other words (a request to fit something in says what and when: "fit in a call at 3")
+        "have room",
+        "have any room",
+        "is there room",
+        "is there any room",
+        "can i fit",
+        "could i fit",
+        "can we fit",
+        "could we fit",
     ]
 )
 # The words of QUERY_CUES that are nouns too, and end a name said before them ("tire check", "dog

@@ -71,6 +71,10 @@ def search(user: Any, text: str) -> dict[str, Any]:
         # "You have no meetings on Thursday": asked as a look-up of meetings
         ("do I have time for a 2 hour meeting on Thursday?", 120),
         ("is there time for a 2 hour meeting on Thursday?", 120),
+        # the same asked as room or a fit: a look-up of meetings, and "could we fit" a new 'Sync'
+        ("do I have room for a 2 hour meeting on Thursday?", 120),
+        ("is there any room for a 90 minute call on Thursday?", 90),
+        ("could we fit a 30 minute sync in on Thursday?", 30),
     ],
 )
 def test_the_length_said_is_the_length_searched(user: Any, text: str, minutes: int) -> None:

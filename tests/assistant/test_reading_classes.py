@@ -1736,6 +1736,8 @@ def test_an_event_put_on_the_calendar_is_a_new_one(week: Any) -> None:
         ("add a work out tomorrow at 7am", "Work out", (5, 7), ""),
         # the particle of the request's verb is no word of the name: 'Squeeze in a call with Sam'
         ("can you squeeze in a call with Sam on Friday at 10", "Call with Sam", (6, 10), ""),
+        # ... or "fit in" ('Fit in a call with Sam' was written at once)
+        ("fit in a call with Sam on Friday at 10", "Call with Sam", (6, 10), ""),
         # ... but not the "in" that leads to a place
         ("add lunch in Boston on Friday at 1", "Lunch", (6, 13), "Boston"),
         # a place named with its kind, whose first word sounds like a name: 'Ride with John', no place
