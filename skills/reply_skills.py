@@ -194,15 +194,14 @@ def _detail_sentence(event: EventItem, detail: str, tz: ZoneInfo, now: datetime)
     with the part at the end of its line answered it, but made the person look for it)."""
     past = event.end <= now
     when = _when(event, tz, with_day=True)
+    part = _detail(event, detail)[2:]  # the agenda line's words for it: "at Grand Hotel", "nobody else ..."
     if detail == "duration" and not event.all_day:
-        return f"{event.summary} {'lasted' if past else 'lasts'} {_detail(event, detail)[2:]}, on {when}."
+        return f"{event.summary} {'lasted' if past else 'lasts'} {part}, on {when}."
     said = f"{event.summary} {'was' if past else 'is'} on {when}"
     if detail == "duration":
         return f"{said}."  # "Offsite is on Friday, March 6, all day."
-    if detail == "location":
-        return f"{said}, at {event.location}." if event.location else f"{said}; no place is given."
-    people = [format_person(a) for a in event.attendees]
-    return f"{said}, with {join_and(people)}." if people else f"{said}; nobody else is invited."
+    given = event.location if detail == "location" else event.attendees
+    return f"{said}, {part}." if given else f"{said}; {part}."
 
 
 @skill(service="reply", kind="read")
