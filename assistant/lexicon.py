@@ -934,6 +934,15 @@ DETAIL_ASKED: dict[str, re.Pattern[str]] = {
         r"\bhow long\b(?! (?:until|till|til|before|to go)\b)|\b(?:length|duration)\b"
         r"|\bhow (?:many|much) (?:hours|minutes|time)\b(?! (?:until|till|til|before|left)\b)"
     ),
+    # "what time does the offsite end?", "when is the review over?": when it ends, or when it starts
+    "end": re.compile(
+        r"^(?:(?:and|so|ok|okay)\s+)?(?:how late\b|(?:when|what time)\b.*"
+        r"\b(?:end|ends|ended|finish|finishes|finished|over|wrap up|wraps up|wrapped up)\b)"
+    ),
+    "start": re.compile(
+        r"^(?:(?:and|so|ok|okay)\s+)?(?:when|what time|how early)\b.*"
+        r"\b(?:start|starts|started|begin|begins|began|kick off|kicks off|kicked off)\b"
+    ),
 }
 PREFERENCE_WORDS = {
     "working_hours": phrase_re(

@@ -399,7 +399,10 @@ def _remember(conversation: Conversation, run: WorkflowRun, data: dict[str, Any]
             {"summary": e["summary"], "start": e["start"], "end": e["end"]} for e in data["events"][:20]
         ]
     # the free times a reply offers, which "book the first one" takes; any other reply withdraws them
-    offered = [{"start": s["start"], "end": s["end"]} for s in data.get("slots") or []][:20]
+    offered = [
+        {"start": s["start"], "end": s["end"], **({"asked": True} if s.get("asked") else {})}
+        for s in data.get("slots") or []
+    ][:20]
     if offered:
         context["offered"] = offered
     else:

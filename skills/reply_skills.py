@@ -101,10 +101,11 @@ class ReplyInput(SkillInput):
         "review clash with calculus': 'design review', 'calculus'); only pairs with one of them are "
         "named, with two or more a pair of two of them.",
     )
-    detail: Literal["", "location", "attendees", "duration", "all", "first"] = Field(
+    detail: Literal["", "location", "attendees", "duration", "start", "end", "all", "first"] = Field(
         default="",
         description="agenda: the part of each event the question asked about ('where is ...?', 'who is "
-        "coming to ...?', 'how long is ...?'), said on its line, or that the event does not give it; "
+        "coming to ...?', 'how long is ...?', 'when does ... start?', 'what time does ... end?'), said "
+        "on its line, or that the event does not give it; "
         "all: each of them, for a question about the event as a whole ('tell me about the second one'). "
         "slots: duration adds how long the free time is in all; first names only the earliest free time "
         "('what's the earliest I can meet Ann?').",
@@ -194,11 +195,18 @@ def _detail_sentence(event: EventItem, detail: str, tz: ZoneInfo, now: datetime)
     with the part at the end of its line answered it, but made the person look for it)."""
     past = event.end <= now
     when = _when(event, tz, with_day=True)
+    if detail in ("start", "end") and not event.all_day:
+        # "Offsite ends at 12:00 PM on Friday, March 6 (9:00 AM – 12:00 PM)."; "... started at ..."
+        moment = event.start if detail == "start" else event.end
+        verb = {"start": "started", "end": "ended"}[detail] if moment <= now else f"{detail}s"
+        on = format_day(moment.astimezone(tz).date())
+        span = _when(event, tz, with_day=False)
+        return f"{event.summary} {verb} at {format_time(moment, tz)} on {on} ({span})."
     part = _detail(event, detail)[2:]  # the agenda line's words for it: "at Grand Hotel", "nobody else ..."
     if detail == "duration" and not event.all_day:
         return f"{event.summary} {'lasted' if past else 'lasts'} {part}, on {when}."
     said = f"{event.summary} {'was' if past else 'is'} on {when}"
-    if detail == "duration":
+    if detail in ("duration", "start", "end"):
         return f"{said}."  # "Offsite is on Friday, March 6, all day."
     given = event.location if detail == "location" else event.attendees
     return f"{said}, {part}." if given else f"{said}; {part}."
@@ -222,7 +230,7 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
             summary = f"{_n_events(len(events), subject)} in all."
             # one line a person, though asked by name and by address ("is Ann coming": ann, ann@...)
             said = list(dict.fromkeys(_invited(name, events) for name in params.guests_asked))
-            if len(events) == 1 and params.detail in ("location", "attendees", "duration"):
+            if len(events) == 1 and params.detail in ("location", "attendees", "duration", "start", "end"):
                 # a heading that says more than "here it is" stays: "Nothing is coming up; the most recent:"
                 kept = [head] if params.text and params.text not in _PLAIN_HEADINGS else []
                 text = "\n".join([*said, *kept, _detail_sentence(events[0], params.detail, tz, ctx.now)])
@@ -258,6 +266,11 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
             text = _others_free_at_text(params, timed, tz)
         else:
             text = _free_at_text(params, timed, tz)
+            if not timed and params.start is not None and params.end is not None:
+                # the time asked is free: offered, for "book it" to take
+                data["slots"] = [
+                    {"start": params.start.isoformat(), "end": params.end.isoformat(), "asked": True}
+                ]
     elif params.style == "conflicts":
         pairs = _involving(_overlapping(events), params.involving)
         data["pairs"] = [[a.key, b.key] for a, b in pairs]

@@ -301,10 +301,12 @@ def _slot_words(norm: str, when: Sequence[TimeMatch]) -> list[tuple[int, int]]:
     return spans
 
 
-def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str] = ()) -> Account:
+def account_for(
+    text: str, facts: Facts, *, now: datetime, earlier: Sequence[str] = (), naming: bool = False
+) -> Account:
     """The account of ``text`` against what a plan writes (``facts``); ``earlier`` are the user's
     previous turns of the conversation, where words of a title described over several turns come
-    from."""
+    from; ``naming``: the turn answers what the event should be called."""
     norm = normalise(text)
     tokens = _tokens(norm)
     timed = [t for t in find_times(norm, now=now, daytime=True) if not t.error]
@@ -363,7 +365,9 @@ def account_for(text: str, facts: Facts, *, now: datetime, earlier: Sequence[str
         _align(tokens, _words(_PERSON_FORM.sub(r"\g<local>", person).replace(".", " ")), "people")
     for note in facts.notes:
         _align(tokens, _words(note), "notes")
-    doubts = [d for title in facts.titles for d in _title_doubts(title, tokens, norm, facts, earlier, named)]
+    doubts = [
+        d for title in facts.titles for d in _title_doubts(title, tokens, norm, facts, earlier, named, naming)
+    ]
     for target in facts.targets:
         _align(tokens, _words(target), "target")
     # "move all my yoga sessions": the kind of the events found, said after their name
@@ -465,9 +469,11 @@ def _title_doubts(
     facts: Facts,
     earlier: Sequence[str],
     outright: re.Match[str] | None,
+    naming: bool = False,
 ) -> list[str]:
     """Why ``title`` may not be a name the user gave (aligning its words to ``tokens`` as it goes);
-    ``outright`` is where the turn names the event outright ("call it ..."), if it does."""
+    ``outright`` is where the turn names the event outright ("call it ..."), if it does; ``naming``,
+    whether the turn answers what to call it (its words whole, "Planning", are then given outright)."""
     away = away_words(norm)
     if away is not None and title.casefold() == AWAY[away]:
         # 'Out of office' of "ooo friday", 'Vacation' of "I'm on holiday next week": the words the turn
@@ -526,6 +532,8 @@ def _title_doubts(
         doubts.append(f"it takes {' '.join(crossed)!r}, which says when")
     # A word that asks for a step names the event when the user gave the name outright ("call it Planning"),
     given = outright is not None and (outright["title"] or "").casefold().startswith(title.casefold())
+    # or as the answer to what to call it ("Planning")
+    given = given or (naming and norm.strip(" .!?").casefold() == title.casefold())
     # or said as what time is blocked for ("block Friday afternoon for planning")
     purpose = BLOCK_FOR.search(norm)
     given = given or (purpose is not None and purpose["what"].casefold().endswith(title.casefold()))

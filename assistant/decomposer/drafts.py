@@ -392,16 +392,15 @@ _DEADLINE = re.compile(r"by\s", re.IGNORECASE)
 _MY_SOMEONES = re.compile(r"\b(?:my|our)\s+(?P<who>[a-z]+)['’]s\s+$", re.IGNORECASE)
 
 
-def _theirs(title: str, text: str) -> str:
-    """The reader's title said as someone's ("Daughter's recital" of "my daughter has a recital"): theirs
-    where they are "my" someone or named with a capital, else the title as read."""
+def _theirs(title: str) -> str:
+    """The reader's title said as someone's ("Daughter's recital" of "my daughter has a recital", "Team's
+    retro" of "the team has a retro"): whoever has it owns it, never 'Daughter has a recital'."""
     held = _HELD.match(title)
     if held is None:
         return title
     who = held["who"]
-    if not (who[:1].isupper() or re.search(rf"\bmy\s+{re.escape(who)}\b", text, re.IGNORECASE)):
-        return title
-    return f"{who[:1].upper()}{who[1:]}'s {title[held.end() :]}"
+    owner = who if any(ch.isupper() for ch in who) else who.capitalize()  # "eBay's auction" stays so
+    return f"{owner}'s {title[held.end() :]}"
 
 
 def _with_company(title: str, frame: RequestFrame, text: str) -> str:
@@ -624,7 +623,7 @@ class _Said:
         else:
             quoted = text[title.start - 1 : title.start] in ("'", '"')
             self.title = _clean(title.text if quoted else _LIGHT_VERB.sub("", title.text))
-            self.title = _with_company(_theirs(self.title, text), frame, text)
+            self.title = _with_company(_theirs(self.title), frame, text)
             mine = _MY_SOMEONES.search(text[: title.start])
             if mine is not None and not quoted:  # "my mom's birthday": 'Mom's birthday', not 'Birthday'
                 who = mine["who"]

@@ -48,6 +48,7 @@ def gated(decision: Decision, request: DecomposeRequest, frame: dict[str, Any]) 
         timezone_name=request.timezone,
         earlier=earlier,
         frame=frame,
+        asked=request.context.get("asked"),
     )
 
 

@@ -84,7 +84,8 @@ _EXCLUDING_KINDS = f"{_EXCLUDING} {_KINDS}"
 # parameter the plan sets ("skill.param"): a word the plan does not need stays unplaced.
 _CUES: dict[str, str] = {
     # a question answered above a preview ("how long is the design review and can you move it to 4")
-    "compose_reply.detail": "how long last lasts length duration where place location who attending coming",
+    "compose_reply.detail": "how long last lasts length duration where place location who attending coming "
+    "end ends ended finish finishes finished over start starts started begin begins began",
     "plan_create": "add create schedule book set put make plan arrange organise organize block reserve hold "
     "include pencil jot note mark enter insert save setup event appointment start starts starting begin "
     "begins held happening taking scheduled there goes later",
@@ -292,6 +293,7 @@ def gate(
     timezone_name: str,
     earlier: list[str],
     frame: dict[str, Any] | None = None,
+    asked: str | None = None,
 ) -> Decision:
     """The decision as it may go ahead: unchanged, previewed first, or a question instead.
 
@@ -322,7 +324,8 @@ def gate(
             "Tell me what you'd like instead.",
         )
     facts = facts_of(definition)
-    account = account_for(text, facts, now=now, earlier=earlier)
+    # "Planning", to "What should I call it?": the words are the name asked for, whatever else they say
+    account = account_for(text, facts, now=now, earlier=earlier, naming=asked == "title")
     created = _plain_create(definition)
     if created is not None and account.doubts:
         return _ask_title(decision, created, account, tz)

@@ -48,6 +48,9 @@ _NOUN_USE = re.compile(
     # own would be checked once for each); "today's schedule", which cannot start where they do, apart.
     r"\b(?:(?:my|the|your|our|a|any|this|that|its)\s+(?:(?:daily|weekly|monthly|whole|full|entire|work|"
     r"personal|current|new)\s+)?(schedule|reminders?|plans?|note|log|block)\b"
+    # "can I fit a 2 hour block on Friday?", "a 30-minute block": a length of time, not blocking it
+    r"|\b(?:an?|any|one|another)\s+(?:(?:\d+(?:\.\d+)?|one|two|three|four|half(?: an)?)[- ]?)?"
+    r"(?:minutes?|mins?|hours?|hrs?)(?:[- ]long)?\s+(block)\b"
     # "change of plans, cancel lunch": a remark that leads to the change, not a move of "plans"
     r"|change (?:of|in|my|the) plans?\b"
     # "make a list of the events": a list asked for, not an event made

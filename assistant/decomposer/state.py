@@ -61,6 +61,9 @@ class FreeTime(_State):
 
     start: datetime
     end: datetime
+    # the time the user asked about ("am I free Thursday at 4?"), not one found in a longer free stretch:
+    # "book it" means that time
+    asked: bool = False
 
 
 class LastQuestion(_State):

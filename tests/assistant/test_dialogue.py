@@ -761,6 +761,62 @@ def test_a_free_time_booked_with_what_it_is_is_named_so() -> None:
     assert event.start.astimezone(NEW_YORK).date() == date(2026, 3, 4)
 
 
+@pytest.mark.parametrize("text", ["book it for a call with Bo", "great, put a call with Bo there"])
+def test_the_time_asked_about_and_found_free_is_booked_by_it(text: str) -> None:
+    """ "Am I free on Wednesday at 4?" "Yes, ..." "book it for a call with Bo": a call at that time (it
+    asked when to schedule 'Call with Bo', as if no time had been talked about)."""
+    with time_machine.travel(monday_9am(NEW_YORK), tick=False):
+        user, conversation = a_user(NEW_YORK)
+        get_user_model().objects.create_user("bo", "bo@example.com", first_name="Bo")
+        free = say(user, conversation, "am I free on Wednesday at 4?")
+        done = say(user, conversation, text)
+    assert free.text == "Yes, you are free on Wednesday, March 4 at 4:00 PM.", free.text
+    assert done.kind == "done", done.text
+    [event] = created(user, "Call with Bo")
+    assert event.start == datetime(2026, 3, 4, 16, 0, tzinfo=NEW_YORK)
+    assert event.attendees == ["bo@example.com"]
+
+
+def test_the_time_asked_about_is_named_when_asked() -> None:
+    """ "book it" alone asks its name; the name is any words, "Planning" too (it asked again: "plan" is
+    a word of making, so the name was doubted)."""
+    with time_machine.travel(monday_9am(NEW_YORK), tick=False):
+        user, conversation = a_user(NEW_YORK)
+        say(user, conversation, "am I free on Wednesday at 4?")
+        ask = say(user, conversation, "book it")
+        done = say(user, conversation, "Planning")
+    assert ask.text == "What should I call it?", ask.text
+    assert done.kind == "done", done.text
+    [event] = created(user, "Planning")
+    assert event.start == datetime(2026, 3, 4, 16, 0, tzinfo=NEW_YORK)
+
+
+@pytest.mark.parametrize(
+    ("asked", "text", "kind"),
+    [
+        # busy then: nothing was offered, so "it" is no time
+        ("am I free on Wednesday at 10?", "book it", "clarify"),
+        # a time of its own is that time
+        ("am I free on Wednesday at 4?", "add lunch with Bo on Thursday at 1", "done"),
+        # a free stretch found, not asked about: "this event" has no time yet
+        ("when am I free on Thursday?", "add this event to my calendar", "clarify"),
+    ],
+)
+def test_only_the_time_asked_about_and_found_free_is_taken(asked: str, text: str, kind: str) -> None:
+    with time_machine.travel(monday_9am(NEW_YORK), tick=False):
+        user, conversation = a_user(NEW_YORK)
+        get_user_model().objects.create_user("bo", "bo@example.com", first_name="Bo")
+        say(user, conversation, asked)
+        reply = say(user, conversation, text)
+    assert reply.kind == kind, reply.text
+    assert not created(user, "Call with Bo")
+    if kind == "done":
+        [event] = created(user, "Lunch with Bo")
+        assert event.start == datetime(2026, 3, 5, 13, 0, tzinfo=NEW_YORK)
+    else:
+        assert len(rows(user)) == 2
+
+
 # --- 5. The state lives in the database ------------------------------------------------------------
 
 

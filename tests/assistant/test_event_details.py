@@ -132,6 +132,55 @@ def test_a_question_about_one_event_is_answered_in_a_sentence(me: Any, text: str
     assert ask(me, text) == sentence
 
 
+@pytest.mark.parametrize(
+    ("text", "sentence"),
+    [
+        (
+            "what time does the board dinner end?",
+            "Board dinner ends at 4:30 PM on Tuesday, March 10 (2:00 PM – 4:30 PM).",
+        ),
+        (
+            "when is the board dinner over?",
+            "Board dinner ends at 4:30 PM on Tuesday, March 10 (2:00 PM – 4:30 PM).",
+        ),
+        (
+            "how late does the board dinner go?",
+            "Board dinner ends at 4:30 PM on Tuesday, March 10 (2:00 PM – 4:30 PM).",
+        ),
+        (
+            "when does the board dinner start?",
+            "Board dinner starts at 2:00 PM on Tuesday, March 10 (2:00 PM – 4:30 PM).",
+        ),
+        (
+            "what time does my piano lesson begin?",
+            "Piano lesson starts at 12:00 PM on Thursday, March 12 (12:00 PM – 1:00 PM).",
+        ),
+    ],
+)
+def test_when_one_event_starts_or_ends_is_answered_in_a_sentence(me: Any, text: str, sentence: str) -> None:
+    # it was a list of one, the start and end in a span on the event's line
+    assert ask(me, text) == sentence
+
+
+def test_when_a_past_event_started_is_said_in_the_past(me: Any) -> None:
+    later = datetime(2026, 3, 20, 9, 0, tzinfo=OSLO)
+    with time_machine.travel(later, tick=False):
+        reply = chat_turn(
+            user=me, conversation=conversation_create(user=me), text="what time did the board dinner start?"
+        )
+    assert reply is not None
+    assert reply.text.endswith("Board dinner started at 2:00 PM on Tuesday, March 10 (2:00 PM – 4:30 PM)."), (
+        reply.text
+    )
+
+
+def test_when_several_events_start_is_their_list(me: Any) -> None:
+    answer = ask(me, "when do my events next week start?")
+    assert "Board dinner" in answer
+    assert "Piano lesson" in answer
+    assert "in all" in answer
+
+
 def test_a_question_about_a_past_event_is_answered_in_the_past(me: Any) -> None:
     later = datetime(2026, 3, 20, 9, 0, tzinfo=OSLO)
     with time_machine.travel(later, tick=False):

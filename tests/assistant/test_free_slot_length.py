@@ -75,6 +75,9 @@ def search(user: Any, text: str) -> dict[str, Any]:
         ("do I have room for a 2 hour meeting on Thursday?", 120),
         ("is there any room for a 90 minute call on Thursday?", 90),
         ("could we fit a 30 minute sync in on Thursday?", 30),
+        # "a 2 hour block" is a length of time, not a request to block it: a new event 'Fit' was asked about
+        ("can I fit a 2 hour block on Thursday?", 120),
+        ("do I have an hour block free on Thursday?", 60),
     ],
 )
 def test_the_length_said_is_the_length_searched(user: Any, text: str, minutes: int) -> None:
@@ -94,3 +97,18 @@ def test_the_answer_leaves_out_shorter_gaps(user: Any) -> None:
     assert reply.kind == "answer", reply.text
     assert "You are free on Thursday, March 5: 5:00 PM – 7:00 PM." in reply.text, reply.text
     assert "1:00 PM – 1:30 PM" not in reply.text
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        ("block 2 hours on Thursday at 5 for writing", "Writing"),  # "block" that blocks time stays a verb
+        ("put a 30 minute block on Thursday at 5", "Block"),
+    ],
+)
+def test_blocking_time_is_still_a_new_event(user: Any, text: str, title: str) -> None:
+    with time_machine.travel(NOW, tick=False):
+        decision = decompose(DecomposeRequest(text=text, user=user, timezone="Europe/Berlin"))
+    assert decision.workflow is not None, decision
+    create = next(t.params for t in decision.workflow.tasks if t.skill == "plan_create")
+    assert create["summary"] == title
