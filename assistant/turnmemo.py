@@ -13,12 +13,15 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from datetime import datetime
 from functools import wraps
 from typing import Any, TypeVar
 
+from django.utils import timezone
+
 from assistant.timeexpr import one_reading
 
-__all__ = ["one_turn", "per_turn", "shared"]
+__all__ = ["one_turn", "per_turn", "shared", "turn_now"]
 
 T = TypeVar("T")
 
@@ -67,3 +70,10 @@ def shared(key: str, make: Callable[[], T]) -> T:
         memo[slot] = make()
     result: T = memo[slot]
     return result
+
+
+def turn_now() -> datetime:
+    """The turn's clock, read once: its reading and its gate see the same moment (a turn read across
+    midnight is of one day), and the time resolver, whose parses are kept by reference time, parses
+    a text the gate reads again once (the gate's own clock, microseconds later, parsed it afresh)."""
+    return shared("now", timezone.now)

@@ -19,7 +19,6 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.contrib.auth import get_user_model
-from django.utils import timezone
 
 from assistant.decomposer.account import Account, Facts, account_for, stem
 from assistant.decomposer.dialogue import asks_question
@@ -40,6 +39,7 @@ from assistant.lexicon import (
     tokens,
 )
 from assistant.timeexpr import find_times, misspelt_weekdays
+from assistant.turnmemo import turn_now
 from skills.critic import Action, Expectation
 from skills.formatting import format_day, format_time
 from workflows.definition import Decision, TaskSpec, WorkflowDefinition
@@ -302,7 +302,7 @@ def gate(
     """
     frame = frame if frame is not None else decision.frame
     tz = ZoneInfo(timezone_name)
-    now = timezone.now().astimezone(tz)
+    now = turn_now().astimezone(tz)
     drafted = decision.context_update.get("draft") if decision.kind == "clarify" else None
     if isinstance(drafted, dict) and drafted.get("title"):
         # an event begun in this turn, still to be completed: not one that already exists

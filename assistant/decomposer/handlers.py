@@ -18,8 +18,6 @@ from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from django.utils import timezone
-
 from assistant.decomposer.again import same_for_another_day, same_time_later
 from assistant.decomposer.changes import PENDING_MOVE, compile_change, series_end, undo_decision
 from assistant.decomposer.compiler import look_up
@@ -54,6 +52,7 @@ from assistant.decomposer.zones import zone_question
 from assistant.lexicon import CREATE_VERBS, NO_LEADS, QUESTION_STARTERS, spelled_out
 from assistant.nlu import read_turn
 from assistant.timeexpr import find_times
+from assistant.turnmemo import turn_now
 from workflows.definition import Decision
 
 __all__ = ["HANDLERS", "Handler", "decide", "read"]
@@ -254,7 +253,7 @@ def read(
     ``operation``: what the turn does where the turn around it said so (a part of several requests
     whose verb was said before it: "... and the review to Monday" moves)."""
     tz = ZoneInfo(timezone_name)
-    now = (now or timezone.now()).astimezone(tz)
+    now = (now or turn_now()).astimezone(tz)
     context = context or {}
     state = DialogueState.of(context)
     said = spelled_out(without_acknowledgements(text, now=now))

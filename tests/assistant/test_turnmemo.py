@@ -90,3 +90,32 @@ def test_the_learned_readers_time_marks_and_the_rules_times_are_one_parse(
     assert [m.text for m in found] == ["friday at 3"]
     assert marks == ["O", "O", "O", "O", "date", "time", "time"]
     assert [w for w in walks if w.lower() == text.lower()] == [text]  # (the marks read 'at 3' alone too)
+
+
+@pytest.mark.django_db
+def test_a_turn_reads_its_clock_once_so_the_gate_parses_no_text_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The gate read the clock again, microseconds after the reading: its parse of the turn's words, kept
+    by reference time, missed the reading's, and the whole turn was parsed twice."""
+    from assistant.timeexpr import resolve
+
+    user, _ = user_with_calendar("clock")
+    request = DecomposeRequest(
+        text="add lunch with Sam on Friday at 1", user=user, timezone="America/New_York"
+    )
+    parsed: list[tuple[str, datetime]] = []
+    grammar = resolve._Reading.grammar
+
+    def counted(self: object, norm: str, now: datetime) -> object:
+        parsed.append((norm, now))
+        return grammar(self, norm, now)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(resolve._Reading, "grammar", counted)
+    # the clock ticks, as it does in the server
+    with time_machine.travel(datetime(2026, 3, 4, 9, 0, tzinfo=ZoneInfo("America/New_York")), tick=True):
+        decision = decompose(request)
+    assert decision.kind == "workflow"
+    whole = [now for norm, now in parsed if norm == "add lunch with sam on friday at 1"]
+    # the turn's words, read by the reading and again by the gate, parsed once (at two clocks, twice)
+    assert len(whole) == 1
