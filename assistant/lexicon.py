@@ -606,7 +606,9 @@ EXCEPTING = (
     r"|but\s+not|and\s+not|not\s+counting|not\s+including|leaving\s+out"
     # "everything on Friday but the standup", "all but my 1:1": "but" before what is left out, not
     # before what is done ("ok but make it 10", "move it but keep the time")
-    r"|but(?=\s+(?:the|my|those|these|(?!(?:let|it|that|there|here|what|who|he|she|where|how|when)'s)\w+'s)\s))"
+    r"|but(?=\s+(?:the|my|those|these|(?!(?:let|it|that|there|here|what|who|he|she|where|how|when)'s)\w+'s)\s)"
+    # "cancel all but Friday", "everything but tomorrow": whatever follows "all but" is left out
+    r"|(?<=\ball\s)but|(?<=\beverything\s)but)"
 )
 COUNT_CUES = phrase_re(["how many", "how much", "count", "number of", "total of"])
 # A question for the first free time only, not all of it: "what's the earliest I can meet Ann?", "when

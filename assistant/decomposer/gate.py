@@ -518,13 +518,16 @@ def _expectation(
     # no day held to where the change runs on from one ("cancel yoga on thursdays from now on")
     on_days = any(op in _ON_DAYS for op in parts) and not frame.get("undated") and not frame.get("open_ended")
     single = len(parts) == 1
+    left_out = list(frame.get("exclude_weekdays") or [])
+    left_out_dates = [date.fromisoformat(day) for day in frame.get("exclude_dates") or []]
+    named = _days_said(norm.replace(frame.get("clock_pick") or "\0", " "), now)
+    # a day said only to leave it out ("cancel all but Friday") is no day the changes are held to
+    named = [day for day in named if day.weekday() not in left_out and day not in left_out_dates]
     return Expectation(
         actions=actions,
-        days=_days_said(norm.replace(frame.get("clock_pick") or "\0", " "), now)
-        if on_days and not _elsewhere(definition, norm)
-        else [],
-        exclude_weekdays=list(frame.get("exclude_weekdays") or []),
-        exclude_dates=[date.fromisoformat(day) for day in frame.get("exclude_dates") or []],
+        days=named if on_days and not _elsewhere(definition, norm) else [],
+        exclude_weekdays=left_out,
+        exclude_dates=left_out_dates,
         one=single and operation in ("move", "delete") and bool(_ONE.search(norm)) and not _MANY.search(norm),
         everyone_free=any(op in ("move", "create") for op in parts) and bool(EVERYONE_CUE.search(norm)),
         new_day_part=frame.get("change_day_part") if single else None,

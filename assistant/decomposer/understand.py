@@ -319,6 +319,12 @@ def understand(
         if bare:
             times = [t for t in find_times(f"this {bare.group(1)}", now=now, daytime=True) if not t.error]
             times = [replace(t, span=bare.span()) for t in times]
+    asks_room = operation == "create" and text.rstrip().endswith("?") and FREE_CUES.match(norm)
+    if asks_room and not any(t.has_time for t in times):
+        # "can we fit in a sync with Ann on Friday?": asked whether there is room, with no time to make it
+        # at; free time, not a new event whose time is asked for
+        operation, confidence = "free", 0.75
+        frame.operation, frame.confidence = operation, confidence
     frame.conflicts = bool(_CONFLICTS.search(norm)) and operation in ("query", "count", "unknown")
     frame.asked_busy = bool(_ASKED_BUSY.search(norm)) and operation in ("query", "free", "unknown")
     nth = nth if times else None
@@ -359,13 +365,19 @@ def understand(
         frame.notes.append("constraint: " + norm[span[0] : span[1]])
 
     targets: list[TimeMatch] = []
-    for t in [part for match in times for part in _part_and_period(match, now)]:
+    parts = [part for match in times for part in _part_and_period(match, now)]
+    # a day said only inside an exception: "cancel all but the standup on friday"
+    undated = not any(not any(lo <= t.span[0] < hi for lo, hi in exception_spans) for t in parts)
+    turns_days: list[tuple[int, int]] = []  # the spans of days said in an exception that are the turn's
+    for t in parts:
         meal = MEAL_LEAD.match(t.text) if operation in ("create", "unknown") else None
         named = _night_named(norm, t) if operation in ("create", "unknown") and meal is None else 0
         # "add lunch tomorrow at 1": "lunch" is the event (and at most when), not only a time
         take(t.span[0] + (meal.end() if meal else named), t.span[1])
         excepting = next(((lo, hi) for lo, hi in exception_spans if lo <= t.span[0] < hi), None)
-        if excepting is not None and not _dates_the_turn(norm, excepting, t):
+        if excepting is not None and undated and _names_then_one_day(norm, excepting, t):
+            turns_days.append(t.span)
+        elif excepting is not None and not _dates_the_turn(norm, excepting, t):
             days = _days_of(t)
             if not days and t.grain == "day" and t.start is not None:
                 # "except the 12th", "but not tomorrow": that day, not every day of its weekday
@@ -381,6 +393,8 @@ def understand(
     for lo, hi in exception_spans:
         for m in WEEKDAY_WORD.finditer(norm, lo, hi):
             day = weekday_number(m[0])
+            if any(a <= m.start() < b for a, b in turns_days):
+                continue
             if day is not None and day not in frame.exclude_weekdays:
                 frame.exclude_weekdays.append(day)
         _fill_exclusions(
@@ -806,6 +820,17 @@ def _dates_the_turn(norm: str, clause: tuple[int, int], t: TimeMatch) -> bool:
     cue = _EXCEPTION_CUE.match(norm, clause[0])
     if cue is not None and cue.group(0).startswith("skip"):
         return False
+    said = norm[cue.end() if cue else clause[0] : t.span[0]]
+    return any(w not in STOPWORDS and w not in GENERIC_EVENT_WORDS for w in tokens(said))
+
+
+def _names_then_one_day(norm: str, clause: tuple[int, int], t: TimeMatch) -> bool:
+    """Whether an exception names something and then one day, in a turn that says no day elsewhere:
+    "cancel all but the standup on friday" is Friday's events but the standup, not every event ahead
+    but Fridays and the standup ("except on Fridays" and "but not Friday" still leave the days out)."""
+    if t.weekdays or t.grain != "day" or t.start is None:
+        return False
+    cue = _EXCEPTION_CUE.match(norm, clause[0])
     said = norm[cue.end() if cue else clause[0] : t.span[0]]
     return any(w not in STOPWORDS and w not in GENERIC_EVENT_WORDS for w in tokens(said))
 

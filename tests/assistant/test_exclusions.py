@@ -394,3 +394,24 @@ def test_a_bulk_change_keeps_each_item_its_exception_lists(week: tuple[Any, Conv
     assert "Standup" in preview
     assert "Pilates" not in preview
     assert "Hike" not in preview
+
+
+def test_a_day_said_only_after_what_is_left_out_is_the_days_events(week: tuple[Any, Conversation]) -> None:
+    """ "Cancel all but the standup on Friday": Friday's events but the standup. It left out Fridays and
+    the standups and previewed deleting every other event of the year ahead, Thursday's review among
+    them, and said it would leave the review alone, "not on Friday, which you named"."""
+    preview = _preview(week, "cancel all but the standup on friday")
+    assert "Dentist" in preview
+    assert "Chemistry lab" in preview
+    assert "Standup" not in preview
+    assert "Design review" not in preview
+    assert "Office party" not in preview  # next Friday: another Friday
+
+
+@pytest.mark.parametrize("text", ["cancel all but friday", "delete everything but friday"])
+def test_all_but_a_day_leaves_that_day_out(week: tuple[Any, Conversation], text: str) -> None:
+    """ "All but Friday": every event but Friday's. It deleted Friday's, the day it was asked to keep."""
+    preview = _preview(week, text)
+    assert "Design review" in preview
+    assert "Dentist" not in preview
+    assert "which you named" not in preview  # a day left out holds the changes to no day

@@ -78,13 +78,18 @@ def search(user: Any, text: str) -> dict[str, Any]:
         # "a 2 hour block" is a length of time, not a request to block it: a new event 'Fit' was asked about
         ("can I fit a 2 hour block on Thursday?", 120),
         ("do I have an hour block free on Thursday?", 60),
+        # "fit in" makes an event ("fit in a call at 3"); asked, with no time, it asks whether there is room
+        ("could I fit in a 45 minute call on Thursday?", 45),
     ],
 )
 def test_the_length_said_is_the_length_searched(user: Any, text: str, minutes: int) -> None:
     assert search(user, text)["duration_minutes"] == minutes
 
 
-@pytest.mark.parametrize("text", ["when am I free on Thursday", "what are my free hours this week"])
+@pytest.mark.parametrize(
+    "text",
+    ["when am I free on Thursday", "what are my free hours this week", "can I fit in a call on Thursday?"],
+)
 def test_no_length_said_keeps_the_default(user: Any, text: str) -> None:
     assert search(user, text)["duration_minutes"] == 30
 
@@ -104,6 +109,7 @@ def test_the_answer_leaves_out_shorter_gaps(user: Any) -> None:
     [
         ("block 2 hours on Thursday at 5 for writing", "Writing"),  # "block" that blocks time stays a verb
         ("put a 30 minute block on Thursday at 5", "Block"),
+        ("can I fit in a call with the bank on Thursday at 5?", "Call with the bank"),  # a time: made there
     ],
 )
 def test_blocking_time_is_still_a_new_event(user: Any, text: str, title: str) -> None:
