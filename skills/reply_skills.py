@@ -224,7 +224,8 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
     if params.style == "agenda":
         data["events"] = [e.model_dump(mode="json") for e in events]
         if not events:
-            text = params.none_text or f"You have no {subject} {_none_then(params.start, params.end, tz)}."
+            had = _had(params.end, ctx.now)
+            text = params.none_text or f"You {had} no {subject} {_none_then(params.start, params.end, tz)}."
         else:
             head = params.text or f"Here is your schedule {period}:"
             summary = f"{_n_events(len(events), subject)} in all."
@@ -240,7 +241,7 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
         n = params.count if params.count is not None else len(events)
         data["count"] = n
         if n == 0:
-            text = f"You have no {subject} {period}."
+            text = f"You {_had(params.end, ctx.now)} no {subject} {period}."
         else:
             # "5 Standup events next week" names each one's day; one day's name only their times (one
             # event of a longer period is named with its day: "1 Office party event ...: Friday, ...")
@@ -525,6 +526,11 @@ def _who_is_free(people: list[str]) -> str:
     if not people:
         return "You are"
     return f"{join_and(['You', *people])} are {'both' if len(people) == 1 else 'all'}"
+
+
+def _had(end: datetime | None, now: datetime) -> str:
+    """ "had" of a period wholly gone by ("You had no events on Sunday, March 1."), else "have"."""
+    return "had" if end is not None and end <= now else "have"
 
 
 def _none_then(start: datetime | None, end: datetime | None, tz: ZoneInfo) -> str:

@@ -19,7 +19,7 @@ from assistant.decomposer.gate import MODEL_LED
 from assistant.decomposer.intent import booked_elsewhere
 from assistant.decomposer.reading import Reading
 from assistant.decomposer.recurrence import read_repeat
-from assistant.decomposer.understand import understand
+from assistant.decomposer.understand import sees_the_calendar, understand
 from assistant.decomposer.unsupported import unsupported_write
 from assistant.lexicon import (
     NAMED_OUTRIGHT,
@@ -229,6 +229,7 @@ def _model_reads_create(r: Reading) -> bool:
         and not r.frame.wants_next
         and not QUESTION_STARTERS.match(POLITE_PREFIX.sub("", r.norm))
         and not _only_a_range(r.frame)
+        and not sees_the_calendar(r.norm)
     )
 
 

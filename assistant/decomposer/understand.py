@@ -21,6 +21,7 @@ from assistant.decomposer.world import World
 from assistant.decomposer.zones import said_zone
 from assistant.lexicon import (
     ABOUT_OTHERS,
+    CALENDAR_TALK,
     CATEGORY_WORDS,
     COUNT_CUES,
     CREATE_VERBS,
@@ -71,7 +72,7 @@ from assistant.timeexpr.lexicon import MODIFIERS_BY_FIRST, MONTHS
 from assistant.turnmemo import shared
 from skills.providers.base import CalendarInfo
 
-__all__ = ["understand"]
+__all__ = ["sees_the_calendar", "understand"]
 
 # A negated relative clause ("events that aren't meetings", "anything which is not a class") excepts
 # what follows it, like "except".
@@ -1174,7 +1175,25 @@ def _meets_someone(
         verb = _word_before(unread, lo)
         if verb in MEETING_VERBS:
             return lo - 1 - len(verb), lo - 1
+    # or someone by what they are: "I need to see the doctor next Tuesday at 10", "I'm seeing my
+    # accountant on Friday at 2" (not "see my schedule", the calendar; "visit the apartment at 1" is
+    # read as any new event, its verb in its name)
+    for m in _SEES_SOMEONE.finditer(unread):
+        noun = m["noun"]
+        if noun not in STOPWORDS and noun not in GENERIC_EVENT_WORDS and not CALENDAR_TALK.match(noun):
+            return m.span("verb")
     return None
+
+
+_SEES_SOMEONE = re.compile(
+    r"\b(?P<verb>see|seeing) (?:the|my|our|a|an|his|her|their) (?P<noun>[a-z][a-z'-]+)\b"
+)
+
+
+def sees_the_calendar(norm: str) -> bool:
+    """Whether the words ask to see the calendar itself ("I need to see my schedule for Tuesday at 10"):
+    a look-up, whatever a model trained on bookings makes of a time said with it."""
+    return any(CALENDAR_TALK.match(m["noun"]) for m in _SEES_SOMEONE.finditer(norm))
 
 
 def _word_before(unread: str, start: int) -> str:

@@ -1535,6 +1535,36 @@ def test_meeting_someone_said_as_a_need_is_a_meeting_with_them(week: Any, text: 
 
 
 @pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        # "see" asks to be shown something ("let me see Friday"): these answered "You have no events on
+        # Tuesday, March 10 at 10:00 AM."
+        ("I need to see the doctor next tuesday at 10", "Doctor"),
+        ("I'm seeing my accountant on friday at 2", "Accountant"),
+        # the dentist the calendar has: a new visit, not a look-up of the old one
+        ("I need to see the dentist again next tuesday at 10", "Dentist"),
+    ],
+)
+def test_seeing_someone_by_what_they_are_is_a_new_event_previewed(week: Any, text: str, title: str) -> None:
+    preview = preview_of(week, text)
+    assert f"Create '{title}'" in preview
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["I need to see my schedule for tuesday at 10", "let me see tuesday at 10", "can I see the doctor at 3?"],
+)
+def test_seeing_the_calendar_is_a_look_up(week: Any, text: str) -> None:
+    # the first asked "What should I call it?": the operation model, trained on bookings, read a create
+    answer_of(week, text)  # an answer, nothing written
+
+
+def test_a_look_up_of_a_day_gone_by_that_finds_nothing_says_so_in_the_past(week: Any) -> None:
+    assert answer_of(week, "what did I have on the 1st?") == "You had no events on Sunday, March 1."
+    assert answer_of(week, "what do I have on saturday?") == "You have no events on Saturday, March 7."
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "add ann@example.com to my review on thursday",  # part of its title, and its day
