@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -12,6 +13,7 @@ from django.utils import timezone
 
 from assistant.answers import ASK_AGAIN, DECLINE, NOT_AN_ANSWER, Amended, after_no, answer_for
 from assistant.decomposer.changes import undo_workflow
+from assistant.decomposer.handlers import only_a_new_time
 from assistant.decomposer.state import ABOUT_ONE_SHOWN, DECLINED, PASSING, Draft
 from assistant.models import Conversation, Message, ReplyKind
 from assistant.planning import DecomposeRequest, decompose
@@ -70,7 +72,8 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str, undo: str | N
     if waiting is not None and undo is None:
         tz = ZoneInfo(waiting.timezone)
         payload = waiting.pause_payload or {}
-        answer = answer_for(text, payload, tz=tz, now=timezone.now().astimezone(tz))
+        now = timezone.now().astimezone(tz)
+        answer = answer_for(text, payload, tz=tz, now=now)
         if answer is ASK_AGAIN:
             return _ask_again(conversation, payload)
         if answer is DECLINE or isinstance(answer, Amended):  # the preview is set aside, unapplied
@@ -81,6 +84,12 @@ def chat_turn(*, user: Any, conversation: Conversation, text: str, undo: str | N
             # "yes, but call it Book club": the new event shown, with the change, is read again
             text = answer.request
             conversation.context = _describing(conversation.context, draft)
+            waiting, answer = None, NOT_AN_ANSWER
+        elif isinstance(answer, Amended) and _corrects_a_move(answer, payload, now):
+            # "yes, but make it 5" to a move shown first: declined, and the change read as a
+            # correction of it ("no, make it 5"), with the event it would have changed as "it"
+            text = answer.request
+            conversation.context = _after_declining(conversation.context, payload, None)
             waiting, answer = None, NOT_AN_ANSWER
         elif isinstance(answer, Amended):
             return _message_add(
@@ -346,6 +355,14 @@ def _preference_note(conversation: Conversation, text: str) -> str:
         return text
     note = ignored_note(fresh, where=reverse("preferences:settings"))
     return f"{text}\n\n{note}" if text else note
+
+
+def _corrects_a_move(answer: Amended, payload: dict[str, Any], now: datetime) -> bool:
+    """Whether a yes with a change ("yes, but make it 5") only moves elsewhere the one event a preview
+    changes; a change that asks for more ("but invite Bo too") would drop what was shown."""
+    rows = [row for row in payload.get("preview") or [] if isinstance(row, dict)]
+    one = len(rows) == 1 and rows[0].get("action") == "update"
+    return one and only_a_new_time(answer.request, now)
 
 
 def _after_declining(context: dict[str, Any], payload: dict[str, Any], draft: Draft | None) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -55,7 +55,7 @@ from assistant.timeexpr import find_times
 from assistant.turnmemo import turn_now
 from workflows.definition import Decision
 
-__all__ = ["HANDLERS", "Handler", "decide", "read"]
+__all__ = ["HANDLERS", "Handler", "decide", "only_a_new_time", "read"]
 
 # "Cancel it" with nothing waiting for an answer but events just shown: a deletion, not a "no".
 _CANCEL_SHOWN = re.compile(
@@ -116,6 +116,8 @@ _CORRECTION = re.compile(
 )
 # Words of making that place the event just made at a time alone: "put it on Friday", "set it for 5".
 _PLACING = ("put it ", "set it ", "have it ", "schedule it ", "book it ")
+# ... and of placing an event that exists: "make it 5", "move it to Friday", "change it to 4pm"
+_PLACING_IT = ("make it ", "make that ", "move it ", "change it to ", "put it ", "set it ", "have it ")
 
 
 @dataclass(frozen=True, slots=True)
@@ -305,16 +307,20 @@ def _restated(
         rest = said.removeprefix("to ").removeprefix("for ").removeprefix("on ").removeprefix("at ")
         if _only_times(rest, now):
             return MoveSaid(target=pending, destination=rest)
-    if _declined_move(context) and frame.operation in ("unknown", "query", "no") and not frame.title_words:
+    declined_move = _declined_move(context) and not frame.title_words
+    if declined_move and frame.operation in ("unknown", "query", "no", "move", "create"):
         # "no, Wednesday" to a move shown first: the same event moved there instead (the declined
         # preview's event is the one "it" names now; the chat hands over the turn without its "no")
-        rest = " ".join(normalise(text).strip(" .!?").replace(",", " ").split())
-        rest = rest.removeprefix("to ").removeprefix("on ").removeprefix("at ").removesuffix(" please")
-        dated = any(m.has_date for m in find_times(rest, now=now, daytime=True))
-        # a clock time alone ("no, 5:30"): on the event's own day where the preview kept it there; on
-        # which day is not said where the preview moved it to another (the shown or its own?)
-        if (dated or _same_day_move(context)) and _only_times(rest, now):
-            return MoveSaid(target="", destination=rest)
+        rest = _time_said(text)
+        if _only_times(rest, now):
+            if any(m.has_date for m in find_times(rest, now=now, daytime=True)) or _same_day_move(context):
+                return MoveSaid(target="", destination=rest)
+            # a clock time alone ("no, 5", "make it 5pm") to a move onto another day: on the day shown,
+            # whose time is what was corrected
+            shown = _declined_to(context)
+            if shown is not None:
+                clock = rest.removeprefix("at ")
+                return MoveSaid(target="", destination=f"{shown:%B} {shown.day} at {clock}")
     if (
         frame.operation in ("unknown", "query", "no", "create")
         and not frame.title_words
@@ -365,6 +371,30 @@ def _declined_move(context: dict[str, Any]) -> bool:
         return False
     before, after = rows[0].get("before") or {}, rows[0].get("after") or {}
     return bool(before.get("start")) and before.get("start") != after.get("start")
+
+
+def _time_said(text: str) -> str:
+    """The words of a correction that say where the event goes, without the words of placing "it"
+    ("make it 5", "move it to Friday instead"); a bare number is an hour ("no, 5": "at 5")."""
+    rest = " ".join(normalise(text).strip(" .!?").replace(",", " ").split())
+    rest = next((rest.removeprefix(lead) for lead in _PLACING_IT if rest.startswith(lead)), rest)
+    rest = rest.removeprefix("to ").removeprefix("on ").removeprefix("at ").removesuffix(" please")
+    rest = rest.removesuffix(" instead")
+    return f"at {rest}" if len(rest) <= 5 and rest.replace(":", "").isdigit() else rest
+
+
+def only_a_new_time(text: str, now: datetime) -> bool:
+    """Whether a change asked with a yes says nothing but where the event goes ("but make it 5", "but
+    at 5 on Friday"), which corrects a move shown first; "but invite Bo too" asks for more."""
+    return _only_times(_time_said(text), now)
+
+
+def _declined_to(context: dict[str, Any]) -> date | None:
+    """The day the one move declined would have moved the event to, in its own zone's wall time."""
+    rows = [row for row in context.get(DECLINED) or [] if isinstance(row, dict)]
+    after = (rows[0].get("after") or {}) if len(rows) == 1 else {}
+    start = after.get("start")
+    return datetime.fromisoformat(start).date() if isinstance(start, str) else None
 
 
 def _same_day_move(context: dict[str, Any]) -> bool:

@@ -110,11 +110,22 @@ def test_another_time_instead_of_a_yes_moves_the_event_shown(other_time: str) ->
 
 def test_a_change_to_a_preview_of_anything_but_one_new_event_is_asked_again() -> None:
     user, conversation = _world("moving")
-    shown, answer = _say(user, conversation, "move the design review to thursday", "yes, but make it 11")
+    shown, answer = _say(user, conversation, "move the design review to thursday", "yes, but invite Ann too")
     assert shown.kind == "confirm", shown.text
     assert answer.kind == "clarify"
     assert "changes what I showed you" in answer.text
     assert Event.objects.get(summary="Design review").start == datetime(2026, 3, 6, 15, tzinfo=NY)
+
+
+def test_another_time_instead_of_a_yes_to_a_move_moves_it_there() -> None:
+    """ "Yes, but make it 11" to a move onto Thursday was asked again ("changes what I showed you"): the
+    move, at 11 on the Thursday shown (the review has nobody else: made, as any such move is)."""
+    user, conversation = _world("moving")
+    shown, answer = _say(user, conversation, "move the design review to thursday", "yes, but make it 11")
+    assert shown.kind == "confirm", shown.text
+    assert answer.kind == "done", answer.text
+    assert "→ Thursday, March 5 11:00 AM" in answer.text
+    assert Event.objects.get(summary="Design review").start == datetime(2026, 3, 5, 11, tzinfo=NY)
 
 
 @pytest.mark.parametrize(

@@ -690,6 +690,16 @@ def test_a_new_event_declined_with_a_new_length_is_shown_again_that_long(
         # "no, 11:30" to a move within the day answered what was on today at 11:30
         ("move the design sync to 11", "no, 11:30", "→ Tuesday, March 3 11:30 AM"),
         ("move the design sync to 11", "no, at 11:30 please", "→ Tuesday, March 3 11:30 AM"),
+        # a time alone to a move onto another day: on the day shown ("no, 5pm" answered what was on
+        # today at 5, "no, 5" "I didn't understand that", "no, make it 5" moved it to 5 on its own day)
+        ("move the design sync to Thursday at 4", "no, 5pm", "→ Thursday, March 5 5:00 PM"),
+        ("move the design sync to Thursday at 4", "no, 5", "→ Thursday, March 5 5:00 PM"),
+        ("move the design sync to Thursday at 4", "no, make it 5", "→ Thursday, March 5 5:00 PM"),
+        ("move the design sync to Thursday at 4", "no, make it friday at 5", "→ Friday, March 6 5:00 PM"),
+        ("move the design sync to 11", "no, 1", "→ Tuesday, March 3 1:00 PM"),
+        # a yes with the time changed: the move there ("Say the request again with the change in it")
+        ("move the design sync to Thursday at 4", "yes but make it 5", "→ Thursday, March 5 5:00 PM"),
+        ("move the design sync to Thursday at 4", "ok, but at 5", "→ Thursday, March 5 5:00 PM"),
     ],
 )
 def test_a_move_declined_with_another_day_or_time_is_shown_again_there(
@@ -706,6 +716,19 @@ def test_a_move_declined_with_another_day_or_time_is_shown_again_there(
     assert "Move 'Design sync'" in reply.text
     assert moved in reply.text
     # not yet moved: Tuesday, March 3 at 10, as two_meetings made it
+    assert Event.objects.get(summary="Design sync").start == datetime(2026, 3, 3, 10, tzinfo=NEW_YORK)
+
+
+def test_a_yes_that_asks_for_more_than_a_new_time_drops_nothing_shown() -> None:
+    """ "Sure, but invite Bo too" to a move: read alone, it showed the invitation and dropped the move;
+    it is asked again, the move not made."""
+    user, conversation = two_meetings("more")
+    with time_machine.travel(datetime(2026, 3, 2, 9, 0, tzinfo=NEW_YORK), tick=False):
+        chat_turn(user=user, conversation=conversation, text="move the design sync to Thursday at 4")
+        reply = chat_turn(user=user, conversation=conversation, text="sure, but invite Bo too")
+    assert reply is not None
+    assert reply.kind == "clarify", reply.text
+    assert "Say the request again" in reply.text
     assert Event.objects.get(summary="Design sync").start == datetime(2026, 3, 3, 10, tzinfo=NEW_YORK)
 
 
