@@ -300,6 +300,8 @@ def _query_tasks(plan: Plan, frame: RequestFrame, now: datetime, tz: ZoneInfo) -
         order = ("longest", "shortest") if frame.by_length else (_NTH_WORDS[frame.pick], "last")
         picked = _nth(plan, frame.pick, find["events"], by="duration" if frame.by_length else "start")
         reply.update(events=picked, text=f"The {order[0] if frame.pick >= 0 else order[1]}:")
+        # the period asked about, for an answer that finds none: "You have no meetings on Tuesday, March 3."
+        reply.update(start=start.isoformat(), end=end.isoformat())
     elif frame.past and not frame.range_explicit:
         picked = plan.add(
             "sort_events",

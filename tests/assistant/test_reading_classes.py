@@ -2054,6 +2054,13 @@ def test_a_question_for_one_event_by_its_place_in_a_period_answers_with_that_one
     assert not_named not in answer
 
 
+def test_a_question_for_one_event_of_a_period_with_none_says_which_period(week: Any) -> None:
+    # it answered "You have no meetings." (which day was asked about was not said)
+    assert (
+        answer_of(week, "what's my first meeting on saturday") == "You have no meetings on Saturday, March 7."
+    )
+
+
 @pytest.mark.parametrize(
     ("text", "heading", "named", "not_named"),
     [
