@@ -202,6 +202,9 @@ def _detail_sentence(event: EventItem, detail: str, tz: ZoneInfo, now: datetime)
         on = format_day(moment.astimezone(tz).date())
         span = _when(event, tz, with_day=False)
         return f"{event.summary} {verb} at {format_time(moment, tz)} on {on} ({span})."
+    if not detail:  # when it is: "Dentist is on Thursday, March 5 2:00 PM – 3:00 PM, at Main St Clinic."
+        place = f", at {event.location}" if event.location else ""
+        return f"{event.summary} {'was' if past else 'is'} on {when}{place}."
     part = _detail(event, detail)[2:]  # the agenda line's words for it: "at Grand Hotel", "nobody else ..."
     if detail == "duration" and not event.all_day:
         return f"{event.summary} {'lasted' if past else 'lasts'} {part}, on {when}."
@@ -231,7 +234,11 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
             summary = f"{_n_events(len(events), subject)} in all."
             # one line a person, though asked by name and by address ("is Ann coming": ann, ann@...)
             said = list(dict.fromkeys(_invited(name, events) for name in params.guests_asked))
-            if len(events) == 1 and params.detail in ("location", "attendees", "duration", "start", "end"):
+            # "when is the dentist?", "my next yoga": one event found for a question about it, in a sentence
+            plain = not params.detail and params.text in _PLAIN_HEADINGS and not said
+            if len(events) == 1 and (
+                plain or params.detail in ("location", "attendees", "duration", "start", "end")
+            ):
                 # a heading that says more than "here it is" stays: "Nothing is coming up; the most recent:"
                 kept = [head] if params.text and params.text not in _PLAIN_HEADINGS else []
                 text = "\n".join([*said, *kept, _detail_sentence(events[0], params.detail, tz, ctx.now)])

@@ -162,6 +162,21 @@ def test_when_one_event_starts_or_ends_is_answered_in_a_sentence(me: Any, text: 
     assert ask(me, text) == sentence
 
 
+@pytest.mark.parametrize(
+    ("text", "sentence"),
+    [
+        (
+            "when is the board dinner?",
+            "Board dinner is on Tuesday, March 10 2:00 PM – 4:30 PM, at Grand Hotel.",
+        ),
+        ("when's my next piano lesson", "Piano lesson is on Thursday, March 12 12:00 PM – 1:00 PM."),
+    ],
+)
+def test_when_one_event_is_is_answered_in_a_sentence(me: Any, text: str, sentence: str) -> None:
+    # "Coming up:" / "Next:", the day, the event's line and "1 ... event in all."
+    assert ask(me, text) == sentence
+
+
 def test_when_a_past_event_started_is_said_in_the_past(me: Any) -> None:
     later = datetime(2026, 3, 20, 9, 0, tzinfo=OSLO)
     with time_machine.travel(later, tick=False):
