@@ -23,7 +23,7 @@ from assistant.decomposer.recurrence import as_hours, read_repeat
 from assistant.lexicon import PREFERENCE_WORDS, WEEKDAY, WEEKDAY_STEM, WEEKDAY_WORD, weekday_of
 from assistant.timeexpr import TimeMatch, find_times
 from assistant.timeexpr.lexicon import PLURAL_PARTS, TIMEZONES
-from preferences.schema import DAY_CODES, DAY_NAMES, known_zones
+from preferences.schema import DAY_CODES, DAY_NAMES, day_part_bounds, known_zones
 from preferences.wording import describe_preference, preference_label
 from workflows.builder import Plan
 from workflows.definition import Decision
@@ -104,6 +104,15 @@ _EARLY_OR_LATE = re.compile(
     r"\b(?:hate|dislike|don'?t like|do not like|no|avoid|prefer not to have)\s+(?:any\s+)?"
     r"(?P<when>early|late)(?:[- ]morning|[- ]evening|[- ]night)?\s+(?:meetings?|calls?)\b"
 )
+# Meetings wanted in one part of the day: "I prefer meetings in the afternoon", "I'd like my calls to be in
+# the morning", "I prefer afternoon meetings": the meeting hours are that part's (the user's own parts).
+_PREFERRED_PART = re.compile(
+    _LEADS + r"i(?:'d|\s+would)?\s+(?:prefer|like|want)\s+(?:to\s+have\s+|having\s+)?(?:my\s+)?"
+    r"(?:(?:meetings?|calls?)\s+(?:to\s+be\s+)?(?:only\s+)?in\s+the\s+(?P<part>morning|afternoon|evening)s?"
+    r"|(?P<part2>morning|afternoon|evening)\s+(?:meetings|calls))[\s.!]*$"
+)
+# Days off said as a fact: "I don't work on Fridays", "I never work weekends": working days without them.
+_NO_WORK_ON = re.compile(_LEADS + r"i\s+(?:don'?t|do\s+not|never)\s+work\s+(?:on\s+)?(?P<days>.+?)[\s.!]*$")
 _NO_MEETINGS = re.compile(
     r"\b(?:no|not any|don'?t (?:want|schedule|book|take|have|like|do)(?: any| having)?"
     r"|never (?:take|have|book|schedule)|(?:hate|dislike)(?: having)?"
@@ -159,6 +168,10 @@ def setting_decision(r: Reading) -> Decision | None:
     if (m := _MEETING_FREE.search(norm)) and read_repeat(m["what"], now) is not None:
         # days that repeat ("Fridays"): a habit; "keep this Friday free of meetings" is one day's
         return _meeting_hours("on", m["what"], now, world.preferences.get("meeting_hours") or {})
+    if (m := _NO_WORK_ON.search(norm)) and (days := _days(m["days"], now)):
+        return _days_off(days, world.preferences.get("working_hours"))
+    if m := _PREFERRED_PART.search(norm):
+        return _meetings_in(m["part"] or m["part2"], world.preferences)
     if m := _EARLY_OR_LATE.search(norm):
         # "I hate early meetings": a bound of the meeting hours, whose time is not said
         asked, edge = (
@@ -384,6 +397,34 @@ def _meeting_hours(how: str, what: str, now: datetime, current: dict[str, Any]) 
             )
         at = f"{found[0].start.astimezone(now.tzinfo):%H:%M}"
         value["earliest" if how in ("before", "earlier than") else "latest"] = at
+    return _set("meeting_hours", value)
+
+
+def _days_off(days: list[str], current: Any) -> Decision:
+    """Working hours without the days said ("I don't work on Fridays"); asked for whole where none are
+    kept (the hours of the other days are not known)."""
+    if not isinstance(current, dict) or not current.get("days"):
+        weekdays = [day for day in DAY_CODES[:5] if day not in days] or DAY_CODES[:5]
+        example = describe_preference("working_hours", {"days": weekdays, "start": "09:00", "end": "17:00"})
+        return _ask(
+            "working_hours", f'What are your working hours? Say the days and hours, e.g. "{example}".', {}
+        )
+    kept = [day for day in current["days"] if day not in days]
+    if not kept:
+        return _clarify(
+            'That leaves no working day. Say the days you do work, e.g. "Monday to Thursday, 9 to 5".'
+        )
+    return _set("working_hours", {**current, "days": kept})
+
+
+def _meetings_in(part: str, preferences: dict[str, Any]) -> Decision:
+    """Meeting hours within one part of the day (its bounds as the user keeps them): the morning only
+    ends them ("no meetings after 12"), the afternoon and the evening bound both ends."""
+    value = {k: v for k, v in (preferences.get("meeting_hours") or {}).items() if v}
+    start, end = day_part_bounds(preferences)[part]
+    if part != "morning":
+        value["earliest"] = f"{start:%H:%M}"
+    value["latest"] = f"{end:%H:%M}"
     return _set("meeting_hours", value)
 
 

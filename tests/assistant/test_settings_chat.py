@@ -425,3 +425,64 @@ def test_one_day_kept_free_of_meetings_is_no_rule_for_every_such_day(chat: Any) 
         reply = say(user, conversation, "keep this friday free of meetings")
     assert reply.kind != "done", reply.text
     assert stored(user, "meeting_hours") is None
+
+
+@pytest.mark.parametrize(
+    ("said", "value"),
+    [
+        ("I prefer meetings in the afternoon", {"earliest": "12:00", "latest": "17:00"}),
+        ("btw I prefer afternoon meetings", {"earliest": "12:00", "latest": "17:00"}),
+        ("I'd like my calls to be in the morning", {"latest": "12:00"}),
+    ],
+)
+def test_meetings_preferred_in_a_part_of_the_day_are_the_meeting_hours(
+    chat: Any, said: str, value: dict[str, str]
+) -> None:
+    # "I prefer meetings in the afternoon" listed the week's meetings
+    user, conversation = chat
+    with time_machine.travel(NOW, tick=False):
+        reply = say(user, conversation, said)
+    assert reply.kind == "done", reply.text
+    assert stored(user, "meeting_hours") == value
+
+
+def test_meetings_preferred_in_the_users_own_afternoon_keep_its_bounds(chat: Any) -> None:
+    user, conversation = chat
+    parts = {
+        "morning": {"start": "06:00", "end": "12:00"},
+        "afternoon": {"start": "13:00", "end": "18:00"},
+        "evening": {"start": "18:00", "end": "22:00"},
+    }
+    preference_set(user=user, key="day_parts", value=parts)
+    with time_machine.travel(NOW, tick=False):
+        say(user, conversation, "I prefer meetings in the afternoon")
+    assert stored(user, "meeting_hours") == {"earliest": "13:00", "latest": "18:00"}
+
+
+def test_a_day_off_said_as_a_fact_takes_it_from_the_working_days(chat: Any) -> None:
+    # "I don't work on fridays" got the help answer
+    user, conversation = chat
+    with time_machine.travel(NOW, tick=False):
+        say(user, conversation, "my working hours are 9 to 5 on weekdays")
+        reply = say(user, conversation, "I don't work on fridays")
+    assert reply.kind == "done", reply.text
+    assert stored(user, "working_hours") == {
+        "days": ["MO", "TU", "WE", "TH"],
+        "start": "09:00",
+        "end": "17:00",
+    }
+
+
+def test_a_day_off_with_no_working_hours_kept_asks_for_them(chat: Any) -> None:
+    user, conversation = chat
+    with time_machine.travel(NOW, tick=False):
+        asked = say(user, conversation, "I don't work on fridays")
+        done = say(user, conversation, "Monday to Thursday, 9 to 5")
+    assert asked.kind == "clarify"
+    assert '"Monday to Thursday, 9 AM to 5 PM"' in asked.text
+    assert done.kind == "done", done.text
+    assert stored(user, "working_hours") == {
+        "days": ["MO", "TU", "WE", "TH"],
+        "start": "09:00",
+        "end": "17:00",
+    }
