@@ -37,6 +37,11 @@ _MINE = re.compile(
     r"\b(?:let me|can i|could i|may i|i (?:want|need|would like|'d like) to|help me)"
     r"\s+(?:see|view|check|look)\b|\bshow me\b"
 )
+# A request said as a question: "can you hide my availability?", "could you stop sharing ...?"
+_ASKED_FOR = re.compile(r"^(?:please\s+)?(?:can|could|would|will)\s+you\b")
+# A question about how it is now: "is my availability private?", "are my busy times hidden?"
+_STATE_ASKED = re.compile(r"^(?:is|are|does|do)\b")
+_MY_CALENDAR = re.compile(r"\bmy (?:calendar|schedule|diary|agenda)\b")
 _ASKED = re.compile(r"^(?:who|which (?:people|users|colleagues))\b|^(?:can|does|do|is)\b.*\?$|\?$")
 _OFF = re.compile(
     r"\b(?:don'?t|do not|never|stop|hide|hidden|unshare|private|nobody|no one|noone|no-one|not share|"
@@ -63,12 +68,20 @@ def sharing_decision(r: Reading) -> Decision | None:
     """Set or describe ``busy_visible_to``, a question for names not known here, or None when the
     turn is not about sharing the user's busy times."""
     text, norm, now, world = r.text, r.norm.strip(" .!"), r.now, r.world
-    if not _TOPIC.search(norm) or not _SEEING.search(norm) or _MINE.search(norm):
+    # "who can see my calendar?", "is my schedule private?": asked, the calendar is what is shared (its
+    # busy times); not "can you see my calendar?", asked of the assistant
+    asked_of_it = (
+        bool(_ASKED.search(text.strip())) and bool(_MY_CALENDAR.search(norm)) and "you" not in norm.split()
+    )
+    if not (_TOPIC.search(norm) or asked_of_it) or not _SEEING.search(norm) or _MINE.search(norm):
         return None
     if any(m.has_date or m.has_time for m in find_times(norm, now=now, daytime=True) if not m.error):
         return None  # "hide my availability on Friday" is about a day, not about sharing
     current = world.preferences.get(_KEY) or {"who": "everyone", "people": []}
-    if norm.startswith("who ") or (_ASKED.search(text.strip()) and not _OFF.search(norm)):
+    # asked, not asked for: "is my availability private?" (it turned sharing off); "can you hide my
+    # availability?" asks for it
+    asked = bool(_ASKED.search(text.strip())) and not _ASKED_FOR.match(norm)
+    if norm.startswith("who ") or (asked and (not _OFF.search(norm) or _STATE_ASKED.match(norm))):
         said = describe_preference(_KEY, current)
         return Decision(
             kind="answer",

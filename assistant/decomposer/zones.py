@@ -102,7 +102,7 @@ def said_zone(norm: str, attendee_zones: Callable[[], list[str]]) -> SaidZone | 
 _IN_MINE = re.compile(r"\b(?:in|for|to)\s+(?:my\s+(?:own\s+)?(?:time(?:\s*zone)?|zone)|me|here|local time)\b")
 _NOW_IN = re.compile(
     rf"\bwhat(?:'s| is) the time (?:in|over in) (?P<city>{_PLACE})"
-    rf"|\bwhat time is it (?:in|over in) (?P<city2>{_PLACE})"
+    rf"|\bwhat time (?:is it|will it be|would it be) (?:in|over in) (?P<city2>{_PLACE})"
 )
 
 
@@ -117,6 +117,18 @@ def zone_question(r: Reading) -> Decision | None:
         zone = _city_zone(now_in["city"] or now_in["city2"])
         if zone is None:
             return None
+        rest = r.norm[: now_in.start()] + " " * (now_in.end() - now_in.start()) + r.norm[now_in.end() :]
+        said = [
+            t for t in find_times(rest, now=r.now, daytime=True) if t.has_time and t.start and not t.error
+        ]
+        if len(said) == 1 and said[0].start is not None:
+            # "what time is it in Tokyo when it's 3pm here?": that time of the user's, there
+            moment = said[0].start.astimezone(here)
+            if not said[0].has_date and moment < r.now:
+                moment += timedelta(days=1)  # the next 3pm here
+            city, at = _city_of(zone), format_time(moment, here)
+            at += f" on {format_day(moment.date())}" if said[0].has_date else ""  # "at 6pm tomorrow"
+            return _answer(f"When it is {at} here, it is {_when(moment, zone, here)} in {city}.")
         return _answer(
             f"It is {_when(r.now, zone, here)} in {_city_of(zone)} now ({format_time(r.now, here)} here)."
         )

@@ -185,3 +185,27 @@ def test_who_can_see_answers_from_the_stored_choice(me: Any, ann: Any) -> None:
 def test_questions_about_my_own_time_are_not_about_sharing(me: Any, text: str) -> None:
     say(me, text)
     assert not Preference.objects.filter(user=me, key="busy_visible_to").exists()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "is my availability private?",  # it turned sharing off
+        "are my busy times hidden?",
+        "who can see my calendar?",  # it listed the week's events with their guests
+        "is my schedule private?",
+        "can Ann see my calendar?",
+    ],
+)
+def test_a_question_about_who_sees_my_calendar_is_answered_and_changes_nothing(
+    me: Any, ann: Any, text: str
+) -> None:
+    reply = say(me, text)
+    assert reply.kind == "answer", reply.text
+    assert reply.text.startswith("Free/busy sharing is on, with everyone on this instance."), reply.text
+    assert not Preference.objects.filter(user=me, key="busy_visible_to").exists()
+
+
+def test_a_request_said_as_a_question_still_sets_it(me: Any) -> None:
+    assert say(me, "can you hide my availability?").kind == "done"
+    assert Preference.objects.get(user=me, key="busy_visible_to").value == {"who": "nobody"}

@@ -1942,6 +1942,19 @@ def test_a_new_name_ends_where_another_request_begins(week: Any) -> None:
             "9:00 AM on Thursday, March 5 Tokyo time is 7:00 PM on Wednesday, March 4 your time.",
         ),
         ("what time is it in Tokyo?", "It is 11:00 PM in Tokyo now (9:00 AM here)."),
+        # a time of the user's asked there: it answered the time there now
+        (
+            "what time is it in Tokyo when it's 3pm here?",
+            "When it is 3:00 PM here, it is 5:00 AM on Thursday, March 5 in Tokyo.",
+        ),
+        (
+            "what time will it be in London at 8am my time?",
+            "When it is 8:00 AM here, it is 1:00 PM in London.",
+        ),
+        (
+            "what time would it be in London at 6pm tomorrow?",
+            "When it is 6:00 PM on Thursday, March 5 here, it is 11:00 PM in London.",
+        ),
     ],
 )
 def test_a_question_about_the_clock_elsewhere_is_answered_in_the_users_zone(
