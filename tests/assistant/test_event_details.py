@@ -125,16 +125,7 @@ def test_someone_the_directory_knows_is_said_invited_once(me: Any) -> None:
             "where is my lunch with Abby?",
             "Lunch with Abby is on Wednesday, March 11 12:00 PM – 1:00 PM; no place is given.",
         ),
-    ],
-)
-def test_a_question_about_one_event_is_answered_in_a_sentence(me: Any, text: str, sentence: str) -> None:
-    # it was a list of one: a heading, the day, the event's line with the part at its end, "1 ... in all"
-    assert ask(me, text) == sentence
-
-
-@pytest.mark.parametrize(
-    ("text", "sentence"),
-    [
+        # when it starts or ends: it was a list of one, the start and end in a span on its line
         (
             "what time does the board dinner end?",
             "Board dinner ends at 4:30 PM on Tuesday, March 10 (2:00 PM – 4:30 PM).",
@@ -155,16 +146,7 @@ def test_a_question_about_one_event_is_answered_in_a_sentence(me: Any, text: str
             "what time does my piano lesson begin?",
             "Piano lesson starts at 12:00 PM on Thursday, March 12 (12:00 PM – 1:00 PM).",
         ),
-    ],
-)
-def test_when_one_event_starts_or_ends_is_answered_in_a_sentence(me: Any, text: str, sentence: str) -> None:
-    # it was a list of one, the start and end in a span on the event's line
-    assert ask(me, text) == sentence
-
-
-@pytest.mark.parametrize(
-    ("text", "sentence"),
-    [
+        # when it is: "Coming up:" / "Next:", the day, the line, "1 ... event in all."
         (
             "when is the board dinner?",
             "Board dinner is on Tuesday, March 10 2:00 PM – 4:30 PM, at Grand Hotel.",
@@ -172,8 +154,8 @@ def test_when_one_event_starts_or_ends_is_answered_in_a_sentence(me: Any, text: 
         ("when's my next piano lesson", "Piano lesson is on Thursday, March 12 12:00 PM – 1:00 PM."),
     ],
 )
-def test_when_one_event_is_is_answered_in_a_sentence(me: Any, text: str, sentence: str) -> None:
-    # "Coming up:" / "Next:", the day, the event's line and "1 ... event in all."
+def test_a_question_about_one_event_is_answered_in_a_sentence(me: Any, text: str, sentence: str) -> None:
+    # it was a list of one: a heading, the day, the event's line with the part at its end, "1 ... in all"
     assert ask(me, text) == sentence
 
 
