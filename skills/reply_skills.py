@@ -187,6 +187,8 @@ def _detail(event: EventItem, detail: str) -> str:
 
 # Headings that only say the events follow, which a sentence naming the event's day says as well.
 _PLAIN_HEADINGS = frozenset({"Coming up:", "Next:"})
+# The parts of one event a question may ask that a sentence answers (see _detail_sentence).
+_SENTENCE_DETAILS = frozenset({"location", "attendees", "duration", "start", "end"})
 
 
 def _detail_sentence(event: EventItem, detail: str, tz: ZoneInfo, now: datetime) -> str:
@@ -202,13 +204,12 @@ def _detail_sentence(event: EventItem, detail: str, tz: ZoneInfo, now: datetime)
         on = format_day(moment.astimezone(tz).date())
         span = _when(event, tz, with_day=False)
         return f"{event.summary} {verb} at {format_time(moment, tz)} on {on} ({span})."
+    said = f"{event.summary} {'was' if past else 'is'} on {when}"
     if not detail:  # when it is: "Dentist is on Thursday, March 5 2:00 PM – 3:00 PM, at Main St Clinic."
-        place = f", at {event.location}" if event.location else ""
-        return f"{event.summary} {'was' if past else 'is'} on {when}{place}."
+        return f"{said}, at {event.location}." if event.location else f"{said}."
     part = _detail(event, detail)[2:]  # the agenda line's words for it: "at Grand Hotel", "nobody else ..."
     if detail == "duration" and not event.all_day:
         return f"{event.summary} {'lasted' if past else 'lasts'} {part}, on {when}."
-    said = f"{event.summary} {'was' if past else 'is'} on {when}"
     if detail in ("duration", "start", "end"):
         return f"{said}."  # "Offsite is on Friday, March 6, all day."
     given = event.location if detail == "location" else event.attendees
@@ -236,9 +237,7 @@ def compose_reply(ctx: SkillContext, params: ReplyInput) -> Reply:
             said = list(dict.fromkeys(_invited(name, events) for name in params.guests_asked))
             # "when is the dentist?", "my next yoga": one event found for a question about it, in a sentence
             plain = not params.detail and params.text in _PLAIN_HEADINGS and not said
-            if len(events) == 1 and (
-                plain or params.detail in ("location", "attendees", "duration", "start", "end")
-            ):
+            if len(events) == 1 and (plain or params.detail in _SENTENCE_DETAILS):
                 # a heading that says more than "here it is" stays: "Nothing is coming up; the most recent:"
                 kept = [head] if params.text and params.text not in _PLAIN_HEADINGS else []
                 text = "\n".join([*said, *kept, _detail_sentence(events[0], params.detail, tz, ctx.now)])

@@ -366,11 +366,17 @@ def _corrected(typed: str, norm: str, frame: RequestFrame, now: datetime) -> str
 def _declined_move(context: dict[str, Any]) -> bool:
     """Whether the turn follows a declined preview of one event moved (its time changed), which is
     the one event "it" names now."""
-    rows = [row for row in context.get(DECLINED) or [] if isinstance(row, dict)]
-    if len(rows) != 1 or rows[0].get("action") != "update" or len(context.get("last_events") or []) != 1:
+    row = _one_declined(context)
+    if row is None or row.get("action") != "update" or len(context.get("last_events") or []) != 1:
         return False
-    before, after = rows[0].get("before") or {}, rows[0].get("after") or {}
+    before, after = row.get("before") or {}, row.get("after") or {}
     return bool(before.get("start")) and before.get("start") != after.get("start")
+
+
+def _one_declined(context: dict[str, Any]) -> dict[str, Any] | None:
+    """The one change a declined preview showed, or None where it showed none or several."""
+    rows = [row for row in context.get(DECLINED) or [] if isinstance(row, dict)]
+    return rows[0] if len(rows) == 1 else None
 
 
 def _time_said(text: str) -> str:
@@ -391,16 +397,14 @@ def only_a_new_time(text: str, now: datetime) -> bool:
 
 def _declined_to(context: dict[str, Any]) -> date | None:
     """The day the one move declined would have moved the event to, in its own zone's wall time."""
-    rows = [row for row in context.get(DECLINED) or [] if isinstance(row, dict)]
-    after = (rows[0].get("after") or {}) if len(rows) == 1 else {}
-    start = after.get("start")
+    start = ((_one_declined(context) or {}).get("after") or {}).get("start")
     return datetime.fromisoformat(start).date() if isinstance(start, str) else None
 
 
 def _same_day_move(context: dict[str, Any]) -> bool:
     """Whether the one move declined kept the event on its own day (only its time was to change)."""
-    rows = [row for row in context.get(DECLINED) or [] if isinstance(row, dict)]
-    before, after = (rows[0].get("before") or {}, rows[0].get("after") or {}) if len(rows) == 1 else ({}, {})
+    row = _one_declined(context) or {}
+    before, after = row.get("before") or {}, row.get("after") or {}
     return bool(before.get("start")) and str(before["start"])[:10] == str(after.get("start"))[:10]
 
 

@@ -70,9 +70,8 @@ def sharing_decision(r: Reading) -> Decision | None:
     text, norm, now, world = r.text, r.norm.strip(" .!"), r.now, r.world
     # "who can see my calendar?", "is my schedule private?": asked, the calendar is what is shared (its
     # busy times); not "can you see my calendar?", asked of the assistant
-    asked_of_it = (
-        bool(_ASKED.search(text.strip())) and bool(_MY_CALENDAR.search(norm)) and "you" not in norm.split()
-    )
+    question = bool(_ASKED.search(text.strip()))
+    asked_of_it = question and bool(_MY_CALENDAR.search(norm)) and "you" not in norm.split()
     if not (_TOPIC.search(norm) or asked_of_it) or not _SEEING.search(norm) or _MINE.search(norm):
         return None
     if any(m.has_date or m.has_time for m in find_times(norm, now=now, daytime=True) if not m.error):
@@ -80,7 +79,7 @@ def sharing_decision(r: Reading) -> Decision | None:
     current = world.preferences.get(_KEY) or {"who": "everyone", "people": []}
     # asked, not asked for: "is my availability private?" (it turned sharing off); "can you hide my
     # availability?" asks for it
-    asked = bool(_ASKED.search(text.strip())) and not _ASKED_FOR.match(norm)
+    asked = question and not _ASKED_FOR.match(norm)
     if norm.startswith("who ") or (asked and (not _OFF.search(norm) or _STATE_ASKED.match(norm))):
         said = describe_preference(_KEY, current)
         return Decision(

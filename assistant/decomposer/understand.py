@@ -368,7 +368,7 @@ def understand(
     targets: list[TimeMatch] = []
     parts = [part for match in times for part in _part_and_period(match, now)]
     # a day said only inside an exception: "cancel all but the standup on friday"
-    undated = not any(not any(lo <= t.span[0] < hi for lo, hi in exception_spans) for t in parts)
+    undated = all(any(lo <= t.span[0] < hi for lo, hi in exception_spans) for t in parts)
     turns_days: list[tuple[int, int]] = []  # the spans of days said in an exception that are the turn's
     for t in parts:
         meal = MEAL_LEAD.match(t.text) if operation in ("create", "unknown") else None
@@ -821,8 +821,7 @@ def _dates_the_turn(norm: str, clause: tuple[int, int], t: TimeMatch) -> bool:
     cue = _EXCEPTION_CUE.match(norm, clause[0])
     if cue is not None and cue.group(0).startswith("skip"):
         return False
-    said = norm[cue.end() if cue else clause[0] : t.span[0]]
-    return any(w not in STOPWORDS and w not in GENERIC_EVENT_WORDS for w in tokens(said))
+    return _named_before(norm, clause, cue, t)
 
 
 def _names_then_one_day(norm: str, clause: tuple[int, int], t: TimeMatch) -> bool:
@@ -831,7 +830,12 @@ def _names_then_one_day(norm: str, clause: tuple[int, int], t: TimeMatch) -> boo
     but Fridays and the standup ("except on Fridays" and "but not Friday" still leave the days out)."""
     if t.weekdays or t.grain != "day" or t.start is None:
         return False
-    cue = _EXCEPTION_CUE.match(norm, clause[0])
+    return _named_before(norm, clause, _EXCEPTION_CUE.match(norm, clause[0]), t)
+
+
+def _named_before(norm: str, clause: tuple[int, int], cue: re.Match[str] | None, t: TimeMatch) -> bool:
+    """Whether the exception clause names something (a word of no stopword or generic event word)
+    between its cue and the time ``t`` said in it."""
     said = norm[cue.end() if cue else clause[0] : t.span[0]]
     return any(w not in STOPWORDS and w not in GENERIC_EVENT_WORDS for w in tokens(said))
 

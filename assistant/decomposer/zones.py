@@ -16,8 +16,9 @@ from datetime import datetime, timedelta
 from functools import cache
 from zoneinfo import ZoneInfo, available_timezones
 
+from assistant.decomposer.blanks import blanked
 from assistant.decomposer.reading import Reading
-from assistant.timeexpr import find_times
+from assistant.timeexpr import TimeMatch, find_times
 from skills.formatting import format_day, format_time
 from workflows.definition import Decision
 
@@ -117,10 +118,7 @@ def zone_question(r: Reading) -> Decision | None:
         zone = _city_zone(now_in["city"] or now_in["city2"])
         if zone is None:
             return None
-        rest = r.norm[: now_in.start()] + " " * (now_in.end() - now_in.start()) + r.norm[now_in.end() :]
-        said = [
-            t for t in find_times(rest, now=r.now, daytime=True) if t.has_time and t.start and not t.error
-        ]
+        said = _clock_times(blanked(r.norm, [now_in.span()]), r.now)
         if len(said) == 1 and said[0].start is not None:
             # "what time is it in Tokyo when it's 3pm here?": that time of the user's, there
             moment = said[0].start.astimezone(here)
@@ -137,7 +135,7 @@ def zone_question(r: Reading) -> Decision | None:
     other = said_zone(r.norm, list)
     if other is None or other.zone is None:
         return None
-    said = [t for t in find_times(r.norm, now=r.now, daytime=True) if t.has_time and t.start and not t.error]
+    said = _clock_times(r.norm, r.now)
     if len(said) != 1 or said[0].start is None:
         return None
     wall = said[0].start.astimezone(here)
@@ -148,6 +146,11 @@ def zone_question(r: Reading) -> Decision | None:
     return _answer(
         f"{_when(there, other.zone, here)} {city} time is {_when(there, here, other.zone)} your time."
     )
+
+
+def _clock_times(norm: str, now: datetime) -> list[TimeMatch]:
+    """The clock times ``norm`` says ("3pm", "at 8am tomorrow"), read as the calendar reads them."""
+    return [t for t in find_times(norm, now=now, daytime=True) if t.has_time and t.start and not t.error]
 
 
 def _when(moment: datetime, tz: ZoneInfo, beside: ZoneInfo) -> str:
